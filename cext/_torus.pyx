@@ -1,0 +1,194 @@
+# Torus / mesh distance and dimension-order routing kernels.
+#
+# Algorithm  : hop distance on an n-D torus or mesh (per dimension min(|a-b|, L-|a-b|) when the
+#              dimension wraps, |a-b| otherwise; 0 within a router) and static dimension-order
+#              routing (dimensions 0, 1, ... in order; on a wrapping dimension the shorter way
+#              round, the positive direction when both ways are equally long).
+# Arrays     : proc_coords (n_procs, n_dims) int64 router coordinate of every processor;
+#              dims (n_dims,) int64 lengths; wrap (n_dims,) uint8 flags;
+#              CSR task graph indptr (n_tasks+1,) intp, indices (n_edges,) intp,
+#              weights (n_edges,) float64; task_to_proc (n_tasks,) intp.
+# Links      : directed link id = router_id * 2 * n_dims + 2 * dim + (0 for +, 1 for -), where
+#              router_id = sum_k coord_k * stride_k with stride_0 = 1 (dimension 0 fastest).
+#              The + link of router r in dim d joins coordinate c to c+1 (mod L); the - link
+#              joins c to c-1.  Mesh boundary links exist in the numbering but never carry data.
+# Invariants : coordinates lie in [0, dims[k]); callers validate (Machine does).
+# Complexity : hops O(n_edges * n_dims); link loads O(n_edges * n_dims + total hops).
+# Source     : ALGORITHMS.md section 1 (metrics, routing convention).
+
+from libc.stdlib cimport malloc, free
+
+cdef inline long long _dim_hops(long long a, long long b, long long length, bint wraps) noexcept nogil:
+    cdef long long d = a - b
+    if d < 0:
+        d = -d
+    if wraps and length - d < d:
+        d = length - d
+    return d
+
+
+cdef inline long long _hops(const long long[:, ::1] coords, Py_ssize_t p, Py_ssize_t q,
+                            const long long[::1] dims, const unsigned char[::1] wrap) noexcept nogil:
+    cdef Py_ssize_t k
+    cdef long long total = 0
+    if p == q:
+        return 0
+    for k in range(coords.shape[1]):
+        total += _dim_hops(coords[p, k], coords[q, k], dims[k], wrap[k])
+    return total
+
+
+def hops_pairs(const long long[:, ::1] coords, const long long[::1] dims,
+               const unsigned char[::1] wrap, const Py_ssize_t[::1] src,
+               const Py_ssize_t[::1] dst, long long[::1] out):
+    """Write the hop distance between processors src[i] and dst[i] into out[i]."""
+    cdef Py_ssize_t i, n = src.shape[0]
+    with nogil:
+        for i in range(n):
+            out[i] = _hops(coords, src[i], dst[i], dims, wrap)
+
+
+def csr_hop_sums(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
+                 const double[::1] weights, const Py_ssize_t[::1] task_to_proc,
+                 const long long[:, ::1] coords, const long long[::1] dims,
+                 const unsigned char[::1] wrap):
+    """Return (total_hops, weighted_hops, max_hops) over the directed edges of a CSR graph."""
+    cdef Py_ssize_t t, e, n_tasks = indptr.shape[0] - 1
+    cdef Py_ssize_t p
+    cdef long long h, total = 0, hmax = 0
+    cdef double weighted = 0.0
+    with nogil:
+        for t in range(n_tasks):
+            p = task_to_proc[t]
+            for e in range(indptr[t], indptr[t + 1]):
+                h = _hops(coords, p, task_to_proc[indices[e]], dims, wrap)
+                total += h
+                weighted += weights[e] * h
+                if h > hmax:
+                    hmax = h
+    return total, weighted, hmax
+
+
+def csr_edge_hops(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
+                  const Py_ssize_t[::1] task_to_proc, const long long[:, ::1] coords,
+                  const long long[::1] dims, const unsigned char[::1] wrap, long long[::1] out):
+    """Write the hop count of every directed edge of a CSR graph into out (CSR order)."""
+    cdef Py_ssize_t t, e, p, n_tasks = indptr.shape[0] - 1
+    with nogil:
+        for t in range(n_tasks):
+            p = task_to_proc[t]
+            for e in range(indptr[t], indptr[t + 1]):
+                out[e] = _hops(coords, p, task_to_proc[indices[e]], dims, wrap)
+
+
+cdef Py_ssize_t _route(const long long[:, ::1] coords, const long long[::1] dims,
+                       const unsigned char[::1] wrap, const long long* strides,
+                       Py_ssize_t p, Py_ssize_t q, long long* links) noexcept nogil:
+    """Write the directed link ids of the dimension-order route p -> q into links.
+
+    Returns the number of links (= hops).  ``links`` must hold sum(dims) entries.
+    """
+    cdef Py_ssize_t k, n_dims = coords.shape[1], n = 0
+    cdef long long router = 0, fwd, bwd, steps, s, length, c, target
+    cdef int direction
+    for k in range(n_dims):
+        router += coords[p, k] * strides[k]
+    for k in range(n_dims):
+        c = coords[p, k]
+        target = coords[q, k]
+        if c == target:
+            continue
+        length = dims[k]
+        if wrap[k]:
+            fwd = target - c
+            if fwd < 0:
+                fwd += length
+            bwd = length - fwd
+            if fwd <= bwd:
+                direction = 0
+                steps = fwd
+            else:
+                direction = 1
+                steps = bwd
+        elif target > c:
+            direction = 0
+            steps = target - c
+        else:
+            direction = 1
+            steps = c - target
+        for s in range(steps):
+            links[n] = router * 2 * n_dims + 2 * k + direction
+            n += 1
+            if direction == 0:
+                if c == length - 1:
+                    c = 0
+                    router -= (length - 1) * strides[k]
+                else:
+                    c += 1
+                    router += strides[k]
+            else:
+                if c == 0:
+                    c = length - 1
+                    router += (length - 1) * strides[k]
+                else:
+                    c -= 1
+                    router -= strides[k]
+    return n
+
+
+cdef long long* _alloc_strides(const long long[::1] dims) except NULL:
+    cdef Py_ssize_t k, n_dims = dims.shape[0]
+    cdef long long* strides = <long long*> malloc((n_dims + 1) * sizeof(long long))
+    if strides == NULL:
+        raise MemoryError("cannot allocate router strides")
+    strides[0] = 1
+    for k in range(1, n_dims + 1):
+        strides[k] = strides[k - 1] * dims[k - 1]
+    return strides
+
+
+def csr_link_loads(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
+                   const double[::1] weights, const Py_ssize_t[::1] task_to_proc,
+                   const long long[:, ::1] coords, const long long[::1] dims,
+                   const unsigned char[::1] wrap, double[::1] data, long long[::1] messages):
+    """Accumulate Data(e) and Congestion(e) of every directed link over all CSR edges."""
+    cdef Py_ssize_t t, e, p, q, i, n, k, n_tasks = indptr.shape[0] - 1
+    cdef long long max_route = 1
+    cdef double w
+    for k in range(dims.shape[0]):
+        max_route += dims[k]
+    cdef long long* strides = _alloc_strides(dims)
+    cdef long long* links = <long long*> malloc(max_route * sizeof(long long))
+    if links == NULL:
+        free(strides)
+        raise MemoryError("csr_link_loads: cannot allocate the route buffer")
+    with nogil:
+        for t in range(n_tasks):
+            p = task_to_proc[t]
+            for e in range(indptr[t], indptr[t + 1]):
+                q = task_to_proc[indices[e]]
+                if p == q:
+                    continue
+                w = weights[e]
+                n = _route(coords, dims, wrap, strides, p, q, links)
+                for i in range(n):
+                    data[links[i]] += w
+                    messages[links[i]] += 1
+    free(links)
+    free(strides)
+
+
+def route_links(const long long[:, ::1] coords, const long long[::1] dims,
+                const unsigned char[::1] wrap, Py_ssize_t p, Py_ssize_t q):
+    """Return the directed link ids (int64 array) of the dimension-order route p -> q."""
+    import numpy as np
+    cdef long long max_route = 1
+    cdef Py_ssize_t k, n
+    for k in range(dims.shape[0]):
+        max_route += dims[k]
+    out = np.empty(max_route, dtype=np.int64)
+    cdef long long[::1] out_view = out
+    cdef long long* strides = _alloc_strides(dims)
+    n = _route(coords, dims, wrap, strides, p, q, &out_view[0])
+    free(strides)
+    return out[:n].copy()

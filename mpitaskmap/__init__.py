@@ -1,0 +1,43 @@
+"""mpitaskmap: topology-aware MPI task mapping.
+
+Place communicating tasks on nearby processors of the network.  The layers, from the
+bottom: the machine model (:mod:`mpitaskmap.machine`, :mod:`mpitaskmap.simulated`,
+:mod:`mpitaskmap.machine_file`), task graphs (:mod:`mpitaskmap.taskgraph`), metrics
+(:mod:`mpitaskmap.metrics`), mappers returning a :class:`Mapping`, and the MPI runtime.
+"""
+
+import logging
+
+from .errors import InvalidInputError, MappingError, ProviderError
+from .machine import LinkLoads, Machine, TorusMachine, gemini_bandwidth
+from .machine_file import hopper_machine, read_machine_file, write_machine_file
+from .mapping import Mapping, identity_mapping
+from .metrics import METRICS, evaluate
+from .simulated import bgq_machine, titan_machine, torus_machine
+from .taskgraph import TaskGraph
+
+__version__ = "0.1.0"
+
+logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+__all__ = [
+    "MappingError",
+    "InvalidInputError",
+    "ProviderError",
+    "Machine",
+    "TorusMachine",
+    "LinkLoads",
+    "gemini_bandwidth",
+    "read_machine_file",
+    "write_machine_file",
+    "hopper_machine",
+    "torus_machine",
+    "titan_machine",
+    "bgq_machine",
+    "TaskGraph",
+    "Mapping",
+    "identity_mapping",
+    "METRICS",
+    "evaluate",
+    "__version__",
+]

@@ -1,0 +1,110 @@
+"""Input validation shared by the public functions (private).
+
+Each helper raises :class:`~mpitaskmap.errors.InvalidInputError` with a message of the
+form ``"<name>: <what is wrong> at index <i>; got <value>"`` so the user can find the
+offending entry.  Nothing is clipped, rounded or dropped silently.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import InvalidInputError
+
+__all__ = [
+    "as_float_matrix",
+    "as_int_matrix",
+    "as_index_array",
+    "as_weights",
+    "first_bad",
+]
+
+
+def first_bad(mask: np.ndarray) -> tuple:
+    """Return the index tuple of the first True entry of ``mask`` (C order)."""
+    flat = int(np.flatnonzero(mask.ravel())[0])
+    return tuple(int(i) for i in np.unravel_index(flat, mask.shape))
+
+
+def _fmt_index(idx: tuple) -> str:
+    return str(idx[0]) if len(idx) == 1 else str(idx)
+
+
+def as_float_matrix(a, name: str, *, n_cols: int | None = None, allow_1d: bool = False) -> np.ndarray:
+    """Return ``a`` as a C-contiguous (n, d) float64 array with only finite values."""
+    try:
+        arr = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"{name}: cannot be read as a float array ({exc})") from None
+    if arr.ndim == 1 and allow_1d:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise InvalidInputError(f"{name}: expected a 2-D (n, n_dims) array; got shape {arr.shape}")
+    if arr.shape[1] == 0:
+        raise InvalidInputError(f"{name}: needs at least one dimension; got shape {arr.shape}")
+    if n_cols is not None and arr.shape[1] != n_cols:
+        raise InvalidInputError(f"{name}: expected {n_cols} columns; got shape {arr.shape}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        idx = first_bad(bad)
+        raise InvalidInputError(
+            f"{name}: non-finite value at index {_fmt_index(idx)}; got {arr[idx]!r}"
+        )
+    return np.ascontiguousarray(arr)
+
+
+def as_int_matrix(a, name: str, *, n_cols: int | None = None) -> np.ndarray:
+    """Return ``a`` as a C-contiguous (n, d) int64 array; floats must be whole numbers."""
+    arr = np.asarray(a)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise InvalidInputError(f"{name}: expected a 2-D (n, n_dims) array; got shape {arr.shape}")
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr) | (arr != np.round(arr))
+        if bad.any():
+            idx = first_bad(bad)
+            raise InvalidInputError(
+                f"{name}: expected integer coordinates, value at index {_fmt_index(idx)} is {arr[idx]!r}"
+            )
+    elif arr.dtype.kind not in "iub":
+        raise InvalidInputError(f"{name}: expected integers; got dtype {arr.dtype}")
+    if n_cols is not None and arr.shape[1] != n_cols:
+        raise InvalidInputError(f"{name}: expected {n_cols} columns; got shape {arr.shape}")
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def as_index_array(a, name: str, *, upper: int, length: int | None = None) -> np.ndarray:
+    """Return ``a`` as a 1-D intp array whose values lie in ``[0, upper)``."""
+    arr = np.asarray(a)
+    if arr.ndim != 1:
+        raise InvalidInputError(f"{name}: expected a 1-D array; got shape {arr.shape}")
+    if arr.size and arr.dtype.kind not in "iu":
+        if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            pass
+        else:
+            raise InvalidInputError(f"{name}: expected integer indices; got dtype {arr.dtype}")
+    arr = np.ascontiguousarray(arr, dtype=np.intp)
+    if length is not None and arr.shape[0] != length:
+        raise InvalidInputError(f"{name}: expected length {length}; got {arr.shape[0]}")
+    bad = (arr < 0) | (arr >= upper)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidInputError(
+            f"{name}: index out of range [0, {upper}) at position {i}; got {int(arr[i])}"
+        )
+    return arr
+
+
+def as_weights(a, name: str, length: int) -> np.ndarray:
+    """Return ``a`` as a 1-D float64 array of finite, non-negative values of ``length``."""
+    arr = np.asarray(a, dtype=np.float64)
+    if arr.ndim == 0:
+        arr = np.full(length, float(arr))
+    if arr.ndim != 1 or arr.shape[0] != length:
+        raise InvalidInputError(f"{name}: expected shape ({length},); got {arr.shape}")
+    bad = ~np.isfinite(arr) | (arr < 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidInputError(f"{name}: weights must be finite and >= 0, index {i} is {arr[i]!r}")
+    return np.ascontiguousarray(arr)

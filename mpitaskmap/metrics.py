@@ -1,0 +1,274 @@
+"""Mapping quality metrics (ALGORITHMS.md section 1), the one implementation in the library.
+
+Every function takes the task graph, the machine and ``task_to_proc`` (task ``t`` runs on
+processor ``task_to_proc[t]``).  Hop metrics work on every machine; link metrics need a
+machine with a link model (:meth:`~mpitaskmap.machine.Machine.link_loads`).
+
+================================  =======================================================
+name                               definition
+================================  =======================================================
+``total_hops`` (TH)                sum of Hops over directed edges
+``average_hops``                   TotalHops / number of edges
+``weighted_hops`` (WH, hop-bytes)  sum of w * Hops
+``max_hops``                       largest Hops of any edge
+``max_data`` (Data(M))             max over links of the volume crossing them
+``max_latency`` (Latency(M), MC)   max over links of Data(e) / bw(e)
+``max_messages`` (MMC)             max over links of the number of messages crossing them
+``average_messages`` (AMC)         total message congestion / links used
+``average_latency`` (AC)           total Latency(e) / links used
+================================  =======================================================
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+import numpy as np
+
+from ._validate import as_index_array
+from .errors import InvalidInputError
+from .machine import LinkLoads, Machine
+from .taskgraph import TaskGraph
+
+__all__ = [
+    "edge_hops",
+    "hop_sums",
+    "total_hops",
+    "average_hops",
+    "weighted_hops",
+    "max_hops",
+    "link_loads",
+    "max_data",
+    "max_latency",
+    "max_messages",
+    "average_messages",
+    "average_latency",
+    "evaluate",
+    "METRICS",
+    "HOP_METRICS",
+    "LINK_METRICS",
+]
+
+
+def _check(graph: TaskGraph, machine: Machine, task_to_proc) -> np.ndarray:
+    if not isinstance(graph, TaskGraph):
+        raise InvalidInputError(f"graph: expected a TaskGraph; got {type(graph).__name__}")
+    if not isinstance(machine, Machine):
+        raise InvalidInputError(f"machine: expected a Machine; got {type(machine).__name__}")
+    return as_index_array(task_to_proc, "task_to_proc", upper=machine.n_procs, length=graph.n_tasks)
+
+
+def edge_hops(graph: TaskGraph, machine: Machine, task_to_proc) -> np.ndarray:
+    """Return Hops of every directed edge of ``graph`` under a mapping.
+
+    Parameters
+    ----------
+    graph : TaskGraph
+        Task communication graph.
+    machine : Machine
+        Allocated processors and network.
+    task_to_proc : (n_tasks,) array_like of int
+        Processor of every task.
+
+    Returns
+    -------
+    (n_edges,) ndarray of int64
+        Hop count of every edge, in CSR order.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``task_to_proc`` has the wrong length or names a missing processor.
+    """
+    ttp = _check(graph, machine, task_to_proc)
+    return machine.csr_edge_hops(graph.indptr, graph.indices, ttp)
+
+
+def hop_sums(graph: TaskGraph, machine: Machine, task_to_proc) -> tuple[int, float, int]:
+    """Return (TotalHops, WeightedHops, max Hops) in one pass over the edges.
+
+    Parameters
+    ----------
+    graph : TaskGraph
+        Task communication graph.
+    machine : Machine
+        Allocated processors and network.
+    task_to_proc : (n_tasks,) array_like of int
+        Processor of every task.
+
+    Returns
+    -------
+    total_hops : int
+    weighted_hops : float
+    max_hops : int
+
+    Notes
+    -----
+    O(n_edges * n_dims) in a compiled kernel, no temporaries: about 0.03 s for a
+    1M-task 7-point stencil on one core.
+    """
+    ttp = _check(graph, machine, task_to_proc)
+    return machine.csr_hop_sums(graph.indptr, graph.indices, graph.weights, ttp)
+
+
+def total_hops(graph: TaskGraph, machine: Machine, task_to_proc) -> int:
+    """Return TotalHops: the sum of Hops over all directed edges.
+
+    Examples
+    --------
+    >>> from mpitaskmap.simulated import torus_machine
+    >>> g = TaskGraph.stencil([4], periodic=True)
+    >>> total_hops(g, torus_machine([4]), [0, 2, 1, 3])
+    16
+    """
+    return hop_sums(graph, machine, task_to_proc)[0]
+
+
+def average_hops(graph: TaskGraph, machine: Machine, task_to_proc) -> float:
+    """Return AverageHops = TotalHops / number of directed edges (0 without edges)."""
+    th = hop_sums(graph, machine, task_to_proc)[0]
+    return th / graph.n_edges if graph.n_edges else 0.0
+
+
+def weighted_hops(graph: TaskGraph, machine: Machine, task_to_proc) -> float:
+    """Return WeightedHops (hop-bytes): the sum of w * Hops over directed edges.
+
+    Examples
+    --------
+    >>> from mpitaskmap.simulated import torus_machine
+    >>> g = TaskGraph.from_edges([0], [3], [5.0], n_tasks=4)
+    >>> weighted_hops(g, torus_machine([4], wrap=False), [0, 1, 2, 3])
+    15.0
+    """
+    return hop_sums(graph, machine, task_to_proc)[1]
+
+
+def max_hops(graph: TaskGraph, machine: Machine, task_to_proc) -> int:
+    """Return the largest Hops of any edge (the dilation of the mapping)."""
+    return hop_sums(graph, machine, task_to_proc)[2]
+
+
+def link_loads(graph: TaskGraph, machine: Machine, task_to_proc) -> LinkLoads:
+    """Return Data(e), Congestion(e) and bandwidth of every directed link.
+
+    Parameters
+    ----------
+    graph : TaskGraph
+        Task communication graph.
+    machine : Machine
+        A machine with a link model (e.g. :class:`~mpitaskmap.machine.TorusMachine`).
+    task_to_proc : (n_tasks,) array_like of int
+        Processor of every task.
+
+    Returns
+    -------
+    LinkLoads
+        Per-link arrays and the derived maxima, averages and per-direction summaries.
+
+    Notes
+    -----
+    Static dimension-order routing, one path per message.  O(n_edges * n_dims + total
+    hops) in a compiled kernel.
+    """
+    ttp = _check(graph, machine, task_to_proc)
+    return machine.link_loads(graph.indptr, graph.indices, graph.weights, ttp)
+
+
+def max_data(graph: TaskGraph, machine: Machine, task_to_proc) -> float:
+    """Return Data(M): the largest total volume crossing any one link."""
+    return link_loads(graph, machine, task_to_proc).max_data()
+
+
+def max_latency(graph: TaskGraph, machine: Machine, task_to_proc) -> float:
+    """Return Latency(M) (max volume congestion, MC): the largest Data(e) / bw(e)."""
+    return link_loads(graph, machine, task_to_proc).max_latency()
+
+
+def max_messages(graph: TaskGraph, machine: Machine, task_to_proc) -> int:
+    """Return MMC: the largest number of messages crossing any one link."""
+    return link_loads(graph, machine, task_to_proc).max_messages()
+
+
+def average_messages(graph: TaskGraph, machine: Machine, task_to_proc) -> float:
+    """Return AMC: the total message congestion divided by the number of links used."""
+    return link_loads(graph, machine, task_to_proc).average_messages()
+
+
+def average_latency(graph: TaskGraph, machine: Machine, task_to_proc) -> float:
+    """Return AC: the total Latency(e) divided by the number of links used."""
+    return link_loads(graph, machine, task_to_proc).average_latency()
+
+
+HOP_METRICS: dict[str, Callable] = {
+    "total_hops": total_hops,
+    "average_hops": average_hops,
+    "weighted_hops": weighted_hops,
+    "max_hops": max_hops,
+}
+LINK_METRICS: dict[str, Callable] = {
+    "max_data": max_data,
+    "max_latency": max_latency,
+    "max_messages": max_messages,
+    "average_messages": average_messages,
+    "average_latency": average_latency,
+}
+METRICS: dict[str, Callable] = {**HOP_METRICS, **LINK_METRICS}
+
+
+def evaluate(
+    graph: TaskGraph, machine: Machine, task_to_proc, metrics: Iterable[str] | None = None
+) -> dict[str, float]:
+    """Compute several metrics at once, sharing the hop pass and the link pass.
+
+    Parameters
+    ----------
+    graph : TaskGraph
+        Task communication graph.
+    machine : Machine
+        Allocated processors and network.
+    task_to_proc : (n_tasks,) array_like of int
+        Processor of every task.
+    metrics : iterable of str, optional
+        Names from :data:`METRICS`.  Default: all hop metrics, plus the link metrics when
+        the machine has a link model.
+
+    Returns
+    -------
+    dict of str to float
+        Metric name to value, in the order requested.
+
+    Raises
+    ------
+    ValueError
+        On an unknown metric name (the message lists the valid names).
+    """
+    ttp = _check(graph, machine, task_to_proc)
+    if metrics is None:
+        has_links = type(machine).link_loads is not Machine.link_loads
+        names = list(HOP_METRICS) + (list(LINK_METRICS) if has_links else [])
+    else:
+        names = list(metrics)
+        unknown = [m for m in names if m not in METRICS]
+        if unknown:
+            raise InvalidInputError(f"metrics: unknown name {unknown[0]!r}; valid: {sorted(METRICS)}")
+    out: dict[str, float] = {}
+    if any(m in HOP_METRICS for m in names):
+        th, wh, mh = machine.csr_hop_sums(graph.indptr, graph.indices, graph.weights, ttp)
+        hop_values = {
+            "total_hops": th,
+            "average_hops": th / graph.n_edges if graph.n_edges else 0.0,
+            "weighted_hops": wh,
+            "max_hops": mh,
+        }
+    if any(m in LINK_METRICS for m in names):
+        loads = machine.link_loads(graph.indptr, graph.indices, graph.weights, ttp)
+        link_values = {
+            "max_data": loads.max_data(),
+            "max_latency": loads.max_latency(),
+            "max_messages": loads.max_messages(),
+            "average_messages": loads.average_messages(),
+            "average_latency": loads.average_latency(),
+        }
+    for m in names:
+        out[m] = hop_values[m] if m in HOP_METRICS else link_values[m]
+    return out
