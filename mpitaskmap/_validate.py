@@ -48,7 +48,7 @@ def as_float_matrix(a, name: str, *, n_cols: int | None = None, allow_1d: bool =
     if bad.any():
         idx = first_bad(bad)
         raise InvalidInputError(
-            f"{name}: non-finite value at index {_fmt_index(idx)}; got {arr[idx]!r}"
+            f"{name}: non-finite value at index {_fmt_index(idx)}; got {float(arr[idx])!r}"
         )
     return np.ascontiguousarray(arr)
 
@@ -65,7 +65,7 @@ def as_int_matrix(a, name: str, *, n_cols: int | None = None) -> np.ndarray:
         if bad.any():
             idx = first_bad(bad)
             raise InvalidInputError(
-                f"{name}: expected integer coordinates, value at index {_fmt_index(idx)} is {arr[idx]!r}"
+                f"{name}: expected integer coordinates, value at index {_fmt_index(idx)} is {float(arr[idx])!r}"
             )
     elif arr.dtype.kind not in "iub":
         raise InvalidInputError(f"{name}: expected integers; got dtype {arr.dtype}")
@@ -106,5 +106,5 @@ def as_weights(a, name: str, length: int) -> np.ndarray:
     bad = ~np.isfinite(arr) | (arr < 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InvalidInputError(f"{name}: weights must be finite and >= 0, index {i} is {arr[i]!r}")
+        raise InvalidInputError(f"{name}: weights must be finite and >= 0, index {i} is {float(arr[i])!r}")
     return np.ascontiguousarray(arr)

@@ -353,7 +353,7 @@ class TorusMachine(Machine):
             if bandwidth != "gemini":
                 raise InvalidInputError(f"bandwidth: unknown pattern {bandwidth!r}; valid: ['gemini']")
             per_dim = gemini_bandwidth(self.dims)
-        elif np.ndim(bandwidth) == 0:
+        elif np.isscalar(bandwidth):
             per_dim = [float(bandwidth)] * n_dims
         else:
             per_dim = list(bandwidth)
@@ -375,7 +375,7 @@ class TorusMachine(Machine):
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
                 raise InvalidInputError(
-                    f"bandwidth: dimension {k} position {i} must be positive and finite; got {arr[i]!r}"
+                    f"bandwidth: dimension {k} position {i} must be positive and finite; got {float(arr[i])!r}"
                 )
             out.append(arr)
         return out

@@ -99,7 +99,8 @@ class TaskGraph:
         n_tasks = indptr.shape[0] - 1
         indices = np.asarray(indices)
         n_edges = indices.shape[0] if indices.ndim == 1 else -1
-        indptr = as_index_array(indptr, "indptr", upper=max(n_edges, 0) + 1)
+        if indptr.dtype.kind not in "iu":
+            raise InvalidInputError(f"indptr: expected integers; got dtype {indptr.dtype}")
         if indptr[0] != 0 or indptr[-1] != n_edges:
             raise InvalidInputError(
                 f"indptr: must start at 0 and end at len(indices) = {n_edges}; "
@@ -111,6 +112,7 @@ class TaskGraph:
             raise InvalidInputError(
                 f"indptr: must be non-decreasing; entry {i + 1} is {int(indptr[i + 1])} < {int(indptr[i])}"
             )
+        indptr = np.ascontiguousarray(indptr, dtype=np.intp)
         self.indptr = indptr
         self.indices = as_index_array(indices, "indices (edge destinations)", upper=n_tasks)
         self.weights = (
@@ -141,8 +143,7 @@ class TaskGraph:
 
     def volumes(self) -> np.ndarray:
         """Return send + receive volume of every task (n_tasks,) float64."""
-        send = np.add.reduceat(self.weights, self.indptr[:-1]) if self.n_edges else np.zeros(self.n_tasks)
-        send = np.where(np.diff(self.indptr) > 0, send, 0.0)
+        send = np.bincount(self.sources(), weights=self.weights, minlength=self.n_tasks)
         recv = np.bincount(self.indices, weights=self.weights, minlength=self.n_tasks)
         return send + recv
 
@@ -325,7 +326,7 @@ class TaskGraph:
         bad = ~np.isfinite(m) | (m < 0)
         if bad.any():
             i, j = (int(v) for v in np.argwhere(bad)[0])
-            raise InvalidInputError(f"matrix: entry ({i}, {j}) must be finite and >= 0; got {m[i, j]!r}")
+            raise InvalidInputError(f"matrix: entry ({i}, {j}) must be finite and >= 0; got {float(m[i, j])!r}")
         src, dst = np.nonzero(m)
         return cls.from_edges(src, dst, m[src, dst], n_tasks=m.shape[0], coords=coords)
 
