@@ -1,0 +1,169 @@
+"""Geometric mapper: the three mapping cases, hand-checked small cases, candidates, best_of."""
+
+import numpy as np
+import pytest
+
+from mpitaskmap import InvalidInputError, TaskGraph, hopper_machine, identity_mapping, titan_machine, torus_machine
+from mpitaskmap.candidates import Candidate, best_of, candidate_list, rotations
+from mpitaskmap.mappers.geometric import map_geometric, processor_coords, select_compact_subset
+
+
+@pytest.mark.parametrize("ordering", ["fz", "z", "gray", "hilbert"])
+def test_matching_grid_on_mesh_is_optimal_for_every_ordering(ordering):
+    # A 4x4 task grid on a 4x4 mesh: every ordering pairs task parts and processor parts of
+    # identical trees, so each task lands on the processor with its own coordinates.
+    g = TaskGraph.stencil([4, 4])
+    m = torus_machine([4, 4], wrap=False)
+    mp = map_geometric(g, m, ordering=ordering, shift=False)
+    assert mp.is_permutation
+    assert mp.metric("average_hops") == 1.0
+    assert np.array_equal(m.router_coords[mp.task_to_proc], g.coords.astype(int))
+
+
+def test_mfz_numbers_processors_with_the_lower_side_flipped():
+    # 8 tasks on a line, 8 processors on a line: FZ tasks vs flipped-lower processors.
+    # FZ leaf order of positions: 0 1 3 2 6 7 5 4 -> the task at part j goes to the processor
+    # whose MFZ part is j; MFZ of 8 points is 3 2 0 1 5 4 6 7 (positions -> parts).
+    g = TaskGraph.stencil([8])
+    mp = map_geometric(g, torus_machine([8], wrap=False), ordering="mfz", shift=False)
+    fz = [0, 1, 3, 2, 6, 7, 5, 4]
+    mfz = [3, 2, 0, 1, 5, 4, 6, 7]
+    expected = [mfz.index(fz[t]) for t in range(8)]
+    assert mp.task_to_proc.tolist() == expected
+
+
+def test_line_of_tasks_onto_scrambled_line_of_processors():
+    # processors listed in scrambled order: the mapping must put task i on the processor at x = i
+    xs = [5, 2, 7, 0, 3, 6, 1, 4]
+    m = torus_machine([8], wrap=False)
+    m2 = type(m)(np.array(xs)[:, None], dims=[8], wrap=False)
+    g = TaskGraph.stencil([8])
+    mp = map_geometric(g, m2, shift=False)
+    assert [xs[p] for p in mp.task_to_proc] == list(range(8))
+    assert mp.metric("total_hops") == 14
+
+
+def test_2x2x2_cube_onto_rotated_cube():
+    g = TaskGraph.stencil([2, 2, 2])
+    m = torus_machine([2, 2, 2], wrap=False)
+    for ordering in ("fz", "z", "gray"):
+        mp = map_geometric(g, m, ordering=ordering)
+        assert mp.metric("total_hops") == 24  # 12 undirected unit edges, both directions
+
+
+def test_more_tasks_than_processors_balanced_within_one():
+    g = TaskGraph.stencil([10, 3])
+    m = torus_machine([4], wrap=False)
+    mp = map_geometric(g, m)
+    assert sorted(mp.tasks_per_proc().tolist()) == [7, 7, 8, 8]
+    # each processor holds a contiguous slab of x
+    xs = [sorted(set(g.coords[mp.task_to_proc == p, 0].astype(int).tolist())) for p in range(4)]
+    assert all(x == list(range(x[0], x[-1] + 1)) for x in xs)
+
+
+def test_fewer_tasks_than_processors_picks_a_compact_subset():
+    g = TaskGraph.stencil([2, 2])
+    coords = [[0, 0], [7, 7], [1, 0], [7, 0], [0, 1], [1, 1], [4, 4]]
+    m = type(torus_machine([8, 8]))(coords, dims=[8, 8], wrap=False)
+    mp = map_geometric(g, m, shift=False)
+    assert sorted(mp.task_to_proc.tolist()) == [0, 2, 4, 5]
+    assert mp.idle_processors().tolist() == [1, 3, 6]
+    assert mp.info["idle_processors"] == 3
+    assert mp.metric("average_hops") == 1.0
+
+
+def test_select_compact_subset_on_a_line():
+    assert select_compact_subset([[0.0], [10.0], [11.0], [1.0], [12.0]], 3).tolist() == [1, 2, 4]
+    with pytest.raises(InvalidInputError, match=r"must lie in \[1, 5\]"):
+        select_compact_subset([[0.0]] * 5, 6)
+
+
+def test_torus_shift_helps_an_allocation_across_the_wrap():
+    # processors at x = 6,7,0,1 on a ring of 8: without the shift MJ sees two far groups
+    m = type(torus_machine([8]))([[6], [7], [0], [1]], dims=[8])
+    g = TaskGraph.stencil([4])
+    assert map_geometric(g, m, shift=True).metric("total_hops") == 6
+    assert map_geometric(g, m, shift=False).metric("total_hops") > 6
+
+
+def test_processor_coords_variants_and_errors():
+    m = titan_machine(8, cores_per_node=1, seed=0)
+    assert processor_coords(m, box=(2, 2, 8)).shape[1] <= 6
+    assert processor_coords(m, bandwidth=True).shape[1] <= 3
+    with pytest.raises(InvalidInputError, match="not both"):
+        processor_coords(m, bandwidth=True, box=(2, 2, 8))
+
+
+def test_bad_input():
+    g = TaskGraph.from_edges([0], [1], n_tasks=2)
+    with pytest.raises(InvalidInputError, match="no coordinates"):
+        map_geometric(g, torus_machine([2]))
+    with pytest.raises(InvalidInputError, match="unknown 'spiral'"):
+        map_geometric(TaskGraph.stencil([2]), torus_machine([2]), ordering="spiral")
+    with pytest.raises(InvalidInputError, match="non-finite"):
+        map_geometric(np.array([[0.0], [np.nan]]), torus_machine([2]))
+
+
+def test_rotations_and_candidate_counts():
+    assert rotations(1) == []
+    assert len(rotations(3)) == 6 and len(rotations(5)) == 10
+    m = torus_machine([4, 4, 4])  # full torus, uniform bandwidth: shift is a no-op
+    cands = candidate_list(3, m)
+    # one variant; fz, mfz, z, gray each 6*6 + 6 + 6 + 1 = 49, plus one Hilbert
+    assert len(cands) == 4 * 49 + 1
+    assert cands[0] == Candidate(ordering="fz")
+    with_id = candidate_list(3, m, include_identity=True)
+    assert with_id[0].kind == "identity" and with_id[1:] == cands
+    # 2-D tasks on a 3-D machine: no MFZ (neither count divides the other)
+    assert {c.ordering for c in candidate_list(2, m)} == {"fz", "z", "gray", "hilbert"}
+
+
+def test_candidate_list_is_deterministic_and_variants_follow_the_machine():
+    t = titan_machine(32, cores_per_node=2, seed=5)
+    a, b = candidate_list(3, t), candidate_list(3, t)
+    assert a == b
+    labels = {(c.shift, c.bandwidth, c.box) for c in a}
+    assert (True, True, None) in labels and (True, False, (2, 2, 8)) in labels
+    bgq_like = torus_machine([2, 2, 2, 2, 2])
+    assert any(c.drop for c in candidate_list(3, bgq_like)) is False  # every dim has length 2
+    five = torus_machine([4, 3, 2, 2, 2], wrap=True)
+    assert any(c.drop == (2, 3, 4) for c in candidate_list(3, five))
+
+
+def test_best_of_on_hopper_beats_default_and_identity_candidate_guards():
+    g = TaskGraph.stencil([8, 8, 8])
+    m = hopper_machine()
+    cands = candidate_list(3, m, include_identity=True, orderings=["fz", "z"], rotate=False)
+    res = best_of(cands, g, m)
+    default = identity_mapping(g, m).metric("weighted_hops")
+    assert res.scores[0] == default == 7440.0
+    assert res.score == min(res.scores) < 0.65 * default
+    assert res.mapping.info["candidate_index"] == res.index
+    # ties go to the lowest index
+    same = best_of([Candidate(kind="identity")] * 3, g, m)
+    assert same.index == 0
+
+
+def test_best_of_errors():
+    g, m = TaskGraph.stencil([2]), torus_machine([2])
+    with pytest.raises(InvalidInputError, match="empty"):
+        best_of([], g, m)
+    with pytest.raises(InvalidInputError, match="unknown 'hops'"):
+        best_of([Candidate()], g, m, metric="hops")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_result_is_a_valid_mapping_on_random_allocations(seed):
+    rng = np.random.default_rng(seed)
+    nodes = int(rng.integers(2, 40))
+    cpn = int(rng.integers(1, 5))
+    m = titan_machine(nodes, cores_per_node=cpn, seed=seed)
+    n_tasks = int(rng.integers(1, 3 * m.n_procs))
+    coords = rng.integers(0, 6, size=(n_tasks, int(rng.integers(1, 4)))).astype(float)
+    for cand in candidate_list(coords.shape[1], m, rotate=False)[:8]:
+        mp = map_geometric(coords, m, ordering=cand.ordering, shift=cand.shift, bandwidth=cand.bandwidth, box=cand.box)
+        load = mp.tasks_per_proc()
+        if n_tasks >= m.n_procs:
+            assert load.min() >= n_tasks // m.n_procs and load.max() <= -(-n_tasks // m.n_procs)
+        else:
+            assert load.max() == 1 and load.sum() == n_tasks

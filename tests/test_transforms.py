@@ -1,0 +1,72 @@
+"""Coordinate transformations: hand-checked examples, including the Hopper worked example."""
+
+import numpy as np
+import pytest
+
+from mpitaskmap import InvalidInputError, hopper_machine
+from mpitaskmap.transforms import (
+    bandwidth_scale, box_transform, cube_sphere_unfold, drop_constant_dimensions, drop_dimensions, torus_shift,
+)
+
+
+def test_torus_shift_moves_interior_gap_to_the_edge():
+    out = torus_shift([[0], [1], [4], [5], [6], [7]], [8], True)
+    assert out[:, 0].tolist() == [8, 9, 4, 5, 6, 7]
+
+
+def test_torus_shift_keeps_when_wrap_gap_is_largest_or_dimension_is_mesh():
+    assert torus_shift([[0], [1], [2], [6]], [16], True)[:, 0].tolist() == [0, 1, 2, 6]  # wrap gap 10 > 4
+    assert torus_shift([[0], [1], [4], [5], [6], [7]], [8], False)[:, 0].tolist() == [0, 1, 4, 5, 6, 7]
+    assert torus_shift([[3], [3]], [8], True)[:, 0].tolist() == [3, 3]  # one value never shifts
+
+
+def test_torus_shift_equal_gaps_prefer_fewer_processors_beside_the_gap():
+    # values 0,4 on a ring of 8: interior gap 4 == wrap gap 4; weights 1+3 < wrap 3+1? equal -> no shift
+    assert torus_shift([[0], [4], [4], [4]], [8], True)[:, 0].tolist() == [0, 4, 4, 4]
+    # values 0, 1, 5 on ring of 8: interior 4 > wrap 3 -> shift values below 5
+    assert torus_shift([[0], [1], [5]], [8], True)[:, 0].tolist() == [8, 9, 5]
+
+
+def test_torus_shift_hopper_worked_example():
+    m = hopper_machine()
+    s = torus_shift(m.router_coords, m.dims, m.wrap)
+    assert sorted(set(s[:, 0].tolist())) == [0, 1, 2, 3, 9, 10]  # x: wrap gap 7 > 6, unchanged
+    assert sorted(set(s[:, 1].tolist())) == [4, 5, 6, 7, 8, 9]  # y < 4 gets +8
+    assert min(s[:, 2]) == 6 and max(s[:, 2]) == 24  # z < 6 gets +24
+
+
+def test_bandwidth_scale_gemini_y_and_shifted_coordinate():
+    bw = [[75.0, 37.5, 75.0, 37.5]]
+    assert bandwidth_scale([[0], [1], [2], [3], [4], [5]], bw, [4])[:, 0].tolist() == [0, 1, 3, 4, 6, 7]
+
+
+def test_box_transform_default_weight_separates_boxes_first():
+    out = box_transform([[0, 0], [1, 0], [2, 7]], (2, 8))
+    w = 2 * 8 * 8
+    assert out.tolist() == [[0, 0, 0, 0], [0, 0, 1, 0], [w, 0, 0, 7]]
+
+
+def test_drop_dimensions_and_constants():
+    assert drop_dimensions([[1, 2, 3, 4, 1]], [4]).tolist() == [[1, 2, 3, 4]]
+    with pytest.raises(InvalidInputError, match="cannot drop every dimension"):
+        drop_dimensions([[1]], [0])
+    with pytest.raises(InvalidInputError, match=r"must lie in \[0, 2\)"):
+        drop_dimensions([[1, 2]], [2])
+    assert drop_constant_dimensions([[5, 5], [5, 5]]).tolist() == [[5], [5]]
+
+
+def test_cube_sphere_unfold_is_continuous_across_face_edges():
+    rng = np.random.default_rng(0)
+    p = rng.normal(size=(2000, 3))
+    p /= np.linalg.norm(p, axis=1)[:, None]
+    q = p + 1e-6 * rng.normal(size=p.shape)
+    a, b = cube_sphere_unfold(p), cube_sphere_unfold(q)
+    d = np.abs(a - b)
+    d[:, 0] = np.minimum(d[:, 0], 8 - d[:, 0])  # the equatorial row wraps in x
+    near_equator_or_same_face = d.max(axis=1) < 1e-3
+    # points near the edges between the poles and the non-+X equatorial faces jump (the unfolding
+    # cuts there); everything else is continuous
+    assert near_equator_or_same_face.mean() > 0.97
+    assert cube_sphere_unfold([[0, 0, -1]]).tolist() == [[1.0, -2.0]]
+    with pytest.raises(InvalidInputError, match="point 0 is at the origin"):
+        cube_sphere_unfold([[0, 0, 0]])
