@@ -9,9 +9,11 @@ bottom: the machine model (:mod:`mpitaskmap.machine`, :mod:`mpitaskmap.simulated
 import logging
 
 from .errors import InvalidInputError, MappingError, ProviderError
-from .machine import LinkLoads, Machine, TorusMachine, gemini_bandwidth
+from .machine import FlatMachine, LinkLoads, Machine, TorusMachine, gemini_bandwidth
 from .machine_file import hopper_machine, read_machine_file, write_machine_file
 from .mapping import Mapping, identity_mapping
+from .candidates import best_of, candidate_list
+from .mappers.geometric import map_geometric
 from .metrics import METRICS, evaluate
 from .simulated import bgq_machine, titan_machine, torus_machine
 from .taskgraph import TaskGraph
@@ -26,6 +28,7 @@ __all__ = [
     "ProviderError",
     "Machine",
     "TorusMachine",
+    "FlatMachine",
     "LinkLoads",
     "gemini_bandwidth",
     "read_machine_file",
@@ -39,5 +42,19 @@ __all__ = [
     "identity_mapping",
     "METRICS",
     "evaluate",
+    "map_geometric",
+    "candidate_list",
+    "best_of",
+    "remap",
+    "RemapReport",
     "__version__",
 ]
+
+
+def __getattr__(name):
+    # The runtime imports mpi4py (and so initialises MPI); load it only when asked for.
+    if name in ("remap", "RemapReport"):
+        import importlib
+
+        return getattr(importlib.import_module(".runtime", __name__), name)
+    raise AttributeError(f"module 'mpitaskmap' has no attribute {name!r}")

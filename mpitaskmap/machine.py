@@ -22,7 +22,7 @@ from . import _torus
 from ._validate import as_index_array, as_int_matrix
 from .errors import InvalidInputError
 
-__all__ = ["Machine", "TorusMachine", "LinkLoads", "gemini_bandwidth", "default_dim_names"]
+__all__ = ["Machine", "TorusMachine", "FlatMachine", "LinkLoads", "gemini_bandwidth", "default_dim_names"]
 
 GEMINI_X_BW = 75.0
 GEMINI_Y_MEZZANINE_BW = 75.0
@@ -526,3 +526,59 @@ class TorusMachine(Machine):
             indptr, indices, weights, task_to_proc, self.router_coords, self.dims, self.wrap, data, messages
         )
         return LinkLoads(data=data, messages=messages, bandwidth=self.link_bandwidths(), dim_names=self.dim_names)
+
+
+class FlatMachine(Machine):
+    """Processors grouped into nodes, with no network coordinates.
+
+    Hop distance is 0 between processors of one node and ``inter_node_hops`` (default 1)
+    between processors of different nodes: the model of a cluster whose only known
+    topology is "same host or not" (the ``hostname`` provider).  It has no link model.
+
+    Parameters
+    ----------
+    node_ids : (n_procs,) array_like of int
+        Node of every processor.
+    inter_node_hops : int, optional
+        Distance between different nodes (default 1).
+    name : str, optional
+        Description used in reports.
+
+    Examples
+    --------
+    >>> m = FlatMachine([0, 0, 1, 2])
+    >>> m.hops([0, 0, 0], [1, 2, 3]).tolist()
+    [0, 1, 1]
+    """
+
+    name = "flat"
+
+    def __init__(self, node_ids, *, inter_node_hops: int = 1, name: str | None = None) -> None:
+        node_ids = np.asarray(node_ids)
+        super().__init__(node_ids.shape[0] if node_ids.ndim == 1 else -1, node_ids, name)
+        self.inter_node_hops = int(inter_node_hops)
+
+    def hops(self, src, dst) -> np.ndarray:
+        """Return 0 for processors on one node, ``inter_node_hops`` otherwise."""
+        src = as_index_array(np.atleast_1d(src), "src", upper=self.n_procs)
+        dst = as_index_array(np.atleast_1d(dst), "dst", upper=self.n_procs, length=src.shape[0])
+        return np.where(self.node_ids[src] == self.node_ids[dst], 0, self.inter_node_hops).astype(np.int64)
+
+    def csr_edge_hops(self, indptr, indices, task_to_proc) -> np.ndarray:
+        """Return the hop count of every directed edge of a CSR graph (CSR order)."""
+        node = self.node_ids[task_to_proc]
+        src = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr))
+        return np.where(node[src] == node[indices], 0, self.inter_node_hops).astype(np.int64)
+
+    def csr_hop_sums(self, indptr, indices, weights, task_to_proc) -> tuple[int, float, int]:
+        """Return (TotalHops, WeightedHops, max hops) over the directed edges of a CSR graph."""
+        h = self.csr_edge_hops(indptr, indices, task_to_proc)
+        return int(h.sum()), float(h @ weights), int(h.max()) if h.size else 0
+
+    def geometric_coords(self) -> np.ndarray:
+        """Return the node id as a 1-D embedding for geometric mapping.
+
+        Distances along it mean nothing; it only keeps the processors of one node
+        together, which is all this model knows.
+        """
+        return self.node_ids.astype(np.float64)[:, None]

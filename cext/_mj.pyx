@@ -1,0 +1,560 @@
+# distutils: language = c++
+# cython: language_level=3
+#
+# ===================================================================================
+# Sequential Multi-Jagged (MJ) partitioner: exact-count recursive bisection /
+# multisection with space-filling part numbering (Z, Gray, FZ, MFZ).
+# Paper: Deveci et al., "Exploiting Geometric Partitioning in Task Mapping for Parallel
+# Computers" (IPDPS 2014) — ALGORITHMS.md section 2.2; Zoltan2 AlgMJ
+# sequential_task_partitioning (reference/zoltan2.md section 5), with the cut search
+# replaced by selection (zoltan2.md section 11, fact 2).
+#
+# Algorithm (one frame = one node of the partition tree, recursion depth = tree depth):
+#   node(lo, hi, np, base, level) owns the points buf[lo:hi] and must become parts
+#   base .. base+np-1.
+#   * np == 1: out[point] = base for every point of the node.
+#   * k slabs: k = part_counts[level] (multisection) or 2 (bisection).  Part counts
+#     of the slabs: np/k each (multisection); bisection: np_left = floor(np/2), or with
+#     prime_split and q = largest prime factor of np > 2: np_left = np/q * ceil(q/2).
+#   * cut dimension c (a logical dimension, column dim_order[c]): longest extent
+#     (max - min over the node's points; ties -> lowest c), or c = level mod d.
+#   * slab boundaries: slab j receives the points between cumulative counts
+#     share(n, np, C_j) where C_j = parts in slabs 0..j-1 and
+#         share(n, np, C) = round_half_up(n * C / np)
+#                         = (n // np) * C + (2 * (n % np) * C + np) // (2 * np)
+#     (exact integer arithmetic; no overflow for np < 2**31).  With n >= np every part
+#     ends with floor(n/np) or ceil(n/np) points (proof in mpitaskmap/partition.py).
+#   * keys: key(i) = sign[c] * coords[i, dim_order[c]]; slabs hold consecutive ranges
+#     of the points sorted by (key, original index) — found by std::nth_element
+#     (introselect) at each boundary, never by a full sort.
+#   * flips (orderings): before recursing into slab j the child's sign frame is the
+#     parent's, with
+#         Z    : nothing;
+#         GRAY : all signs negated for odd j;
+#         FZ   : sign[c] negated for odd j   (serpentine for k > 2);
+#         MFZ  : sign[c] negated for even j  (the lower side is flipped).
+#     Coordinates are never copied or modified: each frame has its own sign row.
+#
+# Arrays (n points, d dims, L = max_depth):
+#   coords    (n, d)        float64, C-contiguous, finite          (input, const)
+#   dim_order (d,)          intp, a permutation of 0..d-1          (input, const)
+#   part_counts (levels,)   intp, product == n_parts, or empty     (input, const)
+#   out       (n,)          intp, part id of each point            (output)
+#   buf       (n,)          128-bit items: order-preserving bits of the key (high 64)
+#                           and the original row index (low 64), so (key, index)
+#                           order is one unsigned compare; each node's points are a
+#                           contiguous range                      (work, 16 B/point)
+#   signs     (L + 1, d)    float64 +-1 sign frame per recursion level  (work)
+#   bounds    (L + 1, kmax + 1) slab boundaries per recursion level     (work)
+#   ext       (2, d)        min / max scratch for the extents            (work)
+#
+# Invariants: every buf range of a node at level l holds exactly the points of that
+# node; sign rows 0..l are the flips on the path from the root; part ids of a node are
+# contiguous and the lower slab has the lower ids.
+#
+# Tie-break rule: points are ordered by (key, original row index); -0.0 == 0.0.  The
+# set of points sent to each slab is therefore uniquely defined, so the result does
+# not depend on the selection algorithm, the platform or the input memory layout.
+#
+# Complexity: O(n * (d + 1)) per tree level (extents + selection), O(n d log np) time
+# in total (O(n log np) without longest_dim); O(n) extra memory (16 bytes per point).
+# ===================================================================================
+
+from libc.stdint cimport int64_t
+from libc.math cimport INFINITY
+
+import numpy as np
+
+cdef extern from * nogil:
+    """
+    #include <algorithm>
+    #include <cstdint>
+    #include <cstring>
+    /* One point in the work buffer: the order-preserving bit pattern of its key in the
+       high 64 bits and its original row index in the low 64 bits, so that the (key,
+       index) order is one unsigned 128-bit comparison. */
+    typedef unsigned __int128 mj_item;
+    static inline uint64_t mj_key_bits(double x) {
+        x = x + 0.0;                     /* -0.0 -> +0.0: the two zeros tie */
+        uint64_t u;
+        std::memcpy(&u, &x, 8);
+        return (u >> 63) ? ~u : (u | 0x8000000000000000ULL);
+    }
+    static inline double mj_key(mj_item it) {
+        uint64_t u = (uint64_t)(it >> 64);
+        u = (u >> 63) ? (u & 0x7FFFFFFFFFFFFFFFULL) : ~u;
+        double x;
+        std::memcpy(&x, &u, 8);
+        return x;
+    }
+    static inline int64_t mj_idx(mj_item it) { return (int64_t)(uint64_t)it; }
+    static inline mj_item mj_make(double key, int64_t idx) {
+        return ((mj_item)mj_key_bits(key) << 64) | (mj_item)(uint64_t)idx;
+    }
+    static inline void mj_set_key(mj_item* it, double key) {
+        *it = ((mj_item)mj_key_bits(key) << 64) | (mj_item)(uint64_t)(*it);
+    }
+    /* Prefetch the coordinate row of the point PF_DIST items ahead: the gathers
+       coords[idx] are random accesses and dominate the passes over a node. */
+    #define MJ_PF_DIST 16
+    static inline void mj_prefetch_row(const double* coords, const mj_item* buf,
+                                       Py_ssize_t i, Py_ssize_t hi, Py_ssize_t d) {
+        Py_ssize_t j = i + MJ_PF_DIST < hi ? i + MJ_PF_DIST : hi - 1;
+        __builtin_prefetch(coords + mj_idx(buf[j]) * d, 0, 0);
+    }
+    /* 16-byte aligned view of a work buffer of at least 2 * n + 2 int64. */
+    static inline mj_item* mj_align(int64_t* p) {
+        return (mj_item*)(((uintptr_t)p + 15) & ~(uintptr_t)15);
+    }
+    /* Introselect (std::nth_element): afterwards *nth is the (nth - first)-th smallest
+       of [first, last) in (key, index) order, smaller ones before it, larger after. */
+    static inline void mj_nth_element(mj_item* first, mj_item* nth, mj_item* last) {
+        if (nth < last) std::nth_element(first, nth, last);
+    }
+    /* Bucket select, same result as mj_nth_element.  One pass histograms the keys
+       into MJ_NBUCKET buckets by linear interpolation in [kmin, kmax] (a monotone
+       map, so every item of a lower bucket is smaller than every item of a higher
+       one); two Hoare passes move the buckets below / at the target bucket into
+       place; std::nth_element finishes inside the target bucket only.  kmin / kmax
+       only affect speed, never the result.  Grids (few distinct coordinates) make the
+       target bucket a block of ties, so most of the work is two linear passes. */
+    #define MJ_NBUCKET 1024
+    static inline Py_ssize_t mj_bucket(mj_item it, double kmin, double scale) {
+        double t = (mj_key(it) - kmin) * scale;
+        Py_ssize_t b = t > 0.0 ? (Py_ssize_t)t : 0;
+        return b < MJ_NBUCKET - 1 ? b : MJ_NBUCKET - 1;
+    }
+    static void mj_select(mj_item* first, mj_item* nth, mj_item* last,
+                          double kmin, double kmax, Py_ssize_t* hist) {
+        Py_ssize_t n = last - first;
+        if (nth >= last) return;
+        if (n < 2048 || !(kmax > kmin)) { std::nth_element(first, nth, last); return; }
+        double scale = MJ_NBUCKET / (kmax - kmin);
+        if (!(scale < 1e300)) { std::nth_element(first, nth, last); return; }
+        for (Py_ssize_t j = 0; j < MJ_NBUCKET; ++j) hist[j] = 0;
+        for (mj_item* p = first; p < last; ++p) hist[mj_bucket(*p, kmin, scale)]++;
+        Py_ssize_t r = nth - first, below = 0, bt = 0;
+        while (below + hist[bt] <= r) below += hist[bt++];
+        Py_ssize_t at = hist[bt];
+        /* [first, first + below): buckets < bt */
+        mj_item* i = first;
+        mj_item* j = last - 1;
+        mj_item* m1 = first + below;
+        while (true) {
+            while (i < m1 && mj_bucket(*i, kmin, scale) < bt) ++i;
+            if (i >= m1) break;
+            while (mj_bucket(*j, kmin, scale) >= bt) --j;
+            std::swap(*i, *j);
+            ++i; --j;
+        }
+        /* [m1, m1 + at): bucket == bt */
+        mj_item* m2 = m1 + at;
+        i = m1;
+        j = last - 1;
+        while (true) {
+            while (i < m2 && mj_bucket(*i, kmin, scale) == bt) ++i;
+            if (i >= m2) break;
+            while (mj_bucket(*j, kmin, scale) != bt) --j;
+            std::swap(*i, *j);
+            ++i; --j;
+        }
+        if (at > 1) std::nth_element(m1, nth, m2);
+    }
+    """
+    ctypedef long long mj_item   # opaque for Cython: never used arithmetically here
+    double mj_key(mj_item it)
+    int64_t mj_idx(mj_item it)
+    mj_item mj_make(double key, int64_t idx)
+    void mj_set_key(mj_item* it, double key)
+    mj_item* mj_align(int64_t* p)
+    void mj_prefetch_row(const double* coords, const mj_item* buf, Py_ssize_t i,
+                         Py_ssize_t hi, Py_ssize_t d)
+    void mj_nth_element(mj_item* first, mj_item* nth, mj_item* last)
+    void mj_select(mj_item* first, mj_item* nth, mj_item* last, double kmin, double kmax,
+                   Py_ssize_t* hist)
+
+ctypedef Py_ssize_t intp
+
+ORDERING_Z = 0
+ORDERING_GRAY = 1
+ORDERING_FZ = 2
+ORDERING_MFZ = 3
+
+cdef enum:
+    _Z = 0
+    _GRAY = 1
+    _FZ = 2
+    _MFZ = 3
+
+cdef enum:
+    MJ_OK = 0
+    MJ_DEPTH_EXCEEDED = -1
+    MJ_BAD_SPLIT = -2
+
+
+cdef struct MJState:
+    const double* coords
+    intp d
+    const intp* dims
+    int ordering
+    bint longest
+    const intp* pcounts
+    intp n_levels
+    bint prime
+    mj_item* buf
+    double* signs
+    intp* bounds
+    intp kmax
+    double* ext
+    intp* preds
+    intp* hist
+    intp* out
+    intp max_depth
+
+
+cdef inline intp _largest_prime_factor(intp m) noexcept nogil:
+    """Largest prime factor of m >= 1 (1 for m == 1), by trial division."""
+    cdef intp q = 1
+    cdef intp f = 2
+    while m % 2 == 0:
+        m //= 2
+        q = 2
+    f = 3
+    while f * f <= m:
+        while m % f == 0:
+            m //= f
+            q = f
+        f += 2
+    if m > 1:
+        q = m
+    return q
+
+
+cdef inline intp _left_parts(intp np_, bint prime) noexcept nogil:
+    """Parts of the left child of a bisection of np_ >= 2 parts."""
+    cdef intp q
+    if prime:
+        q = _largest_prime_factor(np_)
+        if q > 2:
+            return (np_ // q) * ((q + 1) // 2)
+    return np_ // 2
+
+
+cdef inline intp _share(intp n, intp np_, intp c) noexcept nogil:
+    """round_half_up(n * c / np_) for 0 <= c <= np_, exact and overflow-free."""
+    cdef intp q = n // np_
+    cdef intp r = n % np_
+    return q * c + (2 * r * c + np_) // (2 * np_)
+
+
+cdef void _multiselect(mj_item* buf, intp lo, intp hi, const intp* b, intp a, intp e,
+                       double kmin, double kmax, intp* hist) noexcept nogil:
+    """Place the order statistics b[a..e) (sorted, in [lo, hi]) of buf[lo:hi]."""
+    cdef intp m
+    while a < e:
+        m = a + (e - a) // 2
+        if b[m] < hi:
+            mj_select(buf + lo, buf + b[m], buf + hi, kmin, kmax, hist)
+        # left half recursively, right half iteratively
+        _multiselect(buf, lo, b[m], b, a, m, kmin, kmax, hist)
+        lo = b[m] + 1
+        a = m + 1
+
+
+cdef void _extents3(MJState* st, intp lo, intp hi, intp pcol, double ps,
+                    double* mn, double* mx) noexcept nogil:
+    """Extents of buf[lo:hi] for d == 3 (register accumulators); writes key = ps * x[pcol]."""
+    cdef const double* coords = st.coords
+    cdef mj_item* buf = st.buf
+    cdef intp c0 = st.dims[0], c1 = st.dims[1], c2 = st.dims[2], i
+    cdef const double* row
+    cdef double a0 = mn[0], a1 = mn[1], a2 = mn[2], b0 = mx[0], b1 = mx[1], b2 = mx[2]
+    cdef double v0, v1, v2
+    for i in range(lo, hi):
+        mj_prefetch_row(coords, buf, i, hi, 3)
+        row = coords + mj_idx(buf[i]) * 3
+        v0 = row[c0]
+        v1 = row[c1]
+        v2 = row[c2]
+        mj_set_key(&buf[i], ps * row[pcol])
+        a0 = v0 if v0 < a0 else a0
+        b0 = v0 if v0 > b0 else b0
+        a1 = v1 if v1 < a1 else a1
+        b1 = v1 if v1 > b1 else b1
+        a2 = v2 if v2 < a2 else a2
+        b2 = v2 if v2 > b2 else b2
+    mn[0] = a0
+    mn[1] = a1
+    mn[2] = a2
+    mx[0] = b0
+    mx[1] = b1
+    mx[2] = b2
+
+
+cdef int _node(MJState* st, intp lo, intp hi, intp np_, intp base, intp level,
+                intp pred) noexcept nogil:
+    """Partition buf[lo:hi] into parts base .. base+np_-1 (one tree node, see header).
+
+    pred is the predicted cut dimension (or -1): while scanning the extents the keys
+    along pred are written as well, which saves one gather pass when it is right.
+    """
+    cdef intp i, c, j, k, col, sub, cum, npl, pcol
+    cdef intp d = st.d
+    cdef intp n = hi - lo
+    cdef const double* row
+    cdef const double* coords = st.coords
+    cdef const intp* dims = st.dims
+    cdef double v, s, ps, best, e, kmin, kmax_, lo_key, hi_key
+    cdef double* mn
+    cdef double* mx
+    cdef double* frame
+    cdef double* child
+    cdef intp* b
+    cdef intp* preds
+    cdef mj_item* buf = st.buf
+    cdef bint filled = False
+    cdef int status
+
+    if np_ == 1:
+        for i in range(lo, hi):
+            st.out[mj_idx(buf[i])] = base
+        return MJ_OK
+    if level >= st.max_depth:
+        return MJ_DEPTH_EXCEEDED
+    frame = st.signs + level * d
+
+    # ---- slab count and part counts of the slabs
+    if st.n_levels > 0:
+        k = st.pcounts[level]
+        if k < 1 or np_ % k != 0:
+            return MJ_BAD_SPLIT
+        sub = np_ // k
+        npl = 0
+    else:
+        k = 2
+        sub = 0
+        npl = _left_parts(np_, st.prime)
+    if k == 1:
+        child = st.signs + (level + 1) * d
+        for i in range(d):
+            child[i] = frame[i]
+        return _node(st, lo, hi, np_, base, level + 1, pred)
+
+    # ---- cut dimension
+    mn = st.ext
+    mx = st.ext + d
+    if st.longest and d > 1:
+        row = coords + mj_idx(buf[lo]) * d
+        for c in range(d):
+            v = row[dims[c]]
+            mn[c] = v
+            mx[c] = v
+        pcol = dims[pred] if pred >= 0 else dims[0]
+        ps = frame[pred] if pred >= 0 else 0.0
+        if d == 3:
+            _extents3(st, lo, hi, pcol, ps, mn, mx)
+        else:
+            for i in range(lo, hi):
+                mj_prefetch_row(coords, buf, i, hi, d)
+                row = coords + mj_idx(buf[i]) * d
+                mj_set_key(&buf[i], ps * row[pcol])
+                for c in range(d):
+                    v = row[dims[c]]
+                    if v < mn[c]:
+                        mn[c] = v
+                    if v > mx[c]:
+                        mx[c] = v
+        j = 0
+        best = mx[0] - mn[0]
+        for c in range(1, d):
+            e = mx[c] - mn[c]
+            if e > best:
+                best = e
+                j = c
+        c = j
+        filled = (pred == c)
+    else:
+        c = level % d
+
+    # ---- keys along the cut dimension (sign of this frame)
+    col = dims[c]
+    s = frame[c]
+    if st.longest and d > 1:
+        kmin = mn[c] if s > 0 else -mx[c]
+        kmax_ = mx[c] if s > 0 else -mn[c]
+    else:
+        kmin = INFINITY
+        kmax_ = -INFINITY
+    if not filled:
+        for i in range(lo, hi):
+            mj_prefetch_row(coords, buf, i, hi, d)
+            v = s * coords[mj_idx(buf[i]) * d + col]
+            mj_set_key(&buf[i], v)
+            kmin = v if v < kmin else kmin
+            kmax_ = v if v > kmax_ else kmax_
+
+    # ---- slab boundaries and selection
+    b = st.bounds + level * (st.kmax + 1)
+    b[0] = lo
+    for j in range(1, k):
+        cum = j * sub if sub else npl
+        b[j] = lo + _share(n, np_, cum)
+    b[k] = hi
+    _multiselect(buf, lo, hi, b, 1, k, kmin, kmax_, st.hist)
+
+    # ---- all slabs are single parts: write them out (saves a call per leaf)
+    if sub == 1 or (sub == 0 and np_ == 2):
+        for j in range(k):
+            for i in range(b[j], b[j + 1]):
+                st.out[mj_idx(buf[i])] = base + j
+        return MJ_OK
+
+    # ---- predicted cut dimension of each slab: the parent's extents, with the extent
+    #      along c replaced by the slab's key range (an upper bound).  Only a hint.
+    preds = st.preds + level * (st.kmax + 1)
+    for j in range(k):
+        preds[j] = -1
+    if st.longest and d > 1:
+        for j in range(k):
+            lo_key = mj_key(buf[b[j]]) if j > 0 else kmin
+            hi_key = mj_key(buf[b[j + 1]]) if j + 1 < k else kmax_
+            best = hi_key - lo_key
+            preds[j] = c
+            for i in range(d):
+                if i != c and (mx[i] - mn[i] > best or (mx[i] - mn[i] == best and i < preds[j])):
+                    best = mx[i] - mn[i]
+                    preds[j] = i
+
+    # ---- recurse, lower slab first, with the flipped sign frame
+    child = st.signs + (level + 1) * d
+    cum = 0
+    for j in range(k):
+        for i in range(d):
+            child[i] = frame[i]
+        if st.ordering == _GRAY:
+            if j & 1:
+                for i in range(d):
+                    child[i] = -frame[i]
+        elif st.ordering == _FZ:
+            if j & 1:
+                child[c] = -frame[c]
+        elif st.ordering == _MFZ:
+            if not (j & 1):
+                child[c] = -frame[c]
+        if sub:
+            status = _node(st, b[j], b[j + 1], sub, base + cum, level + 1, preds[j])
+            cum += sub
+        else:
+            status = _node(st, b[j], b[j + 1], npl if j == 0 else np_ - npl, base + cum,
+                           level + 1, preds[j])
+            cum += npl
+        if status != MJ_OK:
+            return status
+    return MJ_OK
+
+
+cdef int mj_kernel(const double[:, ::1] coords, const intp[::1] dim_order, intp n_parts,
+                   int ordering, bint longest_dim, const intp[::1] part_counts,
+                   bint prime_split, intp max_depth, intp kmax,
+                   int64_t[::1] work, double[::1] signs, intp[::1] bounds,
+                   double[::1] ext, intp[::1] preds, intp[::1] hist,
+                   intp[::1] out) noexcept nogil:
+    """Partition coords into n_parts parts; write the part of each point into out.
+
+    Returns 0, or a negative status (depth exceeded / bad part_counts) that the
+    Python wrapper turns into an exception.
+    """
+    cdef MJState st
+    cdef intp i
+    cdef intp n = coords.shape[0]
+    cdef intp d = coords.shape[1]
+    st.coords = &coords[0, 0]
+    st.d = d
+    st.dims = &dim_order[0]
+    st.ordering = ordering
+    st.longest = longest_dim
+    st.n_levels = part_counts.shape[0]
+    st.pcounts = &part_counts[0] if st.n_levels > 0 else NULL
+    st.prime = prime_split
+    st.buf = mj_align(&work[0])
+    st.signs = &signs[0]
+    st.bounds = &bounds[0]
+    st.kmax = kmax
+    st.ext = &ext[0]
+    st.preds = &preds[0]
+    st.hist = &hist[0]
+    st.out = &out[0]
+    st.max_depth = max_depth
+    for i in range(n):
+        st.buf[i] = mj_make(0.0, i)
+    for i in range(d):
+        st.signs[i] = 1.0
+    return _node(&st, 0, n, n_parts, 0, 0, -1)
+
+
+def mj_partition_kernel(const double[:, ::1] coords, const intp[::1] dim_order,
+                        intp n_parts, int ordering, bint longest_dim,
+                        const intp[::1] part_counts, bint prime_split, intp max_depth,
+                        intp[::1] out):
+    """Run the MJ kernel (no validation: call ``mpitaskmap.partition.mj_partition``).
+
+    Parameters
+    ----------
+    coords : (n, d) float64, C-contiguous, finite; n >= n_parts >= 1, d >= 1.
+    dim_order : (d,) intp permutation of 0..d-1 (logical dimension -> column).
+    n_parts : int
+    ordering : int, one of ORDERING_Z, ORDERING_GRAY, ORDERING_FZ, ORDERING_MFZ.
+    longest_dim : bool
+    part_counts : (levels,) intp, product == n_parts; empty for bisection.
+    prime_split : bool
+    max_depth : int, upper bound on the tree depth.
+    out : (n,) intp, written with the part id of every point.
+
+    Raises
+    ------
+    RuntimeError
+        If the kernel reports an internal error (a bug, not bad input).
+    """
+    cdef intp n = coords.shape[0]
+    cdef intp d = coords.shape[1]
+    cdef intp kmax = 2
+    cdef intp i
+    cdef int status
+    for i in range(part_counts.shape[0]):
+        if part_counts[i] > kmax:
+            kmax = part_counts[i]
+    if n < 1 or d < 1 or out.shape[0] != n or dim_order.shape[0] != d:
+        raise ValueError("mj_partition_kernel: inconsistent array shapes")
+    work = np.empty(2 * n + 2, dtype=np.int64)
+    signs = np.empty((max_depth + 2) * d, dtype=np.float64)
+    bounds = np.empty((max_depth + 2) * (kmax + 1), dtype=np.intp)
+    ext = np.empty(2 * d, dtype=np.float64)
+    preds = np.empty((max_depth + 2) * (kmax + 1), dtype=np.intp)
+    hist = np.empty(1024, dtype=np.intp)
+    cdef int64_t[::1] work_v = work
+    cdef double[::1] signs_v = signs
+    cdef intp[::1] bounds_v = bounds
+    cdef double[::1] ext_v = ext
+    cdef intp[::1] preds_v = preds
+    cdef intp[::1] hist_v = hist
+    with nogil:
+        status = mj_kernel(coords, dim_order, n_parts, ordering, longest_dim, part_counts,
+                           prime_split, max_depth, kmax, work_v, signs_v, bounds_v, ext_v, preds_v, hist_v,
+                           out)
+    if status != MJ_OK:
+        raise RuntimeError(f"mj_partition_kernel: internal error, status {status}")
+
+
+def _py_largest_prime_factor(intp m):
+    """Python wrapper used for testing: largest prime factor of m >= 1."""
+    return _largest_prime_factor(m)
+
+
+def _py_left_parts(intp np_, bint prime_split):
+    """Python wrapper used for testing: parts of the left child of np_ >= 2 parts."""
+    return _left_parts(np_, prime_split)
+
+
+def _py_share(intp n, intp np_, intp c):
+    """Python wrapper used for testing: round_half_up(n * c / np_)."""
+    return _share(n, np_, c)

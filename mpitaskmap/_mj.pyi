@@ -1,0 +1,24 @@
+"""Type stubs for the compiled MJ kernel (cext/_mj.pyx)."""
+
+import numpy as np
+import numpy.typing as npt
+
+ORDERING_Z: int
+ORDERING_GRAY: int
+ORDERING_FZ: int
+ORDERING_MFZ: int
+
+def mj_partition_kernel(
+    coords: npt.NDArray[np.float64],
+    dim_order: npt.NDArray[np.intp],
+    n_parts: int,
+    ordering: int,
+    longest_dim: bool,
+    part_counts: npt.NDArray[np.intp],
+    prime_split: bool,
+    max_depth: int,
+    out: npt.NDArray[np.intp],
+) -> None: ...
+def _py_largest_prime_factor(m: int) -> int: ...
+def _py_left_parts(np_: int, prime_split: bool) -> int: ...
+def _py_share(n: int, np_: int, c: int) -> int: ...
