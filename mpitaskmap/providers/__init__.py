@@ -1,0 +1,85 @@
+"""Coordinate providers: where does this process run?  Local, never collective.
+
+The runtime (``mpitaskmap.remap``) calls a provider on every rank, gathers the answers and
+builds the machine.  Providers never communicate; they take the job rank and size
+explicitly (``MPI_COMM_WORLD`` rank and size, not those of the communicator being
+remapped).
+
+API
+---
+``NetworkInfo(dims, wrap, bandwidth, dim_names, kind="torus")``
+    The network the coordinates live in (frozen, hashable; equal on every rank).
+``Location(coords, node)``
+    Where one process runs: router coordinate and node string.
+``Provider``
+    Base class: ``name``, ``spec``, ``rank_addressable``, ``probes``,
+    ``locate(rank, size) -> Location``, ``network(*, size=None) -> NetworkInfo``,
+    ``check()``.  Failures raise :class:`~mpitaskmap.errors.ProviderError` with a reason;
+    malformed specs raise :class:`~mpitaskmap.errors.InvalidInputError`.
+``get_provider(spec=None) -> Provider``
+    ``None`` -> ``$MPITASKMAP_PROVIDER`` -> ``"auto"``.
+``available_providers() -> list[str]``
+    The names ``get_provider`` accepts.
+``assemble_machine(locations, network, *, name) -> TorusMachine``
+    Rank order = list order; node ids by first appearance of each node string;
+    validation errors name the rank.
+``machine_from_provider(provider, size)``
+    Offline: the whole job's machine from a rank-addressable provider.
+
+Providers
+---------
+==============  ==================================================================
+``sim``         simulated Titan / BG/Q / torus (:mod:`.sim`); demos and tests
+``file``        a machine file (:mod:`.file`, ``$MPITASKMAP_COORDS_FILE``)
+``rca``         Cray XE/XK Gemini via the RCA library (:mod:`.rca`)
+``bgq``         IBM Blue Gene/Q via ``MPIX_Rank2torus`` (:mod:`.bgq`)
+``hostname``    host name only, flat network (:mod:`.hostname`)
+``auto``        detection: env -> file -> rca -> bgq -> hostname (:mod:`.auto`)
+==============  ==================================================================
+
+Environment
+-----------
+=============================  ====================================================
+``MPITASKMAP_PROVIDER``        provider spec used when none is given (default auto)
+``MPITASKMAP_COORDS_FILE``     machine file of the ``file`` provider
+``MPITASKMAP_RCA_LIB``         RCA library (default ``librca.so.0``, ``librca.so``)
+``MPITASKMAP_CRAY_NID_FILE``   nid file (default ``/proc/cray_xt/nid``)
+``MPITASKMAP_BGQ_LIB``         library with the MPIX functions (default: mapped libmpi)
+``MPITASKMAP_BGQ_SHAPE``       BG/Q block lengths ``AxBxCxDxE`` (default: job bounding box)
+``MPITASKMAP_BGQ_WRAP``        BG/Q wrap flags, ``1`` or ``1x1x1x1x1`` (default all 1)
+=============================  ====================================================
+
+Examples
+--------
+>>> p = get_provider("sim:torus:dims=4x4,ppn=2")
+>>> locs = [p.locate(r, 8) for r in range(8)]
+>>> m = assemble_machine(locs, p.network(), name=p.spec)
+>>> m.n_procs, m.n_nodes, m.hops([0, 0], [1, 5]).tolist()
+(8, 4, [0, 2])
+"""
+
+from ._base import Location, NetworkInfo, Provider, assemble_machine, machine_from_provider
+from ._registry import available_providers, get_provider
+from .auto import AUTO_ORDER, detect_provider
+from .bgq import BgqProvider
+from .file import FileProvider
+from .hostname import HostnameProvider
+from .rca import RcaProvider
+from .sim import SimProvider
+
+__all__ = [
+    "NetworkInfo",
+    "Location",
+    "Provider",
+    "get_provider",
+    "available_providers",
+    "assemble_machine",
+    "machine_from_provider",
+    "detect_provider",
+    "AUTO_ORDER",
+    "FileProvider",
+    "SimProvider",
+    "RcaProvider",
+    "BgqProvider",
+    "HostnameProvider",
+]

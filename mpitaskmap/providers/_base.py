@@ -1,0 +1,357 @@
+"""Shared types of the coordinate providers: NetworkInfo, Location, Provider, assemble_machine.
+
+Nothing here communicates.  A provider answers, for one process, "where do I run?"
+(:class:`Location`) and "what network are those coordinates in?" (:class:`NetworkInfo`);
+the runtime gathers the answers and calls :func:`assemble_machine`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import InvalidInputError, ProviderError
+from ..machine import Machine, TorusMachine
+
+__all__ = [
+    "NetworkInfo",
+    "Location",
+    "Provider",
+    "assemble_machine",
+    "machine_from_provider",
+    "NETWORK_KINDS",
+]
+
+NETWORK_KINDS = ("flat", "torus")
+
+
+def _as_int(value, name: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise InvalidInputError(f"{name}: expected an integer; got {value!r}")
+    return int(value)
+
+
+def check_rank(rank, size) -> tuple[int, int]:
+    """Return ``(rank, size)`` as ints after checking ``0 <= rank < size``."""
+    size = _as_int(size, "size")
+    rank = _as_int(rank, "rank")
+    if size < 1:
+        raise InvalidInputError(f"size: a job has at least one rank; got {size}")
+    if not 0 <= rank < size:
+        raise InvalidInputError(f"rank: must lie in [0, {size}); got {rank}")
+    return rank, size
+
+
+def _freeze_bandwidth(bandwidth, n_dims: int):
+    """Return a hashable, comparable form of a TorusMachine ``bandwidth`` argument."""
+    if bandwidth is None or isinstance(bandwidth, str):
+        return bandwidth
+    if np.isscalar(bandwidth):
+        return float(bandwidth)
+    per_dim = list(bandwidth)
+    if len(per_dim) != n_dims:
+        raise InvalidInputError(f"bandwidth: expected one entry per dimension ({n_dims}); got {len(per_dim)}")
+    out = []
+    for entry in per_dim:
+        arr = np.asarray(entry, dtype=np.float64)
+        if arr.ndim == 0:
+            out.append(float(arr))
+        elif arr.size and np.all(arr == arr.flat[0]):
+            out.append(float(arr.flat[0]))
+        else:
+            out.append(tuple(float(v) for v in arr.ravel()))
+    if all(isinstance(v, float) for v in out) and len(set(out)) == 1:
+        return out[0]
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class NetworkInfo:
+    """The network that a provider's coordinates live in.
+
+    Equal on every rank of a job (the runtime may compare them); hashable and picklable.
+
+    Attributes
+    ----------
+    dims : tuple of int
+        Length of every dimension of the whole network (not just the job's part).
+        Empty for ``kind="flat"``.
+    wrap : tuple of bool
+        Torus (True) or mesh (False) per dimension; a single bool or None (the default,
+        all True) is expanded.
+    bandwidth : None, float, ``"gemini"`` or tuple
+        As :class:`~mpitaskmap.machine.TorusMachine` takes it: None (1.0 everywhere), one
+        float, ``"gemini"``, or one entry per dimension (a float, or a tuple of
+        ``dims[k]`` per-position values).  Sequences are frozen into tuples; constant
+        per-dimension entries become one float, so equal networks compare equal.
+    dim_names : tuple of str or None
+        Display names (e.g. ``("A", "B", "C", "D", "E")``); None for the defaults.
+    kind : str
+        ``"torus"`` (router coordinates on a torus/mesh) or ``"flat"`` (no coordinates:
+        0 hops within a node, 1 hop between nodes; see :func:`assemble_machine`).
+
+    Examples
+    --------
+    >>> NetworkInfo(dims=(4, 4), wrap=(True, False)).bandwidth is None
+    True
+    """
+
+    dims: tuple = ()
+    wrap: tuple | bool | None = None
+    bandwidth: object = None
+    dim_names: tuple | None = None
+    kind: str = "torus"
+
+    def __post_init__(self) -> None:
+        if self.kind not in NETWORK_KINDS:
+            raise InvalidInputError(f"kind: expected one of {list(NETWORK_KINDS)}; got {self.kind!r}")
+        dims = tuple(_as_int(d, "dims") for d in self.dims)
+        if any(d < 1 for d in dims):
+            raise InvalidInputError(f"dims: lengths must be positive; got {list(dims)}")
+        if self.kind == "torus" and not dims:
+            raise InvalidInputError("dims: a torus network needs at least one dimension; got ()")
+        if self.kind == "flat" and dims:
+            raise InvalidInputError(f"dims: a flat network has no dimensions; got {list(dims)}")
+        wrap = True if self.wrap is None else self.wrap
+        if isinstance(wrap, (bool, np.bool_)):
+            wrap = (bool(wrap),) * len(dims)
+        wrap = tuple(bool(w) for w in wrap)
+        if len(wrap) != len(dims):
+            raise InvalidInputError(f"wrap: expected {len(dims)} flags; got {len(wrap)}")
+        names = self.dim_names
+        if names is not None:
+            names = tuple(str(n) for n in names)
+            if len(names) != len(dims):
+                raise InvalidInputError(f"dim_names: expected {len(dims)} names; got {list(names)}")
+        object.__setattr__(self, "dims", dims)
+        object.__setattr__(self, "wrap", wrap)
+        object.__setattr__(self, "dim_names", names)
+        object.__setattr__(self, "bandwidth", _freeze_bandwidth(self.bandwidth, len(dims)))
+
+    @property
+    def n_dims(self) -> int:
+        """Number of network dimensions (0 for a flat network)."""
+        return len(self.dims)
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where one process runs: its router coordinate and its node.
+
+    Attributes
+    ----------
+    coords : tuple of int
+        Router coordinate, one entry per network dimension (empty on a flat network).
+        Processes on one router (cores of a node, nodes sharing a Gemini) share it.
+    node : str
+        Node identity (``"nid00012"``, a hostname, ...).  Processes on one node have
+        equal strings; different nodes have different strings.
+
+    Examples
+    --------
+    >>> Location((3, 5, 7), "nid00012").coords
+    (3, 5, 7)
+    """
+
+    coords: tuple = ()
+    node: str = ""
+
+    def __post_init__(self) -> None:
+        coords = tuple(_as_int(c, "coords") for c in self.coords)
+        if not isinstance(self.node, str) or not self.node:
+            raise InvalidInputError(f"node: expected a non-empty string; got {self.node!r}")
+        object.__setattr__(self, "coords", coords)
+
+
+class Provider:
+    """Base class of the coordinate providers (not collective).
+
+    Subclasses set :attr:`name` and implement :meth:`locate` and :meth:`network`.  A
+    provider never communicates: it is called on every rank, and the runtime gathers.
+
+    Attributes
+    ----------
+    name : str
+        Family name, as in :func:`~mpitaskmap.providers.get_provider` specs (``"rca"``).
+    rank_addressable : bool
+        True if :meth:`locate` can describe *any* rank of the job (file, sim, bgq), so
+        one process can build the whole machine (:func:`machine_from_provider`); False
+        if it only knows the calling process (rca, hostname), whatever ``rank`` says.
+    probes : tuple of (str, str)
+        Set by ``auto`` detection: every provider tried, in order, with ``"selected"``
+        or the reason it was skipped.  Empty otherwise.
+    """
+
+    name: str = "provider"
+    rank_addressable: bool = False
+
+    def __init__(self) -> None:
+        self.probes: tuple = ()
+
+    @property
+    def spec(self) -> str:
+        """Spec string that :func:`~mpitaskmap.providers.get_provider` turns back into this provider."""
+        return self.name
+
+    def check(self) -> None:
+        """Raise :class:`~mpitaskmap.errors.ProviderError` if this provider cannot work here.
+
+        Not collective.  Used by ``auto`` detection; cheap (no per-rank work).
+        """
+
+    def locate(self, rank: int, size: int) -> Location:
+        """Return where the process with job rank ``rank`` of ``size`` runs.
+
+        Not collective.  ``rank`` and ``size`` are the ``MPI_COMM_WORLD`` rank and size
+        of the job, not those of the communicator being remapped.
+
+        Raises
+        ------
+        ProviderError
+            If the location cannot be determined; the message says why.
+        InvalidInputError
+            If ``rank`` is not in ``[0, size)``.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not define locate")
+
+    def network(self, *, size: int | None = None) -> NetworkInfo:
+        """Return the network the coordinates of :meth:`locate` live in.
+
+        Not collective.  ``size`` (the job size) is only needed by providers that
+        derive the extents from the job (bgq without a configured shape).
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not define network")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec!r}>"
+
+
+def _flat_machine(node_ids: np.ndarray, name: str) -> Machine:
+    from .. import machine as machine_module
+
+    flat_cls = getattr(machine_module, "FlatMachine", None)
+    if flat_cls is None:
+        raise ProviderError(
+            "network: a flat (node-only) network needs mpitaskmap.machine.FlatMachine, which this "
+            "version lacks; a TorusMachine cannot give 0 hops within and 1 hop between every pair "
+            f"of {int(node_ids.max()) + 1} nodes"
+        )
+    return flat_cls(node_ids, name=name)
+
+
+def assemble_machine(locations: Sequence[Location], network: NetworkInfo, *, name: str) -> Machine:
+    """Build the machine of a job from the gathered locations of its ranks.
+
+    Not collective.  Rank ``r`` of the result is ``locations[r]``; node ids are numbered
+    0, 1, ... by first appearance of each node string.
+
+    Parameters
+    ----------
+    locations : sequence of Location
+        One per rank, in rank order (e.g. the result of ``comm.allgather``).
+    network : NetworkInfo
+        The network of the coordinates.
+    name : str
+        Description of the machine (e.g. the provider's spec).
+
+    Returns
+    -------
+    TorusMachine
+        For ``network.kind == "torus"``.  For ``"flat"`` the node-only machine
+        ``mpitaskmap.machine.FlatMachine`` (0 hops within, 1 hop between nodes).
+
+    Raises
+    ------
+    InvalidInputError
+        If there are no locations, an entry is not a Location, a rank has the wrong
+        number of coordinates or one outside ``[0, dims[k])``, or two ranks on one node
+        report different routers.  The message names the rank.
+    ProviderError
+        For a flat network when this version has no ``FlatMachine``.
+
+    Examples
+    --------
+    >>> locs = [Location((0, 1), "a"), Location((0, 1), "a"), Location((3, 0), "b")]
+    >>> m = assemble_machine(locs, NetworkInfo(dims=(4, 2), wrap=(True, True)), name="demo")
+    >>> m.node_ids.tolist(), m.hops([0, 0], [1, 2]).tolist()
+    ([0, 0, 1], [0, 2])
+    """
+    if not isinstance(network, NetworkInfo):
+        raise InvalidInputError(f"network: expected a NetworkInfo; got {type(network).__name__}")
+    locations = list(locations)
+    if not locations:
+        raise InvalidInputError("locations: a machine needs at least one rank; got 0")
+    n_dims = network.n_dims
+    node_index: dict[str, int] = {}
+    first_rank: list[int] = []
+    node_ids = np.empty(len(locations), dtype=np.intp)
+    coords = np.empty((len(locations), n_dims), dtype=np.int64)
+    dims = network.dims
+    for r, loc in enumerate(locations):
+        if not isinstance(loc, Location):
+            raise InvalidInputError(f"locations: rank {r} is not a Location; got {type(loc).__name__}")
+        if len(loc.coords) != n_dims:
+            raise InvalidInputError(
+                f"locations: rank {r} has {len(loc.coords)} coordinates, the network has {n_dims}; "
+                f"got {loc.coords}"
+            )
+        for k, c in enumerate(loc.coords):
+            if not 0 <= c < dims[k]:
+                raise InvalidInputError(
+                    f"locations: rank {r} has coordinate {c} in dimension {k}, outside [0, {dims[k]}); "
+                    f"got {loc.coords} on node {loc.node!r}"
+                )
+        node = node_index.get(loc.node)
+        if node is None:
+            node = node_index[loc.node] = len(first_rank)
+            first_rank.append(r)
+        elif locations[first_rank[node]].coords != loc.coords:
+            q = first_rank[node]
+            raise InvalidInputError(
+                f"locations: ranks {q} and {r} are on node {loc.node!r} but report different routers "
+                f"{locations[q].coords} and {loc.coords}"
+            )
+        node_ids[r] = node
+        coords[r] = loc.coords
+    if network.kind == "flat":
+        return _flat_machine(node_ids, name)
+    return TorusMachine(
+        coords,
+        dims,
+        wrap=list(network.wrap),
+        node_ids=node_ids,
+        bandwidth=network.bandwidth,
+        dim_names=list(network.dim_names) if network.dim_names is not None else None,
+        name=name,
+    )
+
+
+def machine_from_provider(provider: Provider, size: int, *, name: str | None = None) -> Machine:
+    """Build the whole job's machine in one process from a rank-addressable provider.
+
+    Not collective.  For offline use (site staff, tests): calls ``provider.locate(r,
+    size)`` for every rank and :func:`assemble_machine`.
+
+    Raises
+    ------
+    ProviderError
+        If the provider only knows the calling process (``rank_addressable`` is False),
+        or as ``locate`` does.
+
+    Examples
+    --------
+    >>> from mpitaskmap.providers import get_provider
+    >>> m = machine_from_provider(get_provider("sim:torus:dims=4x4,ppn=2"), 8)
+    >>> m.router_coords[:4].tolist(), m.node_ids[:4].tolist()
+    ([[0, 0], [0, 0], [1, 0], [1, 0]], [0, 0, 1, 1])
+    """
+    _, size = check_rank(0, size)
+    if not provider.rank_addressable:
+        raise ProviderError(
+            f"provider: {provider.spec!r} only knows the calling process; gather its locations "
+            "over MPI instead (remap does)"
+        )
+    locations = [provider.locate(r, size) for r in range(size)]
+    return assemble_machine(locations, provider.network(size=size), name=name or provider.spec)

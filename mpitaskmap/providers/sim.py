@@ -1,0 +1,187 @@
+"""Simulated machines as a provider (not collective): demos and tests on a laptop.
+
+Spec strings (keys are optional unless marked; lengths are written ``4x4x2``):
+
+=====================================================  ===============================================
+spec                                                   machine
+=====================================================  ===============================================
+``sim`` = ``sim:titan``                                Titan-like Cray XK7 sparse allocation
+``sim:titan:nodes=64,ppn=1,seed=1,busy=0.5,dims=..``   :func:`~mpitaskmap.simulated.titan_machine`;
+                                                       ``nodes`` defaults to ``ceil(size / ppn)``,
+                                                       ``ppn`` to 16, ``seed`` 0, ``busy`` 0.5
+``sim:bgq:shape=4x4x4x4x2,ppn=16,order=ABCDET,wrap=1``  :func:`~mpitaskmap.simulated.bgq_machine`
+``sim:torus:dims=4x4x4,ppn=1,npr=1,wrap=1``            :func:`~mpitaskmap.simulated.torus_machine`
+                                                       (``dims`` required; ``npr`` nodes per router)
+=====================================================  ===============================================
+
+Rank ``r`` is processor ``r`` of the simulated machine, i.e. its default rank order (ALPS
+curve order on Titan, the ``order`` letters on BG/Q, router order on a torus).  The
+machines are deterministic, so every rank builds the same one.  A job larger than the
+machine is a :class:`~mpitaskmap.errors.ProviderError`; a malformed spec is an
+:class:`~mpitaskmap.errors.InvalidInputError` naming the key.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..errors import InvalidInputError, ProviderError
+from ..machine import TorusMachine
+from ..simulated import BGQ_ORDERS, TITAN_DIMS, bgq_machine, titan_machine, torus_machine
+from ._base import Location, NetworkInfo, Provider, check_rank
+from ._util import parse_int, parse_lengths, parse_options, parse_wrap
+from .bgq import BGQ_DIM_NAMES, bgq_node_name
+
+__all__ = ["SimProvider", "SIM_KINDS"]
+
+#: Valid keys per simulated machine kind.
+SIM_KINDS = {
+    "titan": ("nodes", "ppn", "seed", "busy", "dims"),
+    "bgq": ("shape", "ppn", "order", "wrap"),
+    "torus": ("dims", "ppn", "npr", "wrap"),
+}
+
+
+class SimProvider(Provider):
+    """Locate ranks on a simulated machine built by :mod:`mpitaskmap.simulated`.
+
+    Not collective, rank-addressable, deterministic.
+
+    Parameters
+    ----------
+    kind : {"titan", "bgq", "torus"}
+        Machine family.
+    **options : str or int
+        The keys of :data:`SIM_KINDS` for that kind, as in the spec string.
+
+    Raises
+    ------
+    InvalidInputError
+        Unknown kind or key, or a bad value (the message lists the valid keys).
+
+    Examples
+    --------
+    >>> p = SimProvider("bgq", shape="2x1x1x1x2", ppn=2)
+    >>> [p.locate(r, 8) for r in (0, 2)]
+    [Location(coords=(0, 0, 0, 0, 0), node='bgq-0.0.0.0.0'), Location(coords=(0, 0, 0, 0, 1), node='bgq-0.0.0.0.1')]
+    >>> p = SimProvider.from_spec("sim:titan:ppn=1,seed=1")
+    >>> [p.locate(r, 4).node for r in range(4)]
+    ['nid00000', 'nid00001', 'nid00050', 'nid00051']
+    """
+
+    name = "sim"
+    rank_addressable = True
+
+    def __init__(self, kind: str = "titan", **options) -> None:
+        super().__init__()
+        kind = str(kind).lower()
+        if kind not in SIM_KINDS:
+            raise InvalidInputError(f"provider: unknown simulated machine {kind!r}; valid: {sorted(SIM_KINDS)}")
+        self.kind = kind
+        raw = ",".join(f"{k}={v}" for k, v in options.items())
+        self._spec = f"sim:{kind}" + (f":{raw}" if raw else "")
+        opts = parse_options(raw, SIM_KINDS[kind], self._spec)
+        self._options = opts
+        self._params = self._parse(kind, opts)
+        self._machines: dict[int, TorusMachine] = {}
+
+    @classmethod
+    def from_spec(cls, spec: str) -> "SimProvider":
+        """Return the provider of a spec string ``sim[:KIND[:k=v,...]]``."""
+        parts = spec.split(":", 2)
+        if parts[0].strip().lower() != "sim":
+            raise InvalidInputError(f"provider: expected a spec starting with 'sim'; got {spec!r}")
+        kind = parts[1].strip().lower() if len(parts) > 1 and parts[1].strip() else "titan"
+        if kind not in SIM_KINDS:
+            raise InvalidInputError(
+                f"provider: unknown simulated machine {kind!r} in {spec!r}; valid: {sorted(SIM_KINDS)}"
+            )
+        opts = parse_options(parts[2] if len(parts) > 2 else "", SIM_KINDS[kind], spec)
+        return cls(kind, **opts)
+
+    @property
+    def spec(self) -> str:
+        """Spec string of this provider."""
+        return self._spec
+
+    def _parse(self, kind: str, o: dict) -> dict:
+        s = self._spec
+        p: dict = {}
+        if kind == "titan":
+            p["ppn"] = parse_int(o.get("ppn", 16), "ppn", s)
+            p["nodes"] = parse_int(o["nodes"], "nodes", s) if "nodes" in o else None
+            p["seed"] = parse_int(o.get("seed", 0), "seed", s, minimum=0)
+            p["dims"] = parse_lengths(o.get("dims", TITAN_DIMS), "dims", s, n=3)
+            try:
+                busy = float(o.get("busy", 0.5))
+            except ValueError:
+                raise InvalidInputError(f"provider: busy must be a number in [0, 1) in {s!r}; got {o['busy']!r}") from None
+            if not 0.0 <= busy < 1.0:
+                raise InvalidInputError(f"provider: busy must lie in [0, 1) in {s!r}; got {busy}")
+            p["busy"] = busy
+        elif kind == "bgq":
+            p["shape"] = parse_lengths(o.get("shape", "4x4x4x4x2"), "shape", s, n=5)
+            p["ppn"] = parse_int(o.get("ppn", 16), "ppn", s)
+            order = o.get("order", "ABCDET").upper()
+            if order not in BGQ_ORDERS:
+                raise InvalidInputError(f"provider: order must be a permutation of ABCDET in {s!r}; got {order!r}")
+            p["order"] = order
+            p["wrap"] = parse_wrap(o.get("wrap", "1"), "wrap", s, 5)
+        else:
+            if "dims" not in o:
+                raise InvalidInputError(f"provider: sim:torus needs dims=, e.g. dims=4x4x4; got {s!r}")
+            p["dims"] = parse_lengths(o["dims"], "dims", s)
+            p["ppn"] = parse_int(o.get("ppn", 1), "ppn", s)
+            p["npr"] = parse_int(o.get("npr", 1), "npr", s)
+            p["wrap"] = parse_wrap(o.get("wrap", "1"), "wrap", s, len(p["dims"]))
+        return p
+
+    def machine(self, size: int) -> TorusMachine:
+        """Return the simulated machine for a job of ``size`` ranks (cached per size).
+
+        Raises
+        ------
+        ProviderError
+            If the simulated machine has fewer than ``size`` processors.
+        """
+        _, size = check_rank(0, size)
+        m = self._machines.get(size)
+        if m is not None:
+            return m
+        p = self._params
+        if self.kind == "titan":
+            nodes = p["nodes"] if p["nodes"] is not None else math.ceil(size / p["ppn"])
+            try:
+                m = titan_machine(nodes, cores_per_node=p["ppn"], dims=p["dims"], busy_fraction=p["busy"], seed=p["seed"])
+            except InvalidInputError as exc:
+                raise ProviderError(f"sim: {self._spec!r} cannot hold a job of {size} ranks: {exc}") from None
+        elif self.kind == "bgq":
+            m = bgq_machine(p["shape"], ranks_per_node=p["ppn"], order=p["order"], wrap=list(p["wrap"]))
+        else:
+            m = torus_machine(p["dims"], wrap=list(p["wrap"]), cores_per_node=p["ppn"], nodes_per_router=p["npr"])
+        if m.n_procs < size:
+            raise ProviderError(f"sim: {self._spec!r} has {m.n_procs} processors but the job has {size} ranks")
+        self._machines[size] = m
+        return m
+
+    def _node_name(self, m: TorusMachine, rank: int) -> str:
+        if self.kind == "titan":
+            return f"nid{int(m.node_ids[rank]):05d}"
+        if self.kind == "bgq":
+            return bgq_node_name(m.router_coords[rank])
+        return f"node{int(m.node_ids[rank])}"
+
+    def locate(self, rank: int, size: int) -> Location:
+        """Return processor ``rank`` of the simulated machine for a job of ``size`` ranks."""
+        rank, size = check_rank(rank, size)
+        m = self.machine(size)
+        return Location(tuple(int(c) for c in m.router_coords[rank]), self._node_name(m, rank))
+
+    def network(self, *, size: int | None = None) -> NetworkInfo:
+        """Return the simulated network (independent of the job size)."""
+        p = self._params
+        if self.kind == "titan":
+            return NetworkInfo(dims=p["dims"], wrap=(True,) * 3, bandwidth="gemini", dim_names=("X", "Y", "Z"))
+        if self.kind == "bgq":
+            return NetworkInfo(dims=p["shape"], wrap=p["wrap"], bandwidth=None, dim_names=BGQ_DIM_NAMES)
+        return NetworkInfo(dims=p["dims"], wrap=p["wrap"], bandwidth=None, dim_names=None)

@@ -1,0 +1,699 @@
+"""Coordinate providers (serial: providers take rank and size, so no mpiexec is needed).
+
+The vendor providers are exercised against fake shared libraries compiled at test time
+from tests/fakes/*.c, which export the real symbol names and signatures (sources in the
+C files): a fake Cray librca (16 x 8 x 24 Gemini torus, nids 0, 1, 12, 13, 4095) and a
+fake libmpi with MPIX_Torus_ndims / MPIX_Rank2torus (BG/Q block 2x2x4x2x2, 4 ranks per
+node, ABCDET order).
+"""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mpitaskmap.machine as machine_module
+from mpitaskmap import InvalidInputError, ProviderError, TorusMachine
+from mpitaskmap.providers import (
+    AUTO_ORDER,
+    BgqProvider,
+    FileProvider,
+    HostnameProvider,
+    Location,
+    NetworkInfo,
+    RcaProvider,
+    SimProvider,
+    assemble_machine,
+    available_providers,
+    get_provider,
+    machine_from_provider,
+)
+from mpitaskmap.providers import bgq as bgq_module
+from mpitaskmap.providers import file as file_module
+from mpitaskmap.providers import hostname as hostname_module
+from mpitaskmap.simulated import bgq_machine, titan_machine, torus_machine
+
+FAKES = Path(__file__).parent / "fakes"
+ENV_VARS = (
+    "MPITASKMAP_PROVIDER",
+    "MPITASKMAP_COORDS_FILE",
+    "MPITASKMAP_RCA_LIB",
+    "MPITASKMAP_CRAY_NID_FILE",
+    "MPITASKMAP_BGQ_LIB",
+    "MPITASKMAP_BGQ_SHAPE",
+    "MPITASKMAP_BGQ_WRAP",
+    "FAKE_RCA_MAXDIM_FAIL",
+)
+
+
+# -- fixtures ----------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch, tmp_path):
+    """No provider variable leaks in from the caller's shell; no fake libmpi in the maps."""
+    for var in ENV_VARS:
+        monkeypatch.delenv(var, raising=False)
+    empty_maps = tmp_path / "empty_maps"
+    empty_maps.write_text("")
+    monkeypatch.setattr(bgq_module, "_PROC_MAPS", str(empty_maps))
+    file_module.clear_file_cache()
+    yield
+    file_module.clear_file_cache()
+
+
+@pytest.fixture(scope="session")
+def build(tmp_path_factory):
+    """Return a function compiling tests/fakes/<src> into a shared library named <out>."""
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        pytest.skip("no C compiler (cc/gcc/clang) on PATH: cannot build the fake vendor libraries")
+    outdir = tmp_path_factory.mktemp("fakelibs")
+
+    def _build(src: str, out: str, *defines: str) -> str:
+        target = outdir / out
+        if not target.exists():
+            cmd = [cc, "-shared", "-fPIC", "-O1", "-std=c99", *[f"-D{d}" for d in defines],
+                   "-o", str(target), str(FAKES / src)]
+            res = subprocess.run(cmd, capture_output=True, text=True)
+            assert res.returncode == 0, f"{' '.join(cmd)} failed:\n{res.stderr}"
+        return str(target)
+
+    return _build
+
+
+@pytest.fixture
+def fake_rca(build):
+    return build("fake_rca.c", "librca.so.0")
+
+
+@pytest.fixture
+def fake_mpix(build):
+    return build("fake_mpix.c", "libmpi_fakebgq.so.1")
+
+
+@pytest.fixture
+def nid_file(tmp_path, monkeypatch):
+    path = tmp_path / "nid"
+
+    def _set(text: str) -> str:
+        path.write_text(text)
+        return str(path)
+
+    monkeypatch.setenv("MPITASKMAP_CRAY_NID_FILE", str(path))
+    return _set
+
+
+# -- NetworkInfo, Location -----------------------------------------------------------------
+
+
+def test_network_info_normalises_and_is_hashable():
+    net = NetworkInfo(dims=[4, 2], wrap=[1, 0], bandwidth=[2.0, [1.0, 3.0]], dim_names=["P", "Q"])
+    assert net.dims == (4, 2)
+    assert net.wrap == (True, False)
+    assert net.bandwidth == (2.0, (1.0, 3.0))
+    assert net.dim_names == ("P", "Q")
+    assert hash(net) == hash(NetworkInfo(dims=(4, 2), wrap=(True, False), bandwidth=(2.0, (1.0, 3.0)), dim_names=("P", "Q")))
+    assert NetworkInfo(dims=(3, 3, 3), wrap=True).wrap == (True, True, True)
+    assert NetworkInfo(dims=(2,), bandwidth=[[5.0, 5.0]]).bandwidth == 5.0
+    assert NetworkInfo(dims=(2, 2), bandwidth=[3.0, [5.0, 5.0]]).bandwidth == (3.0, 5.0)
+    assert NetworkInfo(dims=(2, 2)).wrap == (True, True)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(dims=(4, 4), wrap=(True,)), "wrap: expected 2 flags; got 1"),
+        (dict(dims=(4, 0)), "dims: lengths must be positive; got [4, 0]"),
+        (dict(dims=()), "a torus network needs at least one dimension"),
+        (dict(dims=(4,), kind="flat"), "a flat network has no dimensions; got [4]"),
+        (dict(dims=(4,), kind="dragonfly"), "kind: expected one of ['flat', 'torus']; got 'dragonfly'"),
+        (dict(dims=(4, 4), dim_names=("X",)), "dim_names: expected 2 names"),
+        (dict(dims=(4, 4), bandwidth=[1.0]), "bandwidth: expected one entry per dimension (2); got 1"),
+    ],
+)
+def test_network_info_rejects(kwargs, message):
+    with pytest.raises(InvalidInputError) as exc:
+        NetworkInfo(**kwargs)
+    assert message in str(exc.value)
+
+
+def test_location_validation():
+    assert Location([1, 2], "n").coords == (1, 2)
+    with pytest.raises(InvalidInputError, match="node: expected a non-empty string; got ''"):
+        Location((1,), "")
+    with pytest.raises(InvalidInputError, match=r"coords: expected an integer; got 1\.5"):
+        Location((1.5,), "n")
+
+
+# -- assemble_machine ------------------------------------------------------------------------
+
+
+def test_assemble_numbers_nodes_by_first_appearance():
+    locs = [
+        Location((2, 1), "b"),
+        Location((0, 0), "a"),
+        Location((2, 1), "b"),
+        Location((3, 3), "c"),
+        Location((0, 0), "a"),
+    ]
+    net = NetworkInfo(dims=(4, 4), wrap=(True, False), dim_names=("U", "V"))
+    m = assemble_machine(locs, net, name="five")
+    assert isinstance(m, TorusMachine)
+    assert m.name == "five"
+    assert m.node_ids.tolist() == [0, 1, 0, 2, 1]
+    assert m.router_coords.tolist() == [[2, 1], [0, 0], [2, 1], [3, 3], [0, 0]]
+    assert m.dims.tolist() == [4, 4] and m.wrap.tolist() == [1, 0] and m.dim_names == ["U", "V"]
+    # (2,1)-(0,0): X wraps 2, Y mesh 1 -> 3; (0,0)-(3,3): X wraps 1, Y mesh 3 -> 4; same node -> 0
+    assert m.hops([0, 1, 0], [1, 3, 2]).tolist() == [3, 4, 0]
+
+
+def test_assemble_two_nodes_on_one_router_keep_distinct_node_ids():
+    locs = [Location((3, 5, 7), "nid00012"), Location((3, 5, 7), "nid00013")]
+    m = assemble_machine(locs, NetworkInfo(dims=(16, 8, 24), wrap=True, bandwidth="gemini"), name="g")
+    assert m.node_ids.tolist() == [0, 1]
+    assert m.hops([0], [1]).tolist() == [0]
+    assert m.link_bandwidth[1].tolist()[:3] == [75.0, 37.5, 75.0]
+
+
+@pytest.mark.parametrize(
+    "locs, message",
+    [
+        ([Location((0, 0), "a"), Location((1, 1), "b"), Location((4, 0), "c")],
+         "locations: rank 2 has coordinate 4 in dimension 0, outside [0, 4); got (4, 0) on node 'c'"),
+        ([Location((0, 0), "a"), Location((1,), "b")],
+         "locations: rank 1 has 1 coordinates, the network has 2; got (1,)"),
+        ([Location((0, 0), "a"), Location((1, 1), "b"), Location((1, 2), "a")],
+         "locations: ranks 0 and 2 are on node 'a' but report different routers (0, 0) and (1, 2)"),
+        ([], "locations: a machine needs at least one rank; got 0"),
+        ([Location((0, 0), "a"), (1, 1)], "locations: rank 1 is not a Location; got tuple"),
+    ],
+)
+def test_assemble_rejects_naming_the_rank(locs, message):
+    with pytest.raises(InvalidInputError) as exc:
+        assemble_machine(locs, NetworkInfo(dims=(4, 4)), name="x")
+    assert str(exc.value) == message
+
+
+def test_assemble_flat_network_without_flat_machine(monkeypatch):
+    monkeypatch.delattr(machine_module, "FlatMachine", raising=False)
+    locs = [Location((), "h1"), Location((), "h2")]
+    with pytest.raises(ProviderError, match="needs mpitaskmap.machine.FlatMachine.*every pair of 2 nodes"):
+        assemble_machine(locs, HostnameProvider().network(), name="flat")
+
+
+def test_assemble_flat_network_calls_flat_machine(monkeypatch):
+    calls = []
+
+    class StandIn:
+        def __init__(self, node_ids, *, name=None):
+            calls.append((np.asarray(node_ids).tolist(), name))
+
+    monkeypatch.setattr(machine_module, "FlatMachine", StandIn, raising=False)
+    locs = [Location((), "h1"), Location((), "h1"), Location((), "h2"), Location((), "h1")]
+    m = assemble_machine(locs, HostnameProvider().network(), name="flat")
+    assert isinstance(m, StandIn)
+    assert calls == [([0, 0, 1, 0], "flat")]
+
+
+# -- sim provider ----------------------------------------------------------------------------
+
+
+def test_sim_titan_locations():
+    p = get_provider("sim:titan:ppn=1,seed=1")
+    assert isinstance(p, SimProvider) and p.kind == "titan" and p.spec == "sim:titan:ppn=1,seed=1"
+    assert [p.locate(r, 4) for r in range(4)] == [
+        Location((0, 0, 0), "nid00000"),
+        Location((0, 0, 0), "nid00001"),
+        Location((0, 1, 0), "nid00050"),
+        Location((0, 1, 0), "nid00051"),
+    ]
+    assert p.network() == NetworkInfo(dims=(25, 16, 24), wrap=True, bandwidth="gemini", dim_names=("X", "Y", "Z"))
+
+
+def test_sim_titan_nodes_derived_from_size_and_ppn():
+    p = get_provider("sim:titan:ppn=4,seed=1")
+    assert p.machine(10).n_procs == 12  # ceil(10 / 4) = 3 nodes of 4
+    assert [p.locate(r, 10).node for r in (0, 3, 4, 9)] == ["nid00000", "nid00000", "nid00001", "nid00050"]
+    assert p.locate(9, 10).coords == (0, 1, 0)
+    assert get_provider("sim").spec == "sim:titan"
+    assert get_provider("sim").machine(20).n_procs == 32  # default ppn 16 -> 2 nodes
+
+
+def test_sim_titan_rank_order_equals_simulated_machine():
+    p = get_provider("sim:titan:nodes=64,ppn=2,seed=3")
+    m = machine_from_provider(p, 128)
+    ref = titan_machine(64, cores_per_node=2, seed=3)
+    np.testing.assert_array_equal(m.router_coords, ref.router_coords)
+    # same partition into nodes (ids renumbered by first appearance)
+    assert (m.node_ids[:, None] == m.node_ids[None, :]).tolist() == (ref.node_ids[:, None] == ref.node_ids[None, :]).tolist()
+    assert m.n_nodes == 64
+    pairs = np.arange(128)
+    np.testing.assert_array_equal(m.hops(pairs, pairs[::-1]), ref.hops(pairs, pairs[::-1]))
+    for k in range(3):
+        np.testing.assert_array_equal(m.link_bandwidth[k], ref.link_bandwidth[k])
+
+
+def test_sim_bgq_locations_and_machine():
+    p = get_provider("sim:bgq:shape=2x2x4x2x2,ppn=4,order=ABCDET")
+    assert [p.locate(r, 256) for r in (0, 5, 100, 255)] == [
+        Location((0, 0, 0, 0, 0), "bgq-0.0.0.0.0"),
+        Location((0, 0, 0, 0, 1), "bgq-0.0.0.0.1"),
+        Location((0, 1, 2, 0, 1), "bgq-0.1.2.0.1"),
+        Location((1, 1, 3, 1, 1), "bgq-1.1.3.1.1"),
+    ]
+    p2 = get_provider("sim:bgq:shape=2x2x4x2x2,ppn=4,order=TABCDE,wrap=1x1x1x1x0")
+    assert [p2.locate(r, 256).coords for r in (0, 1, 2, 64)] == [
+        (0, 0, 0, 0, 0), (0, 0, 0, 0, 1), (0, 0, 0, 1, 0), (0, 0, 0, 0, 0)]
+    assert p2.network() == NetworkInfo(dims=(2, 2, 4, 2, 2), wrap=(True, True, True, True, False), dim_names="ABCDE")
+    m = machine_from_provider(p2, 256)
+    ref = bgq_machine((2, 2, 4, 2, 2), ranks_per_node=4, order="TABCDE", wrap=[1, 1, 1, 1, 0])
+    np.testing.assert_array_equal(m.router_coords, ref.router_coords)
+    assert m.n_nodes == 64 and m.dim_names == ["A", "B", "C", "D", "E"]
+    assert m.wrap.tolist() == [1, 1, 1, 1, 0]
+
+
+def test_sim_torus_locations():
+    p = get_provider("sim:torus:dims=4x4x4,ppn=2,npr=2,wrap=1x1x0")
+    assert [p.locate(r, 16) for r in (0, 1, 2, 3, 4)] == [
+        Location((0, 0, 0), "node0"),
+        Location((0, 0, 0), "node0"),
+        Location((0, 0, 0), "node1"),
+        Location((0, 0, 0), "node1"),
+        Location((1, 0, 0), "node2"),
+    ]
+    assert p.network() == NetworkInfo(dims=(4, 4, 4), wrap=(True, True, False))
+    m = machine_from_provider(p, 256)
+    ref = torus_machine([4, 4, 4], wrap=[1, 1, 0], cores_per_node=2, nodes_per_router=2)
+    np.testing.assert_array_equal(m.router_coords, ref.router_coords)
+    np.testing.assert_array_equal(m.node_ids, ref.node_ids)
+
+
+def test_sim_is_deterministic():
+    a = [get_provider("sim:titan:ppn=2,seed=7").locate(r, 40) for r in range(40)]
+    b = [get_provider("sim:titan:ppn=2,seed=7").locate(r, 40) for r in range(40)]
+    c = [get_provider("sim:titan:ppn=2,seed=8").locate(r, 40) for r in range(40)]
+    assert a == b
+    assert a != c
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("sim:dragonfly", "unknown simulated machine 'dragonfly' in 'sim:dragonfly'; valid: ['bgq', 'titan', 'torus']"),
+        ("sim:titan:cores=4", "unknown key 'cores' in 'sim:titan:cores=4'; valid keys: ['busy', 'dims', 'nodes', 'ppn', 'seed']"),
+        ("sim:torus:dims=4x4,rpn=2", "valid keys: ['dims', 'npr', 'ppn', 'wrap']"),
+        ("sim:titan:ppn=0", "ppn must be >= 1 in 'sim:titan:ppn=0'; got 0"),
+        ("sim:titan:ppn=four", "ppn must be an integer in 'sim:titan:ppn=four'; got 'four'"),
+        ("sim:titan:busy=1.5", "busy must lie in [0, 1)"),
+        ("sim:titan:ppn", "expected key=value in 'sim:titan:ppn'; got 'ppn'"),
+        ("sim:titan:ppn=1,ppn=2", "key 'ppn' given twice"),
+        ("sim:torus", "sim:torus needs dims="),
+        ("sim:torus:dims=4x0", "dims must be >= 1"),
+        ("sim:torus:dims=4x4,wrap=1x0x1", "wrap needs 1 or 2 flags"),
+        ("sim:torus:dims=4x4,wrap=yes-ish", "wrap flags are 0 or 1"),
+        ("sim:bgq:shape=4x4x4", "shape needs 5 lengths"),
+        ("sim:bgq:order=ABCDEX", "order must be a permutation of ABCDET"),
+    ],
+)
+def test_sim_spec_errors(spec, message):
+    with pytest.raises(InvalidInputError) as exc:
+        get_provider(spec)
+    assert message in str(exc.value)
+
+
+def test_sim_job_larger_than_machine():
+    with pytest.raises(ProviderError, match=r"'sim:torus:dims=2x2' has 4 processors but the job has 5 ranks"):
+        get_provider("sim:torus:dims=2x2").locate(0, 5)
+    with pytest.raises(ProviderError, match=r"has 2 processors but the job has 3 ranks"):
+        get_provider("sim:titan:nodes=2,ppn=1").locate(0, 3)
+    with pytest.raises(ProviderError, match=r"cannot hold a job of 8 ranks: n_nodes: only"):
+        get_provider("sim:titan:dims=2x2x2,ppn=1,busy=0.9,seed=0").locate(0, 8)
+    with pytest.raises(InvalidInputError, match=r"rank: must lie in \[0, 4\); got 4"):
+        get_provider("sim:torus:dims=2x2").locate(4, 4)
+
+
+# -- file provider ---------------------------------------------------------------------------
+
+MACHINE_FILE = """\
+# two nodes on one router, then a single rank elsewhere
+dims 4 4 2
+wrap 1 1 0
+host nid00012 2 1 2 0
+host nid00013 2 1 2 0
+3 0 1 node=7
+"""
+
+
+def test_file_provider_rows_and_network(tmp_path):
+    path = tmp_path / "alloc.txt"
+    path.write_text(MACHINE_FILE)
+    p = get_provider(f"file:{path}")
+    assert isinstance(p, FileProvider) and p.spec == f"file:{path}" and p.rank_addressable
+    assert [p.locate(r, 5) for r in range(5)] == [
+        Location((1, 2, 0), "node0"),
+        Location((1, 2, 0), "node0"),
+        Location((1, 2, 0), "node1"),
+        Location((1, 2, 0), "node1"),
+        Location((3, 0, 1), "node7"),
+    ]
+    assert p.network() == NetworkInfo(dims=(4, 4, 2), wrap=(True, True, False), bandwidth=1.0, dim_names="XYZ")
+    m = machine_from_provider(p, 5)
+    assert m.node_ids.tolist() == [0, 0, 1, 1, 2]
+    assert m.hops([0], [4]).tolist() == [5]  # X 1-3 wraps: 2, Y 2-0 wraps: 2, Z mesh: 1
+
+
+def test_file_provider_from_env_and_cached(tmp_path, monkeypatch):
+    path = tmp_path / "alloc.txt"
+    path.write_text(MACHINE_FILE)
+    monkeypatch.setenv("MPITASKMAP_COORDS_FILE", str(path))
+    calls = []
+    real = file_module.read_machine_file
+    monkeypatch.setattr(file_module, "read_machine_file", lambda pth: calls.append(pth) or real(pth))
+    p = get_provider("file")
+    assert [p.locate(r, 5).coords for r in (0, 4)] == [(1, 2, 0), (3, 0, 1)]
+    assert FileProvider().locate(3, 5) == Location((1, 2, 0), "node1")
+    p.network()
+    assert calls == [str(path)]
+
+
+def test_file_provider_rank_count_mismatch(tmp_path):
+    path = tmp_path / "alloc.txt"
+    path.write_text(MACHINE_FILE)
+    with pytest.raises(ProviderError) as exc:
+        FileProvider(path).locate(0, 4)
+    assert str(exc.value) == f"file: {path} describes 5 ranks but the job has 4; the file needs one row per rank"
+
+
+def test_file_provider_parse_error_keeps_line_number(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_text("dims 4 4 2\n0 0 0\n1 1 1\n\n2 2\n")
+    with pytest.raises(InvalidInputError) as exc:
+        FileProvider(path).locate(0, 3)
+    assert str(exc.value) == f"{path}:5: expected 3 coordinates like the lines before; got '2 2'"
+
+
+def test_file_provider_missing_file_or_variable(tmp_path):
+    missing = tmp_path / "nope.txt"
+    with pytest.raises(ProviderError, match=f"file: {missing}: cannot read the machine file"):
+        FileProvider(missing).locate(0, 1)
+    with pytest.raises(ProviderError, match="no machine file: pass path= or set MPITASKMAP_COORDS_FILE"):
+        get_provider("file").locate(0, 1)
+
+
+# -- rca provider ----------------------------------------------------------------------------
+
+
+def test_rca_locations_and_network(fake_rca, nid_file, monkeypatch):
+    monkeypatch.setenv("MPITASKMAP_RCA_LIB", fake_rca)
+    p = get_provider("rca")
+    assert isinstance(p, RcaProvider) and not p.rank_addressable
+    expected = {"12\n": Location((3, 5, 7), "nid00012"), "13": Location((3, 5, 7), "nid00013"),
+                " 4095 \n": Location((15, 7, 23), "nid04095"), "0\n": Location((0, 0, 0), "nid00000")}
+    locs = []
+    for text, loc in expected.items():
+        nid_file(text)
+        locs.append(p.locate(len(locs), 4))
+        assert locs[-1] == loc
+    net = p.network()
+    assert net == NetworkInfo(dims=(16, 8, 24), wrap=(True, True, True), bandwidth="gemini", dim_names="XYZ")
+    m = assemble_machine(locs, net, name=p.spec)
+    assert m.node_ids.tolist() == [0, 1, 2, 3]
+    # (3,5,7)-(15,7,23): X min(12,4)=4, Y min(2,6)=2, Z min(16,8)=8
+    assert m.hops([0, 0, 1], [1, 2, 3]).tolist() == [0, 14, 3 + 3 + 7]
+
+
+def test_rca_explicit_spec_options(fake_rca, tmp_path):
+    nid = tmp_path / "mynid"
+    nid.write_text("1\n")
+    p = get_provider(f"rca:lib={fake_rca},nid_file={nid}")
+    assert p.spec == f"rca:lib={fake_rca},nid_file={nid}"
+    assert p.locate(0, 1) == Location((0, 0, 0), "nid00001")
+    p.check()
+
+
+def test_rca_meshcoord_failure(fake_rca, nid_file, monkeypatch):
+    monkeypatch.setenv("MPITASKMAP_RCA_LIB", fake_rca)
+    nid_file("5\n")
+    with pytest.raises(ProviderError) as exc:
+        RcaProvider().locate(0, 1)
+    assert str(exc.value) == f"rca: rca_get_meshcoord(5) returned -1 (library {fake_rca})"
+
+
+def test_rca_max_dimension_failure(fake_rca, nid_file, monkeypatch):
+    monkeypatch.setenv("MPITASKMAP_RCA_LIB", fake_rca)
+    monkeypatch.setenv("FAKE_RCA_MAXDIM_FAIL", "1")
+    nid_file("12")
+    with pytest.raises(ProviderError, match=r"rca: rca_get_max_dimension\(\) returned -1"):
+        RcaProvider().network()
+
+
+def test_rca_library_missing_names_what_was_tried(nid_file, monkeypatch, tmp_path):
+    nid_file("12")
+    with pytest.raises(ProviderError) as exc:
+        RcaProvider().locate(0, 1)
+    msg = str(exc.value)
+    assert msg.startswith("rca: no usable library; tried: librca.so.0 (")
+    assert "; librca.so (" in msg
+    monkeypatch.setenv("MPITASKMAP_RCA_LIB", str(tmp_path / "librca_missing.so"))
+    with pytest.raises(ProviderError, match=f"tried: {tmp_path}/librca_missing.so \\("):
+        RcaProvider().locate(0, 1)
+
+
+def test_rca_library_without_symbols(fake_mpix, nid_file, monkeypatch):
+    monkeypatch.setenv("MPITASKMAP_RCA_LIB", fake_mpix)
+    nid_file("12")
+    with pytest.raises(ProviderError) as exc:
+        RcaProvider().locate(0, 1)
+    assert str(exc.value) == (
+        f"rca: no usable library; tried: {fake_mpix} (loaded, but lacks rca_get_meshcoord, rca_get_max_dimension)"
+    )
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (None, "cannot read the Cray node id (No such file or directory)"),
+        ("c0-0c1s3n2\n", "expected an integer node id; got 'c0-0c1s3n2'"),
+        ("", "expected an integer node id; got ''"),
+        ("70000", "node id must fit uint16_t [0, 65535]; got 70000"),
+    ],
+)
+def test_rca_nid_file_problems_name_the_path(fake_rca, tmp_path, monkeypatch, text, message):
+    path = tmp_path / "cray_nid"
+    if text is not None:
+        path.write_text(text)
+    monkeypatch.setenv("MPITASKMAP_CRAY_NID_FILE", str(path))
+    monkeypatch.setenv("MPITASKMAP_RCA_LIB", fake_rca)
+    with pytest.raises(ProviderError) as exc:
+        RcaProvider().locate(0, 1)
+    assert str(exc.value) == f"rca: {path}: {message}"
+
+
+def test_rca_detects_wider_struct_than_assumed(build, nid_file, monkeypatch):
+    wide = build("fake_rca.c", "librca_wide.so", "FAKE_RCA_FIELD=uint32_t")
+    monkeypatch.setenv("MPITASKMAP_RCA_LIB", wide)
+    nid_file("12")
+    with pytest.raises(ProviderError) as exc:
+        RcaProvider().locate(0, 1)
+    assert str(exc.value).startswith(
+        "rca: rca_get_meshcoord wrote byte 11 of its output, past the assumed 6-byte rca_mesh_coord_t (3 x uint16_t)"
+    )
+    assert "change RCA_COORD_FIELD in mpitaskmap/providers/rca.py" in str(exc.value)
+
+
+# -- bgq provider ----------------------------------------------------------------------------
+
+
+def test_bgq_locations_match_block_order(fake_mpix, monkeypatch):
+    monkeypatch.setenv("MPITASKMAP_BGQ_LIB", fake_mpix)
+    p = get_provider("bgq")
+    assert isinstance(p, BgqProvider) and p.rank_addressable
+    assert [p.locate(r, 256) for r in (0, 5, 100, 255)] == [
+        Location((0, 0, 0, 0, 0), "bgq-0.0.0.0.0"),
+        Location((0, 0, 0, 0, 1), "bgq-0.0.0.0.1"),
+        Location((0, 1, 2, 0, 1), "bgq-0.1.2.0.1"),
+        Location((1, 1, 3, 1, 1), "bgq-1.1.3.1.1"),
+    ]
+    assert p.rank_to_torus(103) == ((0, 1, 2, 0, 1), 3)
+    assert p.network(size=256) == NetworkInfo(dims=(2, 2, 4, 2, 2), wrap=True, dim_names="ABCDE")
+    m = machine_from_provider(p, 256)
+    ref = bgq_machine((2, 2, 4, 2, 2), ranks_per_node=4, order="ABCDET")
+    np.testing.assert_array_equal(m.router_coords, ref.router_coords)
+    assert m.n_nodes == 64 and m.node_ids[:9].tolist() == [0, 0, 0, 0, 1, 1, 1, 1, 2]
+
+
+def test_bgq_bounding_box_of_a_partial_job(fake_mpix, monkeypatch):
+    monkeypatch.setenv("MPITASKMAP_BGQ_LIB", fake_mpix)
+    p = BgqProvider()
+    p.locate(0, 40)  # remembers the job size
+    # ranks 0..39 = nodes 0..9: e in 0..1, d in 0..1, c in 0..2, b = a = 0
+    assert p.network().dims == (1, 1, 3, 2, 2)
+    assert p.network(size=256).dims == (2, 2, 4, 2, 2)
+
+
+def test_bgq_shape_and_wrap_from_env_and_spec(fake_mpix, monkeypatch):
+    monkeypatch.setenv("MPITASKMAP_BGQ_LIB", fake_mpix)
+    monkeypatch.setenv("MPITASKMAP_BGQ_SHAPE", "2x2x4x4x2")
+    monkeypatch.setenv("MPITASKMAP_BGQ_WRAP", "1x1x1x0x1")
+    assert BgqProvider().network() == NetworkInfo(
+        dims=(2, 2, 4, 4, 2), wrap=(True, True, True, False, True), dim_names="ABCDE")
+    p = get_provider(f"bgq:lib={fake_mpix},shape=4x4x4x4x2,wrap=0")
+    assert p.network() == NetworkInfo(dims=(4, 4, 4, 4, 2), wrap=False, dim_names="ABCDE")
+    assert p.spec == f"bgq:lib={fake_mpix},shape=4x4x4x4x2,wrap=0"
+    monkeypatch.setenv("MPITASKMAP_BGQ_SHAPE", "4x4x4")
+    with pytest.raises(InvalidInputError, match="shape needs 5 lengths like 4x4x4x4x4 in 'MPITASKMAP_BGQ_SHAPE'"):
+        BgqProvider().network()
+
+
+def test_bgq_shape_unknown_without_size(fake_mpix, monkeypatch):
+    monkeypatch.setenv("MPITASKMAP_BGQ_LIB", fake_mpix)
+    with pytest.raises(ProviderError, match="torus lengths unknown: set MPITASKMAP_BGQ_SHAPE"):
+        BgqProvider().network()
+
+
+def test_bgq_rank2torus_failure(fake_mpix, monkeypatch):
+    monkeypatch.setenv("MPITASKMAP_BGQ_LIB", fake_mpix)
+    with pytest.raises(ProviderError) as exc:
+        BgqProvider().locate(256, 300)
+    assert str(exc.value) == f"bgq: MPIX_Rank2torus(256) returned 1 (library {fake_mpix})"
+
+
+def test_bgq_ndims_counting_t_is_accepted(build, monkeypatch):
+    lib = build("fake_mpix.c", "libmpi_fakebgq6.so", "FAKE_NDIMS=6")
+    monkeypatch.setenv("MPITASKMAP_BGQ_LIB", lib)
+    assert BgqProvider().locate(255, 256) == Location((1, 1, 3, 1, 1), "bgq-1.1.3.1.1")
+
+
+def test_bgq_rejects_other_dimension_counts_and_overwrites(build, monkeypatch):
+    lib3 = build("fake_mpix.c", "libmpi_fakebgp.so", "FAKE_NDIMS=3")
+    monkeypatch.setenv("MPITASKMAP_BGQ_LIB", lib3)
+    with pytest.raises(ProviderError, match="MPIX_Torus_ndims reports 3 dimensions; a BG/Q torus has 5"):
+        BgqProvider().locate(0, 1)
+    extra = build("fake_mpix.c", "libmpi_fakeextra.so", "FAKE_WRITE_EXTRA")
+    monkeypatch.setenv("MPITASKMAP_BGQ_LIB", extra)
+    with pytest.raises(ProviderError, match=r"MPIX_Rank2torus\(0\) wrote entries \[0, 1, 2, 3, 4, 5, 6\]; expected exactly 0..5"):
+        BgqProvider().locate(0, 1)
+
+
+def test_bgq_finds_mapped_libmpi(fake_mpix, monkeypatch, tmp_path):
+    maps = tmp_path / "maps"
+    maps.write_text(
+        "7f0000000000-7f0000001000 r--p 00000000 08:01 1 /usr/lib/libc.so.6\n"
+        "7f0000001000-7f0000002000 r-xp 00000000 08:01 2 /nonexistent/libmpi.so.12\n"
+        f"7f0000002000-7f0000003000 r-xp 00000000 08:01 3 {fake_mpix}\n"
+        f"7f0000003000-7f0000004000 r--p 00001000 08:01 3 {fake_mpix}\n"
+        "7f0000004000-7f0000005000 rw-p 00000000 00:00 0 \n"
+    )
+    monkeypatch.setattr(bgq_module, "_PROC_MAPS", str(maps))
+    assert bgq_module.mapped_mpi_libraries() == ["/nonexistent/libmpi.so.12", fake_mpix]
+    p = BgqProvider()
+    assert p.locate(7, 8) == Location((0, 0, 0, 0, 1), "bgq-0.0.0.0.1")
+
+
+def test_bgq_library_missing_names_what_was_tried(monkeypatch, tmp_path):
+    monkeypatch.setenv("MPITASKMAP_BGQ_LIB", str(tmp_path / "libmpi_missing.so"))
+    with pytest.raises(ProviderError) as exc:
+        BgqProvider().locate(0, 1)
+    assert str(exc.value).startswith(
+        f"bgq (MPIX_Torus_ndims, MPIX_Rank2torus): no usable library; tried: {tmp_path}/libmpi_missing.so (")
+    monkeypatch.delenv("MPITASKMAP_BGQ_LIB")
+    with pytest.raises(ProviderError) as exc:
+        BgqProvider().locate(0, 1)
+    # nothing mapped (empty maps file): the main program is the last candidate
+    assert str(exc.value).endswith("<main program> (loaded, but lacks MPIX_Torus_ndims, MPIX_Rank2torus)")
+
+
+# -- hostname provider -----------------------------------------------------------------------
+
+
+def test_hostname_provider(monkeypatch):
+    monkeypatch.setattr(hostname_module.socket, "gethostname", lambda: "node-a17")
+    p = get_provider("hostname")
+    assert p.locate(3, 8) == Location((), "node-a17")
+    assert p.network() == NetworkInfo(dims=(), wrap=(), kind="flat")
+    assert not p.rank_addressable
+    with pytest.raises(ProviderError, match="only knows the calling process"):
+        machine_from_provider(p, 2)
+    monkeypatch.setattr(hostname_module.socket, "gethostname", lambda: "")
+    with pytest.raises(ProviderError, match="empty name"):
+        p.locate(0, 1)
+    with pytest.raises(InvalidInputError, match="unknown key 'x'"):
+        get_provider("hostname:x=1")
+
+
+# -- get_provider, auto detection ------------------------------------------------------------
+
+
+def test_available_providers_and_unknown_name():
+    assert available_providers() == ["auto", "bgq", "file", "hostname", "rca", "sim"]
+    with pytest.raises(InvalidInputError) as exc:
+        get_provider("cray")
+    assert str(exc.value) == (
+        "provider: unknown provider 'cray' in 'cray'; valid: ['auto', 'bgq', 'file', 'hostname', 'rca', 'sim']")
+    with pytest.raises(InvalidInputError, match="expected a non-empty spec string"):
+        get_provider("  ")
+    p = SimProvider("torus", dims="2x2")
+    assert get_provider(p) is p
+
+
+def test_auto_env_override_wins(monkeypatch, tmp_path):
+    monkeypatch.setenv("MPITASKMAP_PROVIDER", "sim:torus:dims=2x2")
+    monkeypatch.setenv("MPITASKMAP_COORDS_FILE", str(tmp_path / "ignored.txt"))
+    for p in (get_provider(), get_provider("auto"), get_provider(None)):
+        assert isinstance(p, SimProvider) and p.spec == "sim:torus:dims=2x2"
+    assert get_provider("auto").probes == (("env", "selected: MPITASKMAP_PROVIDER=sim:torus:dims=2x2"),)
+    assert isinstance(get_provider("hostname"), HostnameProvider)  # an explicit spec is not overridden
+
+
+def test_auto_bad_env_value_names_the_variable(monkeypatch):
+    monkeypatch.setenv("MPITASKMAP_PROVIDER", "sim:titan:bogus=1")
+    with pytest.raises(InvalidInputError, match=r"^MPITASKMAP_PROVIDER: provider: unknown key 'bogus'"):
+        get_provider()
+
+
+def test_auto_file_when_coords_file_set(monkeypatch, tmp_path):
+    path = tmp_path / "alloc.txt"
+    path.write_text(MACHINE_FILE)
+    monkeypatch.setenv("MPITASKMAP_COORDS_FILE", str(path))
+    monkeypatch.setenv("MPITASKMAP_PROVIDER", "auto")
+    p = get_provider()
+    assert isinstance(p, FileProvider)
+    assert p.probes == (("env", "MPITASKMAP_PROVIDER=auto"), ("file", f"selected: MPITASKMAP_COORDS_FILE={path}"))
+    assert p.locate(4, 5) == Location((3, 0, 1), "node7")
+
+
+def test_auto_rca_when_nid_file_and_library(fake_rca, nid_file, monkeypatch):
+    nid_file("13\n")
+    monkeypatch.setenv("MPITASKMAP_RCA_LIB", fake_rca)
+    p = get_provider()
+    assert isinstance(p, RcaProvider)
+    assert [name for name, _ in p.probes] == ["env", "file", "rca"]
+    assert p.probes[-1] == ("rca", "selected")
+    assert p.locate(0, 1) == Location((3, 5, 7), "nid00013")
+
+
+def test_auto_skips_rca_without_library_then_finds_bgq(fake_mpix, nid_file, monkeypatch, tmp_path):
+    nid_file("12")
+    monkeypatch.setenv("MPITASKMAP_RCA_LIB", str(tmp_path / "librca_missing.so"))
+    monkeypatch.setenv("MPITASKMAP_BGQ_LIB", fake_mpix)
+    p = get_provider("auto")
+    assert isinstance(p, BgqProvider)
+    names = [name for name, _ in p.probes]
+    assert names == ["env", "file", "rca", "bgq"]
+    assert p.probes[2][1].startswith(f"rca: no usable library; tried: {tmp_path}/librca_missing.so (")
+    assert p.probes[3] == ("bgq", "selected")
+
+
+def test_auto_falls_back_to_hostname(monkeypatch, tmp_path):
+    monkeypatch.setenv("MPITASKMAP_CRAY_NID_FILE", str(tmp_path / "no_nid"))
+    p = get_provider()
+    assert isinstance(p, HostnameProvider)
+    assert tuple(name for name, _ in p.probes) == AUTO_ORDER
+    assert p.probes[0] == ("env", "MPITASKMAP_PROVIDER not set")
+    assert p.probes[1] == ("file", "MPITASKMAP_COORDS_FILE not set")
+    assert p.probes[2] == ("rca", f"{tmp_path}/no_nid not found (not a Cray XE/XK compute node)")
+    assert p.probes[3][1].startswith("bgq (MPIX_Torus_ndims, MPIX_Rank2torus): no usable library; tried: ")
+    assert p.probes[4] == ("hostname", "selected")
