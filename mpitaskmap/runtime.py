@@ -1,0 +1,446 @@
+"""The in-job entry point: ``comm = mpitaskmap.remap(comm, coords)``.
+
+Collective.  Every rank says which task it runs (its task coordinate, optionally its
+communication partners); a coordinate provider says where every rank sits in the
+network; the ranks evaluate the deterministic candidate list in parallel (rank ``r``
+takes candidates ``r, r + size, ...``), agree on the best by the chosen metric, and get
+back a communicator in which new rank ``t`` is the process that runs task ``t``.
+
+Collectives (a constant number, whatever the candidate count): one ``bcast`` of the
+environment configuration, one ``allgather`` of every rank's task, location and local
+errors, one ``allgather`` of every rank's candidate scores and errors, one ``Bcast`` of
+the winning mapping from the rank that computed it, one ``Split``.
+
+Never hang: nothing raises between collectives.  Local failures (bad coordinates, a
+provider error, an exception inside a mapper) travel in the gathered data, every rank
+sees all of them, and every rank takes the same decision: raise the same
+:class:`~mpitaskmap.errors.MappingError` naming the first failing rank, or, with
+``on_error="identity"``, return a duplicate of ``comm`` unchanged.
+
+Environment (read on rank 0, broadcast):
+
+=========================  ==============================================================
+``MPITASKMAP_DISABLE=1``   return ``comm.Dup()`` unchanged (job-level switch)
+``MPITASKMAP_PROVIDER``    provider spec when ``provider=`` is not given (default "auto")
+``MPITASKMAP_COORDS_FILE`` machine file read by the ``file`` provider
+``MPITASKMAP_LOG``         log level of the ``mpitaskmap`` logger for this call
+                           (e.g. ``info``); rank 0 speaks, other ranks only warn
+=========================  ==============================================================
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+from mpi4py import MPI
+
+from .candidates import Candidate, candidate_list
+from .errors import MappingError
+from .metrics import evaluate
+from .providers import Provider, assemble_machine, get_provider
+from .taskgraph import TaskGraph
+from .transforms import drop_constant_dimensions
+
+__all__ = ["remap", "RemapReport", "METRIC_NAMES"]
+
+logger = logging.getLogger("mpitaskmap")
+
+#: Metrics remap() can optimise ("latency" is Latency(M), the bandwidth-aware max link load).
+METRIC_NAMES = ("weighted_hops", "average_hops", "latency")
+_METRIC_ALIAS = {"latency": "max_latency"}
+
+
+@dataclass
+class RemapReport:
+    """What :func:`remap` did, identical on every rank.
+
+    Attributes
+    ----------
+    status : str
+        "remapped", "identity" (the default order won, or was returned after an error
+        with ``on_error="identity"``) or "disabled".
+    provider : str
+        Provider that located the ranks.
+    machine : str
+        Description of the assembled machine.
+    metric : str
+        Metric optimised.
+    n_candidates : int
+        Candidates evaluated.
+    winner : str
+        Label of the winning candidate.
+    winner_index : int
+        Its index in the candidate list (0 = identity).
+    before, after : float
+        Metric of the default order and of the result.
+    seconds : dict
+        Wall seconds per phase on rank 0 (``gather``, ``map_max`` = slowest rank's
+        candidate evaluation, ``bcast``, ``split``, ``total``).
+    candidates_per_rank : list of int
+        How many candidates each rank evaluated.
+    error : str
+        The agreed error, when one happened.
+    new_rank_of : list of int
+        ``new_rank_of[old_rank]``: the new rank of every process.
+    """
+
+    status: str = "identity"
+    provider: str = ""
+    machine: str = ""
+    metric: str = ""
+    n_candidates: int = 0
+    winner: str = ""
+    winner_index: int = 0
+    before: float = float("nan")
+    after: float = float("nan")
+    seconds: dict = field(default_factory=dict)
+    candidates_per_rank: list = field(default_factory=list)
+    error: str = ""
+    new_rank_of: list = field(default_factory=list)
+
+    def summary(self) -> str:
+        """Return a short multi-line text report."""
+        lines = [f"mpitaskmap.remap: {self.status}"]
+        if self.error:
+            lines.append(f"  error: {self.error}")
+        if self.provider:
+            lines.append(f"  provider: {self.provider}; machine: {self.machine}")
+        if self.n_candidates:
+            gain = (1 - self.after / self.before) * 100 if self.before else 0.0
+            lines.append(
+                f"  {self.metric}: default {self.before:.6g} -> {self.after:.6g} ({gain:.1f}% lower); "
+                f"winner #{self.winner_index} {self.winner} of {self.n_candidates} candidates"
+            )
+        if self.seconds:
+            lines.append("  seconds: " + ", ".join(f"{k} {v:.3f}" for k, v in self.seconds.items()))
+        return "\n".join(lines)
+
+
+def _read_config() -> dict:
+    return {
+        "disable": os.environ.get("MPITASKMAP_DISABLE", "").strip().lower() in ("1", "true", "yes", "on"),
+        "provider": os.environ.get("MPITASKMAP_PROVIDER") or None,
+        "log": os.environ.get("MPITASKMAP_LOG") or None,
+    }
+
+
+class _RankFilter(logging.Filter):
+    def __init__(self, rank: int) -> None:
+        super().__init__()
+        self.rank = rank
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.rank = self.rank
+        return self.rank == 0 or record.levelno >= logging.WARNING
+
+
+def _configure_logging(level: str | None, rank: int) -> logging.Handler | None:
+    if not level:
+        return None
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("[mpitaskmap %(rank)d] %(levelname)s: %(message)s"))
+    handler.addFilter(_RankFilter(rank))
+    logger.addHandler(handler)
+    logger.setLevel(level.upper())
+    return handler
+
+
+def _local_task(comm, coords, neighbors, weights):
+    """This rank's task: (coords tuple, neighbor list, weight list); raises on bad input."""
+    if coords is None and isinstance(comm, MPI.Cartcomm):
+        coords = comm.Get_coords(comm.Get_rank())
+    if coords is None:
+        raise ValueError("coords: this rank gave no task coordinate (and comm is not a Cartcomm)")
+    c = np.asarray(coords, dtype=np.float64).ravel()
+    if c.size == 0:
+        raise ValueError("coords: empty coordinate")
+    bad = np.flatnonzero(~np.isfinite(c))
+    if bad.size:
+        raise ValueError(f"coords: non-finite value in dimension {int(bad[0])}; got {float(c[bad[0]])!r}")
+    size = comm.Get_size()
+    if neighbors is None:
+        if isinstance(comm, MPI.Distgraphcomm):
+            _, dests, w = comm.Get_dist_neighbors()
+            neighbors = list(dests)
+            if w is not None and weights is None and w is not MPI.UNWEIGHTED:
+                weights = list(w[1])
+        elif isinstance(comm, MPI.Cartcomm):
+            neighbors = []
+            for d in range(comm.Get_dim()):
+                for disp in (-1, 1):
+                    _, dest = comm.Shift(d, disp)
+                    if dest != MPI.PROC_NULL and dest != comm.Get_rank():
+                        neighbors.append(dest)
+    if neighbors is not None:
+        neighbors = [int(v) for v in neighbors]
+        for i, v in enumerate(neighbors):
+            if not 0 <= v < size:
+                raise ValueError(f"neighbors: entry {i} names rank {v}, outside [0, {size})")
+        if weights is None:
+            weights = [1.0] * len(neighbors)
+        weights = [float(v) for v in weights]
+        if len(weights) != len(neighbors):
+            raise ValueError(f"weights: {len(weights)} values for {len(neighbors)} neighbors")
+        for i, v in enumerate(weights):
+            if not np.isfinite(v) or v < 0:
+                raise ValueError(f"weights: entry {i} must be finite and >= 0; got {v!r}")
+    return tuple(float(v) for v in c), neighbors, weights
+
+
+def _first_error(items, what: str) -> str | None:
+    for rank, err in enumerate(items):
+        if err:
+            return f"{what}: rank {rank}: {err}"
+    return None
+
+
+def remap(
+    comm: MPI.Intracomm,
+    coords=None,
+    *,
+    neighbors: Sequence[int] | None = None,
+    weights: Sequence[float] | None = None,
+    provider: str | Provider | None = None,
+    metric: str = "weighted_hops",
+    orderings: Sequence[str] = ("fz", "mfz", "z", "gray", "hilbert"),
+    rotate: bool = True,
+    variants="auto",
+    candidates: Sequence[Candidate] | None = None,
+    on_error: str = "raise",
+    report: bool = False,
+):
+    """Return a communicator whose ranks are reordered so communicating tasks sit close.
+
+    Collective over ``comm``.  New rank ``t`` of the returned communicator is the
+    process the mapping chose for task ``t`` (the task of old rank ``t``): after the call
+    the application uses its *new* rank to pick its subdomain.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Intracomm
+        The communicator to reorder (left untouched).  A ``Cartcomm`` supplies
+        coordinates and neighbours, a ``Distgraphcomm`` neighbours and weights.
+    coords : sequence of float
+        This rank's task coordinate (e.g. the centre of its subgrid); every rank gives
+        the same number of dimensions.
+    neighbors : sequence of int, optional
+        This rank's communication partners (old ranks), like the destinations of
+        ``MPI_Dist_graph_create_adjacent``.  Default: the topology of ``comm`` if it has
+        one, else the nearest-neighbour proxy
+        :meth:`~mpitaskmap.taskgraph.TaskGraph.from_coordinate_proxy` of the coordinates.
+    weights : sequence of float, optional
+        Volumes sent to each neighbour (default 1.0).
+    provider : str or Provider, optional
+        Where the ranks sit: a spec such as ``"sim:titan:ppn=1"``, ``"file"``, ``"rca"``,
+        ``"bgq"``, ``"hostname"``, ``"auto"``, or a Provider object.  Default: the
+        ``MPITASKMAP_PROVIDER`` environment variable, else ``"auto"``.
+    metric : {"weighted_hops", "average_hops", "latency"}, optional
+        What the candidate search minimises (default weighted hops).
+    orderings, rotate, variants : optional
+        Candidate list options, see :func:`~mpitaskmap.candidates.candidate_list`.
+    candidates : sequence of Candidate, optional
+        An explicit candidate list (the identity is still put first).
+    on_error : {"raise", "identity"}, optional
+        On any failure on any rank: every rank raises the same ``MappingError``
+        (default), or every rank returns ``comm.Dup()`` and the report says why.
+    report : bool, optional
+        Also return a :class:`RemapReport`.
+
+    Returns
+    -------
+    mpi4py.MPI.Intracomm or (mpi4py.MPI.Intracomm, RemapReport)
+        A new communicator owned by the caller (free it with ``Free()``), named
+        ``"mpitaskmap:<provider>"``.
+
+    Raises
+    ------
+    MappingError
+        On every rank alike, when any rank failed and ``on_error="raise"``.
+    ValueError, TypeError
+        For invalid local options (unknown metric or on_error value), before any
+        communication: every rank gets the same options in a correct program.
+
+    Notes
+    -----
+    Candidate 0 is always the identity, so the result is never worse than the default
+    by the chosen metric.  Ties go to the lowest candidate index; every rank computes
+    from identical gathered data, so the result is deterministic.
+    """
+    if on_error not in ("raise", "identity"):
+        raise ValueError(f"on_error: expected 'raise' or 'identity'; got {on_error!r}")
+    if metric not in METRIC_NAMES:
+        raise ValueError(f"metric: unknown {metric!r}; valid: {sorted(METRIC_NAMES)}")
+    if not isinstance(comm, MPI.Intracomm):
+        raise TypeError(f"comm: expected an mpi4py Intracomm; got {type(comm).__name__}")
+    t_start = MPI.Wtime()
+    rank, size = comm.Get_rank(), comm.Get_size()
+    config = comm.bcast(_read_config() if rank == 0 else None, root=0)
+    handler = _configure_logging(config["log"], rank)
+    try:
+        return _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provider, metric,
+                      orderings, rotate, variants, candidates, on_error, report)
+    finally:
+        if handler is not None:
+            logger.removeHandler(handler)
+
+
+def _finish(comm, rep: RemapReport, report: bool, on_error: str, new=None):
+    if rep.error and on_error == "raise":
+        raise MappingError(rep.error)
+    if new is None:
+        new = comm.Dup()
+        rep.new_rank_of = list(range(comm.Get_size()))
+        if rep.error:
+            rep.status = "identity"
+            if comm.Get_rank() == 0:
+                logger.warning("remap returns the unchanged order: %s", rep.error)
+    new.Set_name(f"mpitaskmap:{rep.provider or 'none'}")
+    return (new, rep) if report else new
+
+
+def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provider, metric,
+           orderings, rotate, variants, candidates, on_error, report):
+    rep = RemapReport(metric=metric)
+    if config["disable"]:
+        rep.status = "disabled"
+        if rank == 0:
+            logger.info("MPITASKMAP_DISABLE is set: returning the communicator unchanged")
+        return _finish(comm, rep, report, on_error)
+
+    # -- local phase: never raises --------------------------------------------------
+    task_err = loc_err = ""
+    task = location = network = None
+    try:
+        task = _local_task(comm, coords, neighbors, weights)
+    except Exception as exc:  # travels to every rank in the gather
+        task_err = f"{type(exc).__name__}: {exc}"
+    prov_name = ""
+    try:
+        prov = provider if isinstance(provider, Provider) else get_provider(provider or config["provider"])
+        prov_name = prov.spec
+        # providers describe the whole job: locate by world rank, whatever comm is
+        world = MPI.COMM_WORLD
+        location = prov.locate(world.Get_rank(), world.Get_size())
+        network = prov.network(size=world.Get_size())
+    except Exception as exc:
+        loc_err = f"{type(exc).__name__}: {exc}"
+
+    # -- gather (one collective) --------------------------------------------------
+    t0 = MPI.Wtime()
+    gathered = comm.allgather((task_err, loc_err, prov_name, task, location, network))
+    t_gather = MPI.Wtime() - t0
+    rep.provider = gathered[0][2]
+    err = _first_error([g[0] for g in gathered], "task") or _first_error([g[1] for g in gathered], "provider")
+    graph = machine = None
+    if not err:
+        err, graph, machine = _build_inputs(gathered, size)
+    if err:
+        rep.error = err
+        return _finish(comm, rep, report, on_error)
+    rep.machine = machine.name
+
+    # -- candidate search: rank r evaluates r, r + size, ... --------------------------
+    t0 = MPI.Wtime()
+    task_dims = drop_constant_dimensions(graph.coords).shape[1]
+    cand_err = ""
+    try:
+        base = list(candidates) if candidates is not None else candidate_list(
+            task_dims, machine, orderings=orderings, rotate=rotate, variants=variants)
+        cands = [Candidate(kind="identity")] + [c for c in base if c.kind != "identity"]
+    except Exception as exc:
+        cands, cand_err = [Candidate(kind="identity")], f"{type(exc).__name__}: {exc}"
+    name = _METRIC_ALIAS.get(metric, metric)
+    mine = []  # (index, score)
+    best_local = None
+    for i in range(rank, len(cands), size):
+        if cand_err:
+            break
+        try:
+            mapping = cands[i].apply(graph, machine)
+            score = float(evaluate(graph, machine, mapping.task_to_proc, [name])[name])
+        except Exception as exc:
+            cand_err = f"candidate {i} ({cands[i].label()}): {type(exc).__name__}: {exc}"
+            logger.debug("%s\n%s", cand_err, traceback.format_exc())
+            break
+        mine.append((i, score))
+        if best_local is None or (score, i) < best_local[:2]:
+            best_local = (score, i, mapping.task_to_proc)
+    t_map = MPI.Wtime() - t0
+
+    # -- agree on the winner (one collective) ---------------------------------------
+    results = comm.allgather((cand_err, mine, t_map))
+    err = _first_error([r[0] for r in results], "mapper")
+    if err:
+        rep.error = err
+        return _finish(comm, rep, report, on_error)
+    scores = sorted((s, i) for r in results for i, s in r[1])
+    best_score, best_index = scores[0]
+    owner = best_index % size
+    rep.n_candidates = len(cands)
+    rep.candidates_per_rank = [len(r[1]) for r in results]
+    rep.before = next(s for s, i in scores if i == 0)
+    rep.after = best_score
+    rep.winner_index = best_index
+    rep.winner = cands[best_index].label()
+
+    # -- the winner's mapping from the rank that computed it (one collective) -----------
+    t0 = MPI.Wtime()
+    task_to_proc = np.empty(size, dtype=np.int64)
+    if rank == owner:
+        task_to_proc[:] = best_local[2]
+    comm.Bcast(task_to_proc, root=owner)
+    t_bcast = MPI.Wtime() - t0
+
+    # process p runs task t where task_to_proc[t] = p: its new rank is t
+    new_rank_of = np.empty(size, dtype=np.int64)
+    new_rank_of[task_to_proc] = np.arange(size)
+    t0 = MPI.Wtime()
+    new = comm.Split(0, int(new_rank_of[rank]))
+    t_split = MPI.Wtime() - t0
+    rep.new_rank_of = new_rank_of.tolist()
+    rep.status = "identity" if best_index == 0 else "remapped"
+    rep.seconds = {
+        "gather": t_gather,
+        "map_max": max(r[2] for r in results),
+        "bcast": t_bcast,
+        "split": t_split,
+        "total": MPI.Wtime() - t_start,
+    }
+    if rank == 0:
+        logger.info("%s", rep.summary())
+    return _finish(comm, rep, report, on_error, new)
+
+
+def _build_inputs(gathered, size):
+    """Validate the gathered tasks and locations and build the graph and machine."""
+    tasks = [g[3] for g in gathered]
+    dims = {len(t[0]) for t in tasks}
+    if len(dims) != 1:
+        counts = [len(t[0]) for t in tasks]
+        first = next(r for r in range(size) if counts[r] != counts[0])
+        return f"coords: rank {first} gave {counts[first]} dimensions but rank 0 gave {counts[0]}", None, None
+    has_nbrs = [t[1] is not None for t in tasks]
+    if any(has_nbrs) and not all(has_nbrs):
+        first = has_nbrs.index(not has_nbrs[0])
+        return f"neighbors: rank {first} disagrees with rank 0 on whether neighbors were given", None, None
+    coords = np.array([t[0] for t in tasks], dtype=np.float64)
+    try:
+        if all(has_nbrs):
+            graph = TaskGraph.from_neighbor_lists([t[1] for t in tasks], [t[2] for t in tasks], coords=coords)
+        else:
+            graph = TaskGraph.from_coordinate_proxy(coords)
+        networks = [g[5] for g in gathered]
+        for r in range(1, size):
+            if networks[r] != networks[0]:
+                return f"provider: rank {r} reports network {networks[r]} but rank 0 reports {networks[0]}", None, None
+        machine = assemble_machine([g[4] for g in gathered], networks[0], name=f"{gathered[0][2]} ({size} ranks)")
+    except Exception as exc:
+        return f"inputs: {type(exc).__name__}: {exc}", None, None
+    return None, graph, machine

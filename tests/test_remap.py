@@ -1,0 +1,241 @@
+"""remap(): agreement, validity, guard against the default, fault injection on one rank.
+
+Run under ``mpiexec -n 4`` (and one oversubscribed size) with ``--with-mpi -m mpi``; the
+tests are size-agnostic.  Every fault test checks that *all* ranks end the same way: after
+the call returns or raises, a collective compares what each rank saw.
+"""
+
+import numpy as np
+import pytest
+
+from mpitaskmap import MappingError, TaskGraph, remap, evaluate
+from mpitaskmap.candidates import Candidate
+from mpitaskmap.providers import Location, NetworkInfo, Provider, get_provider, machine_from_provider
+
+pytestmark = pytest.mark.timeout(240)
+
+SIM = "sim:titan:ppn=1,seed=2"
+
+
+def grid_for(size):
+    from mpi4py import MPI
+
+    return tuple(MPI.Compute_dims(size, 3))
+
+
+def task_of(rank, grid):
+    px, py, _ = grid
+    return (rank % px, (rank // px) % py, rank // (px * py))
+
+
+def neighbors_of(rank, grid):
+    x, y, z = task_of(rank, grid)
+    out = []
+    for d in ((-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0), (0, 0, -1), (0, 0, 1)):
+        c = (x + d[0], y + d[1], z + d[2])
+        if all(0 <= v < n for v, n in zip(c, grid)):
+            out.append(c[0] + grid[0] * (c[1] + grid[1] * c[2]))
+    return out
+
+
+@pytest.fixture(params=["world", "dup", "reversed"])
+def comm(request):
+    from mpi4py import MPI
+
+    world = MPI.COMM_WORLD
+    if request.param == "world":
+        yield world
+        return
+    c = world.Dup() if request.param == "dup" else world.Split(0, world.size - 1 - world.rank)
+    yield c
+    c.Free()
+
+
+def all_same(comm, value) -> bool:
+    everyone = comm.allgather(value)
+    return all(v == everyone[0] for v in everyone)
+
+
+@pytest.mark.mpi
+def test_remap_agrees_is_valid_and_never_worse_than_default(comm):
+    grid = grid_for(comm.size)
+    new, rep = remap(comm, task_of(comm.rank, grid), neighbors=neighbors_of(comm.rank, grid), provider=SIM, report=True)
+    try:
+        assert all_same(comm, (rep.status, rep.winner_index, rep.after, rep.before, tuple(rep.new_rank_of)))
+        assert sorted(rep.new_rank_of) == list(range(comm.size))
+        assert new.rank == rep.new_rank_of[comm.rank]
+        assert rep.after <= rep.before
+        assert rep.n_candidates > 1 and sum(rep.candidates_per_rank) == rep.n_candidates
+        # the placement the new communicator realises has exactly the reported score
+        from mpi4py import MPI
+
+        world_rank = MPI.COMM_WORLD.rank
+        task_to_world = np.array(new.allgather(world_rank))
+        machine = machine_from_provider(get_provider(SIM), MPI.COMM_WORLD.size)
+        graph = TaskGraph.from_neighbor_lists(
+            [neighbors_of(r, grid) for r in range(comm.size)], coords=[task_of(r, grid) for r in range(comm.size)]
+        )
+        if comm.size == MPI.COMM_WORLD.size:
+            assert evaluate(graph, machine, task_to_world, ["weighted_hops"])["weighted_hops"] == rep.after
+        assert new.Get_name() == f"mpitaskmap:{SIM}"
+    finally:
+        new.Free()
+
+
+@pytest.mark.mpi(min_size=4)
+def test_remap_repairs_a_scattered_default():
+    import math
+
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    n = comm.size
+    # a line of tasks handed out with a stride: neighbours sit far apart on a line of routers
+    stride = next(s for s in range(3, 2 * n + 3, 2) if math.gcd(s, n) == 1)
+    task = (comm.rank * stride) % n
+    new, rep = remap(comm, (float(task),), provider=f"sim:torus:dims={n},wrap=0", report=True)
+    new.Free()
+    assert rep.status == "remapped" and rep.after == 2 * (n - 1) < rep.before
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("metric", ["average_hops", "latency"])
+def test_other_metrics(metric):
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    grid = grid_for(comm.size)
+    new, rep = remap(comm, task_of(comm.rank, grid), provider=SIM, metric=metric, report=True)
+    new.Free()
+    assert rep.metric == metric and rep.after <= rep.before
+    assert all_same(comm, (rep.winner_index, rep.after))
+
+
+@pytest.mark.mpi
+def test_cartcomm_gives_coordinates_and_neighbours():
+    from mpi4py import MPI
+
+    world = MPI.COMM_WORLD
+    cart = world.Create_cart(grid_for(world.size), periods=[False] * 3)
+    new, rep = remap(cart, provider=SIM, report=True)
+    assert rep.after <= rep.before and sorted(rep.new_rank_of) == list(range(world.size))
+    new.Free()
+    cart.Free()
+
+
+@pytest.mark.mpi
+def test_disable_env_returns_unchanged_duplicate(monkeypatch):
+    from mpi4py import MPI
+
+    monkeypatch.setenv("MPITASKMAP_DISABLE", "1")
+    new, rep = remap(MPI.COMM_WORLD, (MPI.COMM_WORLD.rank,), provider=SIM, report=True)
+    assert rep.status == "disabled" and new.rank == MPI.COMM_WORLD.rank
+    assert MPI.Comm.Compare(new, MPI.COMM_WORLD) == MPI.CONGRUENT
+    new.Free()
+
+
+# -- faults on one rank: every rank must end the same way --------------------------------
+
+
+class FailingProvider(Provider):
+    """The sim provider, except that one rank cannot locate itself."""
+
+    name = "failing"
+
+    def __init__(self, bad_rank):
+        super().__init__()
+        self.inner = get_provider(SIM)
+        self.bad_rank = bad_rank
+
+    def locate(self, rank, size):
+        if rank == self.bad_rank:
+            raise RuntimeError("no coordinates on this node")
+        return self.inner.locate(rank, size)
+
+    def network(self, *, size=None):
+        return self.inner.network(size=size)
+
+
+class ExplodingCandidate(Candidate):
+    """A candidate whose mapper raises on one MPI rank only."""
+
+    def apply(self, graph, machine, *, prime_split=True):
+        from mpi4py import MPI
+
+        if MPI.COMM_WORLD.rank == 1:
+            raise ZeroDivisionError("mapper bug on rank 1")
+        return super().apply(graph, machine, prime_split=prime_split)
+
+
+def run_fault(fault, on_error):
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    grid = grid_for(comm.size)
+    coords = task_of(comm.rank, grid)
+    kwargs = dict(provider=SIM, report=True, on_error=on_error)
+    if fault == "nan" and comm.rank == 1:
+        coords = (np.nan, 0.0, 0.0)
+    if fault == "dims" and comm.rank == 1:
+        coords = (1.0, 2.0)
+    if fault == "provider":
+        kwargs["provider"] = FailingProvider(bad_rank=1)
+    if fault == "mapper":
+        kwargs["candidates"] = [ExplodingCandidate(ordering="fz")] * comm.size
+    if fault == "neighbor" and comm.rank == 1:
+        kwargs["neighbors"] = [comm.size + 5]
+    if fault == "neighbor" and comm.rank != 1:
+        kwargs["neighbors"] = neighbors_of(comm.rank, grid)
+    try:
+        new, rep = remap(comm, coords, **kwargs)
+    except MappingError as exc:
+        return ("raised", str(exc))
+    status = (rep.status, rep.error, new.rank == comm.rank)
+    new.Free()
+    return ("returned",) + status
+
+
+EXPECTED = {
+    "nan": "task: rank 1: ValueError: coords: non-finite value in dimension 0",
+    "dims": "coords: rank 1 gave 2 dimensions but rank 0 gave 3",
+    "provider": "provider: rank 1: RuntimeError: no coordinates on this node",
+    "mapper": "mapper: rank 1: candidate 1 (geometric fz T* P* shift): ZeroDivisionError: mapper bug on rank 1",
+    "neighbor": "task: rank 1: ValueError: neighbors: entry 0 names rank",
+}
+
+
+@pytest.mark.mpi(min_size=2)
+@pytest.mark.parametrize("fault", sorted(EXPECTED))
+def test_fault_on_one_rank_raises_the_same_error_everywhere(fault):
+    from mpi4py import MPI
+
+    outcome = run_fault(fault, "raise")
+    assert all_same(MPI.COMM_WORLD, outcome)
+    assert outcome[0] == "raised" and outcome[1].startswith(EXPECTED[fault])
+
+
+@pytest.mark.mpi(min_size=2)
+@pytest.mark.parametrize("fault", sorted(EXPECTED))
+def test_fault_on_one_rank_with_identity_fallback(fault):
+    from mpi4py import MPI
+
+    outcome = run_fault(fault, "identity")
+    assert all_same(MPI.COMM_WORLD, outcome)
+    assert outcome[:2] == ("returned", "identity") and outcome[2].startswith(EXPECTED[fault]) and outcome[3]
+
+
+def test_remap_on_comm_self_serial():
+    from mpi4py import MPI
+
+    new, rep = remap(MPI.COMM_SELF, (0.0, 0.0), provider="sim:torus:dims=2x2", report=True)
+    assert new.size == 1 and rep.new_rank_of == [0] and rep.before == rep.after == 0.0
+    new.Free()
+
+
+def test_bad_options_raise_before_communicating():
+    from mpi4py import MPI
+
+    with pytest.raises(ValueError, match="on_error"):
+        remap(MPI.COMM_SELF, (0.0,), on_error="ignore")
+    with pytest.raises(ValueError, match=r"unknown 'hops'"):
+        remap(MPI.COMM_SELF, (0.0,), metric="hops")
