@@ -48,7 +48,7 @@ from .providers import Provider, assemble_machine, get_provider
 from .taskgraph import TaskGraph
 from .transforms import drop_constant_dimensions
 
-__all__ = ["remap", "RemapReport", "METRIC_NAMES"]
+__all__ = ["remap", "RemapReport", "search_candidates", "SearchResult", "METRIC_NAMES"]
 
 logger = logging.getLogger("mpitaskmap")
 
@@ -346,57 +346,26 @@ def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provid
         return _finish(comm, rep, report, on_error)
     rep.machine = machine.name
 
-    # -- candidate search: rank r evaluates r, r + size, ... --------------------------
-    t0 = MPI.Wtime()
+    # -- candidate search (two collectives) ----------------------------------------------
     task_dims = drop_constant_dimensions(graph.coords).shape[1]
-    cand_err = ""
     try:
         base = list(candidates) if candidates is not None else candidate_list(
             task_dims, machine, orderings=orderings, rotate=rotate, variants=variants)
-        cands = [Candidate(kind="identity")] + [c for c in base if c.kind != "identity"]
-    except Exception as exc:
-        cands, cand_err = [Candidate(kind="identity")], f"{type(exc).__name__}: {exc}"
-    name = _METRIC_ALIAS.get(metric, metric)
-    mine = []  # (index, score)
-    best_local = None
-    for i in range(rank, len(cands), size):
-        if cand_err:
-            break
-        try:
-            mapping = cands[i].apply(graph, machine)
-            score = float(evaluate(graph, machine, mapping.task_to_proc, [name])[name])
-        except Exception as exc:
-            cand_err = f"candidate {i} ({cands[i].label()}): {type(exc).__name__}: {exc}"
-            logger.debug("%s\n%s", cand_err, traceback.format_exc())
-            break
-        mine.append((i, score))
-        if best_local is None or (score, i) < best_local[:2]:
-            best_local = (score, i, mapping.task_to_proc)
-    t_map = MPI.Wtime() - t0
-
-    # -- agree on the winner (one collective) ---------------------------------------
-    results = comm.allgather((cand_err, mine, t_map))
-    err = _first_error([r[0] for r in results], "mapper")
-    if err:
-        rep.error = err
+        cands, list_err = [Candidate(kind="identity")] + [c for c in base if c.kind != "identity"], ""
+    except Exception as exc:  # deterministic, so every rank fails alike; still agreed below
+        cands, list_err = [Candidate(kind="identity")], f"candidate list: {type(exc).__name__}: {exc}"
+    search = _search(comm, graph, machine, cands, _METRIC_ALIAS.get(metric, metric), list_err)
+    if search.error:
+        rep.error = search.error
         return _finish(comm, rep, report, on_error)
-    scores = sorted((s, i) for r in results for i, s in r[1])
-    best_score, best_index = scores[0]
-    owner = best_index % size
     rep.n_candidates = len(cands)
-    rep.candidates_per_rank = [len(r[1]) for r in results]
-    rep.before = next(s for s, i in scores if i == 0)
-    rep.after = best_score
-    rep.winner_index = best_index
-    rep.winner = cands[best_index].label()
-
-    # -- the winner's mapping from the rank that computed it (one collective) -----------
-    t0 = MPI.Wtime()
-    task_to_proc = np.empty(size, dtype=np.int64)
-    if rank == owner:
-        task_to_proc[:] = best_local[2]
-    comm.Bcast(task_to_proc, root=owner)
-    t_bcast = MPI.Wtime() - t0
+    rep.candidates_per_rank = search.candidates_per_rank
+    rep.before = search.scores[0]
+    rep.after = search.score
+    rep.winner_index = search.index
+    rep.winner = cands[search.index].label()
+    task_to_proc = search.task_to_proc
+    t_map, t_bcast = search.seconds["map_max"], search.seconds["bcast"]
 
     # process p runs task t where task_to_proc[t] = p: its new rank is t
     new_rank_of = np.empty(size, dtype=np.int64)
@@ -405,10 +374,10 @@ def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provid
     new = comm.Split(0, int(new_rank_of[rank]))
     t_split = MPI.Wtime() - t0
     rep.new_rank_of = new_rank_of.tolist()
-    rep.status = "identity" if best_index == 0 else "remapped"
+    rep.status = "identity" if search.index == 0 else "remapped"
     rep.seconds = {
         "gather": t_gather,
-        "map_max": max(r[2] for r in results),
+        "map_max": t_map,
         "bcast": t_bcast,
         "split": t_split,
         "total": MPI.Wtime() - t_start,
@@ -444,3 +413,114 @@ def _build_inputs(gathered, size):
     except Exception as exc:
         return f"inputs: {type(exc).__name__}: {exc}", None, None
     return None, graph, machine
+
+
+@dataclass
+class SearchResult:
+    """Outcome of :func:`search_candidates`, identical on every rank.
+
+    Attributes
+    ----------
+    task_to_proc : (n_tasks,) ndarray of int64
+        The winning mapping.
+    score : float
+        Its metric value.
+    index : int
+        Its index in the candidate list (ties to the lowest).
+    scores : list of float
+        Every candidate's score, in list order.
+    candidates_per_rank : list of int
+        Candidates each rank evaluated.
+    seconds : dict
+        ``map_max`` (slowest rank's evaluation), ``map_cpu`` (CPU seconds per rank, a
+        list), ``bcast``.
+    error : str
+        The agreed error ("" when all went well).
+    """
+
+    task_to_proc: np.ndarray | None = None
+    score: float = float("inf")
+    index: int = -1
+    scores: list = field(default_factory=list)
+    candidates_per_rank: list = field(default_factory=list)
+    seconds: dict = field(default_factory=dict)
+    error: str = ""
+
+
+def search_candidates(
+    comm: MPI.Intracomm, graph: TaskGraph, machine, candidates: Sequence[Candidate], *, metric: str = "weighted_hops"
+) -> SearchResult:
+    """Evaluate a candidate list in parallel and agree on the best mapping.
+
+    Collective over ``comm``.  Rank ``r`` evaluates candidates ``r, r + size, ...``; one
+    ``allgather`` of the scores (and of any mapper error) and one ``Bcast`` of the winning
+    mapping from the rank that computed it: two collectives whatever the list length.
+    Every rank must pass the same graph, machine and list (as :func:`remap` guarantees by
+    building them from gathered data).
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Intracomm
+        Ranks sharing the work.
+    graph : TaskGraph
+        The task graph (any number of tasks, independent of ``comm.size``).
+    machine : Machine
+        The processors.
+    candidates : sequence of Candidate
+        Candidate list, e.g. :func:`~mpitaskmap.candidates.candidate_list`.
+    metric : str, optional
+        A name from :data:`mpitaskmap.metrics.METRICS` (default "weighted_hops").
+
+    Returns
+    -------
+    SearchResult
+        The same on every rank; ``error`` names the first failing rank and candidate if a
+        mapper raised anywhere (no rank raises inside this function).
+
+    Notes
+    -----
+    Per-rank work is about ``len(candidates) / comm.size`` candidate evaluations.
+    """
+    return _search(comm, graph, machine, list(candidates), metric, "")
+
+
+def _search(comm, graph, machine, cands, metric_name, list_err) -> SearchResult:
+    rank, size = comm.Get_rank(), comm.Get_size()
+    t0, c0 = MPI.Wtime(), time.process_time()
+    err = list_err
+    mine, best_local = [], None
+    for i in range(rank, len(cands), size):
+        if err:
+            break
+        try:
+            mapping = cands[i].apply(graph, machine)
+            score = float(evaluate(graph, machine, mapping.task_to_proc, [metric_name])[metric_name])
+        except Exception as exc:
+            err = f"candidate {i} ({cands[i].label()}): {type(exc).__name__}: {exc}"
+            logger.debug("%s\n%s", err, traceback.format_exc())
+            break
+        mine.append((i, score))
+        if best_local is None or (score, i) < best_local[:2]:
+            best_local = (score, i, mapping.task_to_proc)
+    t_map, c_map = MPI.Wtime() - t0, time.process_time() - c0
+    results = comm.allgather((err, mine, t_map, c_map))
+    res = SearchResult(
+        candidates_per_rank=[len(r[1]) for r in results],
+        seconds={"map_max": max(r[2] for r in results), "map_cpu": [r[3] for r in results]},
+    )
+    res.error = _first_error([r[0] for r in results], "mapper") or ""
+    if res.error:
+        return res
+    ranked = sorted((s, i) for r in results for i, s in r[1])
+    res.score, res.index = ranked[0]
+    res.scores = [s for s, _ in sorted(ranked, key=lambda v: v[1])]
+    owner = res.index % size
+    t0 = MPI.Wtime()
+    task_to_proc = np.empty(graph.n_tasks, dtype=np.int64)
+    if rank == owner:
+        task_to_proc[:] = best_local[2]
+    comm.Bcast(task_to_proc, root=owner)
+    res.seconds["bcast"] = MPI.Wtime() - t0
+    res.task_to_proc = task_to_proc
+    return res
+

@@ -239,3 +239,80 @@ def test_bad_options_raise_before_communicating():
         remap(MPI.COMM_SELF, (0.0,), on_error="ignore")
     with pytest.raises(ValueError, match=r"unknown 'hops'"):
         remap(MPI.COMM_SELF, (0.0,), metric="hops")
+
+
+def counting_comm(base):
+    """A view of ``base`` that counts the collective calls made on it."""
+    from mpi4py import MPI
+
+    class CountingComm(MPI.Intracomm):
+        calls: list = []
+
+        def _count(self, name):
+            type(self).calls.append(name)
+
+        def bcast(self, *a, **k):
+            self._count("bcast")
+            return super().bcast(*a, **k)
+
+        def allgather(self, *a, **k):
+            self._count("allgather")
+            return super().allgather(*a, **k)
+
+        def allreduce(self, *a, **k):
+            self._count("allreduce")
+            return super().allreduce(*a, **k)
+
+        def Bcast(self, *a, **k):
+            self._count("Bcast")
+            return super().Bcast(*a, **k)
+
+        def Split(self, *a, **k):
+            self._count("Split")
+            return super().Split(*a, **k)
+
+        def Dup(self, *a, **k):
+            self._count("Dup")
+            return super().Dup(*a, **k)
+
+    CountingComm.calls = []
+    return CountingComm(base)
+
+
+@pytest.mark.mpi
+def test_collective_count_does_not_grow_with_the_candidate_list():
+    from mpi4py import MPI
+
+    from mpitaskmap.candidates import candidate_list
+    from mpitaskmap import torus_machine
+
+    world = MPI.COMM_WORLD
+    grid = grid_for(world.size)
+    counts = []
+    for n_cands in (1, 200):
+        cands = (candidate_list(3, torus_machine([4, 4, 4]), rotate=False) * 40)[:n_cands]
+        c = counting_comm(world)
+        new = remap(c, task_of(world.rank, grid), provider=SIM, candidates=cands)
+        new.Free()
+        counts.append(list(type(c).calls))
+    assert counts[0] == counts[1] == ["bcast", "allgather", "allgather", "Bcast", "Split"]
+
+
+@pytest.mark.mpi
+def test_search_candidates_spreads_work_and_matches_serial_best_of():
+    from mpi4py import MPI
+
+    from mpitaskmap import TaskGraph, best_of, candidate_list, titan_machine
+    from mpitaskmap.runtime import search_candidates
+
+    comm = MPI.COMM_WORLD
+    machine = titan_machine(32, cores_per_node=4, seed=3)
+    graph = TaskGraph.stencil([8, 4, 4])  # 128 tasks, independent of the number of ranks
+    cands = candidate_list(3, machine, include_identity=True, orderings=["fz", "z"])
+    res = search_candidates(comm, graph, machine, cands)
+    serial = best_of(cands, graph, machine)
+    assert res.error == "" and res.index == serial.index and res.score == serial.score
+    assert res.scores == serial.scores
+    assert np.array_equal(res.task_to_proc, serial.mapping.task_to_proc)
+    per = res.candidates_per_rank
+    assert sum(per) == len(cands) and max(per) - min(per) <= 1
