@@ -1,0 +1,27 @@
+"""Type stubs of the compiled torus kernels (cext/_torus.pyx)."""
+
+import numpy as np
+import numpy.typing as npt
+
+def hops_pairs(
+    coords: npt.NDArray[np.int64], dims: npt.NDArray[np.int64], wrap: npt.NDArray[np.uint8],
+    src: npt.NDArray[np.intp], dst: npt.NDArray[np.intp], out: npt.NDArray[np.int64],
+) -> None: ...
+def csr_hop_sums(
+    indptr: npt.NDArray[np.intp], indices: npt.NDArray[np.intp], weights: npt.NDArray[np.float64],
+    task_to_proc: npt.NDArray[np.intp], coords: npt.NDArray[np.int64], dims: npt.NDArray[np.int64],
+    wrap: npt.NDArray[np.uint8],
+) -> tuple[int, float, int]: ...
+def csr_edge_hops(
+    indptr: npt.NDArray[np.intp], indices: npt.NDArray[np.intp], task_to_proc: npt.NDArray[np.intp],
+    coords: npt.NDArray[np.int64], dims: npt.NDArray[np.int64], wrap: npt.NDArray[np.uint8],
+    out: npt.NDArray[np.int64],
+) -> None: ...
+def csr_link_loads(
+    indptr: npt.NDArray[np.intp], indices: npt.NDArray[np.intp], weights: npt.NDArray[np.float64],
+    task_to_proc: npt.NDArray[np.intp], coords: npt.NDArray[np.int64], dims: npt.NDArray[np.int64],
+    wrap: npt.NDArray[np.uint8], data: npt.NDArray[np.float64], messages: npt.NDArray[np.int64],
+) -> None: ...
+def route_links(
+    coords: npt.NDArray[np.int64], dims: npt.NDArray[np.int64], wrap: npt.NDArray[np.uint8], p: int, q: int,
+) -> npt.NDArray[np.int64]: ...
