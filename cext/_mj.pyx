@@ -46,7 +46,14 @@
 #                           contiguous range                      (work, 16 B/point)
 #   signs     (L + 1, d)    float64 +-1 sign frame per recursion level  (work)
 #   bounds    (L + 1, kmax + 1) slab boundaries per recursion level     (work)
+#   preds     (L + 1, kmax + 1) predicted cut dimension of each slab     (work)
 #   ext       (2, d)        min / max scratch for the extents            (work)
+#
+# Speed notes: the passes over a node gather coords[idx] at random, so the loops
+# prefetch the row 16 items ahead; while scanning the extents the keys along a
+# predicted cut dimension (from the parent's extents) are written too, saving the
+# key pass when the prediction is right (a hint only: it never changes the result);
+# nodes whose slabs are single parts write them out without recursing.
 #
 # Invariants: every buf range of a node at level l holds exactly the points of that
 # node; sign rows 0..l are the flips on the path from the root; part ids of a node are
@@ -56,12 +63,12 @@
 # set of points sent to each slab is therefore uniquely defined, so the result does
 # not depend on the selection algorithm, the platform or the input memory layout.
 #
-# Complexity: O(n * (d + 1)) per tree level (extents + selection), O(n d log np) time
-# in total (O(n log np) without longest_dim); O(n) extra memory (16 bytes per point).
+# Complexity: O(n * (d + 1)) expected per tree level (extents + introselect),
+# O(n d log np) time in total (O(n log np) without longest_dim); O(n) extra memory
+# (16 bytes per point) plus O(depth * (d + kmax)).
 # ===================================================================================
 
 from libc.stdint cimport int64_t
-from libc.math cimport INFINITY
 
 import numpy as np
 
@@ -111,55 +118,6 @@ cdef extern from * nogil:
     static inline void mj_nth_element(mj_item* first, mj_item* nth, mj_item* last) {
         if (nth < last) std::nth_element(first, nth, last);
     }
-    /* Bucket select, same result as mj_nth_element.  One pass histograms the keys
-       into MJ_NBUCKET buckets by linear interpolation in [kmin, kmax] (a monotone
-       map, so every item of a lower bucket is smaller than every item of a higher
-       one); two Hoare passes move the buckets below / at the target bucket into
-       place; std::nth_element finishes inside the target bucket only.  kmin / kmax
-       only affect speed, never the result.  Grids (few distinct coordinates) make the
-       target bucket a block of ties, so most of the work is two linear passes. */
-    #define MJ_NBUCKET 1024
-    static inline Py_ssize_t mj_bucket(mj_item it, double kmin, double scale) {
-        double t = (mj_key(it) - kmin) * scale;
-        Py_ssize_t b = t > 0.0 ? (Py_ssize_t)t : 0;
-        return b < MJ_NBUCKET - 1 ? b : MJ_NBUCKET - 1;
-    }
-    static void mj_select(mj_item* first, mj_item* nth, mj_item* last,
-                          double kmin, double kmax, Py_ssize_t* hist) {
-        Py_ssize_t n = last - first;
-        if (nth >= last) return;
-        if (n < 2048 || !(kmax > kmin)) { std::nth_element(first, nth, last); return; }
-        double scale = MJ_NBUCKET / (kmax - kmin);
-        if (!(scale < 1e300)) { std::nth_element(first, nth, last); return; }
-        for (Py_ssize_t j = 0; j < MJ_NBUCKET; ++j) hist[j] = 0;
-        for (mj_item* p = first; p < last; ++p) hist[mj_bucket(*p, kmin, scale)]++;
-        Py_ssize_t r = nth - first, below = 0, bt = 0;
-        while (below + hist[bt] <= r) below += hist[bt++];
-        Py_ssize_t at = hist[bt];
-        /* [first, first + below): buckets < bt */
-        mj_item* i = first;
-        mj_item* j = last - 1;
-        mj_item* m1 = first + below;
-        while (true) {
-            while (i < m1 && mj_bucket(*i, kmin, scale) < bt) ++i;
-            if (i >= m1) break;
-            while (mj_bucket(*j, kmin, scale) >= bt) --j;
-            std::swap(*i, *j);
-            ++i; --j;
-        }
-        /* [m1, m1 + at): bucket == bt */
-        mj_item* m2 = m1 + at;
-        i = m1;
-        j = last - 1;
-        while (true) {
-            while (i < m2 && mj_bucket(*i, kmin, scale) == bt) ++i;
-            if (i >= m2) break;
-            while (mj_bucket(*j, kmin, scale) != bt) --j;
-            std::swap(*i, *j);
-            ++i; --j;
-        }
-        if (at > 1) std::nth_element(m1, nth, m2);
-    }
     """
     ctypedef long long mj_item   # opaque for Cython: never used arithmetically here
     double mj_key(mj_item it)
@@ -170,8 +128,6 @@ cdef extern from * nogil:
     void mj_prefetch_row(const double* coords, const mj_item* buf, Py_ssize_t i,
                          Py_ssize_t hi, Py_ssize_t d)
     void mj_nth_element(mj_item* first, mj_item* nth, mj_item* last)
-    void mj_select(mj_item* first, mj_item* nth, mj_item* last, double kmin, double kmax,
-                   Py_ssize_t* hist)
 
 ctypedef Py_ssize_t intp
 
@@ -207,7 +163,6 @@ cdef struct MJState:
     intp kmax
     double* ext
     intp* preds
-    intp* hist
     intp* out
     intp max_depth
 
@@ -247,16 +202,15 @@ cdef inline intp _share(intp n, intp np_, intp c) noexcept nogil:
     return q * c + (2 * r * c + np_) // (2 * np_)
 
 
-cdef void _multiselect(mj_item* buf, intp lo, intp hi, const intp* b, intp a, intp e,
-                       double kmin, double kmax, intp* hist) noexcept nogil:
+cdef void _multiselect(mj_item* buf, intp lo, intp hi, const intp* b, intp a, intp e) noexcept nogil:
     """Place the order statistics b[a..e) (sorted, in [lo, hi]) of buf[lo:hi]."""
     cdef intp m
     while a < e:
         m = a + (e - a) // 2
         if b[m] < hi:
-            mj_select(buf + lo, buf + b[m], buf + hi, kmin, kmax, hist)
+            mj_nth_element(buf + lo, buf + b[m], buf + hi)
         # left half recursively, right half iteratively
-        _multiselect(buf, lo, b[m], b, a, m, kmin, kmax, hist)
+        _multiselect(buf, lo, b[m], b, a, m)
         lo = b[m] + 1
         a = m + 1
 
@@ -379,19 +333,10 @@ cdef int _node(MJState* st, intp lo, intp hi, intp np_, intp base, intp level,
     # ---- keys along the cut dimension (sign of this frame)
     col = dims[c]
     s = frame[c]
-    if st.longest and d > 1:
-        kmin = mn[c] if s > 0 else -mx[c]
-        kmax_ = mx[c] if s > 0 else -mn[c]
-    else:
-        kmin = INFINITY
-        kmax_ = -INFINITY
     if not filled:
         for i in range(lo, hi):
             mj_prefetch_row(coords, buf, i, hi, d)
-            v = s * coords[mj_idx(buf[i]) * d + col]
-            mj_set_key(&buf[i], v)
-            kmin = v if v < kmin else kmin
-            kmax_ = v if v > kmax_ else kmax_
+            mj_set_key(&buf[i], s * coords[mj_idx(buf[i]) * d + col])
 
     # ---- slab boundaries and selection
     b = st.bounds + level * (st.kmax + 1)
@@ -400,7 +345,7 @@ cdef int _node(MJState* st, intp lo, intp hi, intp np_, intp base, intp level,
         cum = j * sub if sub else npl
         b[j] = lo + _share(n, np_, cum)
     b[k] = hi
-    _multiselect(buf, lo, hi, b, 1, k, kmin, kmax_, st.hist)
+    _multiselect(buf, lo, hi, b, 1, k)
 
     # ---- all slabs are single parts: write them out (saves a call per leaf)
     if sub == 1 or (sub == 0 and np_ == 2):
@@ -415,6 +360,12 @@ cdef int _node(MJState* st, intp lo, intp hi, intp np_, intp base, intp level,
     for j in range(k):
         preds[j] = -1
     if st.longest and d > 1:
+        if s > 0:
+            kmin = mn[c]
+            kmax_ = mx[c]
+        else:
+            kmin = -mx[c]
+            kmax_ = -mn[c]
         for j in range(k):
             lo_key = mj_key(buf[b[j]]) if j > 0 else kmin
             hi_key = mj_key(buf[b[j + 1]]) if j + 1 < k else kmax_
@@ -457,8 +408,7 @@ cdef int mj_kernel(const double[:, ::1] coords, const intp[::1] dim_order, intp 
                    int ordering, bint longest_dim, const intp[::1] part_counts,
                    bint prime_split, intp max_depth, intp kmax,
                    int64_t[::1] work, double[::1] signs, intp[::1] bounds,
-                   double[::1] ext, intp[::1] preds, intp[::1] hist,
-                   intp[::1] out) noexcept nogil:
+                   double[::1] ext, intp[::1] preds, intp[::1] out) noexcept nogil:
     """Partition coords into n_parts parts; write the part of each point into out.
 
     Returns 0, or a negative status (depth exceeded / bad part_counts) that the
@@ -482,7 +432,6 @@ cdef int mj_kernel(const double[:, ::1] coords, const intp[::1] dim_order, intp 
     st.kmax = kmax
     st.ext = &ext[0]
     st.preds = &preds[0]
-    st.hist = &hist[0]
     st.out = &out[0]
     st.max_depth = max_depth
     for i in range(n):
@@ -530,17 +479,14 @@ def mj_partition_kernel(const double[:, ::1] coords, const intp[::1] dim_order,
     bounds = np.empty((max_depth + 2) * (kmax + 1), dtype=np.intp)
     ext = np.empty(2 * d, dtype=np.float64)
     preds = np.empty((max_depth + 2) * (kmax + 1), dtype=np.intp)
-    hist = np.empty(1024, dtype=np.intp)
     cdef int64_t[::1] work_v = work
     cdef double[::1] signs_v = signs
     cdef intp[::1] bounds_v = bounds
     cdef double[::1] ext_v = ext
     cdef intp[::1] preds_v = preds
-    cdef intp[::1] hist_v = hist
     with nogil:
         status = mj_kernel(coords, dim_order, n_parts, ordering, longest_dim, part_counts,
-                           prime_split, max_depth, kmax, work_v, signs_v, bounds_v, ext_v, preds_v, hist_v,
-                           out)
+                           prime_split, max_depth, kmax, work_v, signs_v, bounds_v, ext_v, preds_v, out)
     if status != MJ_OK:
         raise RuntimeError(f"mj_partition_kernel: internal error, status {status}")
 

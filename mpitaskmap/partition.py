@@ -38,6 +38,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from . import _mj  # compiled kernel (cext/_mj.pyx)
 from ._validate import as_float_matrix
 from .curves import hilbert_keys
 from .errors import InvalidInputError
@@ -349,8 +350,6 @@ def mj_partition(
     >>> mj_partition(line, 3, ordering="fz").tolist()  # the upper side is mirrored
     [0, 0, 0, 2, 2, 1, 1, 1]
     """
-    from . import _mj  # compiled kernel
-
     if not isinstance(ordering, str) or ordering not in ORDERINGS:
         raise InvalidInputError(
             f"ordering: unknown ordering, valid names are {', '.join(repr(o) for o in ORDERINGS)}; "

@@ -369,6 +369,17 @@ def test_agrees_with_reference_grid_4096(ordering):
         assert part.tolist() == reference_mj(g, n_parts, ordering=ordering)
 
 
+@pytest.mark.slow
+def test_agrees_with_reference_larger_random():
+    rng = np.random.default_rng(21)
+    pts = np.round(rng.normal(size=(3000, 3)) * 10, 1)  # floats with many duplicates
+    for ordering in ORDERINGS:
+        for n_parts in (97, 3000):
+            part = mj_partition(pts, n_parts, ordering=ordering, prime_split=True)
+            check_partition(part, 3000, n_parts, prime_split=True)
+            assert part.tolist() == reference_mj(pts, n_parts, ordering=ordering, prime_split=True)
+
+
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
