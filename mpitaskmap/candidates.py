@@ -33,7 +33,16 @@ from .mappers.geometric import map_geometric, processor_coords
 from .metrics import METRICS, evaluate
 from .taskgraph import TaskGraph
 
-__all__ = ["Candidate", "candidate_list", "rotations", "best_of", "BestOf", "GEMINI_BOX"]
+__all__ = [
+    "Candidate",
+    "candidate_list",
+    "rotations",
+    "best_of",
+    "BestOf",
+    "register_kind",
+    "register_family",
+    "GEMINI_BOX",
+]
 
 GEMINI_BOX = (2, 2, 8)
 
@@ -66,11 +75,21 @@ class Candidate:
     bandwidth: bool = False
     box: tuple | None = None
     drop: tuple = ()
+    params: tuple = ()
+
+    def option(self, key: str, default=None):
+        """Return the value of ``key`` in :attr:`params` (options of non-geometric kinds)."""
+        for k, v in self.params:
+            if k == key:
+                return v
+        return default
 
     def label(self) -> str:
         """Return a short human-readable description, e.g. ``"geometric fz T(1,0,2) P* shift"``."""
         if self.kind == "identity":
             return "identity (default order)"
+        if self.kind != "geometric":
+            return " ".join([self.kind] + [f"{k}={v}" for k, v in self.params])
         t = "T*" if self.task_perm is None else "T(" + ",".join(map(str, self.task_perm)) + ")"
         p = "P*" if self.proc_perm is None else "P(" + ",".join(map(str, self.proc_perm)) + ")"
         extras = [name for name, on in (("shift", self.shift), ("bw", self.bandwidth)) if on]
@@ -89,7 +108,59 @@ class Candidate:
                 graph, machine, ordering=self.ordering, task_perm=self.task_perm, proc_perm=self.proc_perm,
                 shift=self.shift, bandwidth=self.bandwidth, box=self.box, drop=self.drop, prime_split=prime_split,
             )
-        raise InvalidInputError(f"kind: unknown candidate kind {self.kind!r}; valid: ['geometric', 'identity']")
+        _load_families()
+        if self.kind in _KINDS:
+            return _KINDS[self.kind](self, graph, machine)
+        valid = sorted(["geometric", "identity", *_KINDS])
+        raise InvalidInputError(f"kind: unknown candidate kind {self.kind!r}; valid: {valid}")
+
+
+#: Modules that register mapper families when imported (loaded lazily: they import this one).
+FAMILY_MODULES: tuple = ()
+
+#: Appliers of the other mapper families: kind -> f(candidate, graph, machine) -> Mapping.
+_KINDS: dict[str, Callable] = {}
+
+
+def _load_families() -> None:
+    import importlib
+
+    for name in FAMILY_MODULES:
+        importlib.import_module(name)
+#: Enumerators of the other families: name -> f(task_dims, machine) -> list of Candidate.
+_FAMILIES: dict[str, Callable] = {}
+
+
+def register_kind(kind: str, apply: Callable) -> None:
+    """Register how candidates of ``kind`` are computed.
+
+    Parameters
+    ----------
+    kind : str
+        Candidate kind (e.g. ``"greedy"``); "identity" and "geometric" are built in.
+    apply : callable
+        ``apply(candidate, graph, machine) -> Mapping``; options come from
+        ``candidate.params`` (see :meth:`Candidate.option`).  Must be deterministic.
+    """
+    if kind in ("identity", "geometric"):
+        raise InvalidInputError(f"kind: {kind!r} is built in")
+    _KINDS[kind] = apply
+
+
+def register_family(name: str, enumerate_candidates: Callable) -> None:
+    """Register a family of candidates that :func:`candidate_list` can append.
+
+    Parameters
+    ----------
+    name : str
+        Family name used in ``candidate_list(..., families=[...])``.
+    enumerate_candidates : callable
+        ``f(task_dims, machine) -> list of Candidate``, deterministic (same list on every
+        rank for the same inputs).
+    """
+    if name == "geometric":
+        raise InvalidInputError("name: 'geometric' is built in")
+    _FAMILIES[name] = enumerate_candidates
 
 
 def rotations(n_dims: int, *, max_all: int = 4) -> list[tuple[int, ...]]:
@@ -157,6 +228,7 @@ def candidate_list(
     variants: str | Sequence[dict] = "auto",
     include_identity: bool = False,
     max_all_rotations: int = 4,
+    families: Sequence[str] = ("geometric",),
 ) -> list[Candidate]:
     """Enumerate the candidate configurations, deterministically.
 
@@ -181,6 +253,9 @@ def candidate_list(
         never worse than the default.
     max_all_rotations : int, optional
         See :func:`rotations`.
+    families : sequence of str, optional
+        Mapper families to enumerate, in this order: "geometric" (default) and any
+        registered with :func:`register_family` (e.g. graph and grid mappers).
 
     Returns
     -------
@@ -199,6 +274,22 @@ def candidate_list(
     if int(task_dims) < 1:
         raise InvalidInputError(f"task_dims: must be at least 1; got {task_dims}")
     out: list[Candidate] = [Candidate(kind="identity")] if include_identity else []
+    _load_families()
+    unknown = [f for f in families if f != "geometric" and f not in _FAMILIES]
+    if unknown:
+        raise InvalidInputError(
+            f"families: unknown {unknown[0]!r}; valid: {sorted(['geometric', *_FAMILIES])}"
+        )
+    for family in families:
+        if family == "geometric":
+            out.extend(_geometric_candidates(task_dims, machine, orderings, rotate, variants, max_all_rotations))
+        else:
+            out.extend(_FAMILIES[family](task_dims, machine))
+    return out
+
+
+def _geometric_candidates(task_dims, machine, orderings, rotate, variants, max_all_rotations) -> list[Candidate]:
+    out: list[Candidate] = []
     for opt in _variants(machine, variants):
         pdims = processor_coords(machine, **opt).shape[1]
         t_rot = rotations(task_dims, max_all=max_all_rotations) if rotate else []

@@ -212,6 +212,7 @@ def remap(
     orderings: Sequence[str] = ("fz", "mfz", "z", "gray", "hilbert"),
     rotate: bool = True,
     variants="auto",
+    families: Sequence[str] = ("geometric",),
     candidates: Sequence[Candidate] | None = None,
     on_error: str = "raise",
     report: bool = False,
@@ -243,8 +244,9 @@ def remap(
         ``MPITASKMAP_PROVIDER`` environment variable, else ``"auto"``.
     metric : {"weighted_hops", "average_hops", "latency"}, optional
         What the candidate search minimises (default weighted hops).
-    orderings, rotate, variants : optional
-        Candidate list options, see :func:`~mpitaskmap.candidates.candidate_list`.
+    orderings, rotate, variants, families : optional
+        Candidate list options, see :func:`~mpitaskmap.candidates.candidate_list`
+        (``families`` adds other mapper families, e.g. graph mappers, to the search).
     candidates : sequence of Candidate, optional
         An explicit candidate list (the identity is still put first).
     on_error : {"raise", "identity"}, optional
@@ -284,8 +286,9 @@ def remap(
     config = comm.bcast(_read_config() if rank == 0 else None, root=0)
     handler = _configure_logging(config["log"], rank)
     try:
+        options = dict(orderings=orderings, rotate=rotate, variants=variants, families=families)
         return _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provider, metric,
-                      orderings, rotate, variants, candidates, on_error, report)
+                      options, candidates, on_error, report)
     finally:
         if handler is not None:
             logger.removeHandler(handler)
@@ -306,7 +309,7 @@ def _finish(comm, rep: RemapReport, report: bool, on_error: str, new=None):
 
 
 def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provider, metric,
-           orderings, rotate, variants, candidates, on_error, report):
+           options, candidates, on_error, report):
     rep = RemapReport(metric=metric)
     if config["disable"]:
         rep.status = "disabled"
@@ -349,8 +352,7 @@ def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provid
     # -- candidate search (two collectives) ----------------------------------------------
     task_dims = drop_constant_dimensions(graph.coords).shape[1]
     try:
-        base = list(candidates) if candidates is not None else candidate_list(
-            task_dims, machine, orderings=orderings, rotate=rotate, variants=variants)
+        base = list(candidates) if candidates is not None else candidate_list(task_dims, machine, **options)
         cands, list_err = [Candidate(kind="identity")] + [c for c in base if c.kind != "identity"], ""
     except Exception as exc:  # deterministic, so every rank fails alike; still agreed below
         cands, list_err = [Candidate(kind="identity")], f"candidate list: {type(exc).__name__}: {exc}"
