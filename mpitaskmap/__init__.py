@@ -12,6 +12,7 @@ from .errors import InvalidInputError, MappingError, ProviderError
 from .machine import FlatMachine, LinkLoads, Machine, TorusMachine, gemini_bandwidth
 from .machine_file import hopper_machine, read_machine_file, write_machine_file
 from .mapping import Mapping, identity_mapping
+from . import mapfiles, rubik
 from .candidates import best_of, candidate_list
 from .mappers.geometric import map_geometric
 from .metrics import METRICS, evaluate
