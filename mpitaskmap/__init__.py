@@ -15,6 +15,7 @@ from .mapping import Mapping, identity_mapping
 from . import mapfiles, rubik
 from .candidates import best_of, candidate_list
 from .mappers.geometric import map_geometric
+from .mappers.graph import map_greedy, refine_congestion, refine_wh
 from .metrics import METRICS, evaluate
 from .simulated import bgq_machine, titan_machine, torus_machine
 from .taskgraph import TaskGraph
@@ -44,6 +45,9 @@ __all__ = [
     "METRICS",
     "evaluate",
     "map_geometric",
+    "map_greedy",
+    "refine_wh",
+    "refine_congestion",
     "candidate_list",
     "best_of",
     "remap",

@@ -1,0 +1,767 @@
+# distutils: language = c++
+# Graph mapping kernels: greedy growth (UG), weighted-hop refinement (UWH) and
+# congestion refinement (UMC / UMMC).  ALGORITHMS.md section 3 (Deveci, Kaya, Ucar,
+# Catalyurek, "Fast and high quality topology-aware task mapping").
+#
+# Arrays     : undirected task graph tptr (n_tasks+1,), tadj (m,), tw (m,) float64 with both
+#              directions stored and W(t,u) = w(t,u) + w(u,t); capacity (n_nodes,) free cores per
+#              node; task_node (n_tasks,) int64 node of every task (-1 = unmapped).
+# Network    : two modes.  Torus: ncoords (n_nodes, d) router coordinate of every node, dims,
+#              wrap, router_ptr/router_nodes (nodes behind every router, CSR over all routers);
+#              distances and routes come from _topology.pxd; "BFS in the network" is a real
+#              BFS over routers with early exit.  Matrix: ndist (n_nodes, n_nodes) int32 hop
+#              matrix of any machine; a BFS level is the set of nodes at one distance from the
+#              source set.
+# Tie-breaks : by lower task / node index everywhere (deterministic).
+# Complexity : UG O(m log n + sum of BFS work), BFS stops at the first level with capacity;
+#              UWH O(passes * n * delta * cap * deg); congestion O(iterations * (m * hops +
+#              n_links + candidates * delta * cap * deg * hops)).
+
+from libc.math cimport fabs
+from libc.stdlib cimport free, malloc
+from libcpp.algorithm cimport sort
+from libcpp.pair cimport pair
+from libcpp.queue cimport priority_queue
+from libcpp.vector cimport vector
+
+from _topology cimport _hops, _route
+
+import numpy as np
+
+ctypedef pair[double, long long] keyed
+
+
+cdef class _Net:
+    """Distances and BFS over the network between nodes (torus or matrix mode)."""
+
+    cdef const long long[:, ::1] ncoords
+    cdef const long long[::1] dims
+    cdef const unsigned char[::1] wrap
+    cdef const long long[::1] router_ptr
+    cdef const long long[::1] router_nodes
+    cdef const long long[::1] node_router
+    cdef const int[:, ::1] ndist
+    cdef bint matrix
+    cdef Py_ssize_t n_nodes, n_routers, d
+    cdef long long[::1] stamp
+    cdef long long cur_stamp
+    cdef long long[::1] mind
+    cdef long long* strides
+
+    def __cinit__(self, ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist):
+        self.ncoords = ncoords
+        self.dims = dims
+        self.wrap = wrap
+        self.router_ptr = router_ptr
+        self.router_nodes = router_nodes
+        self.node_router = node_router
+        self.ndist = ndist
+        self.matrix = ndist.shape[0] > 0
+        self.n_nodes = ncoords.shape[0] if not self.matrix else ndist.shape[0]
+        self.d = ncoords.shape[1]
+        self.n_routers = router_ptr.shape[0] - 1 if not self.matrix else self.n_nodes
+        self.stamp = np.zeros(max(self.n_routers, 1), dtype=np.int64)
+        self.cur_stamp = 0
+        self.mind = np.zeros(max(self.n_nodes, 1), dtype=np.int64)
+        self.strides = <long long*> malloc((self.d + 1) * sizeof(long long))
+        if self.strides == NULL:
+            raise MemoryError()
+        self.strides[0] = 1
+        for k in range(1, self.d + 1):
+            self.strides[k] = self.strides[k - 1] * self.dims[k - 1]
+
+    def __dealloc__(self):
+        if self.strides != NULL:
+            free(self.strides)
+
+    cdef inline long long dist(self, long long a, long long b) noexcept nogil:
+        if a == b:
+            return 0
+        if self.matrix:
+            return self.ndist[a, b]
+        return _hops(self.ncoords, a, b, self.dims, self.wrap)
+
+    cdef void level_nodes(self, vector[long long]& sources, const long long[::1] free_cap,
+                          bint free_only, long long exclude, Py_ssize_t want,
+                          vector[long long]& out) noexcept nogil:
+        """Nodes of the nearest BFS levels from the source nodes.
+
+        free_only: stop at the first level holding a node with free capacity and return
+        those nodes.  Otherwise: return the first ``want`` nodes in BFS order (level, then
+        node id), skipping ``exclude``.
+        """
+        out.clear()
+        if self.matrix:
+            self._level_nodes_matrix(sources, free_cap, free_only, exclude, want, out)
+        else:
+            self._level_nodes_torus(sources, free_cap, free_only, exclude, want, out)
+
+    cdef void _level_nodes_matrix(self, vector[long long]& sources, const long long[::1] free_cap,
+                                  bint free_only, long long exclude, Py_ssize_t want,
+                                  vector[long long]& out) noexcept nogil:
+        cdef Py_ssize_t v, i
+        cdef long long best = -1, dv
+        cdef vector[keyed] order
+        for v in range(self.n_nodes):
+            dv = 1 << 40
+            for i in range(<Py_ssize_t> sources.size()):
+                dv = min(dv, <long long> self.ndist[sources[i], v])
+            self.mind[v] = dv
+        if free_only:
+            for v in range(self.n_nodes):
+                if free_cap[v] > 0 and (best < 0 or self.mind[v] < best):
+                    best = self.mind[v]
+            for v in range(self.n_nodes):
+                if free_cap[v] > 0 and self.mind[v] == best:
+                    out.push_back(v)
+            return
+        for v in range(self.n_nodes):
+            if v != exclude:
+                order.push_back(keyed(<double> self.mind[v], v))
+        sort(order.begin(), order.end())
+        for i in range(min(want, <Py_ssize_t> order.size())):
+            out.push_back(order[i].second)
+
+    cdef void _level_nodes_torus(self, vector[long long]& sources, const long long[::1] free_cap,
+                                 bint free_only, long long exclude, Py_ssize_t want,
+                                 vector[long long]& out) noexcept nogil:
+        cdef vector[long long] frontier, nxt
+        cdef Py_ssize_t i, j, k
+        cdef long long r, nb, c, node, rem
+        cdef bint found
+        self.cur_stamp += 1
+        for i in range(<Py_ssize_t> sources.size()):
+            r = self.node_router[sources[i]]
+            if self.stamp[r] != self.cur_stamp:
+                self.stamp[r] = self.cur_stamp
+                frontier.push_back(r)
+        while frontier.size() > 0:
+            sort(frontier.begin(), frontier.end())
+            found = False
+            for i in range(<Py_ssize_t> frontier.size()):
+                r = frontier[i]
+                for j in range(self.router_ptr[r], self.router_ptr[r + 1]):
+                    node = self.router_nodes[j]
+                    if free_only:
+                        if free_cap[node] > 0:
+                            out.push_back(node)
+                            found = True
+                    elif node != exclude:
+                        out.push_back(node)
+                        if <Py_ssize_t> out.size() >= want:
+                            return
+            if free_only and found:
+                sort(out.begin(), out.end())
+                return
+            nxt.clear()
+            for i in range(<Py_ssize_t> frontier.size()):
+                r = frontier[i]
+                rem = r
+                for k in range(self.d):
+                    c = rem % self.dims[k]
+                    rem = rem // self.dims[k]
+                    if c + 1 < self.dims[k]:
+                        nb = r + self.strides[k]
+                    elif self.wrap[k] and self.dims[k] > 1:
+                        nb = r - c * self.strides[k]
+                    else:
+                        nb = -1
+                    if nb >= 0 and self.stamp[nb] != self.cur_stamp:
+                        self.stamp[nb] = self.cur_stamp
+                        nxt.push_back(nb)
+                    if c > 0:
+                        nb = r - self.strides[k]
+                    elif self.wrap[k] and self.dims[k] > 1:
+                        nb = r + (self.dims[k] - 1) * self.strides[k]
+                    else:
+                        nb = -1
+                    if nb >= 0 and self.stamp[nb] != self.cur_stamp:
+                        self.stamp[nb] = self.cur_stamp
+                        nxt.push_back(nb)
+            frontier.swap(nxt)
+
+    cdef long long farthest_free(self, const unsigned char[::1] used, const long long[::1] free_cap) noexcept nogil:
+        """The free node farthest from all used nodes (ties: lowest id); -1 if none is free."""
+        cdef Py_ssize_t v, u
+        cdef long long best = -1, best_d = -1, dv
+        cdef vector[long long] src
+        for u in range(self.n_nodes):
+            if used[u]:
+                src.push_back(u)
+        for v in range(self.n_nodes):
+            if free_cap[v] <= 0:
+                continue
+            if src.size() == 0:
+                return v
+            dv = 1 << 40
+            for u in range(<Py_ssize_t> src.size()):
+                dv = min(dv, self.dist(src[u], v))
+            if dv > best_d:
+                best_d = dv
+                best = v
+        return best
+
+
+def make_net(ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist):
+    """Build the network object the kernels use (see the module header for the modes)."""
+    return _Net(ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist)
+
+
+cdef double _added_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
+                      const long long[::1] task_node, _Net net, long long t, long long v) noexcept nogil:
+    cdef Py_ssize_t e
+    cdef double s = 0.0
+    for e in range(tptr[t], tptr[t + 1]):
+        if task_node[tadj[e]] >= 0:
+            s += tw[e] * net.dist(v, task_node[tadj[e]])
+    return s
+
+
+def greedy_map(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
+               const long long[::1] capacity, _Net net, int n_bfs, long long start_node,
+               long long[::1] task_node):
+    """Greedy growth mapping (UG) into task_node; returns the number of tasks placed."""
+    cdef Py_ssize_t n = tptr.shape[0] - 1, n_nodes = capacity.shape[0]
+    cdef Py_ssize_t e, i, k, placed = 0
+    cdef long long t, u, v, best_v, node
+    cdef double best_add, add, c
+    free_arr = np.array(capacity, dtype=np.int64)
+    cdef long long[::1] free_cap = free_arr
+    used_arr = np.zeros(n_nodes, dtype=np.uint8)
+    cdef unsigned char[::1] used = used_arr
+    conn_arr = np.zeros(n, dtype=np.float64)
+    cdef double[::1] conn = conn_arr
+    vol_arr = np.zeros(n, dtype=np.float64)
+    cdef double[::1] vol = vol_arr
+    level_arr = np.full(n, -1, dtype=np.int64)
+    cdef long long[::1] level = level_arr
+    cdef priority_queue[keyed] heap
+    cdef vector[long long] sources, cands, queue
+    cdef Py_ssize_t head
+    with nogil:
+        for t in range(n):
+            task_node[t] = -1
+            for e in range(tptr[t], tptr[t + 1]):
+                vol[t] += tw[e]
+        while placed < n:
+            t = -1
+            if placed > 0 and placed <= n_bfs:
+                # a seed: the unmapped task farthest (BFS in the task graph) from the mapped
+                # ones; unreachable tasks first (the heaviest of them), then larger volume
+                queue.clear()
+                for u in range(n):
+                    level[u] = -1
+                    if task_node[u] >= 0:
+                        level[u] = 0
+                        queue.push_back(u)
+                head = 0
+                while head < <Py_ssize_t> queue.size():
+                    u = queue[head]
+                    head += 1
+                    for e in range(tptr[u], tptr[u + 1]):
+                        if level[tadj[e]] < 0:
+                            level[tadj[e]] = level[u] + 1
+                            queue.push_back(tadj[e])
+                for u in range(n):
+                    if task_node[u] >= 0:
+                        continue
+                    if t < 0:
+                        t = u
+                    elif (level[u] < 0) != (level[t] < 0):
+                        if level[u] < 0:
+                            t = u
+                    elif level[u] > level[t] or (level[u] == level[t] and vol[u] > vol[t]):
+                        t = u
+                node = net.farthest_free(used, free_cap)
+            else:
+                while not heap.empty():
+                    c = heap.top().first
+                    u = -heap.top().second
+                    heap.pop()
+                    if task_node[u] < 0 and c == conn[u]:
+                        t = u
+                        break
+                if t < 0:
+                    # nothing connected to the mapped tasks: the heaviest unmapped task
+                    for u in range(n):
+                        if task_node[u] < 0 and (t < 0 or vol[u] > vol[t]):
+                            t = u
+                    node = start_node if placed == 0 else net.farthest_free(used, free_cap)
+                else:
+                    sources.clear()
+                    for e in range(tptr[t], tptr[t + 1]):
+                        if task_node[tadj[e]] >= 0:
+                            sources.push_back(task_node[tadj[e]])
+                    net.level_nodes(sources, free_cap, True, -1, 0, cands)
+                    best_v = -1
+                    best_add = 0.0
+                    for i in range(<Py_ssize_t> cands.size()):
+                        v = cands[i]
+                        add = _added_wh(tptr, tadj, tw, task_node, net, t, v)
+                        if best_v < 0 or add < best_add or (add == best_add and v < best_v):
+                            best_v = v
+                            best_add = add
+                    node = best_v
+            if node < 0:
+                break
+            task_node[t] = node
+            free_cap[node] -= 1
+            used[node] = 1
+            placed += 1
+            for e in range(tptr[t], tptr[t + 1]):
+                u = tadj[e]
+                if task_node[u] < 0:
+                    conn[u] += tw[e]
+                    heap.push(keyed(conn[u], -u))
+    return placed
+
+
+cdef double _task_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
+                     const long long[::1] task_node, _Net net, long long t, long long at,
+                     long long skip) noexcept nogil:
+    """WH of task t's edges if t sat on node ``at`` (edges to ``skip`` left out)."""
+    cdef Py_ssize_t e
+    cdef double s = 0.0
+    for e in range(tptr[t], tptr[t + 1]):
+        if tadj[e] != skip:
+            s += tw[e] * net.dist(at, task_node[tadj[e]])
+    return s
+
+
+cdef class _Slots:
+    """Tasks held by every node (fixed slots) for swap candidates."""
+
+    cdef long long[::1] slots
+    cdef long long[::1] count
+    cdef long long[::1] pos
+    cdef Py_ssize_t width
+
+    def __cinit__(self, long long[::1] task_node, const long long[::1] capacity):
+        cdef Py_ssize_t t, v
+        self.width = max(1, int(np.max(capacity)) if capacity.shape[0] else 1)
+        self.slots = np.full(capacity.shape[0] * self.width, -1, dtype=np.int64)
+        self.count = np.zeros(capacity.shape[0], dtype=np.int64)
+        self.pos = np.zeros(task_node.shape[0], dtype=np.int64)
+        for t in range(task_node.shape[0]):
+            v = task_node[t]
+            self.slots[v * self.width + self.count[v]] = t
+            self.pos[t] = self.count[v]
+            self.count[v] += 1
+
+    cdef void swap(self, long long t, long long a, long long s, long long b) noexcept nogil:
+        """Exchange task t (on node a) with task s (on node b) in place."""
+        cdef long long pt = self.pos[t], ps = self.pos[s]
+        self.slots[a * self.width + pt] = s
+        self.slots[b * self.width + ps] = t
+        self.pos[t] = ps
+        self.pos[s] = pt
+
+    cdef void move(self, long long t, long long a, long long b) noexcept nogil:
+        """Move task t from node a to node b, which must have a free slot."""
+        cdef long long p = self.pos[t], last
+        self.count[a] -= 1
+        last = self.slots[a * self.width + self.count[a]]
+        self.slots[a * self.width + p] = last
+        self.pos[last] = p
+        self.slots[a * self.width + self.count[a]] = -1
+        self.slots[b * self.width + self.count[b]] = t
+        self.pos[t] = self.count[b]
+        self.count[b] += 1
+
+
+def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
+              const long long[::1] capacity, _Net net, int delta, int max_passes,
+              long long[::1] task_node):
+    """Swap/move refinement of weighted hops (UWH) in place; returns (moves, passes, gain)."""
+    cdef Py_ssize_t n = tptr.shape[0] - 1
+    cdef Py_ssize_t e, i, k, passes = 0, moves = 0
+    cdef long long t, s, a, b, v, u
+    cdef double gain, pass_gain, total_gain = 0.0, eps = 1e-9, wh_tb, w_ts, d_ab
+    slots_obj = _Slots(task_node, capacity)
+    cdef _Slots slots = slots_obj
+    whs_arr = np.zeros(n, dtype=np.float64)
+    cdef double[::1] whs = whs_arr
+    popped_arr = np.zeros(n, dtype=np.uint8)
+    cdef unsigned char[::1] popped = popped_arr
+    cdef priority_queue[keyed] heap
+    cdef vector[long long] sources, cands, touched
+    cdef bint done
+    with nogil:
+        for t in range(n):
+            whs[t] = _task_wh(tptr, tadj, tw, task_node, net, t, task_node[t], -1)
+        while passes < max_passes:
+            passes += 1
+            pass_gain = 0.0
+            for t in range(n):
+                popped[t] = 0
+                if whs[t] > 0:
+                    heap.push(keyed(whs[t], -t))
+            while not heap.empty():
+                t = -heap.top().second
+                if heap.top().first != whs[t] or popped[t]:
+                    heap.pop()
+                    continue
+                heap.pop()
+                popped[t] = 1
+                a = task_node[t]
+                sources.clear()
+                for e in range(tptr[t], tptr[t + 1]):
+                    sources.push_back(task_node[tadj[e]])
+                if sources.size() == 0:
+                    continue
+                net.level_nodes(sources, capacity, False, a, delta, cands)
+                done = False
+                for i in range(<Py_ssize_t> cands.size()):
+                    b = cands[i]
+                    wh_tb = _task_wh(tptr, tadj, tw, task_node, net, t, b, -1)
+                    if slots.count[b] < capacity[b]:
+                        gain = whs[t] - wh_tb
+                        if gain > eps:
+                            task_node[t] = b
+                            slots.move(t, a, b)
+                            s = -1
+                            done = True
+                            break
+                    d_ab = net.dist(a, b)
+                    for k in range(slots.count[b]):
+                        s = slots.slots[b * slots.width + k]
+                        # swap t (a -> b) with s (b -> a); the t-s edge keeps its length d(a, b):
+                        # gain = whs[t] - wh_t(b) + whs[s] - wh_s(a) - 2 W(t,s) d(a,b)
+                        if whs[t] - wh_tb + whs[s] <= eps:
+                            continue
+                        w_ts = 0.0
+                        for e in range(tptr[t], tptr[t + 1]):
+                            if tadj[e] == s:
+                                w_ts += tw[e]
+                        gain = (whs[t] - wh_tb + whs[s] - _task_wh(tptr, tadj, tw, task_node, net, s, a, -1)
+                                - 2.0 * w_ts * d_ab)
+                        if gain > eps:
+                            task_node[t] = b
+                            task_node[s] = a
+                            slots.swap(t, a, s, b)
+                            done = True
+                            break
+                    if done:
+                        break
+                if not done:
+                    continue
+                moves += 1
+                pass_gain += gain
+                touched.clear()
+                touched.push_back(t)
+                if s >= 0:
+                    touched.push_back(s)
+                for i in range(<Py_ssize_t> touched.size()):
+                    u = touched[i]
+                    for e in range(tptr[u], tptr[u + 1]):
+                        touched.push_back(tadj[e])
+                for i in range(<Py_ssize_t> touched.size()):
+                    u = touched[i]
+                    whs[u] = _task_wh(tptr, tadj, tw, task_node, net, u, task_node[u], -1)
+                    if not popped[u] and whs[u] > 0:
+                        heap.push(keyed(whs[u], -u))
+            total_gain += pass_gain
+            if pass_gain <= eps:
+                break
+    return moves, passes, total_gain
+
+
+cdef inline double _obj(const double[::1] data, const long long[::1] msgs, const double[::1] bw,
+                        long long l, int objective) noexcept nogil:
+    if objective == 0:
+        return data[l] / bw[l]
+    return <double> msgs[l]
+
+
+cdef void _routes(const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
+                  const long long[::1] iptr, const long long[::1] iadj, const double[::1] iw,
+                  long long t, long long s, const long long[::1] task_node, _Net net,
+                  double sign, long long* buf, double[::1] data, long long[::1] msgs,
+                  const double[::1] bw, int objective, double* peak) noexcept nogil:
+    """Add (sign=+1) or remove (-1) the routes of every message sent or received by t or s."""
+    cdef Py_ssize_t e, e2, j, h
+    cdef long long a, b, x, other
+    cdef long long who[2]
+    who[0] = t
+    who[1] = s
+    for j in range(2):
+        x = who[j]
+        if x < 0:
+            continue
+        for e in range(mptr[x], mptr[x + 1]):
+            other = madj[e]
+            if j == 1 and other == t:
+                continue
+            a = task_node[x]
+            b = task_node[other]
+            h = _route(net.ncoords, net.dims, net.wrap, net.strides, a, b, buf)
+            for e2 in range(h):
+                data[buf[e2]] += sign * mw[e]
+                msgs[buf[e2]] += <long long> sign
+                if sign > 0:
+                    peak[0] = max(peak[0], _obj(data, msgs, bw, buf[e2], objective))
+        for e in range(iptr[x], iptr[x + 1]):
+            other = iadj[e]
+            if j == 1 and other == t:
+                continue
+            if other == x:
+                continue
+            a = task_node[other]
+            b = task_node[x]
+            h = _route(net.ncoords, net.dims, net.wrap, net.strides, a, b, buf)
+            for e2 in range(h):
+                data[buf[e2]] += sign * iw[e]
+                msgs[buf[e2]] += <long long> sign
+                if sign > 0:
+                    peak[0] = max(peak[0], _obj(data, msgs, bw, buf[e2], objective))
+
+
+def link_loads_nodes(const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
+                     const long long[::1] task_node, _Net net, double[::1] data, long long[::1] msgs):
+    """Accumulate the loads of all directed messages (node-level routes) from scratch."""
+    cdef Py_ssize_t t, e, h, k
+    cdef long long max_route = 1
+    for k in range(net.d):
+        max_route += net.dims[k]
+    cdef long long* buf = <long long*> malloc(max_route * sizeof(long long))
+    with nogil:
+        for t in range(mptr.shape[0] - 1):
+            for e in range(mptr[t], mptr[t + 1]):
+                h = _route(net.ncoords, net.dims, net.wrap, net.strides, task_node[t], task_node[madj[e]], buf)
+                for k in range(h):
+                    data[buf[k]] += mw[e]
+                    msgs[buf[k]] += 1
+    free(buf)
+
+
+def apply_swaps_incrementally(const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
+                              const long long[::1] iptr, const long long[::1] iadj, const double[::1] iw,
+                              long long[::1] task_node, _Net net, const long long[:, ::1] swaps,
+                              double[::1] data, long long[::1] msgs, const double[::1] bw):
+    """Test hook: apply (t, s) swaps with incremental route updates (s = -1 with a node: move)."""
+    cdef Py_ssize_t i
+    cdef long long t, s, a, b
+    cdef double peak = 0.0
+    cdef long long max_route = 1
+    for i in range(net.d):
+        max_route += net.dims[i]
+    cdef long long* buf = <long long*> malloc(max_route * sizeof(long long))
+    for i in range(swaps.shape[0]):
+        t = swaps[i, 0]
+        s = swaps[i, 1]
+        _routes(mptr, madj, mw, iptr, iadj, iw, t, s, task_node, net, -1.0, buf, data, msgs, bw, 0, &peak)
+        a = task_node[t]
+        b = task_node[s]
+        task_node[t] = b
+        task_node[s] = a
+        _routes(mptr, madj, mw, iptr, iadj, iw, t, s, task_node, net, 1.0, buf, data, msgs, bw, 0, &peak)
+    free(buf)
+
+
+def refine_congestion(const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
+                      const long long[::1] iptr, const long long[::1] iadj, const double[::1] iw,
+                      const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
+                      const long long[::1] capacity, _Net net, const double[::1] bw, int objective,
+                      int delta, int max_candidates, int max_iter, long long[::1] task_node,
+                      double[::1] data, long long[::1] msgs):
+    """Lower the max link objective (0: Latency(M), 1: MMC) by swaps; returns (iterations, swaps).
+
+    A swap is accepted when the hottest link's objective drops and no link it touches
+    reaches the old maximum; among accepted swaps of a candidate task the smallest WH
+    increase wins.  (max, number of links at max) decreases strictly, so it terminates.
+    """
+    cdef Py_ssize_t n = tptr.shape[0] - 1, n_links = data.shape[0]
+    cdef Py_ssize_t it = 0, n_swaps = 0, e, h, k, i, c, q
+    cdef long long hot, t, s, a, b, u, best_s, best_b
+    cdef double m_old, val, peak, d_wh, best_dwh, hot_before
+    cdef long long max_route = 1
+    cdef bint any_swap
+    for k in range(net.d):
+        max_route += net.dims[k]
+    cdef long long* buf = <long long*> malloc(max_route * sizeof(long long))
+    cvol_arr = np.zeros(n, dtype=np.float64)
+    cdef double[::1] cvol = cvol_arr
+    slots_obj = _Slots(task_node, capacity)
+    cdef _Slots slots = slots_obj
+    cdef vector[long long] cand_tasks, sources, near
+    cdef vector[keyed] ranked
+    with nogil:
+        while it < max_iter:
+            it += 1
+            hot = 0
+            m_old = _obj(data, msgs, bw, 0, objective)
+            for e in range(1, n_links):
+                val = _obj(data, msgs, bw, e, objective)
+                if val > m_old:
+                    m_old = val
+                    hot = e
+            if m_old <= 0:
+                break
+            # tasks whose messages cross the hottest link, heaviest first
+            cand_tasks.clear()
+            for t in range(n):
+                for e in range(mptr[t], mptr[t + 1]):
+                    h = _route(net.ncoords, net.dims, net.wrap, net.strides, task_node[t], task_node[madj[e]], buf)
+                    for k in range(h):
+                        if buf[k] == hot:
+                            if cvol[t] == 0:
+                                cand_tasks.push_back(t)
+                            cvol[t] += mw[e]
+                            if cvol[madj[e]] == 0:
+                                cand_tasks.push_back(madj[e])
+                            cvol[madj[e]] += mw[e]
+                            break
+            ranked.clear()
+            for i in range(<Py_ssize_t> cand_tasks.size()):
+                ranked.push_back(keyed(-cvol[cand_tasks[i]], cand_tasks[i]))
+                cvol[cand_tasks[i]] = 0
+            sort(ranked.begin(), ranked.end())
+            any_swap = False
+            for c in range(min(<Py_ssize_t> ranked.size(), <Py_ssize_t> max_candidates)):
+                t = ranked[c].second
+                a = task_node[t]
+                sources.clear()
+                for e in range(tptr[t], tptr[t + 1]):
+                    sources.push_back(task_node[tadj[e]])
+                sources.push_back(a)
+                net.level_nodes(sources, capacity, False, a, delta, near)
+                best_s = -2
+                best_b = -1
+                best_dwh = 0.0
+                for i in range(<Py_ssize_t> near.size()):
+                    b = near[i]
+                    for q in range(slots.count[b] + (1 if slots.count[b] < capacity[b] else 0)):
+                        s = slots.slots[b * slots.width + q] if q < slots.count[b] else -1
+                        if s >= 0:
+                            d_wh = (_task_wh(tptr, tadj, tw, task_node, net, t, b, s)
+                                    - _task_wh(tptr, tadj, tw, task_node, net, t, a, s)
+                                    + _task_wh(tptr, tadj, tw, task_node, net, s, a, t)
+                                    - _task_wh(tptr, tadj, tw, task_node, net, s, b, t))
+                        else:
+                            d_wh = (_task_wh(tptr, tadj, tw, task_node, net, t, b, -1)
+                                    - _task_wh(tptr, tadj, tw, task_node, net, t, a, -1))
+                        if best_s != -2 and d_wh >= best_dwh:
+                            continue
+                        # try it: remove the routes, move, add, look, undo
+                        peak = 0.0
+                        hot_before = _obj(data, msgs, bw, hot, objective)
+                        _routes(mptr, madj, mw, iptr, iadj, iw, t, s, task_node, net, -1.0, buf, data, msgs, bw,
+                                objective, &peak)
+                        task_node[t] = b
+                        if s >= 0:
+                            task_node[s] = a
+                        peak = 0.0
+                        _routes(mptr, madj, mw, iptr, iadj, iw, t, s, task_node, net, 1.0, buf, data, msgs, bw,
+                                objective, &peak)
+                        if _obj(data, msgs, bw, hot, objective) < hot_before - 1e-12 and peak < m_old - 1e-12:
+                            best_s = s
+                            best_b = b
+                            best_dwh = d_wh
+                        _routes(mptr, madj, mw, iptr, iadj, iw, t, s, task_node, net, -1.0, buf, data, msgs, bw,
+                                objective, &peak)
+                        task_node[t] = a
+                        if s >= 0:
+                            task_node[s] = b
+                        _routes(mptr, madj, mw, iptr, iadj, iw, t, s, task_node, net, 1.0, buf, data, msgs, bw,
+                                objective, &peak)
+                if best_s != -2:
+                    s = best_s
+                    b = best_b
+                    _routes(mptr, madj, mw, iptr, iadj, iw, t, s, task_node, net, -1.0, buf, data, msgs, bw,
+                            objective, &peak)
+                    task_node[t] = b
+                    if s >= 0:
+                        task_node[s] = a
+                        slots.swap(t, a, s, b)
+                    else:
+                        slots.move(t, a, b)
+                    _routes(mptr, madj, mw, iptr, iadj, iw, t, s, task_node, net, 1.0, buf, data, msgs, bw,
+                            objective, &peak)
+                    n_swaps += 1
+                    any_swap = True
+                    break
+            if not any_swap:
+                break
+    free(buf)
+    return it, n_swaps
+
+
+def node_assignment_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
+                       _Net net, const long long[::1] task_node):
+    """Weighted hops of a node assignment on the undirected graph (each edge counted once)."""
+    cdef Py_ssize_t t, e
+    cdef double s = 0.0
+    with nogil:
+        for t in range(tptr.shape[0] - 1):
+            for e in range(tptr[t], tptr[t + 1]):
+                if tadj[e] > t:
+                    s += tw[e] * net.dist(task_node[t], task_node[tadj[e]])
+    return s
+
+
+def grow_parts(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
+               const long long[::1] sizes, long long[::1] parts):
+    """Greedy graph growing into parts of exactly ``sizes`` tasks (deterministic).
+
+    Part p is grown from the unassigned task most connected to the previous part (else
+    the lowest unassigned task) by repeatedly adding the unassigned task with the most
+    volume to part p (ties: lowest task).
+    """
+    cdef Py_ssize_t n = tptr.shape[0] - 1, k = sizes.shape[0]
+    cdef Py_ssize_t p, e, i, count, scan = 0
+    cdef long long t, u, seed
+    cdef double c
+    conn_arr = np.zeros(n, dtype=np.float64)
+    cdef double[::1] conn = conn_arr
+    cdef priority_queue[keyed] heap, prev
+    cdef vector[long long] touched
+    with nogil:
+        for t in range(n):
+            parts[t] = -1
+        for p in range(k):
+            if sizes[p] == 0:
+                continue
+            seed = -1
+            while not prev.empty():
+                u = -prev.top().second
+                prev.pop()
+                if parts[u] < 0:
+                    seed = u
+                    break
+            while not heap.empty():
+                heap.pop()
+            for i in range(<Py_ssize_t> touched.size()):
+                conn[touched[i]] = 0
+            touched.clear()
+            count = 0
+            while count < sizes[p]:
+                t = -1
+                while not heap.empty():
+                    c = heap.top().first
+                    u = -heap.top().second
+                    heap.pop()
+                    if parts[u] < 0 and c == conn[u]:
+                        t = u
+                        break
+                if t < 0:
+                    if seed >= 0 and parts[seed] < 0:
+                        t = seed
+                    else:
+                        while scan < n and parts[scan] >= 0:
+                            scan += 1
+                        t = scan
+                parts[t] = p
+                count += 1
+                for e in range(tptr[t], tptr[t + 1]):
+                    u = tadj[e]
+                    if parts[u] < 0:
+                        if conn[u] == 0:
+                            touched.push_back(u)
+                        conn[u] += tw[e]
+                        heap.push(keyed(conn[u], -u))
+            # the frontier of this part seeds the next one
+            while not prev.empty():
+                prev.pop()
+            while not heap.empty():
+                prev.push(heap.top())
+                heap.pop()
