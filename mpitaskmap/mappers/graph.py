@@ -230,8 +230,8 @@ def map_greedy(
     Examples
     --------
     >>> from mpitaskmap import torus_machine
-    >>> g = TaskGraph.stencil([4, 4])
-    >>> map_greedy(g, torus_machine([4, 4], wrap=False)).metric("average_hops")
+    >>> g = TaskGraph.stencil([6])
+    >>> map_greedy(g, torus_machine([6], wrap=False), refine=True).metric("average_hops")
     1.0
     """
     _check_inputs(graph, machine)

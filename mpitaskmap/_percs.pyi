@@ -1,0 +1,13 @@
+"""Type stubs of the compiled PERCS message-count kernels (cext/_percs.pyx)."""
+
+import numpy as np
+import numpy.typing as npt
+
+def pair_messages(
+    su: npt.NDArray[np.int64], u: npt.NDArray[np.int64], sv: npt.NDArray[np.int64], v: npt.NDArray[np.int64],
+    mult: npt.NDArray[np.int64], n_s: int, n_d: int, indirect: bool, msg: npt.NDArray[np.int64],
+    stamp: npt.NDArray[np.int64], first_id: int,
+) -> int: ...
+def class_messages(
+    nc: npt.NDArray[np.int64], n_d: int, msg: npt.NDArray[np.int64], stamp: npt.NDArray[np.int64], first_id: int,
+) -> int: ...

@@ -1,0 +1,198 @@
+"""PERCS patterns, strategies and the perfect colouring; the published throughput formulas."""
+
+import numpy as np
+import pytest
+
+from mpitaskmap.candidates import candidate_list
+from mpitaskmap.errors import InvalidInputError
+from mpitaskmap.percs import (
+    PercsMachine,
+    check_perfect_colouring,
+    colouring_defects,
+    grid_shape,
+    halo_graph,
+    map_blocking,
+    map_default,
+    map_mod_colouring,
+    map_percs,
+    map_transpose,
+    mod_colouring,
+    nice_permutation,
+    transpose_graph,
+    STRATEGIES,
+)
+
+
+def loads(mapping):
+    g = mapping.graph
+    return mapping.machine.link_loads(g.indptr, g.indices, g.weights, mapping.task_to_proc)
+
+
+# ---------------------------------------------------------------- colouring --------
+
+
+@pytest.mark.parametrize("R", [4, 8, 12, 16, 64])
+@pytest.mark.parametrize("q", [8, 16, 32, 64, 128])
+def test_mod_colouring_is_perfect(R, q):
+    c = mod_colouring(R, q)
+    assert colouring_defects(c) == []
+    assert np.array_equal(np.bincount(c.ravel()), np.full(R * q // 2, 2))
+
+
+def test_checker_finds_defects():
+    assert not check_perfect_colouring([[0, 1], [1, 0]])
+    c = mod_colouring(4, 8).copy()
+    c[0, 0], c[0, 1] = c[0, 1], c[0, 0]  # a swap next to each other breaks distinctness
+    assert colouring_defects(c)
+    assert "used 1 times" in colouring_defects([[0, 0, 1]])[1]
+    # the plain sequential pairing (both rows identity) is not perfect: 0 is next to itself
+    assert not check_perfect_colouring(np.tile(np.arange(8), (4, 1)) + 8 * (np.arange(4)[:, None] // 2))
+
+
+def test_nice_permutation():
+    for q in (8, 16, 64):
+        s = nice_permutation(q)
+        assert sorted(s.tolist()) == list(range(q))
+        assert s.tolist() == [(5 * i + 2) % q for i in range(q)]
+    with pytest.raises(InvalidInputError, match="power of two"):
+        nice_permutation(12)
+
+
+# ---------------------------------------------------------------- patterns ---------
+
+
+def test_patterns_send_one_unit_per_task():
+    for g in (halo_graph(8, 16), transpose_graph(8, 16), transpose_graph(5, 3)):
+        sent = np.bincount(g.sources(), weights=g.weights, minlength=g.n_tasks)
+        assert np.allclose(sent, 1.0)
+    assert grid_shape(transpose_graph(8, 16)) == (8, 16)
+    g = transpose_graph(4, 3)
+    row = g.indices[g.indptr[0]:g.indptr[1]]
+    assert sorted(row.tolist()) == [1, 2, 3, 4, 8]
+
+
+# ---------------------------------------------------------------- strategies -------
+
+
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+def test_every_strategy_is_a_permutation(name):
+    m = PercsMachine(16, 2)
+    g = halo_graph(32, 64) if not name.startswith("transpose") else transpose_graph(16, 128)
+    mp = map_percs(g, m, method=name, seed=3)
+    assert mp.is_permutation
+    if name.endswith("random"):
+        assert np.array_equal(mp.task_to_proc, map_percs(g, m, method=name, seed=3).task_to_proc)
+
+
+def test_blocking_units():
+    m = PercsMachine(2, 1)
+    g = halo_graph(16, 16)
+    for level, (al, be), size in (("node", (2, 2), 4), ("drawer", (4, 8), 32), ("supernode", (8, 16), 128)):
+        ttp = map_blocking(g, m, level=level).task_to_proc
+        t = np.arange(256)
+        block = (t % 16) // al + (16 // al) * ((t // 16) // be)
+        assert np.array_equal(ttp // size, block)  # one block per hardware unit, in order
+        rnd = map_blocking(g, m, level=level, order="random", seed=1).task_to_proc
+        assert len(np.unique(rnd // size)) == 256 // size
+        assert all(len(np.unique(rnd[block == k] // size)) == 1 for k in range(256 // size))
+
+
+def test_mod_colouring_layout():
+    m = PercsMachine(16, 1)
+    mp = map_mod_colouring(halo_graph(32, 64), m)
+    ttp = mp.task_to_proc
+    t = np.arange(2048)
+    x, y = t % 32, t // 32
+    # every 2x2 quad on one node, every 8x8 block on 16 nodes (two drawers) of one supernode
+    quad = (x // 2) + 16 * (y // 2)
+    assert all(len(np.unique(ttp[quad == k] // 4)) == 1 for k in range(512))
+    block = (x // 8) + 4 * (y // 8)
+    for k in range(32):
+        nodes = np.unique(ttp[block == k] // 4)
+        assert len(nodes) == 16 and len(np.unique(nodes // 32)) == 1 and len(np.unique((nodes % 32) // 16)) == 1
+
+
+def test_mod_colouring_preconditions():
+    m = PercsMachine(64, 1)
+    with pytest.raises(InvalidInputError, match="P a multiple of 32"):
+        map_mod_colouring(halo_graph(48, 64), m)
+    with pytest.raises(InvalidInputError, match="Q a power of two >= 64"):
+        map_mod_colouring(halo_graph(32, 96), m)
+    with pytest.raises(InvalidInputError, match="Q a power of two >= 64"):
+        map_mod_colouring(halo_graph(128, 32), m)
+    with pytest.raises(InvalidInputError, match="do not fit"):
+        map_mod_colouring(halo_graph(64, 64), PercsMachine(16, 1))
+
+
+def test_transpose_hybrid_keeps_short_lines():
+    m = PercsMachine(4, 1)
+    assert map_transpose(transpose_graph(8, 64), m).info["lines"] == "row"
+    assert map_transpose(transpose_graph(64, 8), m).info["lines"] == "column"
+    col = map_transpose(transpose_graph(64, 8), m, kind="column").task_to_proc
+    assert col[:3].tolist() == [0, 8, 16] and col[64] == 1
+
+
+def test_unknown_names():
+    m = PercsMachine(2, 1)
+    with pytest.raises(ValueError, match="supernode_sequential"):
+        map_percs(halo_graph(16, 16), m, method="snake")
+    with pytest.raises(ValueError, match="level"):
+        map_blocking(halo_graph(16, 16), m, level="rack")
+    with pytest.raises(InvalidInputError, match="P % 8"):
+        map_blocking(halo_graph(12, 16), m, level="supernode")
+
+
+def test_candidate_family():
+    m = PercsMachine(32, 1)
+    cands = candidate_list(2, m, families=["percs"])
+    assert [c.option("method") for c in cands][:2] == ["supernode_sequential", "drawer_sequential"]
+    g = halo_graph(64, 64)
+    assert cands[-1].apply(g, m).method == "percs mod_colouring"
+    assert candidate_list(2, PercsMachine(2, 1).with_routing("indirect"), families=["percs"])
+
+
+# ---------------------------------------------------------------- throughput -------
+
+
+@pytest.mark.parametrize("n_d", [1, 2, 4])
+def test_supernode_blocking_gives_10_n_d(n_d):
+    # each 8x16 block sends 16 * 1/4 = 4 units to its x neighbours' supernodes, split
+    # over n_d D links: L_D = 4 / n_d, throughput 4 / (L_D / 10) = 10 n_d.
+    L = loads(map_blocking(halo_graph(64, 64), PercsMachine(32, n_d), level="supernode"))
+    assert L.class_max_data()["D"] == 4 / n_d
+    assert L.bottleneck() == "D"
+    assert L.throughput() == pytest.approx(10 * n_d)
+    assert L.class_throughputs()["D"] == pytest.approx(10 * n_d)
+
+
+@pytest.mark.parametrize("n_d", [1, 2, 4])
+def test_mod_colouring_gives_20_n_d(n_d):
+    # every neighbouring block is another supernode: 8 * 1/4 = 2 units per pair
+    L = loads(map_mod_colouring(halo_graph(64, 64), PercsMachine(32, n_d)))
+    assert L.class_max_data()["D"] == 2 / n_d
+    assert L.bottleneck() == "D"
+    assert L.throughput() == pytest.approx(20 * n_d)
+
+
+def test_mod_colouring_becomes_l_bound():
+    # past some n_d the L links, not the D links, limit mod-colouring
+    L = loads(map_mod_colouring(halo_graph(64, 64), PercsMachine(32, 32)))
+    assert L.bottleneck() in ("LL", "LR")
+    assert L.throughput() < 20 * 32
+
+
+def test_throughput_formula():
+    L = loads(map_default(halo_graph(64, 64), PercsMachine(32, 2)))
+    mx = L.class_max_data()
+    t = max(mx["LL"] / 21, mx["LR"] / 5, mx["D"] / 10)
+    assert L.throughput() == pytest.approx(4 / t)
+    assert min(L.class_throughputs().values()) == pytest.approx(L.throughput())
+
+
+def test_indirect_beats_direct_for_halo():
+    g = halo_graph(64, 64)
+    for n_d in (1, 4):
+        mp = map_blocking(g, PercsMachine(32, n_d), level="supernode")
+        direct = loads(mp).throughput()
+        indirect = mp.machine.with_routing("indirect").link_loads(g.indptr, g.indices, g.weights, mp.task_to_proc)
+        assert indirect.throughput() > direct
