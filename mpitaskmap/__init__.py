@@ -8,7 +8,7 @@ bottom: the machine model (:mod:`mpitaskmap.machine`, :mod:`mpitaskmap.simulated
 
 import logging
 
-from .errors import InvalidInputError, MappingError, ProviderError
+from .errors import InvalidInputError, MappingError, NotApplicableError, ProviderError
 from .machine import FlatMachine, LinkLoads, Machine, TorusMachine, gemini_bandwidth
 from .machine_file import hopper_machine, read_machine_file, write_machine_file
 from .mapping import Mapping, identity_mapping
@@ -28,6 +28,7 @@ __all__ = [
     "MappingError",
     "InvalidInputError",
     "ProviderError",
+    "NotApplicableError",
     "Machine",
     "TorusMachine",
     "FlatMachine",

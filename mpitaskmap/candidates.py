@@ -26,7 +26,7 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from .errors import InvalidInputError
+from .errors import InvalidInputError, NotApplicableError
 from .machine import Machine, TorusMachine
 from .mapping import Mapping, identity_mapping
 from .mappers.geometric import map_geometric, processor_coords
@@ -361,7 +361,8 @@ def best_of(
     Returns
     -------
     BestOf
-        Ties go to the lowest index.
+        Ties go to the lowest index.  Candidates that raise
+        :class:`~mpitaskmap.errors.NotApplicableError` score infinity.
 
     Raises
     ------
@@ -388,13 +389,21 @@ def best_of(
     best = None
     scores = []
     for i, cand in enumerate(cands):
-        mapping = cand.apply(graph, machine)
+        try:
+            mapping = cand.apply(graph, machine)
+        except NotApplicableError:
+            scores.append(float("inf"))
+            if progress is not None:
+                progress(i + 1, len(cands))
+            continue
         s = score_fn(mapping)
         scores.append(s)
         if best is None or s < best[0]:
             best = (s, i, mapping)
         if progress is not None:
             progress(i + 1, len(cands))
+    if best is None:
+        raise InvalidInputError(f"candidates: none of the {len(cands)} candidates applies to this input")
     s, i, mapping = best
     mapping.info["candidate"] = cands[i].label()
     mapping.info["candidate_index"] = i

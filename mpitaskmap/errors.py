@@ -5,7 +5,7 @@ also the matching builtin exceptions, so ``except ValueError`` keeps working for
 who do not know the library.
 """
 
-__all__ = ["MappingError", "InvalidInputError", "ProviderError"]
+__all__ = ["MappingError", "InvalidInputError", "ProviderError", "NotApplicableError"]
 
 
 class MappingError(Exception):
@@ -25,3 +25,14 @@ class InvalidInputError(MappingError, ValueError):
 
 class ProviderError(MappingError, RuntimeError):
     """Raised when a coordinate provider cannot tell where this process runs."""
+
+
+class NotApplicableError(MappingError):
+    """Raised by a candidate whose method does not apply to this input.
+
+    For example PERCS mod-colouring on a task grid whose P is not a multiple of 32.  The
+    candidate search (``best_of``, ``search_candidates``, ``remap``) records such a
+    candidate as skipped (score infinity) instead of failing; any other exception is a
+    failure.
+    """
+

@@ -42,7 +42,7 @@ import numpy as np
 from mpi4py import MPI
 
 from .candidates import Candidate, candidate_list
-from .errors import MappingError
+from .errors import MappingError, NotApplicableError
 from .metrics import evaluate
 from .providers import Provider, assemble_machine, get_provider
 from .taskgraph import TaskGraph
@@ -497,6 +497,9 @@ def _search(comm, graph, machine, cands, metric_name, list_err) -> SearchResult:
         try:
             mapping = cands[i].apply(graph, machine)
             score = float(evaluate(graph, machine, mapping.task_to_proc, [metric_name])[metric_name])
+        except NotApplicableError:
+            mine.append((i, float("inf")))
+            continue
         except Exception as exc:
             err = f"candidate {i} ({cands[i].label()}): {type(exc).__name__}: {exc}"
             logger.debug("%s\n%s", err, traceback.format_exc())

@@ -129,7 +129,7 @@ def test_network_info_normalises_and_is_hashable():
         (dict(dims=(4, 0)), "dims: lengths must be positive; got [4, 0]"),
         (dict(dims=()), "a torus network needs at least one dimension"),
         (dict(dims=(4,), kind="flat"), "a flat network has no dimensions; got [4]"),
-        (dict(dims=(4,), kind="dragonfly"), "kind: expected one of ['flat', 'torus']; got 'dragonfly'"),
+        (dict(dims=(4,), kind="dragonfly"), "kind: expected one of ['flat', 'torus', 'percs']; got 'dragonfly'"),
         (dict(dims=(4, 4), dim_names=("X",)), "dim_names: expected 2 names"),
         (dict(dims=(4, 4), bandwidth=[1.0]), "bandwidth: expected one entry per dimension (2); got 1"),
     ],
@@ -302,7 +302,7 @@ def test_sim_is_deterministic():
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("sim:dragonfly", "unknown simulated machine 'dragonfly' in 'sim:dragonfly'; valid: ['bgq', 'titan', 'torus']"),
+        ("sim:dragonfly", "unknown simulated machine 'dragonfly' in 'sim:dragonfly'; valid: ['bgq', 'percs', 'titan', 'torus']"),
         ("sim:titan:cores=4", "unknown key 'cores' in 'sim:titan:cores=4'; valid keys: ['busy', 'dims', 'nodes', 'ppn', 'seed']"),
         ("sim:torus:dims=4x4,rpn=2", "valid keys: ['dims', 'npr', 'ppn', 'wrap']"),
         ("sim:titan:ppn=0", "ppn must be >= 1 in 'sim:titan:ppn=0'; got 0"),

@@ -248,7 +248,13 @@ def map_percs(graph: TaskGraph, machine: PercsMachine, *, method: str = "superno
 
 
 def _apply_candidate(candidate, graph: TaskGraph, machine) -> Mapping:
-    return map_percs(graph, machine, method=candidate.option("method", "supernode_sequential"))
+    from ..errors import NotApplicableError
+
+    method = candidate.option("method", "supernode_sequential")
+    try:
+        return map_percs(graph, machine, method=method)
+    except InvalidInputError as exc:  # a precondition of the strategy (grid shape, ...)
+        raise NotApplicableError(f"percs {method}: {exc}") from None
 
 
 def _enumerate(task_dims: int, machine) -> list:

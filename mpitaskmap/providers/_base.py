@@ -24,7 +24,7 @@ __all__ = [
     "NETWORK_KINDS",
 ]
 
-NETWORK_KINDS = ("flat", "torus")
+NETWORK_KINDS = ("flat", "torus", "percs")
 
 
 def _as_int(value, name: str) -> int:
@@ -89,8 +89,12 @@ class NetworkInfo:
     dim_names : tuple of str or None
         Display names (e.g. ``("A", "B", "C", "D", "E")``); None for the defaults.
     kind : str
-        ``"torus"`` (router coordinates on a torus/mesh) or ``"flat"`` (no coordinates:
-        0 hops within a node, 1 hop between nodes; see :func:`assemble_machine`).
+        ``"torus"`` (router coordinates on a torus/mesh), ``"flat"`` (no coordinates:
+        0 hops within a node, 1 hop between nodes; see :func:`assemble_machine`) or
+        ``"percs"`` (an IBM PERCS two-level network: ``dims = (n_s, 4, 8)`` for
+        supernode, drawer and node coordinates; ``options`` holds ``n_d`` and ``routing``).
+    options : tuple of (str, object)
+        Kind-specific parameters (PERCS: ``(("n_d", 4), ("routing", "direct"))``).
 
     Examples
     --------
@@ -103,6 +107,7 @@ class NetworkInfo:
     bandwidth: object = None
     dim_names: tuple | None = None
     kind: str = "torus"
+    options: tuple = ()
 
     def __post_init__(self) -> None:
         if self.kind not in NETWORK_KINDS:
@@ -241,6 +246,27 @@ def _flat_machine(node_ids: np.ndarray, name: str) -> Machine:
     return flat_cls(node_ids, name=name)
 
 
+def _percs_machine(coords: np.ndarray, network: NetworkInfo, name: str) -> Machine:
+    """A PercsMachine: the job must be the whole system with rank r on processor r."""
+    from ..percs import PercsMachine
+
+    opts = dict(network.options)
+    m = PercsMachine(network.dims[0], int(opts.get("n_d", 1)), routing=str(opts.get("routing", "direct")), name=name)
+    if coords.shape[0] != m.n_procs:
+        raise InvalidInputError(
+            f"locations: a PERCS machine models the whole system of {m.n_procs} processors; got {coords.shape[0]} ranks"
+        )
+    expected = np.repeat(np.arange(m.n_procs // 4), 4)
+    node = (coords[:, 0] * 4 + coords[:, 1]) * 8 + coords[:, 2]
+    bad = np.flatnonzero(node != expected)
+    if bad.size:
+        r = int(bad[0])
+        raise InvalidInputError(
+            f"locations: rank {r} is on PERCS node {int(node[r])}; ranks must fill nodes in order (4 per node)"
+        )
+    return m
+
+
 def assemble_machine(locations: Sequence[Location], network: NetworkInfo, *, name: str) -> Machine:
     """Build the machine of a job from the gathered locations of its ranks.
 
@@ -258,9 +284,11 @@ def assemble_machine(locations: Sequence[Location], network: NetworkInfo, *, nam
 
     Returns
     -------
-    TorusMachine
-        For ``network.kind == "torus"``.  For ``"flat"`` the node-only machine
-        ``mpitaskmap.machine.FlatMachine`` (0 hops within, 1 hop between nodes).
+    Machine
+        A TorusMachine for ``network.kind == "torus"``; for ``"flat"`` the node-only
+        machine ``mpitaskmap.machine.FlatMachine`` (0 hops within, 1 hop between nodes);
+        for ``"percs"`` a :class:`~mpitaskmap.percs.PercsMachine` (the job must be the whole
+        system, rank ``r`` on processor ``r``).
 
     Raises
     ------
@@ -317,6 +345,8 @@ def assemble_machine(locations: Sequence[Location], network: NetworkInfo, *, nam
         coords[r] = loc.coords
     if network.kind == "flat":
         return _flat_machine(node_ids, name)
+    if network.kind == "percs":
+        return _percs_machine(coords, network, name)
     return TorusMachine(
         coords,
         dims,

@@ -11,6 +11,8 @@ spec                                                   machine
                                                        ``ppn`` to 16, ``seed`` 0, ``busy`` 0.5
 ``sim:bgq:shape=4x4x4x4x2,ppn=16,order=ABCDET,wrap=1``  :func:`~mpitaskmap.simulated.bgq_machine`
 ``sim:torus:dims=4x4x4,ppn=1,npr=1,wrap=1``            :func:`~mpitaskmap.simulated.torus_machine`
+``sim:percs:ns=2,nd=1,routing=direct``                 :class:`~mpitaskmap.percs.PercsMachine` (whole system:
+                                                       the job has ``ns * 128`` ranks)
                                                        (``dims`` required; ``npr`` nodes per router)
 =====================================================  ===============================================
 
@@ -39,6 +41,7 @@ SIM_KINDS = {
     "titan": ("nodes", "ppn", "seed", "busy", "dims"),
     "bgq": ("shape", "ppn", "order", "wrap"),
     "torus": ("dims", "ppn", "npr", "wrap"),
+    "percs": ("ns", "nd", "routing"),
 }
 
 
@@ -49,7 +52,7 @@ class SimProvider(Provider):
 
     Parameters
     ----------
-    kind : {"titan", "bgq", "torus"}
+    kind : {"titan", "bgq", "torus", "percs"}
         Machine family.
     **options : str or int
         The keys of :data:`SIM_KINDS` for that kind, as in the spec string.
@@ -127,6 +130,12 @@ class SimProvider(Provider):
                 raise InvalidInputError(f"provider: order must be a permutation of ABCDET in {s!r}; got {order!r}")
             p["order"] = order
             p["wrap"] = parse_wrap(o.get("wrap", "1"), "wrap", s, 5)
+        elif kind == "percs":
+            p["ns"] = parse_int(o.get("ns", 2), "ns", s)
+            p["nd"] = parse_int(o.get("nd", 1), "nd", s)
+            p["routing"] = o.get("routing", "direct").lower()
+            if p["routing"] not in ("direct", "indirect"):
+                raise InvalidInputError(f"provider: routing must be direct or indirect in {s!r}; got {p['routing']!r}")
         else:
             if "dims" not in o:
                 raise InvalidInputError(f"provider: sim:torus needs dims=, e.g. dims=4x4x4; got {s!r}")
@@ -157,6 +166,13 @@ class SimProvider(Provider):
                 raise ProviderError(f"sim: {self._spec!r} cannot hold a job of {size} ranks: {exc}") from None
         elif self.kind == "bgq":
             m = bgq_machine(p["shape"], ranks_per_node=p["ppn"], order=p["order"], wrap=list(p["wrap"]))
+        elif self.kind == "percs":
+            from ..percs import PercsMachine
+
+            try:
+                m = PercsMachine(p["ns"], p["nd"], routing=p["routing"])
+            except (InvalidInputError, ValueError) as exc:
+                raise ProviderError(f"sim: {self._spec!r}: {exc}") from None
         else:
             m = torus_machine(p["dims"], wrap=list(p["wrap"]), cores_per_node=p["ppn"], nodes_per_router=p["npr"])
         if m.n_procs < size:
@@ -164,7 +180,10 @@ class SimProvider(Provider):
         self._machines[size] = m
         return m
 
-    def _node_name(self, m: TorusMachine, rank: int) -> str:
+    def _node_name(self, m, rank: int) -> str:
+        if self.kind == "percs":
+            s, dr, n = self._percs_coords(rank)
+            return f"sn{s}-d{dr}-n{n}"
         if self.kind == "titan":
             return f"nid{int(m.node_ids[rank]):05d}"
         if self.kind == "bgq":
@@ -175,7 +194,14 @@ class SimProvider(Provider):
         """Return processor ``rank`` of the simulated machine for a job of ``size`` ranks."""
         rank, size = check_rank(rank, size)
         m = self.machine(size)
+        if self.kind == "percs":
+            return Location(self._percs_coords(rank), self._node_name(m, rank))
         return Location(tuple(int(c) for c in m.router_coords[rank]), self._node_name(m, rank))
+
+    @staticmethod
+    def _percs_coords(rank: int) -> tuple:
+        node = rank // 4
+        return (node // 32, (node // 8) % 4, node % 8)
 
     def network(self, *, size: int | None = None) -> NetworkInfo:
         """Return the simulated network (independent of the job size)."""
@@ -184,4 +210,7 @@ class SimProvider(Provider):
             return NetworkInfo(dims=p["dims"], wrap=(True,) * 3, bandwidth="gemini", dim_names=("X", "Y", "Z"))
         if self.kind == "bgq":
             return NetworkInfo(dims=p["shape"], wrap=p["wrap"], bandwidth=None, dim_names=BGQ_DIM_NAMES)
+        if self.kind == "percs":
+            return NetworkInfo(dims=(p["ns"], 4, 8), wrap=False, kind="percs",
+                               options=(("n_d", p["nd"]), ("routing", p["routing"])))
         return NetworkInfo(dims=p["dims"], wrap=p["wrap"], bandwidth=None, dim_names=None)
