@@ -64,27 +64,9 @@ def _as_count(value, name: str, minimum: int = 1) -> int:
     return value
 
 
-def _largest_prime_factor(m: int) -> int:
-    q, f = 1, 2
-    while m % 2 == 0:
-        m //= 2
-        q = 2
-    f = 3
-    while f * f <= m:
-        while m % f == 0:
-            m //= f
-            q = f
-        f += 2
-    return m if m > 1 else q
-
-
 def _left_parts(n_parts: int, prime_split: bool) -> int:
-    """Parts of the left child when ``n_parts >= 2`` parts are bisected."""
-    if prime_split:
-        q = _largest_prime_factor(n_parts)
-        if q > 2:
-            return n_parts // q * ((q + 1) // 2)
-    return n_parts // 2
+    """Parts of the left child when ``n_parts >= 2`` parts are bisected (the kernel's rule)."""
+    return int(_mj._py_left_parts(n_parts, prime_split))
 
 
 @lru_cache(maxsize=4096)
