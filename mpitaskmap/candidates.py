@@ -116,7 +116,7 @@ class Candidate:
 
 
 #: Modules that register mapper families when imported (loaded lazily: they import this one).
-FAMILY_MODULES: tuple = ("mpitaskmap.mappers.graph", "mpitaskmap.percs")
+FAMILY_MODULES: tuple = ("mpitaskmap.mappers.graph", "mpitaskmap.mappers.regular", "mpitaskmap.percs")
 
 #: Appliers of the other mapper families: kind -> f(candidate, graph, machine) -> Mapping.
 _KINDS: dict[str, Callable] = {}
