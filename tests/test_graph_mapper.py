@@ -155,3 +155,16 @@ def test_graph_family_in_the_candidate_list():
 def test_too_many_tasks():
     with pytest.raises(InvalidInputError, match="do not fit"):
         gm.map_greedy(TaskGraph.stencil([5]), line_machine(4))
+
+
+def test_metis_two_phase_with_exact_balance():
+    pytest.importorskip("pymetis", reason="the optional 'graph' extra (pymetis) is not installed")
+    g = TaskGraph.stencil([16, 16])
+    sizes = np.array([70, 60, 66, 60])
+    parts, used = gm.partition_graph(g, sizes, method="metis", return_method=True)
+    assert used == "metis" and np.bincount(parts).tolist() == sizes.tolist()
+    m = titan_machine(16, cores_per_node=16, seed=1)
+    mp = gm.map_greedy(g, m, two_phase=True)
+    assert mp.info["partitioner"] == "metis"
+    assert np.bincount(m.node_ids[mp.task_to_proc]).max() <= 16
+    assert mp.metric("weighted_hops") < identity_mapping(g, m).metric("weighted_hops")
