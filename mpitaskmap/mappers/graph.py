@@ -364,9 +364,14 @@ def _metis_parts(tptr, tadj, tw, sizes) -> np.ndarray:
         return np.zeros(tptr.size - 1, dtype=np.int64)
     w = np.maximum(1, np.round(tw / max(tw.max(), 1e-300) * 1000)).astype(np.int64) if tw.size else tw
     opts = pymetis.Options(seed=0)
-    _, membership = pymetis.part_graph(
-        int(k), xadj=tptr.tolist(), adjncy=tadj.tolist(), eweights=w.tolist(), options=opts
-    )
+    tpwgts = (sizes / sizes.sum()).tolist()
+    if hasattr(pymetis, "CSRAdjacency"):  # pymetis >= 2025.2
+        adjacency = pymetis.CSRAdjacency(tptr.tolist(), tadj.tolist())
+        _, membership = pymetis.part_graph(int(k), adjacency, eweights=w.tolist(), tpwgts=tpwgts, options=opts)
+    else:
+        _, membership = pymetis.part_graph(
+            int(k), xadj=tptr.tolist(), adjncy=tadj.tolist(), eweights=w.tolist(), tpwgts=tpwgts, options=opts
+        )
     parts = np.asarray(membership, dtype=np.int64)
     _fix_balance(tptr, tadj, tw, sizes, parts)
     return parts
