@@ -6,8 +6,9 @@ half the machine, or half of what the job leaves free when it needs more than ha
 19,200 nodes: ``busy = min(0.5, 0.5 * (1 - nodes / 19200))``).  Per input: seconds of one candidate (ours: FZ, longest dimension, torus shift;
 Zoltan2: one MPI rank = its one longest/longest candidate, time of the mapping call alone,
 measured inside its driver), WeightedHops of that candidate, and WeightedHops of our
-search over orderings x variants without rotations (``rotate=False``; a few dozen
-candidates) - the best the library returns cheaply.  Ratios ours / Zoltan2.
+candidate search: every ordering x variant without rotations, plus FZ with all task x
+processor rotation pairs (about 200 candidates; ``remap()`` spreads such a list over the
+job's ranks).  Ratios ours / Zoltan2.
 
 Needs the optional peer: ``bash benchmarks/peers/install_peers.sh``.
 
@@ -58,7 +59,9 @@ def compare(shapes=SHAPES, repeat: int = 3) -> list[dict]:
         t_z = sorted(z_times)[len(z_times) // 2]
         wh_z = metrics.weighted_hops(graph, machine, z_ttp)
         wh_ours = ours.metric("weighted_hops")
-        search = best_of(candidate_list(3, machine, rotate=False, include_identity=True), graph, machine)
+        cands = candidate_list(3, machine, rotate=False, include_identity=True)
+        cands += [c for c in candidate_list(3, machine, orderings=["fz"]) if c not in cands]
+        search = best_of(cands, graph, machine)
         rows.append({
             "input": label,
             "tasks": graph.n_tasks,
