@@ -51,6 +51,45 @@ Formats
     The reader takes the ``proc`` column and checks ``node`` and the coordinates against
     the machine.
 
+``"openmpi_rankfile"`` -- Open MPI rankfile (:func:`write_openmpi_rankfile`).
+    Read by Open MPI's launcher: ``mpirun --rankfile FILE`` (Open MPI 4 and earlier) or
+    ``mpirun --map-by rankfile:file=FILE`` (Open MPI 5).  One line per rank, in rank
+    order: ``rank R=HOST slot=S``, where ``HOST`` is the host name of the node
+    (:func:`host_names`) and ``S`` the processor's position among the processors of its
+    node, in processor-id order (the logical core index; :func:`node_slots`)::
+
+        rank 0=nid00000 slot=0
+        rank 1=nid00001 slot=1
+        rank 2=nid00000 slot=1
+
+    The file pins every rank to one core, so reading it back gives the same mapping.
+
+``"slurm_hostfile"`` -- Slurm arbitrary-distribution host list (:func:`write_slurm_hostfile`).
+    Read by ``srun --distribution=arbitrary`` from the file named by the environment
+    variable ``SLURM_HOSTFILE``: line ``r`` is the host name of the node that runs rank
+    ``r``, nothing else on the line::
+
+        nid00000
+        nid00001
+        nid00000
+
+    It fixes the node of every rank, not the core: Slurm numbers the ranks of one node
+    onto its cores itself.  The reader therefore places the ranks of each node on that
+    node's processors in ascending rank order.  Every metric of a torus depends only on
+    the routers, and all processors of a node share one router, so the metrics of the
+    read-back mapping equal those of the written one; the mapping itself is equal when
+    the written one already kept each node's ranks in ascending processor order (see
+    :func:`node_canonical`).
+
+Host names
+----------
+Both host files name nodes.  ``hosts=None`` uses :data:`DEFAULT_HOST_FORMAT`
+(``"nid%05d"``: Cray's ``nid`` names from the node id, as on the Cray systems and the
+simulated Titan); a ``%`` format string is applied to the node id (``"node%d"``); a
+sequence gives the name of node id ``k`` at position ``k`` (e.g. the names of a job's
+``scontrol show hostnames`` in node-id order, or a machine file's ``host`` lines).
+Readers take the same ``hosts`` to turn names back into node ids.
+
 Notes
 -----
 Plain coordinate lines without a machine (what Rubik writes for any box) are handled by
@@ -86,6 +125,14 @@ __all__ = [
     "read_mpich_rank_order",
     "write_mapping_csv",
     "read_mapping_csv",
+    "DEFAULT_HOST_FORMAT",
+    "host_names",
+    "node_slots",
+    "node_canonical",
+    "write_openmpi_rankfile",
+    "read_openmpi_rankfile",
+    "write_slurm_hostfile",
+    "read_slurm_hostfile",
     "MAP_FORMATS",
     "write_map",
     "read_map",
@@ -620,11 +667,348 @@ def read_mapping_csv(path, machine: Machine, graph: TaskGraph | None = None) -> 
     return Mapping(ttp, machine, graph, method=f"csv {name}")
 
 
+# -- host names (Open MPI rankfile, Slurm host list) -----------------------------------------
+#: Host name of node id ``k`` when no names are given: Cray's ``nid`` convention.
+DEFAULT_HOST_FORMAT = "nid%05d"
+
+
+def host_names(machine: Machine, hosts=None) -> list[str]:
+    """Return the host name of every node id ``0 .. max(node_ids)`` of ``machine``.
+
+    Parameters
+    ----------
+    machine : Machine
+        The processors; their ``node_ids`` index the result.
+    hosts : None, str or sequence of str, optional
+        None: :data:`DEFAULT_HOST_FORMAT` (``"nid%05d"``) applied to the node id; a
+        string with ``%``: that format applied to the node id; a sequence: the name of
+        node id ``k`` is ``hosts[k]``.
+
+    Returns
+    -------
+    list of str
+        ``names[k]`` is the host of node id ``k``.
+
+    Raises
+    ------
+    InvalidInputError
+        If a format has no ``%`` or fails, the sequence is shorter than the largest node
+        id, or the names used by the machine are empty, contain white space or repeat.
+
+    Examples
+    --------
+    >>> from mpitaskmap.machine import FlatMachine
+    >>> host_names(FlatMachine([0, 0, 1]))
+    ['nid00000', 'nid00001']
+    >>> host_names(FlatMachine([0, 1]), "node%d"), host_names(FlatMachine([1, 0]), ["a", "b"])
+    (['node0', 'node1'], ['a', 'b'])
+    """
+    if not isinstance(machine, Machine):
+        raise InvalidInputError(f"machine: expected a Machine; got {type(machine).__name__}")
+    n = int(machine.node_ids.max()) + 1
+    if hosts is None:
+        hosts = DEFAULT_HOST_FORMAT
+    if isinstance(hosts, str):
+        if "%" not in hosts:
+            raise InvalidInputError(f"hosts: a host-name format needs a % field like 'nid%05d'; got {hosts!r}")
+        try:
+            names = [hosts % k for k in range(n)]
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(f"hosts: format {hosts!r} cannot take a node id ({exc}); got {hosts!r}") from None
+    else:
+        names = [str(h) for h in hosts]
+        if len(names) < n:
+            raise InvalidInputError(
+                f"hosts: need a name for every node id 0..{n - 1}; got {len(names)} names"
+            )
+    used = np.unique(machine.node_ids).tolist()
+    seen: dict[str, int] = {}
+    for k in used:
+        name = names[k]
+        if not name or any(c.isspace() for c in name):
+            raise InvalidInputError(f"hosts: node {k} needs a non-empty name without white space; got {name!r}")
+        if name in seen:
+            raise InvalidInputError(f"hosts: nodes {seen[name]} and {k} have the same name; got {name!r}")
+        seen[name] = k
+    return names
+
+
+def _node_of_host(machine: Machine, hosts) -> dict[str, int]:
+    names = host_names(machine, hosts)
+    return {names[k]: k for k in np.unique(machine.node_ids).tolist()}
+
+
+def node_slots(machine: Machine) -> np.ndarray:
+    """Return the slot of every processor on its node (0, 1, ... in processor-id order).
+
+    Parameters
+    ----------
+    machine : Machine
+        The processors.
+
+    Returns
+    -------
+    (n_procs,) ndarray of intp
+        Position of each processor among the processors of its node: the logical core
+        index written to an Open MPI rankfile.
+
+    Examples
+    --------
+    >>> from mpitaskmap.machine import FlatMachine
+    >>> node_slots(FlatMachine([3, 3, 0, 3, 0])).tolist()
+    [0, 1, 0, 2, 1]
+    """
+    if not isinstance(machine, Machine):
+        raise InvalidInputError(f"machine: expected a Machine; got {type(machine).__name__}")
+    node = machine.node_ids
+    order = np.argsort(node, kind="stable")
+    sorted_node = node[order]
+    starts = np.concatenate(([True], sorted_node[1:] != sorted_node[:-1]))
+    first = np.maximum.accumulate(np.where(starts, np.arange(node.size), 0))
+    slots = np.empty(node.size, dtype=np.intp)
+    slots[order] = np.arange(node.size) - first
+    return slots
+
+
+def _node_procs(machine: Machine) -> dict[int, np.ndarray]:
+    """Processors of every node id, ascending."""
+    order = np.argsort(machine.node_ids, kind="stable")
+    nodes, starts = np.unique(machine.node_ids[order], return_index=True)
+    return {int(k): p for k, p in zip(nodes.tolist(), np.split(order, starts[1:]))}
+
+
+def _procs_of_nodes(task_node: np.ndarray, machine: Machine) -> np.ndarray:
+    """Place the tasks of every node on its processors in ascending task order."""
+    procs = _node_procs(machine)
+    ttp = np.empty(task_node.size, dtype=np.intp)
+    order = np.argsort(task_node, kind="stable")
+    nodes, starts, counts = np.unique(task_node[order], return_index=True, return_counts=True)
+    for k, a, c in zip(nodes.tolist(), starts.tolist(), counts.tolist()):
+        p = procs[k]
+        tasks = order[a:a + c]
+        # more ranks than cores: deal them round-robin (the capacity check of Mapping decides)
+        ttp[tasks] = p[np.arange(c) % p.size]
+    return ttp
+
+
+def node_canonical(mapping: Mapping) -> Mapping:
+    """Return ``mapping`` with the ranks of every node on its processors in ascending order.
+
+    Every task keeps its node, so every metric of a machine whose nodes each sit on one
+    router is unchanged; this is what a node-level file (:func:`write_slurm_hostfile`)
+    can express, and what :func:`read_slurm_hostfile` returns.
+
+    Parameters
+    ----------
+    mapping : Mapping
+        Any mapping.
+
+    Returns
+    -------
+    Mapping
+        Same machine, graph and method.
+
+    Examples
+    --------
+    >>> from mpitaskmap.machine import FlatMachine
+    >>> node_canonical(Mapping([1, 0, 2], FlatMachine([0, 0, 1]))).task_to_proc.tolist()
+    [0, 1, 2]
+    """
+    if not isinstance(mapping, Mapping):
+        raise InvalidInputError(f"mapping: expected a Mapping; got {type(mapping).__name__}")
+    machine = mapping.machine
+    ttp = _procs_of_nodes(machine.node_ids[mapping.task_to_proc], machine)
+    return Mapping(ttp, machine, mapping.graph, capacity=mapping.capacity, method=mapping.method,
+                   info=mapping.info)
+
+
+# -- Open MPI rankfile -------------------------------------------------------------------------
+def write_openmpi_rankfile(mapping: Mapping, path, *, hosts=None) -> None:
+    """Write an Open MPI rankfile (``mpirun --rankfile FILE``): per rank, host and core slot.
+
+    Parameters
+    ----------
+    mapping : Mapping
+        Any mapping (processor ids are the cores of the allocation in launch order).
+    path : str, path-like or text stream
+        Where to write.
+    hosts : None, str or sequence of str, optional
+        Host names of the nodes, see :func:`host_names` (default ``"nid%05d"``).
+
+    Raises
+    ------
+    InvalidInputError
+        On bad host names.
+
+    Examples
+    --------
+    >>> from mpitaskmap.machine import FlatMachine
+    >>> m = Mapping([2, 0, 1, 3], FlatMachine([0, 0, 1, 1]))
+    >>> write_openmpi_rankfile(m, sys.stdout, hosts=["n1", "n2"])
+    rank 0=n2 slot=0
+    rank 1=n1 slot=0
+    rank 2=n1 slot=1
+    rank 3=n2 slot=1
+    """
+    if not isinstance(mapping, Mapping):
+        raise InvalidInputError(f"mapping: expected a Mapping; got {type(mapping).__name__}")
+    machine = mapping.machine
+    names = host_names(machine, hosts)
+    p = mapping.task_to_proc
+    node = machine.node_ids[p].tolist()
+    slot = node_slots(machine)[p].tolist()
+    text = "".join(f"rank {r}={names[k]} slot={s}\n" for r, (k, s) in enumerate(zip(node, slot)))
+    with _opened(path, "w") as fh:
+        fh.write(text)
+
+
+def read_openmpi_rankfile(path, machine: Machine, graph: TaskGraph | None = None, *, hosts=None) -> Mapping:
+    """Read an Open MPI rankfile into a Mapping on ``machine``.
+
+    Parameters
+    ----------
+    path : str, path-like or text stream
+        The file: lines ``rank R=HOST slot=S`` (any order, ranks 0..n-1 once each) with a
+        single logical core ``S`` (:func:`node_slots`); ``#`` lines are skipped.
+    machine : Machine
+        The processors the file refers to.
+    graph : TaskGraph, optional
+        Attached to the result for metrics.
+    hosts : None, str or sequence of str, optional
+        Host names of the nodes, as given to the writer (:func:`host_names`).
+
+    Returns
+    -------
+    Mapping
+
+    Raises
+    ------
+    InvalidInputError
+        On a malformed line, an unknown host, a slot the node does not have, a
+        socket:core or range slot (naming the line), or ranks that are not 0..n-1 once
+        each.
+    """
+    name = _name(path)
+    node_of = _node_of_host(machine, hosts)
+    procs = _node_procs(machine)
+    placed: dict[int, tuple[int, int]] = {}
+    with _opened(path, "r") as fh:
+        for lineno, text, raw in _content_lines(fh):
+            tok = text.split()
+            if len(tok) != 3 or tok[0] != "rank" or "=" not in tok[1] or not tok[2].startswith("slot="):
+                raise _line_error(name, lineno, raw, "expected 'rank R=HOST slot=S'")
+            r_text, host = tok[1].split("=", 1)
+            try:
+                r, s = int(r_text), int(tok[2][5:])
+            except ValueError:
+                raise _line_error(
+                    name, lineno, raw, "rank and slot must be integers (one logical core, as written here)"
+                ) from None
+            if r < 0 or s < 0:
+                raise _line_error(name, lineno, raw, "rank and slot must be >= 0")
+            if host not in node_of:
+                raise _line_error(name, lineno, raw, f"unknown host {host!r} (not a node of the machine)")
+            cores = procs[node_of[host]]
+            if s >= cores.size:
+                raise _line_error(name, lineno, raw, f"host {host} has slots 0..{cores.size - 1}")
+            if r in placed:
+                raise _line_error(name, lineno, raw, f"rank {r} already placed on line {placed[r][1]}")
+            placed[r] = (int(cores[s]), lineno)
+    n = len(placed)
+    if n == 0:
+        raise InvalidInputError(f"{name}: no 'rank' lines found; got an empty rankfile")
+    missing = sorted(set(range(n)) - set(placed))
+    if missing:
+        raise InvalidInputError(f"{name}: ranks must be 0..{n - 1}, each once; got rank {missing[0]} missing")
+    ttp = np.asarray([placed[r][0] for r in range(n)], dtype=np.intp)
+    return Mapping(ttp, machine, graph, method=f"rankfile {name}")
+
+
+# -- Slurm arbitrary distribution ----------------------------------------------------------------
+def write_slurm_hostfile(mapping: Mapping, path, *, hosts=None) -> None:
+    """Write a Slurm host list for ``srun --distribution=arbitrary`` (``SLURM_HOSTFILE``).
+
+    Parameters
+    ----------
+    mapping : Mapping
+        Any mapping; only the node of each rank is written.
+    path : str, path-like or text stream
+        Where to write (point ``SLURM_HOSTFILE`` at it).
+    hosts : None, str or sequence of str, optional
+        Host names of the nodes, see :func:`host_names` (default ``"nid%05d"``).
+
+    Raises
+    ------
+    InvalidInputError
+        On bad host names.
+
+    Examples
+    --------
+    >>> from mpitaskmap.machine import FlatMachine
+    >>> write_slurm_hostfile(Mapping([2, 0, 1, 3], FlatMachine([0, 0, 1, 1])), sys.stdout)
+    nid00001
+    nid00000
+    nid00000
+    nid00001
+    """
+    if not isinstance(mapping, Mapping):
+        raise InvalidInputError(f"mapping: expected a Mapping; got {type(mapping).__name__}")
+    names = host_names(mapping.machine, hosts)
+    node = mapping.machine.node_ids[mapping.task_to_proc].tolist()
+    with _opened(path, "w") as fh:
+        fh.write("".join(names[k] + "\n" for k in node))
+
+
+def read_slurm_hostfile(path, machine: Machine, graph: TaskGraph | None = None, *, hosts=None) -> Mapping:
+    """Read a Slurm arbitrary-distribution host list into a Mapping on ``machine``.
+
+    Parameters
+    ----------
+    path : str, path-like or text stream
+        The file: line ``r`` (blank and ``#`` lines skipped) is the host of rank ``r``.
+    machine : Machine
+        The processors the file refers to.
+    graph : TaskGraph, optional
+        Attached to the result for metrics.
+    hosts : None, str or sequence of str, optional
+        Host names of the nodes, as given to the writer (:func:`host_names`).
+
+    Returns
+    -------
+    Mapping
+        The ranks of every node on its processors in ascending rank order (the file
+        names nodes, not cores; see :func:`node_canonical`).
+
+    Raises
+    ------
+    InvalidInputError
+        On an unknown host or a line with more than one word (naming the line), an empty
+        file, or more ranks on a node than it has processors (when the ranks fit the
+        machine one per processor).
+    """
+    name = _name(path)
+    node_of = _node_of_host(machine, hosts)
+    task_node: list[int] = []
+    with _opened(path, "r") as fh:
+        for lineno, text, raw in _content_lines(fh):
+            if len(text.split()) != 1:
+                raise _line_error(name, lineno, raw, "expected one host name per line")
+            if text not in node_of:
+                raise _line_error(name, lineno, raw, f"unknown host {text!r} (not a node of the machine)")
+            task_node.append(node_of[text])
+    if not task_node:
+        raise InvalidInputError(f"{name}: no host lines found; got an empty host list")
+    ttp = _procs_of_nodes(np.asarray(task_node, dtype=np.intp), machine)
+    return Mapping(ttp, machine, graph, method=f"SLURM_HOSTFILE {name}")
+
+
 # -- registry ------------------------------------------------------------------------------
 MAP_FORMATS: dict[str, tuple[Callable, Callable]] = {
     "bluegene": (write_bluegene_map, read_bluegene_map),
     "mpich_rank_order": (write_mpich_rank_order, read_mpich_rank_order),
     "csv": (write_mapping_csv, read_mapping_csv),
+    "openmpi_rankfile": (write_openmpi_rankfile, read_openmpi_rankfile),
+    "slurm_hostfile": (write_slurm_hostfile, read_slurm_hostfile),
 }
 
 
@@ -634,7 +1018,7 @@ def _format(format: str) -> tuple[Callable, Callable]:
     return MAP_FORMATS[format]
 
 
-def write_map(mapping: Mapping, path, format: str) -> None:
+def write_map(mapping: Mapping, path, format: str, **options) -> None:
     """Write ``mapping`` in one of the :data:`MAP_FORMATS`.
 
     Parameters
@@ -644,17 +1028,23 @@ def write_map(mapping: Mapping, path, format: str) -> None:
     path : str, path-like or text stream
         Where to write.
     format : str
-        A key of :data:`MAP_FORMATS` (``"bluegene"``, ``"csv"``, ``"mpich_rank_order"``).
+        A key of :data:`MAP_FORMATS` (``"bluegene"``, ``"csv"``, ``"mpich_rank_order"``,
+        ``"openmpi_rankfile"``, ``"slurm_hostfile"``).
+    **options
+        Keyword options of that format's writer (``hosts=`` for the host files,
+        ``ranges=`` for the rank order).
 
     Raises
     ------
     InvalidInputError
         On an unknown format (listing the valid names) or what the writer rejects.
+    TypeError
+        On an option the writer does not take.
     """
-    _format(format)[0](mapping, path)
+    _format(format)[0](mapping, path, **options)
 
 
-def read_map(path, machine: Machine, format: str, graph: TaskGraph | None = None) -> Mapping:
+def read_map(path, machine: Machine, format: str, graph: TaskGraph | None = None, **options) -> Mapping:
     """Read a map file in one of the :data:`MAP_FORMATS` into a Mapping on ``machine``.
 
     Parameters
@@ -667,6 +1057,8 @@ def read_map(path, machine: Machine, format: str, graph: TaskGraph | None = None
         A key of :data:`MAP_FORMATS`.
     graph : TaskGraph, optional
         Attached to the result for metrics.
+    **options
+        Keyword options of that format's reader (``hosts=`` for the host files).
 
     Returns
     -------
@@ -676,5 +1068,7 @@ def read_map(path, machine: Machine, format: str, graph: TaskGraph | None = None
     ------
     InvalidInputError
         On an unknown format (listing the valid names) or what the reader rejects.
+    TypeError
+        On an option the reader does not take.
     """
-    return _format(format)[1](path, machine, graph)
+    return _format(format)[1](path, machine, graph, **options)

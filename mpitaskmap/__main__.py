@@ -1,0 +1,8 @@
+"""Run the mpitaskmap command line: ``python -m mpitaskmap SUBCOMMAND ...``."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

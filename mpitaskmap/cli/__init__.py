@@ -1,0 +1,134 @@
+"""The ``mpitaskmap`` command line: offline mapping, evaluation, comparison and plots.
+
+``mpitaskmap SUBCOMMAND [options]`` (or ``python -m mpitaskmap``).  Each subcommand is
+one function registered in :data:`COMMANDS` with :func:`register` (the shape of mpi4py's
+``bench.py``); it builds its own argparse parser, so ``mpitaskmap map --help`` reads
+like a man page.  The subcommands:
+
+``map``      compute a mapping and write rank-reorder files (MPICH_RANK_ORDER, Open MPI
+             rankfile, Slurm host list, Blue Gene map file, CSV)
+``eval``     metrics of the default order or of existing reorder files
+``compare``  several methods side by side: a table (text, CSV, JSON) and an HTML report
+``plot``     allocation in 3-D, link loads per direction, hop histograms (PNG)
+
+Errors print one line (``mpitaskmap map: error: ...``) and exit with status 1 (2 for a
+bad command line); ``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+__all__ = ["main", "register", "COMMANDS", "Command"]
+
+
+@dataclass(frozen=True)
+class Command:
+    """A registered subcommand: its function and one-line summary."""
+
+    name: str
+    run: Callable[[list], int]
+    summary: str
+
+
+#: Subcommand name -> Command, in registration order.
+COMMANDS: dict[str, Command] = {}
+
+
+def register(name: str, summary: str) -> Callable:
+    """Return a decorator that registers ``run(argv) -> exit status`` as subcommand ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The subcommand (``mpitaskmap NAME ...``).
+    summary : str
+        One line for ``mpitaskmap --help``.
+
+    Returns
+    -------
+    callable
+        The decorator; it returns the function unchanged.
+    """
+
+    def decorate(run: Callable[[list], int]) -> Callable[[list], int]:
+        COMMANDS[name] = Command(name, run, summary)
+        return run
+
+    return decorate
+
+
+def _usage() -> str:
+    from .. import __version__
+
+    width = max(len(n) for n in COMMANDS)
+    lines = [
+        f"usage: mpitaskmap SUBCOMMAND [options]      (mpitaskmap {__version__})",
+        "",
+        "Topology-aware task mapping from the shell: map a task graph onto an allocation,",
+        "write the rank-reorder files that MPI stacks and schedulers read, compare methods,",
+        "and plot what a mapping does to the network.",
+        "",
+        "subcommands:",
+        *[f"  {c.name:<{width}}  {c.summary}" for c in COMMANDS.values()],
+        "",
+        "Run 'mpitaskmap SUBCOMMAND --help' for its manual.  Example:",
+        "  mpitaskmap map -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8 \\",
+        "                 --method geometric -o MPICH_RANK_ORDER",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``) and return the exit status.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after the program name.
+
+    Returns
+    -------
+    int
+        0 on success, 1 on an error (one line on stderr), 2 on a bad command line.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        sys.stdout.write(_usage())
+        return 0 if args else 2
+    if args[0] == "--version":
+        from .. import __version__
+
+        sys.stdout.write(f"mpitaskmap {__version__}\n")
+        return 0
+    debug = "--debug" in args
+    if args[0] == "--debug":
+        args = args[1:]
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        sys.stderr.write(f"mpitaskmap: error: unknown subcommand {name!r}; valid: {sorted(COMMANDS)}\n")
+        return 2
+    if debug and "--debug" not in rest:
+        rest.append("--debug")
+    try:
+        return COMMANDS[name].run(rest)
+    except SystemExit as exc:  # argparse: --help (0) or a bad command line (2)
+        return exc.code if isinstance(exc.code, int) else 2
+    except KeyboardInterrupt:
+        sys.stderr.write(f"mpitaskmap {name}: interrupted\n")
+        return 130
+    except Exception as exc:  # one line, or the traceback with --debug
+        if debug:
+            raise
+        text = str(exc).strip().splitlines()
+        msg = text[0] if text else type(exc).__name__
+        if not isinstance(exc, (ValueError, OSError, ImportError, RuntimeError)):
+            msg = f"{type(exc).__name__}: {msg}"
+        sys.stderr.write(f"mpitaskmap {name}: error: {msg}\n")
+        return 1
+
+
+# Register the subcommands (each module calls register at import).
+from . import map, eval, compare, plot  # noqa: E402,F401,A004

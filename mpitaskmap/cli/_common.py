@@ -1,0 +1,216 @@
+"""Shared pieces of the subcommands (private): options, progress bar, metric tables.
+
+Only the command line prints; everything here writes to the streams it is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from ..mapping import Mapping
+from ..metrics import METRICS, evaluate
+from ._inputs import MACHINE_FORMS, TASK_FORMS, MachineInput, TaskInput, load_machine, load_tasks
+from ._methods import Context, GeometricOptions, METHODS
+
+__all__ = ["Row", "Progress", "announce", "add_io_options", "add_method_options", "load_inputs", "context_from",
+           "metric_rows", "render_table", "SHORT_NAMES", "FORMATTERS"]
+
+#: Column headers of the text table: the paper's short names.
+SHORT_NAMES = {
+    "total_hops": "TH",
+    "average_hops": "AvgHops",
+    "weighted_hops": "WH",
+    "max_hops": "MaxHops",
+    "max_data": "Data(M)",
+    "max_latency": "Latency(M)",
+    "max_messages": "MMC",
+    "average_messages": "AMC",
+    "average_latency": "AC",
+}
+
+
+@dataclass
+class Row:
+    """One mapping's line of a metric table."""
+
+    label: str
+    mapping: Mapping
+    metrics: dict
+    seconds: float | None = None
+    info: dict = field(default_factory=dict)
+
+
+class Progress:
+    """A one-line progress bar on a stream: ``label [#####.....] 12/49 1.3 s``.
+
+    On a terminal it redraws in place; otherwise it prints one final line (so logs and
+    captured output stay short).  ``quiet`` silences it.
+    """
+
+    def __init__(self, label: str, *, stream: TextIO | None = None, quiet: bool = False, width: int = 30) -> None:
+        self.label, self.quiet, self.width = label, quiet, width
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.t0 = time.perf_counter()
+        self._last = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        """Report ``done`` of ``total`` items finished."""
+        if self.quiet:
+            return
+        now = time.perf_counter()
+        final = done >= total
+        if self.tty and (final or now - self._last > 0.1):
+            fill = int(self.width * done / max(total, 1))
+            bar = "#" * fill + "." * (self.width - fill)
+            self.stream.write(f"\r{self.label} [{bar}] {done}/{total} {now - self.t0:.1f} s")
+            self._last = now
+            if final:
+                self.stream.write("\n")
+            self.stream.flush()
+        elif not self.tty and final:
+            self.stream.write(f"{self.label}: {done}/{total} done in {now - self.t0:.1f} s\n")
+
+
+def announce(label: str, *, stream: TextIO | None = None, quiet: bool = False):
+    """Say that ``label`` is running (on a terminal); return ``done(seconds)`` that reports its time.
+
+    On a terminal the "running" line is overwritten by the result; elsewhere only the
+    result line is written.
+    """
+    stream = stream if stream is not None else sys.stderr
+    tty = bool(getattr(stream, "isatty", lambda: False)())
+    if not quiet and tty:
+        stream.write(f"{label}: running ...")
+        stream.flush()
+
+    def done(seconds: float) -> None:
+        if not quiet:
+            stream.write(("\r\033[K" if tty else "") + f"{label}: {seconds:.2f} s\n")
+
+    return done
+
+
+def add_common_options(parser: argparse.ArgumentParser) -> None:
+    """Add -q/--quiet and --debug."""
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or status lines")
+    parser.add_argument("--debug", action="store_true", help="show the full traceback on errors")
+
+
+def add_io_options(parser: argparse.ArgumentParser) -> None:
+    """Add the machine and task inputs (-m, -t, --task-coords, --ranks, --hosts)."""
+    g = parser.add_argument_group("inputs")
+    g.add_argument("-m", "--machine", required=True, metavar="SPEC", help=f"the allocation: {MACHINE_FORMS}")
+    g.add_argument("-t", "--tasks", required=True, metavar="SPEC", help=f"the task graph: {TASK_FORMS}")
+    g.add_argument("--task-coords", metavar="PATH", help="task coordinates for a matrix input (one row per task)")
+    g.add_argument("--ranks", type=int, metavar="N",
+                   help="job size for sim: machines (default: one rank per task)")
+    g.add_argument("--hosts", metavar="FMT",
+                   help="host names of nodes in rankfiles/host lists: a %%-format of the node id "
+                        "(default: the machine's own names, else nid%%05d)")
+    add_common_options(parser)
+
+
+def add_method_options(parser: argparse.ArgumentParser, *, auto_metric: bool = True) -> None:
+    """Add the geometric options and the auto-search options."""
+    g = parser.add_argument_group("method options")
+    g.add_argument("--ordering", default="fz", choices=["fz", "mfz", "z", "gray", "hilbert"],
+                   help="geometric part numbering (default fz)")
+    g.add_argument("--no-shift", action="store_true", help="geometric: no torus shift of processor coordinates")
+    g.add_argument("--bandwidth", action="store_true", help="geometric: scale coordinates by link bandwidth")
+    g.add_argument("--box", metavar="AxBxC", help="geometric: box transform lengths, e.g. 2x2x8 (Gemini)")
+    g.add_argument("--metric", default="weighted_hops", choices=sorted(METRICS), metavar="NAME",
+                   help="what auto minimises and compare ranks by (default weighted_hops); any of "
+                        + ", ".join(METRICS))
+    g.add_argument("--families", metavar="F,F",
+                   help="auto: candidate families (default: every applicable one of geometric, graph, percs, grid)")
+    g.add_argument("--orderings", metavar="O,O", default="fz,mfz,z,gray,hilbert",
+                   help="auto: geometric orderings to try (default all five)")
+
+
+def load_inputs(args) -> tuple[MachineInput, TaskInput]:
+    """Read --tasks then --machine (sized for the job)."""
+    tasks = load_tasks(args.tasks, args.task_coords)
+    machine = load_machine(args.machine, args.ranks or tasks.graph.n_tasks)
+    return machine, tasks
+
+
+def context_from(args, progress=None) -> Context:
+    """Build the method context from parsed options."""
+    geo = GeometricOptions(ordering=args.ordering, shift=not args.no_shift, bandwidth=args.bandwidth)
+    if args.box:
+        geo = geo.updated(f"box={args.box}")
+    families = tuple(f.strip() for f in args.families.split(",") if f.strip()) if args.families else None
+    orderings = tuple(o.strip() for o in args.orderings.split(",") if o.strip())
+    return Context(geometric=geo, metric=args.metric, families=families, orderings=orderings, progress=progress)
+
+
+def metric_rows(mappings: list[tuple[str, Mapping, float | None]], metrics=None) -> list[Row]:
+    """Evaluate every mapping with :func:`mpitaskmap.metrics.evaluate` (the one implementation)."""
+    rows = []
+    for label, m, seconds in mappings:
+        values = evaluate(m.graph, m.machine, m.task_to_proc, metrics)
+        rows.append(Row(label, m, values, seconds, dict(m.info)))
+    return rows
+
+
+def _fmt(v) -> str:
+    if isinstance(v, int):
+        return f"{v:,}"
+    v = float(v)
+    if v == 0:
+        return "0"
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    return f"{v:.4g}"
+
+
+FORMATTERS = {"text", "csv", "json"}
+
+
+def render_table(rows: list[Row], fmt: str = "text", *, header: dict | None = None, extra: dict | None = None) -> str:
+    """Return the table of ``rows`` as aligned text, CSV or JSON.
+
+    Text and CSV have one line per mapping (method, metrics, seconds); JSON has
+    ``{"header": ..., "rows": [{"method", "seconds", "metrics", "info"}]}`` with exact
+    values.  ``extra`` maps a label to more JSON per row (e.g. per-direction loads).
+    """
+    names = list(rows[0].metrics) if rows else []
+    if fmt == "json":
+        out = {"header": header or {}, "rows": []}
+        for r in rows:
+            rec = {"method": r.label, "seconds": r.seconds, "metrics": r.metrics,
+                   "info": {k: v for k, v in r.info.items() if isinstance(v, (str, int, float, bool)) or v is None}}
+            if extra and r.label in extra:
+                rec.update(extra[r.label])
+            out["rows"].append(rec)
+        return json.dumps(out, indent=2) + "\n"
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["method", *names, "seconds"])
+        for r in rows:
+            w.writerow([r.label, *[repr(r.metrics[n]) if isinstance(r.metrics[n], float) else r.metrics[n]
+                                   for n in names], "" if r.seconds is None else f"{r.seconds:.6f}"])
+        return buf.getvalue()
+    cols = ["method", *[SHORT_NAMES.get(n, n) for n in names], "seconds"]
+    table = [[r.label, *[_fmt(r.metrics[n]) for n in names], "" if r.seconds is None else f"{r.seconds:.3f}"]
+             for r in rows]
+    widths = [max(len(c), *(len(t[i]) for t in table)) for i, c in enumerate(cols)]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cols, widths)))]
+    for t in table:
+        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(t, widths))))
+    return "\n".join(lines) + "\n"
+
+
+def method_help() -> str:
+    """Return the METHODS section of a man page."""
+    width = max(len(n) for n in METHODS)
+    return "\n".join(f"  {n:<{width}}  {d}" for n, (_, d) in METHODS.items())

@@ -1,0 +1,299 @@
+"""Inputs of the command line (private): machine specs, task specs, mapping files.
+
+Machine specs
+-------------
+``sim:KIND[:k=v,...]``     a simulated machine, parsed by :func:`mpitaskmap.providers.get_provider`
+                           and built for a job of ``--ranks`` ranks (default: one per task)
+``file:PATH`` or ``PATH``  a machine file (:mod:`mpitaskmap.machine_file`)
+``hopper``                 the bundled real 512-rank Cray allocation
+``percs:ns=N,nd=D[,routing=direct|indirect]``  an IBM PERCS two-level network
+
+Task specs
+----------
+``stencil3d:64x32x32[:points=7,periodic=0,weight=1]``  (also ``stencil2d:``, ``stencil:``)
+``transpose:PxQ``          the PERCS transpose pattern on a P x Q grid
+``coords:PATH``            task coordinates, one task per line; nearest-neighbour proxy graph
+``matrix:PATH``            communication matrix: dense rows or Matrix Market coordinate format
+``PATH``                   Matrix Market if the file says so, else task coordinates
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from ..machine import Machine, TorusMachine
+from ..mapfiles import MAP_FORMATS, read_map
+from ..mapping import Mapping
+from ..taskgraph import TaskGraph
+
+__all__ = ["MachineInput", "TaskInput", "load_machine", "load_tasks", "split_format_path", "guess_format",
+           "read_mapping_file", "MACHINE_FORMS", "TASK_FORMS"]
+
+MACHINE_FORMS = ("sim:titan:nodes=64,ppn=16,seed=1 | sim:bgq:... | sim:torus:dims=4x4x4 | file:PATH | PATH | hopper | "
+                 "percs:ns=4,nd=8")
+TASK_FORMS = "stencil3d:16x8x8[:points=27,periodic=1,weight=1] | transpose:PxQ | coords:PATH | matrix:PATH | PATH"
+
+
+@dataclass
+class MachineInput:
+    """A machine read from the command line, with the host names of its nodes if known."""
+
+    machine: Machine
+    spec: str
+    hosts: list | None = None
+    note: str = ""
+
+    def describe(self) -> str:
+        """Return one line: spec, processors, nodes and network."""
+        m = self.machine
+        text = f"{self.spec}: {m.n_procs} processors on {m.n_nodes} nodes"
+        if isinstance(m, TorusMachine):
+            kind = "torus" if all(m.wrap) else "mesh" if not any(m.wrap) else "torus/mesh"
+            text += f", {kind} {'x'.join(str(int(d)) for d in m.dims)} ({' '.join(m.dim_names)})"
+        else:
+            text += f", {m.name}"
+        return text
+
+
+@dataclass
+class TaskInput:
+    """A task graph read from the command line."""
+
+    graph: TaskGraph
+    spec: str
+    shape: tuple = field(default_factory=tuple)
+
+    def describe(self) -> str:
+        """Return one line: spec, tasks, messages and coordinates."""
+        g = self.graph
+        coords = "no coordinates" if g.coords is None else f"{g.coords.shape[1]}-D coordinates"
+        return f"{self.spec}: {g.n_tasks} tasks, {g.n_edges} messages, {coords}"
+
+
+# -- machines ----------------------------------------------------------------------------------
+def load_machine(spec: str, n_ranks: int) -> MachineInput:
+    """Return the machine named by ``spec`` for a job of ``n_ranks`` ranks (see the module doc)."""
+    text = spec.strip()
+    low = text.lower()
+    if low.startswith("sim"):
+        from ..providers import get_provider, machine_from_provider
+
+        provider = get_provider(text)
+        machine = machine_from_provider(provider, n_ranks)
+        first = np.unique(machine.node_ids, return_index=True)[1]
+        hosts = [provider.locate(int(r), n_ranks).node for r in first]
+        return MachineInput(machine, provider.spec, hosts)
+    if low == "hopper":
+        from ..machine_file import hopper_machine
+
+        return MachineInput(hopper_machine(), "hopper")
+    if low.startswith("percs:") or low == "percs":
+        return MachineInput(_percs_machine(text), text)
+    path = text[5:] if low.startswith("file:") else text
+    if not os.path.exists(path):
+        raise InvalidInputError(f"--machine: no such machine file and not a known spec ({MACHINE_FORMS}); got {spec!r}")
+    from ..machine_file import read_machine_file
+
+    machine = read_machine_file(path)
+    return MachineInput(machine, path, _machine_file_hosts(path, machine))
+
+
+def _percs_machine(text: str) -> Machine:
+    from ..percs import PercsMachine
+
+    opts = parse_options(text.partition(":")[2], ("ns", "nd", "routing"), "--machine")
+    try:
+        n_s, n_d = int(opts.get("ns", 2)), int(opts.get("nd", 1))
+    except ValueError:
+        raise InvalidInputError(f"--machine: ns and nd of a PERCS machine are integers; got {text!r}") from None
+    return PercsMachine(n_s, n_d, routing=opts.get("routing", "direct"))
+
+
+def _machine_file_hosts(path: str, machine: Machine) -> list | None:
+    """Host names of a machine file's ``host NAME SLOTS x y z`` lines, by node id.
+
+    :func:`~mpitaskmap.machine_file.read_machine_file` numbers the hosts 0, 1, ... in
+    order of first appearance; nodes without a host line get no name (None: the default
+    convention applies to the whole machine then).
+    """
+    names: dict[str, int] = {}
+    with open(path, encoding="utf-8") as fh:
+        for raw in fh:
+            tok = raw.split("#", 1)[0].split()
+            if len(tok) >= 2 and tok[0].lower() == "host":
+                names.setdefault(tok[1], len(names))
+    if not names or len(names) != machine.n_nodes:
+        return None
+    return list(names)
+
+
+def parse_options(text: str, valid, what: str) -> dict[str, str]:
+    """Split ``"k=v,k=v"``, checking every key against ``valid``."""
+    out: dict[str, str] = {}
+    for item in filter(None, (t.strip() for t in text.split(","))):
+        key, sep, value = item.partition("=")
+        key = key.strip().lower()
+        if not sep or not value.strip():
+            raise InvalidInputError(f"{what}: expected key=value; got {item!r}")
+        if key not in valid:
+            raise InvalidInputError(f"{what}: unknown option {key!r}; valid: {sorted(valid)}")
+        out[key] = value.strip()
+    return out
+
+
+# -- tasks ---------------------------------------------------------------------------------------
+def _lengths(text: str, what: str) -> tuple[int, ...]:
+    try:
+        out = tuple(int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise InvalidInputError(f"{what}: expected lengths like 64x32x32; got {text!r}") from None
+    if not out or min(out) < 1:
+        raise InvalidInputError(f"{what}: lengths must be positive; got {text!r}")
+    return out
+
+
+def load_tasks(spec: str, task_coords: str | None = None) -> TaskInput:
+    """Return the task graph named by ``spec`` (see the module doc)."""
+    text = spec.strip()
+    kind, _, rest = text.partition(":")
+    kind = kind.lower()
+    if kind.startswith("stencil"):
+        dims_text, _, opt_text = rest.partition(":")
+        shape = _lengths(dims_text, "--tasks")
+        want = kind[len("stencil"):]
+        if want and want != f"{len(shape)}d":
+            raise InvalidInputError(f"--tasks: {kind} needs {want[:-1]} lengths; got {dims_text!r}")
+        opts = parse_options(opt_text, ("points", "periodic", "weight"), "--tasks")
+        try:
+            graph = TaskGraph.stencil(
+                shape, points=int(opts["points"]) if "points" in opts else None,
+                periodic=opts.get("periodic", "0").lower() in ("1", "true", "yes"),
+                weight=float(opts.get("weight", 1.0)),
+            )
+        except ValueError as exc:
+            raise InvalidInputError(f"--tasks: {exc}") from None
+        return TaskInput(_attach(graph, task_coords), text, shape)
+    if kind == "transpose":
+        from ..percs import transpose_graph
+
+        shape = _lengths(rest, "--tasks")
+        if len(shape) != 2:
+            raise InvalidInputError(f"--tasks: transpose needs PxQ; got {rest!r}")
+        return TaskInput(transpose_graph(*shape), text, shape)
+    if kind == "coords":
+        return TaskInput(TaskGraph.from_coordinate_proxy(_number_rows(rest)), text)
+    if kind == "matrix":
+        return TaskInput(_attach(_read_matrix(rest), task_coords), text)
+    if not os.path.exists(text):
+        raise InvalidInputError(f"--tasks: no such file and not a known spec ({TASK_FORMS}); got {spec!r}")
+    if _is_matrix_market(text):
+        return TaskInput(_attach(_read_matrix(text), task_coords), text)
+    return TaskInput(TaskGraph.from_coordinate_proxy(_number_rows(text)), text)
+
+
+def _attach(graph: TaskGraph, task_coords: str | None) -> TaskGraph:
+    return graph if task_coords is None else graph.with_coords(_number_rows(task_coords))
+
+
+def _number_rows(path: str) -> np.ndarray:
+    """Read rows of numbers (spaces or commas); ``#`` comments and blank lines skipped."""
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            line = raw.split("#", 1)[0].replace(",", " ").split()
+            if not line:
+                continue
+            try:
+                row = [float(v) for v in line]
+            except ValueError:
+                raise InvalidInputError(f"{path}:{lineno}: expected numbers; got {raw.strip()!r}") from None
+            if rows and len(row) != len(rows[0]):
+                raise InvalidInputError(f"{path}:{lineno}: expected {len(rows[0])} numbers like the first row; got {len(row)}")
+            rows.append(row)
+    if not rows:
+        raise InvalidInputError(f"{path}: no rows of numbers found")
+    return np.asarray(rows, dtype=np.float64)
+
+
+def _is_matrix_market(path: str) -> bool:
+    with open(path, encoding="utf-8") as fh:
+        return fh.readline().lower().startswith("%%matrixmarket")
+
+
+def _read_matrix(path: str) -> TaskGraph:
+    if not _is_matrix_market(path):
+        m = _number_rows(path)
+        return TaskGraph.from_matrix(m)
+    with open(path, encoding="utf-8") as fh:
+        header = fh.readline().lower().split()
+        if len(header) < 5 or header[1] != "matrix" or header[2] != "coordinate":
+            raise InvalidInputError(f"{path}:1: only Matrix Market 'matrix coordinate' files are read; got {' '.join(header)!r}")
+        field_kind, symmetry = header[3], header[4]
+        lines = [(i, ln) for i, ln in enumerate(fh, start=2) if ln.strip() and not ln.startswith("%")]
+    if not lines:
+        raise InvalidInputError(f"{path}: no size line")
+    try:
+        n_rows, n_cols, _ = (int(v) for v in lines[0][1].split()[:3])
+        entries = [ln.split() for _, ln in lines[1:]]
+        src = np.asarray([int(e[0]) - 1 for e in entries], dtype=np.int64)
+        dst = np.asarray([int(e[1]) - 1 for e in entries], dtype=np.int64)
+        w = np.ones(len(entries)) if field_kind == "pattern" else np.asarray([float(e[2]) for e in entries])
+    except (ValueError, IndexError):
+        raise InvalidInputError(f"{path}: malformed Matrix Market entries") from None
+    if n_rows != n_cols:
+        raise InvalidInputError(f"{path}: a communication matrix is square; got {n_rows} x {n_cols}")
+    if symmetry in ("symmetric", "skew-symmetric", "hermitian"):
+        off = src != dst
+        src, dst, w = np.concatenate([src, dst[off]]), np.concatenate([dst, src[off]]), np.concatenate([w, np.abs(w[off])])
+    keep = (src != dst) & (w != 0)
+    return TaskGraph.from_edges(src[keep], dst[keep], np.abs(w[keep]), n_tasks=n_rows)
+
+
+# -- mapping files -------------------------------------------------------------------------------
+def split_format_path(value: str) -> tuple[str | None, str]:
+    """Split ``FORMAT=PATH`` (FORMAT a key of MAP_FORMATS) into its parts; else (None, value)."""
+    fmt, sep, path = value.partition("=")
+    if sep and fmt in MAP_FORMATS:
+        return fmt, path
+    return None, value
+
+
+def guess_format(path: str) -> str:
+    """Return the map-file format implied by a file name, or raise naming the choices."""
+    base = os.path.basename(path).lower()
+    if "rank_order" in base:
+        return "mpich_rank_order"
+    if base.endswith(".csv"):
+        return "csv"
+    if "rankfile" in base:
+        return "openmpi_rankfile"
+    if "hostfile" in base or "slurm" in base:
+        return "slurm_hostfile"
+    if base.endswith(".map") or "bluegene" in base or "mapfile" in base:
+        return "bluegene"
+    raise InvalidInputError(
+        f"output: cannot tell the format from the name {path!r}; write FORMAT=PATH with FORMAT one of "
+        f"{sorted(MAP_FORMATS)}"
+    )
+
+
+def host_options(fmt: str, mi: MachineInput, hosts_arg: str | None) -> dict:
+    """Return the ``hosts=`` option of the host-file formats (empty for the others)."""
+    if fmt not in ("openmpi_rankfile", "slurm_hostfile"):
+        return {}
+    return {"hosts": hosts_arg if hosts_arg is not None else mi.hosts}
+
+
+def read_mapping_file(value: str, mi: MachineInput, graph: TaskGraph, hosts_arg: str | None) -> Mapping:
+    """Read ``[FORMAT=]PATH`` into a Mapping on the machine, with the task graph attached."""
+    fmt, path = split_format_path(value)
+    fmt = fmt or guess_format(path)
+    if not os.path.exists(path):
+        raise InvalidInputError(f"--mapping: no such file; got {path!r}")
+    mapping = read_map(path, mi.machine, fmt, graph=graph, **host_options(fmt, mi, hosts_arg))
+    mapping.method = os.path.basename(path)
+    return mapping

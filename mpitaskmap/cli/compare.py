@@ -1,0 +1,166 @@
+"""``mpitaskmap compare``: several methods side by side, as a table and an HTML report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..machine import Machine, TorusMachine
+from ..metrics import METRICS
+from . import register
+from ._common import (
+    SHORT_NAMES, Progress, add_io_options, add_method_options, announce, context_from, load_inputs, method_help,
+    metric_rows, render_table,
+)
+from ._inputs import read_mapping_file
+from ._methods import run_method
+
+__all__ = ["compare_command", "build_parser", "report_figures"]
+
+DESCRIPTION = """\
+Run several mapping methods on the same task graph and allocation and print their
+metrics side by side, one row per method (text, CSV or JSON).  Reorder files given with
+--mapping join the table.  With --html the table and the pictures (allocation in 3-D,
+busiest link per direction, hop histogram) go into one self-contained HTML page.
+
+Columns: TH total hops, AvgHops, WH weighted hops (hop-bytes), MaxHops, Data(M) most
+volume on one link, Latency(M) most Data/bandwidth on one link, MMC most messages on one
+link, AMC and AC averages over the links used, seconds spent by the method.  Lower is
+better; the best row by --metric is reported (and highlighted in the HTML page).
+"""
+
+EPILOG = """\
+methods (--methods NAME[:OPTIONS],...):
+{methods}
+
+examples:
+  mpitaskmap compare -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8
+  mpitaskmap compare -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8 \\
+      --methods default,geometric,geometric:ordering=hilbert,greedy+uwh,auto --html report.html
+  mpitaskmap compare -m alloc.txt -t matrix:comm.mtx --methods default,greedy,umc --format csv -o table.csv
+
+exit status: 0 on success, 1 on an error (one line; --debug for the traceback).
+"""
+
+DEFAULT_METHODS = "default,geometric,greedy+uwh"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser of ``mpitaskmap compare``."""
+    p = argparse.ArgumentParser(
+        prog="mpitaskmap compare", description=DESCRIPTION, epilog=EPILOG.format(methods=method_help()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_io_options(p)
+    g = p.add_argument_group("what to compare")
+    g.add_argument("--methods", default=DEFAULT_METHODS, metavar="M,M",
+                   help=f"methods, comma-separated (default {DEFAULT_METHODS})")
+    g.add_argument("--mapping", action="append", default=[], metavar="[FORMAT=]PATH",
+                   help="also evaluate a reorder file (repeatable)")
+    g.add_argument("--metrics", metavar="M,M", help=f"metrics to show (default all that apply): {','.join(METRICS)}")
+    add_method_options(p)
+    g = p.add_argument_group("outputs")
+    g.add_argument("--format", default="text", choices=["text", "csv", "json"], help="table format (default text)")
+    g.add_argument("-o", "--output", metavar="PATH", help="write the table there instead of standard output")
+    g.add_argument("--html", metavar="PATH", help="write a self-contained HTML report (table + plots)")
+    return p
+
+
+def report_figures(rows, best: int) -> list[tuple[str, bytes]]:
+    """Return (caption, PNG) of the report's figures: allocation, link loads, hop histogram."""
+    from ..plots import figure_png, plot_allocation, plot_hop_histogram, plot_link_loads
+
+    figures = []
+    machine = rows[0].mapping.machine
+    by_label = {r.label: r.mapping for r in rows}
+    if isinstance(machine, TorusMachine):
+        pair = {rows[0].label: rows[0].mapping}
+        pair[rows[best].label] = rows[best].mapping
+        fig = plot_allocation(pair)
+        figures.append((f"Allocation in 3-D: {' vs '.join(pair)}; routers coloured by the part of the task "
+                        "domain they run (compact blobs = neighbours stay close)", figure_png(fig)))
+    if type(machine).link_loads is not Machine.link_loads:
+        fig = plot_link_loads(by_label)
+        figures.append(("Busiest link per direction, Data and Latency = Data / bandwidth: the tallest right-hand "
+                        "bar is Latency(M), the congestion that bounds communication time", figure_png(fig)))
+    fig = plot_hop_histogram(by_label)
+    figures.append(("Hop distance of every message, per method", figure_png(fig)))
+    return figures
+
+
+def compare_command(argv: list) -> int:
+    """Run ``mpitaskmap compare`` with ``argv``; return the exit status.
+
+    Parameters
+    ----------
+    argv : list of str
+        Arguments after ``compare``.
+
+    Returns
+    -------
+    int
+        0 on success.
+    """
+    args = build_parser().parse_args(argv)
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    if not methods and not args.mapping:
+        raise ValueError("--methods: expected at least one method")
+    if args.html:
+        from ..plots import _mpl
+
+        _mpl()  # fail before the work when matplotlib is missing
+    mi, ti = load_inputs(args)
+    status = sys.stderr
+    talk = not args.quiet
+    if talk:
+        status.write(f"machine  {mi.describe()}\ntasks    {ti.describe()}\n")
+    mappings = []
+    for spec in methods:
+        progress = Progress(f"{spec}: candidates", quiet=args.quiet)
+        done = announce(spec, quiet=args.quiet or spec.startswith("auto"))
+        mapping, seconds = run_method(spec, ti.graph, mi.machine, context_from(args, progress))
+        done(seconds)
+        mappings.append((spec, mapping, seconds))
+    for value in args.mapping:
+        m = read_mapping_file(value, mi, ti.graph, args.hosts)
+        mappings.append((m.method, m, None))
+    labels = [label for label, _, _ in mappings]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"--methods: each method once; got {labels}")
+    metrics = [s.strip() for s in args.metrics.split(",")] if args.metrics else None
+    rows = metric_rows(mappings, metrics)
+    key = args.metric if args.metric in rows[0].metrics else next(iter(rows[0].metrics))
+    best = min(range(len(rows)), key=lambda i: (rows[i].metrics[key], i))
+    header = {"machine": mi.describe(), "tasks": ti.describe(), "metric": key, "best": rows[best].label}
+    table = render_table(rows, args.format, header=header)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(table)
+        if talk:
+            status.write(f"wrote {args.output} ({args.format} table)\n")
+    else:
+        sys.stdout.write(table)
+    base = rows[0].metrics[key]
+    ratio = f" = {rows[best].metrics[key] / base:.3f} x {rows[0].label}" if base else ""
+    if talk:
+        status.write(f"best by {key}: {rows[best].label}{ratio}\n")
+    if args.html:
+        from ..report_html import write_html_report
+
+        names = list(rows[0].metrics)
+        columns = ["method", *[SHORT_NAMES.get(n, n) for n in names], "seconds"]
+        cells = [[r.label, *[r.metrics[n] for n in names], "" if r.seconds is None else round(r.seconds, 4)]
+                 for r in rows]
+        notes = [f"Best by {key}: {rows[best].label}{ratio}.",
+                 "TH total hops, WH weighted hops (hop-bytes), Data(M) most volume on one link, Latency(M) most "
+                 "Data/bandwidth on one link, MMC most messages on one link, AMC/AC averages over used links. "
+                 "Lower is better."]
+        write_html_report(args.html, f"mpitaskmap: {ti.spec} on {mi.spec}", columns, cells,
+                          images=report_figures(rows, best), highlight=best, notes=notes,
+                          meta={"machine": mi.describe(), "tasks": ti.describe(), "methods": ", ".join(labels)})
+        if talk:
+            status.write(f"wrote {args.html} (HTML report)\n")
+    return 0
+
+
+register("compare", "several methods side by side: table (text/CSV/JSON) and HTML report")(compare_command)

@@ -1,0 +1,116 @@
+"""``mpitaskmap eval``: the metrics of the default order or of existing reorder files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..machine import Machine
+from ..mapping import identity_mapping
+from ..metrics import METRICS, link_loads
+from . import register
+from ._common import add_io_options, load_inputs, metric_rows, render_table
+from ._inputs import read_mapping_file
+
+__all__ = ["eval_command", "build_parser", "direction_table"]
+
+DESCRIPTION = """\
+Evaluate mappings of a task graph on an allocation: the default order (task t on
+processor t) and any reorder files given with --mapping, one row each.
+
+Metrics (one implementation, mpitaskmap.metrics): TH total hops, AvgHops, WH weighted
+hops (hop-bytes), MaxHops, and on machines with a link model Data(M) (most volume on
+one link), Latency(M) (most Data/bandwidth), MMC (most messages on one link), AMC and
+AC (averages over the links used).  Lower is better for all of them.
+"""
+
+EPILOG = """\
+mapping files (--mapping [FORMAT=]PATH, repeatable; FORMAT from the name when omitted):
+  mpich_rank_order, openmpi_rankfile, slurm_hostfile, bluegene, csv
+  (a Slurm host list fixes only the node of each rank; its metrics are exact)
+
+examples:
+  mpitaskmap eval -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8
+  mpitaskmap eval -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8 --mapping MPICH_RANK_ORDER
+  mpitaskmap eval -m alloc.txt -t matrix:comm.mtx --mapping csv=old.csv --by-direction --format json
+
+exit status: 0 on success, 1 on an error (one line; --debug for the traceback).
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser of ``mpitaskmap eval``."""
+    p = argparse.ArgumentParser(
+        prog="mpitaskmap eval", description=DESCRIPTION, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_io_options(p)
+    g = p.add_argument_group("what to evaluate")
+    g.add_argument("--mapping", action="append", default=[], metavar="[FORMAT=]PATH",
+                   help="a reorder file to evaluate (repeatable)")
+    g.add_argument("--no-default", action="store_true", help="leave out the default-order row")
+    g.add_argument("--metrics", metavar="M,M", help=f"metrics to show (default all that apply): {','.join(METRICS)}")
+    g.add_argument("--by-direction", action="store_true",
+                   help="also show the load of the busiest link per direction (X+, X-, ...)")
+    g.add_argument("--format", default="text", choices=["text", "csv", "json"], help="table format")
+    return p
+
+
+def direction_table(rows) -> tuple[str, dict]:
+    """Return the per-direction link table (text) and its JSON records per row label.
+
+    Each direction (``X+``, ``X-``, ... or the PERCS link classes) shows the largest
+    Data(e) and Latency(e) over its links, from
+    :meth:`~mpitaskmap.machine.LinkLoads.by_direction`.
+    """
+    lines, records = [], {}
+    for r in rows:
+        m = r.mapping
+        dirs = link_loads(m.graph, m.machine, m.task_to_proc).by_direction()
+        records[r.label] = {"by_direction": dirs}
+        lines.append(f"{r.label}: busiest link per direction")
+        lines.append(f"  {'link':<5} {'max data':>12} {'max latency':>12} {'max msgs':>9} {'links used':>10}")
+        for d in dirs:
+            lines.append(f"  {d['link']:<5} {d['max_data']:>12.6g} {d['max_latency']:>12.6g} "
+                         f"{d['max_messages']:>9d} {d['used_links']:>10d}")
+    return "\n".join(lines) + "\n", records
+
+
+def eval_command(argv: list) -> int:
+    """Run ``mpitaskmap eval`` with ``argv``; return the exit status.
+
+    Parameters
+    ----------
+    argv : list of str
+        Arguments after ``eval``.
+
+    Returns
+    -------
+    int
+        0 on success.
+    """
+    args = build_parser().parse_args(argv)
+    mi, ti = load_inputs(args)
+    if not args.quiet and args.format == "text":
+        sys.stderr.write(f"machine  {mi.describe()}\ntasks    {ti.describe()}\n")
+    mappings = [] if args.no_default else [("default", identity_mapping(ti.graph, mi.machine), None)]
+    for value in args.mapping:
+        m = read_mapping_file(value, mi, ti.graph, args.hosts)
+        mappings.append((m.method, m, None))
+    if not mappings:
+        raise ValueError("eval: nothing to evaluate; give --mapping or drop --no-default")
+    metrics = [s.strip() for s in args.metrics.split(",")] if args.metrics else None
+    rows = metric_rows(mappings, metrics)
+    header = {"machine": mi.describe(), "tasks": ti.describe()}
+    extra = None
+    if args.by_direction:
+        if type(mi.machine).link_loads is Machine.link_loads:
+            raise ValueError(f"--by-direction: the machine {mi.machine.name!r} has no link model")
+        text, extra = direction_table(rows)
+    sys.stdout.write(render_table(rows, args.format, header=header, extra=extra))
+    if args.by_direction and args.format == "text":
+        sys.stdout.write("\n" + text)
+    return 0
+
+
+register("eval", "metrics of the default order or of existing reorder files")(eval_command)

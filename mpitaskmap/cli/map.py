@@ -1,0 +1,118 @@
+"""``mpitaskmap map``: compute a mapping offline and write the files a launcher reads."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..mapfiles import MAP_FORMATS, write_map
+from ..mapping import identity_mapping
+from . import register
+from ._common import (
+    Progress, add_io_options, add_method_options, announce, context_from, load_inputs, method_help, metric_rows,
+    render_table,
+)
+from ._inputs import guess_format, host_options, split_format_path
+from ._methods import run_method
+
+__all__ = ["map_command", "build_parser"]
+
+DESCRIPTION = """\
+Map a task graph onto an allocation with one method and write rank-reorder files.
+
+The machine (-m) is where the job runs, one processor per MPI rank in the launcher's
+order; the tasks (-t) are the application's ranks and their messages.  Task t of the
+result is MPI rank t of the application, placed on the processor the method chose.
+The metrics of the default order and of the mapping are printed side by side.
+"""
+
+EPILOG = """\
+methods (--method NAME or NAME:OPTIONS):
+{methods}
+
+outputs (-o [FORMAT=]PATH, repeatable; FORMAT from the name when omitted):
+  mpich_rank_order  Cray MPICH: MPICH_RANK_REORDER_METHOD=3 reads ./MPICH_RANK_ORDER
+  openmpi_rankfile  Open MPI: mpirun --rankfile FILE (5.x: --map-by rankfile:file=FILE)
+  slurm_hostfile    Slurm: SLURM_HOSTFILE=FILE srun --distribution=arbitrary
+  bluegene          Blue Gene/Q: runjob --mapping FILE (BG/P: mpirun -mapfile FILE)
+  csv               rank,proc,node,coordinates,slot for your own tools
+  (name rules: *rank_order* -> mpich_rank_order, *.csv -> csv, *rankfile* ->
+   openmpi_rankfile, *hostfile*/*slurm* -> slurm_hostfile, *.map -> bluegene)
+
+host names: a sim: machine and a machine file with 'host' lines name their nodes;
+otherwise nodes are nid%05d of the node id (Cray); --hosts 'node%03d' overrides.
+
+examples:
+  mpitaskmap map -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8 -o MPICH_RANK_ORDER
+  mpitaskmap map -m alloc.txt -t stencil3d:32x32x16:points=27 --method auto -o rankfile -o map.csv
+  mpitaskmap map -m sim:bgq:shape=2x2x4x4x2 -t stencil3d:16x16x16 --method geometric:ordering=z -o block.map
+  mpitaskmap map -m percs:ns=16,nd=8 -t stencil2d:32x64 --method percs:mod_colouring -o csv=percs.csv
+
+exit status: 0 on success, 1 on an error (one line; --debug for the traceback), 2 on
+a bad command line.  Formats in detail: python -c "import mpitaskmap.mapfiles as f; help(f)"
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser of ``mpitaskmap map``."""
+    p = argparse.ArgumentParser(
+        prog="mpitaskmap map", description=DESCRIPTION, epilog=EPILOG.format(methods=method_help()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_io_options(p)
+    p.add_argument("--method", default="geometric", metavar="NAME[:OPTIONS]",
+                   help="mapping method (default geometric); see 'methods' below")
+    add_method_options(p)
+    g = p.add_argument_group("outputs")
+    g.add_argument("-o", "--output", action="append", default=[], metavar="[FORMAT=]PATH",
+                   help=f"write the mapping; FORMAT one of {', '.join(sorted(MAP_FORMATS))}")
+    g.add_argument("--ranges", action="store_true", help="MPICH_RANK_ORDER: write runs as a-b")
+    g.add_argument("--format", default="text", choices=["text", "csv", "json"], help="metric table format")
+    return p
+
+
+def map_command(argv: list) -> int:
+    """Run ``mpitaskmap map`` with ``argv``; return the exit status.
+
+    Parameters
+    ----------
+    argv : list of str
+        Arguments after ``map``.
+
+    Returns
+    -------
+    int
+        0 on success.
+    """
+    args = build_parser().parse_args(argv)
+    outputs = []
+    for value in args.output:  # check every output before the (possibly long) mapping
+        fmt, path = split_format_path(value)
+        outputs.append((fmt or guess_format(path), path))
+    mi, ti = load_inputs(args)
+    status = sys.stderr
+    if not args.quiet and args.format == "text":
+        status.write(f"machine  {mi.describe()}\ntasks    {ti.describe()}\n")
+    progress = Progress(f"{args.method}: candidates", quiet=args.quiet)
+    ctx = context_from(args, progress)
+    done = announce(args.method, quiet=args.quiet or args.format != "text" or args.method.startswith("auto"))
+    mapping, seconds = run_method(args.method, ti.graph, mi.machine, ctx)
+    done(seconds)
+    default = identity_mapping(ti.graph, mi.machine)
+    rows = metric_rows([("default", default, None), (args.method, mapping, seconds)])
+    header = {"machine": mi.describe(), "tasks": ti.describe(), "method": args.method}
+    sys.stdout.write(render_table(rows, args.format, header=header))
+    for fmt, path in outputs:
+        options = host_options(fmt, mi, args.hosts)
+        if fmt == "mpich_rank_order" and args.ranges:
+            options["ranges"] = True
+        write_map(mapping, path, fmt, **options)
+        if not args.quiet:
+            status.write(f"wrote {path} ({fmt}, {mapping.n_tasks} ranks)\n")
+    if not args.quiet and "candidate" in mapping.info:
+        status.write(f"winner: {mapping.info['candidate']}\n")
+    return 0
+
+
+register("map", "compute a mapping and write rank-reorder files")(map_command)
+

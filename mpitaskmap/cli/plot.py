@@ -1,0 +1,120 @@
+"""``mpitaskmap plot``: pictures of what mappings do to the network (PNG)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from . import register
+from ._common import Progress, add_io_options, add_method_options, context_from, load_inputs, method_help
+from ._inputs import read_mapping_file
+from ._methods import run_method
+
+__all__ = ["plot_command", "build_parser", "KINDS"]
+
+#: Plot kinds and what they show.
+KINDS = {
+    "allocation": "allocated routers in 3-D coloured by the part of the task domain they run, one panel per mapping",
+    "links": "busiest link per direction (X+, X-, ...), Data and Latency = Data/bandwidth, bars per mapping",
+    "hops": "share of messages at each hop distance, bars per mapping",
+}
+
+DESCRIPTION = """\
+Draw what mappings do to the network, default vs mapped side by side, as PNG files.
+Needs matplotlib (pip install "mpitaskmap[plot]").
+
+kinds (--kind, repeatable; default all three):
+""" + "\n".join(f"  {k:<10}  {v}" for k, v in KINDS.items()) + """
+
+With one kind, -o names the file; with several, -o is a prefix and each file gets
+_KIND.png appended (plot_allocation.png, plot_links.png, plot_hops.png by default).
+"""
+
+EPILOG = """\
+methods (--methods NAME[:OPTIONS],...; default "default,geometric"):
+{methods}
+
+examples:
+  mpitaskmap plot -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8 --kind links -o links.png
+  mpitaskmap plot -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8 -o figs/minighost
+  mpitaskmap plot -m alloc.txt -t stencil3d:8x8x8 --methods default --mapping MPICH_RANK_ORDER --kind hops -o h.png
+
+exit status: 0 on success, 1 on an error (one line; --debug for the traceback).
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser of ``mpitaskmap plot``."""
+    p = argparse.ArgumentParser(
+        prog="mpitaskmap plot", description=DESCRIPTION, epilog=EPILOG.format(methods=method_help()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_io_options(p)
+    g = p.add_argument_group("what to draw")
+    g.add_argument("--kind", action="append", choices=list(KINDS), help="plot kind (repeatable; default all)")
+    g.add_argument("--methods", default="default,geometric", metavar="M,M",
+                   help="methods to draw, comma-separated (default default,geometric)")
+    g.add_argument("--mapping", action="append", default=[], metavar="[FORMAT=]PATH",
+                   help="also draw a reorder file (repeatable)")
+    g.add_argument("--color-by", default="part", choices=["part", "x", "y", "z"],
+                   help="allocation: colour by task-domain part or by a task coordinate (default part)")
+    g.add_argument("--weighted", action="store_true", help="hops: share of volume instead of messages")
+    g.add_argument("-o", "--output", default="plot", metavar="PATH",
+                   help="PNG file (one kind) or prefix (several kinds); default 'plot'")
+    g.add_argument("--dpi", type=int, default=100, help="resolution (default 100)")
+    add_method_options(p)
+    return p
+
+
+def plot_command(argv: list) -> int:
+    """Run ``mpitaskmap plot`` with ``argv``; return the exit status.
+
+    Parameters
+    ----------
+    argv : list of str
+        Arguments after ``plot``.
+
+    Returns
+    -------
+    int
+        0 on success.
+    """
+    args = build_parser().parse_args(argv)
+    from ..plots import _mpl, plot_allocation, plot_hop_histogram, plot_link_loads
+
+    _mpl()  # fail before the work when matplotlib is missing
+    kinds = list(dict.fromkeys(args.kind or KINDS))
+    mi, ti = load_inputs(args)
+    mappings = {}
+    for spec in [m.strip() for m in args.methods.split(",") if m.strip()]:
+        progress = Progress(f"{spec}: candidates", quiet=args.quiet)
+        mappings[spec] = run_method(spec, ti.graph, mi.machine, context_from(args, progress))[0]
+    for value in args.mapping:
+        m = read_mapping_file(value, mi, ti.graph, args.hosts)
+        mappings[m.method] = m
+    if not mappings:
+        raise ValueError("--methods: expected at least one method or --mapping")
+    out = args.output
+    if len(kinds) == 1:
+        paths = {kinds[0]: out if out.lower().endswith(".png") else out + ".png"}
+    else:
+        stem = out[:-4] if out.lower().endswith(".png") else out
+        paths = {k: f"{stem}_{k}.png" for k in kinds}
+    for kind, path in paths.items():
+        folder = os.path.dirname(path)
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        if kind == "allocation":
+            fig = plot_allocation(mappings, color_by=args.color_by)
+        elif kind == "links":
+            fig = plot_link_loads(mappings)
+        else:
+            fig = plot_hop_histogram(mappings, weighted=args.weighted)
+        fig.savefig(path, format="png", dpi=args.dpi)
+        if not args.quiet:
+            sys.stderr.write(f"wrote {path} ({kind}: {', '.join(mappings)})\n")
+    return 0
+
+
+register("plot", "pictures: allocation in 3-D, link loads per direction, hop histograms (PNG)")(plot_command)
