@@ -14,7 +14,8 @@ import numpy as np
 from . import permute as _permute
 from ..errors import InvalidInputError
 from ..machine import Machine, TorusMachine
-from ..mapfiles import _lookup, write_coordinate_lines
+from ..mapfiles import write_coordinate_lines
+from ..mapfiles.bluegene import _lookup
 from ..mapping import Mapping
 from ..taskgraph import TaskGraph
 

@@ -1,0 +1,142 @@
+"""File plumbing and plain coordinate lines shared by the formats.
+
+Part of :mod:`mpitaskmap.mapfiles`; the formats are documented there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import Iterator, TextIO
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from ..machine import TorusMachine
+from ..mapping import Mapping
+
+
+# -- file plumbing ------------------------------------------------------------------------
+@contextlib.contextmanager
+def _opened(target, mode: str) -> Iterator[TextIO]:
+    """Yield a text stream for ``target``: a path is opened (and closed), a stream passed on."""
+    if isinstance(target, (str, os.PathLike)):
+        with open(target, mode, encoding="utf-8", newline="") as fh:
+            yield fh
+    elif hasattr(target, "write" if "w" in mode else "read"):
+        yield target
+    else:
+        raise InvalidInputError(f"path: expected a path or a text stream; got {type(target).__name__}")
+
+
+def _name(target) -> str:
+    return os.fspath(target) if isinstance(target, (str, os.PathLike)) else getattr(target, "name", "<stream>")
+
+
+def _content_lines(fh: TextIO) -> Iterator[tuple[int, str, str]]:
+    """Yield (line number, stripped text, raw line) of lines that are not blank or comments."""
+    for lineno, raw in enumerate(fh, start=1):
+        text = raw.strip()
+        if text and not text.startswith("#"):
+            yield lineno, text, raw
+
+
+def _line_error(name: str, lineno: int, raw: str, what: str) -> InvalidInputError:
+    return InvalidInputError(f"{name}:{lineno}: {what}; got {raw.strip()!r}")
+
+
+def _torus(mapping: Mapping) -> TorusMachine:
+    if not isinstance(mapping, Mapping):
+        raise InvalidInputError(f"mapping: expected a Mapping; got {type(mapping).__name__}")
+    if not isinstance(mapping.machine, TorusMachine):
+        raise InvalidInputError(
+            f"mapping: this format needs a machine with router coordinates (TorusMachine); "
+            f"got {type(mapping.machine).__name__}"
+        )
+    return mapping.machine
+
+
+# -- coordinate lines ---------------------------------------------------------------------
+def write_coordinate_lines(coords, path=None) -> None:
+    """Write one line of space-separated integers per row of ``coords``.
+
+    Parameters
+    ----------
+    coords : (n, n_cols) array_like of int
+        Row ``r`` becomes line ``r``.
+    path : str, path-like or text stream, optional
+        Where to write (default ``sys.stdout``).
+
+    Raises
+    ------
+    InvalidInputError
+        If ``coords`` is not a 2-D integer array.
+
+    Notes
+    -----
+    Exactly the released Rubik's map-file lines: single spaces, ``\\n`` after every line,
+    no header, no trailing space.
+
+    Examples
+    --------
+    >>> write_coordinate_lines([[0, 1, 2], [3, 0, 1]])
+    0 1 2
+    3 0 1
+    """
+    arr = np.asarray(coords)
+    if arr.ndim != 2 or (arr.size and arr.dtype.kind not in "iu"):
+        raise InvalidInputError(f"coords: expected a 2-D integer array; got shape {arr.shape}, dtype {arr.dtype}")
+    text = "".join(" ".join(str(int(v)) for v in row) + "\n" for row in arr.tolist())
+    with _opened(sys.stdout if path is None else path, "w") as fh:
+        fh.write(text)
+
+
+def read_coordinate_lines(path) -> np.ndarray:
+    """Read a file of space-separated integer lines (a Blue Gene / Rubik map file).
+
+    Parameters
+    ----------
+    path : str, path-like or text stream
+        The file.
+
+    Returns
+    -------
+    (n_lines, n_cols) ndarray of int64
+        One row per non-blank, non-comment line.
+
+    Raises
+    ------
+    InvalidInputError
+        On a non-integer entry or lines of different lengths (naming the line), or a file
+        without lines.
+
+    Examples
+    --------
+    >>> import io
+    >>> read_coordinate_lines(io.StringIO("0 1\\n# comment\\n2 3\\n")).tolist()
+    [[0, 1], [2, 3]]
+    """
+    return _int_lines(path)[0]
+
+
+def _int_lines(path) -> tuple[np.ndarray, list[int], list[str]]:
+    """Parse integer lines; return the (n, n_cols) array, their line numbers and texts."""
+    rows: list[list[int]] = []
+    lines: list[int] = []
+    texts: list[str] = []
+    name = _name(path)
+    with _opened(path, "r") as fh:
+        for lineno, text, raw in _content_lines(fh):
+            try:
+                row = [int(t) for t in text.split()]
+            except ValueError:
+                raise _line_error(name, lineno, raw, "expected integers separated by spaces") from None
+            if rows and len(row) != len(rows[0]):
+                raise _line_error(name, lineno, raw, f"expected {len(rows[0])} values like the first line")
+            rows.append(row)
+            lines.append(lineno)
+            texts.append(text)
+    if not rows:
+        raise InvalidInputError(f"{name}: no coordinate lines found; got an empty file")
+    return np.asarray(rows, dtype=np.int64), lines, texts

@@ -1,0 +1,125 @@
+"""Plain CSV mapping files: rank, processor, node, coordinates, slot.
+
+Part of :mod:`mpitaskmap.mapfiles`; the formats are documented there.
+"""
+
+from __future__ import annotations
+
+import sys  # noqa: F401  (the doctests write to sys.stdout)
+
+import csv
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from ..machine import Machine, TorusMachine
+from ..mapping import Mapping
+from ..taskgraph import TaskGraph
+from ._io import _name, _opened
+from .bluegene import router_slots
+
+
+# -- CSV ----------------------------------------------------------------------------------
+def write_mapping_csv(mapping: Mapping, path) -> None:
+    """Write a plain CSV: rank, processor, node and (on a torus) coordinates and slot.
+
+    Parameters
+    ----------
+    mapping : Mapping
+        Any mapping.
+    path : str, path-like or text stream
+        Where to write.
+
+    Examples
+    --------
+    >>> from mpitaskmap.simulated import torus_machine
+    >>> write_mapping_csv(Mapping([1, 0], torus_machine([2])), sys.stdout)
+    rank,proc,node,X,slot
+    0,1,1,1,0
+    1,0,0,0,0
+    """
+    if not isinstance(mapping, Mapping):
+        raise InvalidInputError(f"mapping: expected a Mapping; got {type(mapping).__name__}")
+    machine = mapping.machine
+    p = mapping.task_to_proc
+    header = ["rank", "proc", "node"]
+    cols = [np.arange(p.size), p, machine.node_ids[p]]
+    if isinstance(machine, TorusMachine):
+        header += list(machine.dim_names) + ["slot"]
+        cols += list(machine.router_coords[p].T) + [router_slots(machine)[p]]
+    table = np.column_stack(cols).astype(np.int64)
+    with _opened(path, "w") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(table.tolist())
+
+
+def read_mapping_csv(path, machine: Machine, graph: TaskGraph | None = None) -> Mapping:
+    """Read a CSV written by :func:`write_mapping_csv` into a Mapping on ``machine``.
+
+    Parameters
+    ----------
+    path : str, path-like or text stream
+        The file; needs ``rank`` and ``proc`` columns, any others are checked if known
+        (``node``, the dimension names, ``slot``).
+    machine : Machine
+        The processors.
+    graph : TaskGraph, optional
+        Attached to the result for metrics.
+
+    Returns
+    -------
+    Mapping
+
+    Raises
+    ------
+    InvalidInputError
+        On a missing column, a non-integer cell, ranks that are not 0..n-1 each once, or a
+        node/coordinate that disagrees with the machine (naming the line).
+    """
+    name = _name(path)
+    with _opened(path, "r") as fh:
+        reader = csv.reader(line for line in fh if line.strip() and not line.lstrip().startswith("#"))
+        try:
+            header = [h.strip() for h in next(reader)]
+        except StopIteration:
+            raise InvalidInputError(f"{name}: no header found; got an empty file") from None
+        rows = list(reader)
+    for col in ("rank", "proc"):
+        if col not in header:
+            raise InvalidInputError(f"{name}: the header needs a {col!r} column; got {header}")
+    try:
+        table = np.asarray([[int(v) for v in row] for row in rows], dtype=np.int64).reshape(len(rows), len(header))
+    except ValueError:
+        raise InvalidInputError(f"{name}: every cell must be an integer and every row have {len(header)} cells") from None
+    if table.shape[0] == 0:
+        raise InvalidInputError(f"{name}: no rows found; got a header only")
+    col = {h: table[:, k] for k, h in enumerate(header)}
+    rank, proc = col["rank"], col["proc"]
+    n = rank.size
+    if sorted(rank.tolist()) != list(range(n)):
+        raise InvalidInputError(f"{name}: the rank column must hold 0..{n - 1} once each; got {rank[:8].tolist()}...")
+    bad = (proc < 0) | (proc >= machine.n_procs)
+    expected = {"node": None}
+    if isinstance(machine, TorusMachine):
+        expected.update({d: k for k, d in enumerate(machine.dim_names)})
+        expected["slot"] = -1
+    safe = np.clip(proc, 0, machine.n_procs - 1)
+    for h, k in expected.items():
+        if h not in col:
+            continue
+        if h == "node":
+            truth = machine.node_ids[safe]
+        elif k == -1:
+            truth = router_slots(machine)[safe]
+        else:
+            truth = machine.router_coords[safe, k]
+        bad |= col[h] != truth
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidInputError(
+            f"{name}:{i + 2}: processor, node or coordinates do not match the machine; got {table[i].tolist()}"
+        )
+    ttp = np.empty(n, dtype=np.intp)
+    ttp[rank] = proc
+    return Mapping(ttp, machine, graph, method=f"csv {name}")

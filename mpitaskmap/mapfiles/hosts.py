@@ -1,0 +1,168 @@
+"""Host names and node slots shared by the Open MPI and Slurm formats.
+
+Part of :mod:`mpitaskmap.mapfiles`; the formats are documented there.
+"""
+
+from __future__ import annotations
+
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from ..machine import Machine
+from ..mapping import Mapping
+
+
+# -- host names (Open MPI rankfile, Slurm host list) -----------------------------------------
+#: Host name of node id ``k`` when no names are given: Cray's ``nid`` convention.
+DEFAULT_HOST_FORMAT = "nid%05d"
+
+
+def host_names(machine: Machine, hosts=None) -> list[str]:
+    """Return the host name of every node id ``0 .. max(node_ids)`` of ``machine``.
+
+    Parameters
+    ----------
+    machine : Machine
+        The processors; their ``node_ids`` index the result.
+    hosts : None, str or sequence of str, optional
+        None: :data:`DEFAULT_HOST_FORMAT` (``"nid%05d"``) applied to the node id; a
+        string with ``%``: that format applied to the node id; a sequence: the name of
+        node id ``k`` is ``hosts[k]``.
+
+    Returns
+    -------
+    list of str
+        ``names[k]`` is the host of node id ``k``.
+
+    Raises
+    ------
+    InvalidInputError
+        If a format has no ``%`` or fails, the sequence is shorter than the largest node
+        id, or the names used by the machine are empty, contain white space or repeat.
+
+    Examples
+    --------
+    >>> from mpitaskmap.machine import FlatMachine
+    >>> host_names(FlatMachine([0, 0, 1]))
+    ['nid00000', 'nid00001']
+    >>> host_names(FlatMachine([0, 1]), "node%d"), host_names(FlatMachine([1, 0]), ["a", "b"])
+    (['node0', 'node1'], ['a', 'b'])
+    """
+    if not isinstance(machine, Machine):
+        raise InvalidInputError(f"machine: expected a Machine; got {type(machine).__name__}")
+    n = int(machine.node_ids.max()) + 1
+    if hosts is None:
+        hosts = DEFAULT_HOST_FORMAT
+    if isinstance(hosts, str):
+        if "%" not in hosts:
+            raise InvalidInputError(f"hosts: a host-name format needs a % field like 'nid%05d'; got {hosts!r}")
+        try:
+            names = [hosts % k for k in range(n)]
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(f"hosts: format {hosts!r} cannot take a node id ({exc}); got {hosts!r}") from None
+    else:
+        names = [str(h) for h in hosts]
+        if len(names) < n:
+            raise InvalidInputError(
+                f"hosts: need a name for every node id 0..{n - 1}; got {len(names)} names"
+            )
+    used = np.unique(machine.node_ids).tolist()
+    seen: dict[str, int] = {}
+    for k in used:
+        name = names[k]
+        if not name or any(c.isspace() for c in name):
+            raise InvalidInputError(f"hosts: node {k} needs a non-empty name without white space; got {name!r}")
+        if name in seen:
+            raise InvalidInputError(f"hosts: nodes {seen[name]} and {k} have the same name; got {name!r}")
+        seen[name] = k
+    return names
+
+
+def _node_of_host(machine: Machine, hosts) -> dict[str, int]:
+    names = host_names(machine, hosts)
+    return {names[k]: k for k in np.unique(machine.node_ids).tolist()}
+
+
+def node_slots(machine: Machine) -> np.ndarray:
+    """Return the slot of every processor on its node (0, 1, ... in processor-id order).
+
+    Parameters
+    ----------
+    machine : Machine
+        The processors.
+
+    Returns
+    -------
+    (n_procs,) ndarray of intp
+        Position of each processor among the processors of its node: the logical core
+        index written to an Open MPI rankfile.
+
+    Examples
+    --------
+    >>> from mpitaskmap.machine import FlatMachine
+    >>> node_slots(FlatMachine([3, 3, 0, 3, 0])).tolist()
+    [0, 1, 0, 2, 1]
+    """
+    if not isinstance(machine, Machine):
+        raise InvalidInputError(f"machine: expected a Machine; got {type(machine).__name__}")
+    node = machine.node_ids
+    order = np.argsort(node, kind="stable")
+    sorted_node = node[order]
+    starts = np.concatenate(([True], sorted_node[1:] != sorted_node[:-1]))
+    first = np.maximum.accumulate(np.where(starts, np.arange(node.size), 0))
+    slots = np.empty(node.size, dtype=np.intp)
+    slots[order] = np.arange(node.size) - first
+    return slots
+
+
+def _node_procs(machine: Machine) -> dict[int, np.ndarray]:
+    """Processors of every node id, ascending."""
+    order = np.argsort(machine.node_ids, kind="stable")
+    nodes, starts = np.unique(machine.node_ids[order], return_index=True)
+    return {int(k): p for k, p in zip(nodes.tolist(), np.split(order, starts[1:]))}
+
+
+def _procs_of_nodes(task_node: np.ndarray, machine: Machine) -> np.ndarray:
+    """Place the tasks of every node on its processors in ascending task order."""
+    procs = _node_procs(machine)
+    ttp = np.empty(task_node.size, dtype=np.intp)
+    order = np.argsort(task_node, kind="stable")
+    nodes, starts, counts = np.unique(task_node[order], return_index=True, return_counts=True)
+    for k, a, c in zip(nodes.tolist(), starts.tolist(), counts.tolist()):
+        p = procs[k]
+        tasks = order[a:a + c]
+        # more ranks than cores: deal them round-robin (the capacity check of Mapping decides)
+        ttp[tasks] = p[np.arange(c) % p.size]
+    return ttp
+
+
+def node_canonical(mapping: Mapping) -> Mapping:
+    """Return ``mapping`` with the ranks of every node on its processors in ascending order.
+
+    Every task keeps its node, so every metric of a machine whose nodes each sit on one
+    router is unchanged; this is what a node-level file (:func:`write_slurm_hostfile`)
+    can express, and what :func:`read_slurm_hostfile` returns.
+
+    Parameters
+    ----------
+    mapping : Mapping
+        Any mapping.
+
+    Returns
+    -------
+    Mapping
+        Same machine, graph and method.
+
+    Examples
+    --------
+    >>> from mpitaskmap.machine import FlatMachine
+    >>> node_canonical(Mapping([1, 0, 2], FlatMachine([0, 0, 1]))).task_to_proc.tolist()
+    [0, 1, 2]
+    """
+    if not isinstance(mapping, Mapping):
+        raise InvalidInputError(f"mapping: expected a Mapping; got {type(mapping).__name__}")
+    machine = mapping.machine
+    ttp = _procs_of_nodes(machine.node_ids[mapping.task_to_proc], machine)
+    return Mapping(ttp, machine, mapping.graph, capacity=mapping.capacity, method=mapping.method,
+                   info=mapping.info)
