@@ -316,3 +316,27 @@ def test_search_candidates_spreads_work_and_matches_serial_best_of():
     assert np.array_equal(res.task_to_proc, serial.mapping.task_to_proc)
     per = res.candidates_per_rank
     assert sum(per) == len(cands) and max(per) - min(per) <= 1
+
+
+@pytest.mark.mpi
+def test_remap_searches_graph_and_grid_families_in_one_list():
+    from mpi4py import MPI
+
+    from mpitaskmap.candidates import candidate_list
+    from mpitaskmap.providers import get_provider, machine_from_provider
+
+    comm = MPI.COMM_WORLD
+    a, b = MPI.Compute_dims(comm.size, 2)
+    spec = f"sim:torus:dims={a}x{b},wrap=0"
+    x, y = comm.rank % a, comm.rank // a
+    nbrs = [r for r in range(comm.size) if abs(r % a - x) + abs(r // a - y) == 1]
+    new, rep = remap(comm, (x, y), neighbors=nbrs, provider=spec, families=("geometric", "graph", "grid"),
+                     rotate=False, report=True)
+    new.Free()
+    machine = machine_from_provider(get_provider(spec), comm.size)
+    task_dims = sum(1 for g in (a, b) if g > 1)
+    expected = candidate_list(task_dims, machine, families=["geometric", "graph", "grid"], rotate=False)
+    assert rep.n_candidates == 1 + len(expected)
+    assert {c.kind for c in expected} >= {"geometric", "greedy", "geometric+uwh", "grid"}
+    assert all_same(comm, (rep.winner_index, rep.after))
+    assert rep.after == rep.before  # the default order is already optimal on a matching mesh
