@@ -79,8 +79,18 @@ def _geometric(g, m, arg, ctx) -> Mapping:
     return mapping
 
 
+def _bar(ctx, what: str):
+    """A progress bar for a refinement, quiet when the command's bar is quiet."""
+    from ._common import Progress
+
+    base = ctx.progress
+    if base is None:
+        return None
+    return Progress(what, stream=base.stream, quiet=base.quiet)
+
+
 def _geometric_uwh(g, m, arg, ctx) -> Mapping:
-    return refine_wh(_geometric(g, m, arg, ctx))
+    return refine_wh(_geometric(g, m, arg, ctx), progress=_bar(ctx, "UWH refinement passes"))
 
 
 def _greedy(g, m, arg, ctx) -> Mapping:
@@ -88,14 +98,15 @@ def _greedy(g, m, arg, ctx) -> Mapping:
 
 
 def _greedy_uwh(g, m, arg, ctx) -> Mapping:
-    return map_greedy(g, m, refine=True)
+    return map_greedy(g, m, refine=True, progress=_bar(ctx, "UWH refinement passes"))
 
 
 def _congestion(objective: str):
     def run(g, m, arg, ctx) -> Mapping:
         if not isinstance(m, TorusMachine):
             raise InvalidInputError(f"--method: congestion refinement needs a torus machine; got {type(m).__name__}")
-        return refine_congestion(map_greedy(g, m, refine=True), objective=objective)
+        start = map_greedy(g, m, refine=True, progress=_bar(ctx, "UWH refinement passes"))
+        return refine_congestion(start, objective=objective, progress=_bar(ctx, f"{objective} refinement iterations"))
     return run
 
 

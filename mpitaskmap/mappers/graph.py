@@ -187,6 +187,7 @@ def map_greedy(
     partitioner: str = "auto",
     refine: bool = False,
     delta: int = 8,
+    progress=None,
 ) -> Mapping:
     """Map a task graph by greedy growth (UG), optionally followed by WH refinement.
 
@@ -209,6 +210,8 @@ def map_greedy(
         Run :func:`refine_wh` on the result (default False).
     delta : int, optional
         Candidate nodes per task for the refinement.
+    progress : callable, optional
+        ``progress(done, total)`` after each refinement pass.
 
     Returns
     -------
@@ -252,11 +255,29 @@ def map_greedy(
         task_node = _greedy_nodes(tptr, tadj, tw, nn.capacity, nn.net, n_bfs)
     info["greedy_seconds"] = time.perf_counter() - t0
     if refine:
-        moves, passes, gain = _graphmap.refine_wh(tptr, tadj, tw, nn.capacity, nn.net, int(delta), 20, task_node)
-        info.update(refine_moves=int(moves), refine_passes=int(passes))
+        moves, passes = _refine_passes(tptr, tadj, tw, nn.capacity, nn.net, delta, 20, task_node, progress)
+        info.update(refine_moves=moves, refine_passes=passes)
     info["seconds"] = time.perf_counter() - t0
     method = "greedy+uwh" if refine else "greedy"
     return Mapping(nn.task_procs(task_node), machine, graph, method=method, info=info)
+
+
+def _refine_passes(tptr, tadj, tw, capacity, net, delta: int, max_passes: int, task_node, progress) -> tuple:
+    """Run the UWH kernel one pass at a time (identical to one call with ``max_passes``).
+
+    Each kernel pass starts from ``task_node`` alone, so stopping after a pass and calling
+    again is the same computation; it lets ``progress(done, total)`` report passes.
+    """
+    moves, passes = 0, 0
+    while passes < max_passes:
+        m, _, gain = _graphmap.refine_wh(tptr, tadj, tw, capacity, net, int(delta), 1, task_node)
+        moves += int(m)
+        passes += 1
+        if progress is not None:
+            progress(passes if gain > 1e-9 else max_passes, max_passes)
+        if gain <= 1e-9:
+            break
+    return moves, passes
 
 
 def _node_shares(n_tasks: int, capacity: np.ndarray) -> np.ndarray:
@@ -414,7 +435,7 @@ def _fix_balance(tptr, tadj, tw, sizes, parts) -> None:
             excess -= 1
 
 
-def refine_wh(mapping: Mapping, *, delta: int = 8, max_passes: int = 20) -> Mapping:
+def refine_wh(mapping: Mapping, *, delta: int = 8, max_passes: int = 20, progress=None) -> Mapping:
     """Improve a mapping's weighted hops by moves and swaps (UWH).
 
     Parameters
@@ -427,6 +448,8 @@ def refine_wh(mapping: Mapping, *, delta: int = 8, max_passes: int = 20) -> Mapp
     max_passes : int, optional
         Passes over the heap of tasks ordered by the WH they incur (default 20); stops
         earlier when a pass gains nothing.
+    progress : callable, optional
+        ``progress(done, total)`` after each pass (``done == total`` at the end).
 
     Returns
     -------
@@ -443,8 +466,8 @@ def refine_wh(mapping: Mapping, *, delta: int = 8, max_passes: int = 20) -> Mapp
     nn = NodeNetwork(mapping.machine)
     tptr, tadj, tw = _undirected(graph)
     task_node = nn.task_nodes(mapping.task_to_proc)
-    moves, passes, gain = _graphmap.refine_wh(tptr, tadj, tw, nn.capacity, nn.net, int(delta), int(max_passes), task_node)
-    info = dict(mapping.info, refine_moves=int(moves), refine_passes=int(passes),
+    moves, passes = _refine_passes(tptr, tadj, tw, nn.capacity, nn.net, delta, int(max_passes), task_node, progress)
+    info = dict(mapping.info, refine_moves=moves, refine_passes=passes,
                 refine_seconds=time.perf_counter() - t0)
     return Mapping(nn.task_procs(task_node), mapping.machine, graph, method=f"{mapping.method}+uwh", info=info)
 
@@ -471,6 +494,7 @@ def refine_congestion(
     delta: int = 8,
     max_candidates: int = 16,
     max_iter: int = 2000,
+    progress=None,
 ) -> Mapping:
     """Lower the most loaded link by swaps (UMC for Latency(M), UMMC for messages).
 
@@ -486,6 +510,8 @@ def refine_congestion(
         Tasks tried per iteration: those with most volume across the hottest link.
     max_iter : int, optional
         Iterations (one accepted swap each) at most.
+    progress : callable, optional
+        ``progress(done, total)`` as iterations complete (``done == total`` at the end).
 
     Returns
     -------
@@ -522,10 +548,23 @@ def refine_congestion(
     msgs = np.zeros(machine.n_links, dtype=np.int64)
     _graphmap.link_loads_nodes(mptr, madj, mw, task_node, nn.net, data, msgs)
     bw = machine.link_bandwidths()
-    it, swaps = _graphmap.refine_congestion(
-        mptr, madj, mw, iptr, iadj, iw, tptr, tadj, tw, nn.capacity, nn.net, bw,
-        0 if objective == "latency" else 1, int(delta), int(max_candidates), int(max_iter), task_node, data, msgs,
-    )
+    # iterations in chunks (each iteration depends only on task_node and the loads, so this is
+    # the same computation as one call) to report progress
+    it = swaps = 0
+    chunk = max(1, int(max_iter) // 50)
+    while it < max_iter:
+        n = min(chunk, int(max_iter) - it)
+        done_it, done_swaps = _graphmap.refine_congestion(
+            mptr, madj, mw, iptr, iadj, iw, tptr, tadj, tw, nn.capacity, nn.net, bw,
+            0 if objective == "latency" else 1, int(delta), int(max_candidates), n, task_node, data, msgs,
+        )
+        it += int(done_it)
+        swaps += int(done_swaps)
+        stopped = done_swaps < done_it
+        if progress is not None:
+            progress(int(max_iter) if stopped else it, int(max_iter))
+        if stopped:
+            break
     info = dict(mapping.info, congestion_iterations=int(it), congestion_swaps=int(swaps),
                 congestion_seconds=time.perf_counter() - t0)
     tag = "umc" if objective == "latency" else "ummc"
