@@ -348,13 +348,27 @@ cdef class _Slots:
             self.pos[t] = self.count[v]
             self.count[v] += 1
 
+    cdef void _sort_node(self, long long v) noexcept nogil:
+        """Restore the invariant: node v's tasks in ascending id (what a fresh build gives)."""
+        cdef Py_ssize_t i, j, base = v * self.width
+        cdef long long x
+        for i in range(1, self.count[v]):
+            x = self.slots[base + i]
+            j = i - 1
+            while j >= 0 and self.slots[base + j] > x:
+                self.slots[base + j + 1] = self.slots[base + j]
+                j -= 1
+            self.slots[base + j + 1] = x
+        for i in range(self.count[v]):
+            self.pos[self.slots[base + i]] = i
+
     cdef void swap(self, long long t, long long a, long long s, long long b) noexcept nogil:
-        """Exchange task t (on node a) with task s (on node b) in place."""
+        """Exchange task t (on node a) with task s (on node b)."""
         cdef long long pt = self.pos[t], ps = self.pos[s]
         self.slots[a * self.width + pt] = s
         self.slots[b * self.width + ps] = t
-        self.pos[t] = ps
-        self.pos[s] = pt
+        self._sort_node(a)
+        self._sort_node(b)
 
     cdef void move(self, long long t, long long a, long long b) noexcept nogil:
         """Move task t from node a to node b, which must have a free slot."""
@@ -367,6 +381,8 @@ cdef class _Slots:
         self.slots[b * self.width + self.count[b]] = t
         self.pos[t] = self.count[b]
         self.count[b] += 1
+        self._sort_node(a)
+        self._sort_node(b)
 
 
 def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,

@@ -145,10 +145,10 @@ def test_generic_machine_uses_the_hop_matrix():
 def test_graph_family_in_the_candidate_list():
     m = torus_machine([4, 4])
     cands = candidate_list(2, m, families=["geometric", "graph"])
-    kinds = [c.kind for c in cands[-2:]]
-    assert kinds == ["greedy", "geometric+uwh"]
+    kinds = [c.kind for c in cands[-3:]]
+    assert kinds == ["greedy", "geometric+uwh", "identity+uwh"]
     g = TaskGraph.stencil([4, 4], periodic=True)
-    for c in cands[-2:]:
+    for c in cands[-3:]:
         assert c.apply(g, m).metric("average_hops") <= identity_mapping(g, m).metric("average_hops") + 1
 
 
@@ -168,3 +168,18 @@ def test_metis_two_phase_with_exact_balance():
     assert mp.info["partitioner"] == "metis"
     assert np.bincount(m.node_ids[mp.task_to_proc]).max() <= 16
     assert mp.metric("weighted_hops") < identity_mapping(g, m).metric("weighted_hops")
+
+
+def test_refinement_pass_by_pass_equals_one_kernel_call():
+    # the kernel keeps each node's tasks in ascending order, so passes carry no hidden state
+    rng = np.random.default_rng(3)
+    m = titan_machine(16, cores_per_node=4, seed=3)
+    g = TaskGraph.from_edges(rng.integers(0, 64, 400), rng.integers(0, 64, 400), rng.integers(1, 9, 400), n_tasks=64)
+    nn = gm.NodeNetwork(m)
+    tptr, tadj, tw = gm._undirected(g)
+    start = nn.task_nodes(rng.permutation(64))
+    one = start.copy()
+    _graphmap.refine_wh(tptr, tadj, tw, nn.capacity, nn.net, 8, 20, one)
+    stepped = start.copy()
+    gm._refine_passes(tptr, tadj, tw, nn.capacity, nn.net, 8, 20, stepped, None)
+    assert np.array_equal(one, stepped)

@@ -27,7 +27,7 @@ from .._validate import as_index_array
 from ..candidates import Candidate, register_family, register_kind
 from ..errors import InvalidInputError
 from ..machine import Machine, TorusMachine
-from ..mapping import Mapping
+from ..mapping import Mapping, identity_mapping
 from ..metrics import weighted_hops
 from ..taskgraph import TaskGraph
 from .geometric import map_geometric
@@ -265,8 +265,10 @@ def map_greedy(
 def _refine_passes(tptr, tadj, tw, capacity, net, delta: int, max_passes: int, task_node, progress) -> tuple:
     """Run the UWH kernel one pass at a time (identical to one call with ``max_passes``).
 
-    Each kernel pass starts from ``task_node`` alone, so stopping after a pass and calling
-    again is the same computation; it lets ``progress(done, total)`` report passes.
+    A pass depends only on ``task_node``: the kernel keeps every node's tasks in ascending
+    id order after each move or swap, exactly as a fresh start builds them, so stopping
+    after a pass and calling again is the same computation (a test checks it).  It lets
+    ``progress(done, total)`` report passes.
     """
     moves, passes = 0, 0
     while passes < max_passes:
@@ -627,13 +629,20 @@ def _apply_geometric_uwh(cand: Candidate, graph: TaskGraph, machine: Machine) ->
     return refine_wh(map_geometric(graph, machine, ordering=cand.option("ordering", "fz")))
 
 
+def _apply_identity_uwh(cand: Candidate, graph: TaskGraph, machine: Machine) -> Mapping:
+    # the application's own order is often a good start (partitioners number parts locally)
+    return refine_wh(identity_mapping(graph, machine))
+
+
 def _graph_family(task_dims: int, machine: Machine) -> list[Candidate]:
     return [
         Candidate(kind="greedy", params=(("refine", True),)),
         Candidate(kind="geometric+uwh", params=(("ordering", "fz"),)),
+        Candidate(kind="identity+uwh"),
     ]
 
 
 register_kind("greedy", _apply_greedy)
 register_kind("geometric+uwh", _apply_geometric_uwh)
+register_kind("identity+uwh", _apply_identity_uwh)
 register_family("graph", _graph_family)
