@@ -8,9 +8,9 @@ a link), AMC (average messages over used links) and the mapping seconds of:
 * ``geometric``          ``map_geometric`` (MJ, FZ, longest/longest, torus shift: one candidate);
 * ``UG``                 ``map_greedy`` (greedy growth; two-phase when tasks > nodes);
 * ``UWH``                ``refine_wh`` of the UG result;
-* ``UMC`` / ``UMMC``     ``refine_congestion(objective="latency" | "messages")`` of the UWH result;
+* ``UMC`` / ``UMMC``     ``refine_congestion(objective="latency" | "max_messages")`` of the UWH result;
 * ``geometric+UWH``      ``refine_wh`` of the geometric result;
-* ``best candidate``     ``best_of(candidate_list(td, machine, families=["geometric", "graph"],
+* ``best candidate``     ``best_of(graph, machine, candidate_list(graph, machine, families=["geometric", "graph"],
   rotate=False, include_identity=True))`` by WH (inputs without coordinates: identity +
   the greedy candidate only, since geometric candidates need coordinates);
 * peers (optional, ``bash benchmarks/peers/install_peers.sh``): Zoltan2's MJ task mapper
@@ -84,8 +84,8 @@ from mpitaskmap import (  # noqa: E402
 from mpitaskmap.mappers.graph import partition_graph, spmv_task_graph  # noqa: E402
 from mpitaskmap.metrics import evaluate  # noqa: E402
 
-METRIC_NAMES = ["total_hops", "weighted_hops", "max_latency", "max_messages", "average_messages"]
-SHORT = {"total_hops": "TH", "weighted_hops": "WH", "max_latency": "MC", "max_messages": "MMC",
+METRIC_NAMES = ["total_hops", "weighted_hops", "latency", "max_messages", "average_messages"]
+SHORT = {"total_hops": "TH", "weighted_hops": "WH", "latency": "MC", "max_messages": "MMC",
          "average_messages": "AMC"}
 OURS = ["default", "geometric", "UG", "UWH", "UMC", "UMMC", "geometric+UWH", "best candidate"]
 PEERS = ["Zoltan2 MJ", "Scotch", "KaHIP"]
@@ -370,7 +370,7 @@ def run_input(inp: Input, peers: bool, repeat: int, peer_timeout: float = 300.0)
     t_uwh, uwh = timed(lambda: refine_wh(ug), repeat)
     add("UWH", uwh.task_to_proc, t_ug + t_uwh, f"UG + refine_wh: {uwh.info.get('refine_moves')} moves, "
         f"{uwh.info.get('refine_passes')} passes", step_seconds=t_uwh)
-    for name, obj in (("UMC", "latency"), ("UMMC", "messages")):
+    for name, obj in (("UMC", "latency"), ("UMMC", "max_messages")):
         t_c, c = timed(lambda: refine_congestion(uwh, objective=obj), repeat)
         add(name, c.task_to_proc, t_ug + t_uwh + t_c,
             f"UWH + refine_congestion({obj}): {c.info.get('congestion_swaps')} swaps, "
@@ -382,13 +382,9 @@ def run_input(inp: Input, peers: bool, repeat: int, peer_timeout: float = 300.0)
     else:
         na("geometric+UWH", "n/a (no coordinates)")
 
-    if inp.has_coords:
-        td = int((np.ptp(g.coords, axis=0) > 0).sum()) or 1
-        cands = candidate_list(td, m, families=["geometric", "graph"], rotate=False, include_identity=True)
-    else:  # geometric candidates need task coordinates: identity + the coordinate-free graph ones
-        cands = [c for c in candidate_list(1, m, families=["graph"], include_identity=True)
-                 if c.kind not in ("geometric", "geometric+uwh")]
-    t_best, best = timed(lambda: best_of(cands, g, m), repeat)
+    # without task coordinates both families leave out their coordinate-based candidates
+    cands = candidate_list(g, m, families=["geometric", "graph"], rotate=False, include_identity=True)
+    t_best, best = timed(lambda: best_of(g, m, cands), repeat)
     add("best candidate", best.mapping.task_to_proc, t_best,
         f"{len(cands)} candidates by WH; winner: {cands[best.index].label()}")
 
@@ -518,7 +514,7 @@ def print_input(inp: Input, rows: list[dict]) -> dict:
     summary = {"input": inp.name}
     valid = [r for r in ok if r["valid"]]
     invalid = [r["method"] for r in ok if not r["valid"]]
-    for key, label in (("weighted_hops", "WH"), ("max_latency", "MC")):
+    for key, label in (("weighted_hops", "WH"), ("latency", "MC")):
         best = min(r[key] for r in valid)
         winners = [r["method"] for r in valid if r[key] <= best * (1 + 1e-12)]
         summary[f"{label}_winner"] = winners
@@ -531,16 +527,16 @@ def print_input(inp: Input, rows: list[dict]) -> dict:
                                 if r["family"] == "peer" and r["status"] != "ok" and r["method"] != "KaHIP"}
     summary["best_candidate_wh"] = ours["weighted_hops"]
     summary["best_candidate_seconds"] = ours["seconds"]
-    our_mc = min((r for r in ok if r["family"] == "ours"), key=lambda r: r["max_latency"])
-    summary["our_best_mc"] = our_mc["max_latency"]
+    our_mc = min((r for r in ok if r["family"] == "ours"), key=lambda r: r["latency"])
+    summary["our_best_mc"] = our_mc["latency"]
     summary["our_best_mc_method"] = our_mc["method"]
     if peer_rows:
         bp = min(peer_rows, key=lambda r: r["weighted_hops"])
-        bpm = min(peer_rows, key=lambda r: r["max_latency"])
+        bpm = min(peer_rows, key=lambda r: r["latency"])
         summary.update(best_peer=bp["method"], best_peer_wh=bp["weighted_hops"],
-                       best_peer_mc=bpm["max_latency"], best_peer_mc_method=bpm["method"],
+                       best_peer_mc=bpm["latency"], best_peer_mc_method=bpm["method"],
                        ours_at_least_as_good_wh=ours["weighted_hops"] <= bp["weighted_hops"] * (1 + 1e-12),
-                       ours_at_least_as_good_mc=our_mc["max_latency"] <= bpm["max_latency"] * (1 + 1e-12))
+                       ours_at_least_as_good_mc=our_mc["latency"] <= bpm["latency"] * (1 + 1e-12))
         z = next((r for r in peer_rows if r["method"] == "Zoltan2 MJ"), None)
         summary["zoltan2_seconds"] = z["seconds"] if z else None
         geo = next((r for r in ok if r["method"] == "geometric"), None)
@@ -550,7 +546,7 @@ def print_input(inp: Input, rows: list[dict]) -> dict:
               f"({bp['method']}{'' if bp['valid'] else ', not one-to-one'}) "
               f"{fmt(bp['weighted_hops'], 'weighted_hops')}: ratio "
               f"{ours['weighted_hops'] / bp['weighted_hops']:.3f}; best MC ours ({our_mc['method']}) "
-              f"{our_mc['max_latency']:.4g} vs peers ({bpm['method']}) {bpm['max_latency']:.4g}")
+              f"{our_mc['latency']:.4g} vs peers ({bpm['method']}) {bpm['latency']:.4g}")
     return summary
 
 
@@ -607,7 +603,7 @@ def speed(quick: bool, repeat: int = 3) -> list[dict]:
              "partitioner": ug.info.get("partitioner"),
              "partition_s": ug.info.get("partition_seconds"),
              "UG_wh": float(ug.metric("weighted_hops")), "UWH_wh": float(uwh.metric("weighted_hops")),
-             "UMC_mc": float(umc.metric("max_latency")), "UWH_mc": float(uwh.metric("max_latency")),
+             "UMC_mc": float(umc.metric("latency")), "UWH_mc": float(uwh.metric("latency")),
              "loadavg_before": la0, "loadavg_after": loadavg()}
         if n == SPEED_TARGET_TASKS:
             r["targets_met"] = {k: r[f"{k}_s"] <= v for k, v in SPEED_TARGETS.items()}

@@ -15,14 +15,14 @@ has 4 processors per router (``cores_per_node=4``, a message between them costs 
 
 Columns: ``LB`` the lower bound 1.0 (every message at least one hop, one rank per router);
 ``bound`` the lower bound of the row (with c ranks per router at most ``2c - ceil(2 sqrt c)``
-grid pairs of a router stay inside it, 4 for c = 4); ``default`` the row-major placement
+grid pairs of a router stay inside it, 4 for c = 4); ``identity`` the row-major (default) placement
 (task t on rank t); one column per heuristic (the best of its variants: fold dimension of
 the cores, stack/cut dimensions, curve, block shape; "-" where it does not apply: the 2-D
 heuristics need a 2-D mesh and serve as the base case on 3-D meshes); ``PAIRS`` the
 pairwise-exchange refinement of the best (seed 0, 64 n proposals); ``best`` the
-:func:`~mpitaskmap.mappers.regular.map_regular` winner; ``geom`` the geometric (MJ) mapper's
+:func:`~mpitaskmap.portfolio.map_regular` winner; ``geom`` the geometric (MJ) mapper's
 default candidate and ``geom*`` the best of the full geometric candidate list
-(``candidate_list(2, machine)``) on the same shapes.
+(``candidate_list(graph, machine)``) on the same shapes.
 
 Then the speed target: every heuristic except PAIRS on 65,536 tasks (median of
 ``--repeat`` runs, each a complete mapper call including validation), plus the analyser.
@@ -50,7 +50,8 @@ from mpitaskmap.grid_analysis import analyse_grid  # noqa: E402
 from mpitaskmap.mappers._grids import fold_variants, proc_grid  # noqa: E402
 from mpitaskmap.mappers.grid2d import clear_layout_cache  # noqa: E402
 from mpitaskmap.mappers.grid3d import block_shapes, stack_variants  # noqa: E402
-from mpitaskmap.mappers.regular import map_grid, map_regular  # noqa: E402
+from mpitaskmap.mappers.regular import map_grid  # noqa: E402
+from mpitaskmap.portfolio import map_regular  # noqa: E402
 from mpitaskmap.metrics import weighted_hops  # noqa: E402
 
 SHAPES = [
@@ -113,8 +114,8 @@ def quality(args) -> list[dict]:
         t0 = time.perf_counter()
         geo = map_geometric(g, m)
         row["geom"] = round(geo.metric("weighted_hops") / total, 4)
-        cands = candidate_list(2, m)
-        bo = best_of(cands, g, m)
+        cands = candidate_list(g, m)
+        bo = best_of(g, m, cands)
         t_geo = time.perf_counter() - t0
         row["geom*"] = round(bo.score / total, 4)
         for c in COLUMNS:
@@ -130,7 +131,7 @@ def quality(args) -> list[dict]:
         rows.append(row)
         print(f"  {row['objects']} -> {row['procs']}: best {res.best} ({t_regular:.2f} s)", file=sys.stderr)
     print("Hops per byte, 2-D five-point stencil -> mesh (lower is better; LB = 1.0 with one rank per router)")
-    print_table(rows, ["objects", "procs", "LB", "bound", "default"] + COLUMNS + ["best", "geom", "geom*"])
+    print_table(rows, ["objects", "procs", "LB", "bound", "identity"] + COLUMNS + ["best", "geom", "geom*"])
     return records
 
 

@@ -21,7 +21,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 from _util import print_table, write_json  # noqa: E402
 
-from mpitaskmap import TaskGraph, best_of, candidate_list, hopper_machine, identity_mapping, metrics  # noqa: E402
+from mpitaskmap import Problem, TaskGraph, best_of, candidate_list, hopper_machine, identity_mapping, metrics  # noqa: E402
+from mpitaskmap.partition import ORDERINGS  # noqa: E402
+from mpitaskmap.search import apply  # noqa: E402
 
 
 def peers_rows(graph, machine) -> list[dict]:
@@ -63,18 +65,18 @@ def main(argv=None) -> int:
     graph = TaskGraph.stencil([8, 8, 8])
     rows = [{"method": "default (task i on rank i)",
              "weighted_hops": identity_mapping(graph, machine).metric("weighted_hops"), "seconds": 0.0}]
-    for ordering in ("fz", "mfz", "z", "gray", "hilbert"):
-        cands = candidate_list(3, machine, orderings=[ordering])
-        first = cands[0].apply(graph, machine)
+    for ordering in ORDERINGS:
+        cands = candidate_list(graph, machine, orderings=[ordering])
+        first = apply(cands[0], Problem(graph, machine))
         t0 = time.perf_counter()
-        res = best_of(cands, graph, machine)
+        res = best_of(graph, machine, cands)
         rows.append({"method": f"{ordering.upper()} longest/longest, shift",
                      "weighted_hops": first.metric("weighted_hops"), "seconds": first.info["seconds"]})
         rows.append({"method": f"{ordering.upper()} best of {len(cands)} candidates",
                      "weighted_hops": res.score, "seconds": time.perf_counter() - t0,
                      "winner": cands[res.index].label()})
-    cands = candidate_list(3, machine, include_identity=True)
-    res = best_of(cands, graph, machine)
+    cands = candidate_list(graph, machine, include_identity=True)
+    res = best_of(graph, machine, cands)
     rows.append({"method": f"BEST of the full list ({len(cands)} candidates)", "weighted_hops": res.score,
                  "seconds": res.seconds, "winner": cands[res.index].label()})
     if not args.no_peers:

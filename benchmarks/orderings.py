@@ -28,7 +28,7 @@ multiplied onto the currently shortest length; e.g. 262,144 in 4-D is 32x32x16x1
 BEST column
 -----------
 The best the library's full candidate search can do for the row:
-``candidate_list(td, machine)`` (all five orderings FZ, MFZ, Z, Gray, Hilbert; all rotation
+``candidate_list(graph, machine)`` (all five orderings FZ, MFZ, Z, Gray, Hilbert; all rotation
 pairs; the "auto" processor-coordinate variants) scored by AverageHops.  That list is far
 too long to evaluate at these sizes (925 candidates for 5-D tasks on a 10-D torus, ~4 s
 each at 1M tasks), so BEST evaluates it *up to symmetry* (on the default settings this loses nothing):
@@ -105,7 +105,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _util import machine_info, median_time, print_table, write_json  # noqa: E402
 
 from mpitaskmap import TaskGraph, torus_machine  # noqa: E402
-from mpitaskmap.candidates import best_of, candidate_list  # noqa: E402
+from mpitaskmap import Problem, best_of, candidate_list  # noqa: E402
+from mpitaskmap.search import apply  # noqa: E402
+from mpitaskmap.partition import ORDERINGS  # noqa: E402
 from mpitaskmap.mappers.geometric import map_geometric, processor_coords  # noqa: E402
 from mpitaskmap.metrics import evaluate  # noqa: E402
 
@@ -130,7 +132,7 @@ CASES: dict[str, tuple[bool, bool]] = {
 CASE_TITLES = {"mesh_mesh": "Mesh to Mesh", "mesh_torus": "Mesh to Torus", "torus_torus": "Torus to Torus"}
 COLUMNS: dict[str, str] = {"H": "hilbert", "Z": "z", "FZ": "fz", "MFZ": "mfz"}
 ALL_COLUMNS = ["H", "Z", "FZ", "MFZ", "BEST"]
-SEARCH_ORDERINGS = ("fz", "mfz", "z", "gray", "hilbert")  # candidate_list's default order
+SEARCH_ORDERINGS = ORDERINGS  # candidate_list's default order
 PAPER_GEOMEAN = {"H": (1.27, 1.37), "Z": (1.38, 1.64), "FZ": (1.04, 1.07), "MFZ": (1.00, 1.00)}
 QUICK_MAX_TASKS = 65_536
 QUICK_NEAR_TASKS = 4_096
@@ -237,14 +239,15 @@ def _side_key(perm, dims):
 
 def _class_key(cand, variant_key, task_dims, proc_dims):
     """Key under which candidates have the same AverageHops (see module docstring)."""
-    return (variant_key, cand.ordering, _side_key(cand.task_perm, task_dims), _side_key(cand.proc_perm, proc_dims))
+    o = dict(cand.options)
+    return (variant_key, o["ordering"], _side_key(o["task_perm"], task_dims), _side_key(o["proc_perm"], proc_dims))
 
 
 def _variant_info(machine, cand, wrap):
     """(hashable key of the processor coordinates, per-dim (length, wrap) or None)."""
-    opts = dict(shift=cand.shift, bandwidth=cand.bandwidth, box=cand.box, drop=cand.drop)
+    opts = {k: cand.option(k) for k in ("shift", "bandwidth", "box", "drop")}
     c = processor_coords(machine, **opts)
-    key = (cand.shift, cand.bandwidth, cand.box, cand.drop)
+    key = tuple(opts.values())
     ext = (np.ptp(c, axis=0) + 1).astype(np.int64)
     is_grid = (
         np.allclose(c, np.round(c))
@@ -261,13 +264,12 @@ def best_search(graph, machine, task_shape, periodic, wrap, column_scores, best_
     longest/longest, shift=False mapping already computed for the table.
     """
     t_start = time.perf_counter()
-    td = len(task_shape)
-    cands = candidate_list(td, machine, orderings=SEARCH_ORDERINGS, rotate=True, variants="auto")
+    cands = candidate_list(graph, machine, orderings=SEARCH_ORDERINGS, rotate=True, variants="auto")
     task_dims = tuple((int(n), bool(periodic)) for n in task_shape)
     noshift = processor_coords(machine, shift=False)
     vcache, classes = {}, OrderedDict()
     for i, cand in enumerate(cands):
-        vk = (cand.shift, cand.bandwidth, cand.box, cand.drop)
+        vk = tuple(cand.option(k) for k in ("shift", "bandwidth", "box", "drop"))
         if vk not in vcache:
             vcache[vk] = _variant_info(machine, cand, wrap)
         key = _class_key(cand, vk, task_dims, vcache[vk][1])
@@ -275,26 +277,27 @@ def best_search(graph, machine, task_shape, periodic, wrap, column_scores, best_
     # round-robin over orderings, each in candidate_list order
     rank, seen = {}, {}
     for key, members in classes.items():
-        o = cands[members[0]].ordering
+        o = cands[members[0]].option("ordering")
         rank[key] = seen.get(o, 0)
         seen[o] = rank[key] + 1
     opos = {o: k for k, o in enumerate(SEARCH_ORDERINGS)}
-    order = sorted(classes, key=lambda k: (rank[k], opos[cands[classes[k][0]].ordering], classes[k][0]))
+    order = sorted(classes, key=lambda k: (rank[k], opos[cands[classes[k][0]].option("ordering")], classes[k][0]))
     chosen = order[:best_max]
     scores, reused, to_eval = {}, 0, []
     reused_seconds = 0.0
     for key in chosen:
         i = classes[key][0]
-        c = cands[i]
-        plain = c.task_perm is None and c.proc_perm is None and not c.bandwidth and c.box is None and not c.drop
-        if plain and c.ordering in column_scores and np.array_equal(vcache[key[0]][2], noshift):
-            scores[i] = column_scores[c.ordering][0]
-            reused_seconds += column_scores[c.ordering][1]
+        o = dict(cands[i].options)
+        plain = o["task_perm"] is None and o["proc_perm"] is None and not o["bandwidth"] and o["box"] is None \
+            and not o["drop"]
+        if plain and o["ordering"] in column_scores and np.array_equal(vcache[key[0]][2], noshift):
+            scores[i] = column_scores[o["ordering"]][0]
+            reused_seconds += column_scores[o["ordering"]][1]
             reused += 1
         else:
             to_eval.append(i)
     if to_eval:
-        res = best_of([cands[i] for i in to_eval], graph, machine, metric="average_hops")
+        res = best_of(graph, machine, [cands[i] for i in to_eval], metric="average_hops")
         scores.update(zip(to_eval, res.scores))
     # symmetry spot check: a non-representative member of the largest FZ class
     check = None
@@ -302,7 +305,7 @@ def best_search(graph, machine, task_shape, periodic, wrap, column_scores, best_
     if fz_multi:
         key = max(fz_multi, key=lambda k: (len(classes[k]), -classes[k][0]))
         j = classes[key][-1]
-        ttp = cands[j].apply(graph, machine).task_to_proc
+        ttp = apply(cands[j], Problem(graph, machine)).task_to_proc
         s = float(evaluate(graph, machine, ttp, ["average_hops"])["average_hops"])
         rep = scores[classes[key][0]]
         check = {"candidate": cands[j].label(), "score": s,
@@ -528,7 +531,7 @@ def main(argv=None) -> int:
     print(f"  columns: H=Hilbert, Z, FZ, MFZ (only where pd|td or td|pd), map_geometric(shift=False, longest-dim "
           f"cuts); best = best of those; machine cores = {info['cores']}, jobs = {args.jobs}")
     if "BEST" in columns:
-        print(f"  BEST = best of candidate_list(td, machine) [orderings fz,mfz,z,gray,hilbert x all rotation pairs x "
+        print(f"  BEST = best of candidate_list(graph, machine) [orderings fz,mfz,z,gray,hilbert x all rotation pairs x "
               f"'auto' variants] by AverageHops, evaluated up to symmetry: one representative per class of "
               f"equal score (on a side that is a power-of-two cube all rotations are automorphic images; "
               f"elsewhere each rotation is its own class), at most "

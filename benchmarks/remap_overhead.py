@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _util import write_json  # noqa: E402
 
 from mpitaskmap import TaskGraph, best_of, candidate_list, remap, titan_machine  # noqa: E402
-from mpitaskmap.candidates import Candidate, rotations  # noqa: E402
+from mpitaskmap.families.geometric import candidate, rotations  # noqa: E402
 from mpitaskmap.runtime import search_candidates  # noqa: E402
 
 
@@ -44,13 +44,13 @@ def main(argv=None) -> int:
     machine = titan_machine(256, cores_per_node=16, seed=1)
     graph = TaskGraph.stencil([16, 16, 16])
     rots = rotations(3)
-    cands36 = [Candidate(ordering="fz", task_perm=t, proc_perm=p) for t in rots for p in rots]
+    cands36 = [candidate("fz", task_perm=t, proc_perm=p) for t in rots for p in rots]
     out = {}
 
     # 1. serial baseline on rank 0, then the split
     if rank == 0:
         c0 = time.process_time()
-        serial = best_of(cands36, graph, machine)
+        serial = best_of(graph, machine, cands36)
         out["serial_cpu"] = time.process_time() - c0
         out["serial_score"] = serial.score
     comm.Barrier()
@@ -67,7 +67,7 @@ def main(argv=None) -> int:
     out["remap"] = dict(rep.seconds, n_candidates=rep.n_candidates)
 
     # 3. the full list on the 4,096-task problem
-    full = candidate_list(3, machine, include_identity=True)
+    full = candidate_list(graph, machine, include_identity=True)
     t0 = MPI.Wtime()
     res_full = search_candidates(comm, graph, machine, full)
     out["search4096"] = {"n_candidates": len(full), "map_max": res_full.seconds["map_max"],

@@ -59,9 +59,9 @@ def compare(shapes=SHAPES, repeat: int = 3) -> list[dict]:
         t_z = sorted(z_times)[len(z_times) // 2]
         wh_z = metrics.weighted_hops(graph, machine, z_ttp)
         wh_ours = ours.metric("weighted_hops")
-        cands = candidate_list(3, machine, rotate=False, include_identity=True)
-        cands += [c for c in candidate_list(3, machine, orderings=["fz"]) if c not in cands]
-        search = best_of(cands, graph, machine)
+        cands = candidate_list(graph, machine, rotate=False, include_identity=True)
+        cands += [c for c in candidate_list(graph, machine, orderings=["fz"]) if c not in cands]
+        search = best_of(graph, machine, cands)
         rows.append({
             "input": label,
             "tasks": graph.n_tasks,

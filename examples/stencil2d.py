@@ -14,7 +14,7 @@ Each rank owns an ``n x n`` block of a global grid split over a ``px x py`` task
    (:func:`mpitaskmap.grid_analysis.write_comm_matrix`), reads it back and runs the
    process-topology analyser (which ignores the light residual gather on rank 0);
 3. maps the recognised grid offline with every heuristic of the suite
-   (:func:`mpitaskmap.mappers.regular.map_regular`) and prints the candidate table;
+   (:func:`mpitaskmap.map_regular`) and prints the candidate table;
 4. calls ``mpitaskmap.remap(comm, coords, neighbors=..., weights=..., provider=...)`` with
    the grid heuristics added to the candidate list, and runs the stencil again on the
    returned communicator.
@@ -33,9 +33,8 @@ import numpy as np
 from mpi4py import MPI
 
 import mpitaskmap
-import mpitaskmap.mappers.regular  # registers the "grid" candidate family
 from mpitaskmap.grid_analysis import analyse_grid, read_comm_matrix, write_comm_matrix
-from mpitaskmap.mappers.regular import map_regular
+from mpitaskmap import map_regular
 from mpitaskmap.metrics import evaluate
 from mpitaskmap.providers import assemble_machine, get_provider
 

@@ -3,7 +3,10 @@
 Place communicating tasks on nearby processors of the network.  The layers, from the
 bottom: the machine model (:mod:`mpitaskmap.machine`, :mod:`mpitaskmap.simulated`,
 :mod:`mpitaskmap.machine_file`), task graphs (:mod:`mpitaskmap.taskgraph`), metrics
-(:mod:`mpitaskmap.metrics`), mappers returning a :class:`Mapping`, and the MPI runtime.
+(:mod:`mpitaskmap.metrics`), mappers returning a :class:`Mapping`, the mapper families as
+candidate sources (:mod:`mpitaskmap.families`), the search layer (:mod:`mpitaskmap.search`:
+the family table and the one scoring loop), the front end :func:`map` and the MPI runtime
+(:func:`remap`).
 """
 
 import logging
@@ -11,12 +14,14 @@ import logging
 from .errors import InvalidInputError, MappingError, NotApplicableError, ProviderError
 from .machine import FlatMachine, LinkLoads, Machine, TorusMachine, gemini_bandwidth
 from .machine_file import hopper_machine, read_machine_file, write_machine_file
-from .mapping import Mapping, identity_mapping
+from .mapping import IDENTITY, Mapping, identity_mapping
 from . import mapfiles, rubik
-from .candidates import best_of, candidate_list
 from .mappers.geometric import map_geometric
 from .mappers.graph import map_greedy, refine_congestion, refine_wh
 from .metrics import METRICS, evaluate
+from .portfolio import METHODS, map, map_regular, method_candidate
+from .problem import Candidate, Problem
+from .search import FAMILIES, best_of, candidate_list, families_for, score_candidates
 from .simulated import bgq_machine, titan_machine, torus_machine
 from .taskgraph import TaskGraph
 
@@ -43,13 +48,23 @@ __all__ = [
     "TaskGraph",
     "Mapping",
     "identity_mapping",
+    "IDENTITY",
     "METRICS",
     "evaluate",
     "map_geometric",
     "map_greedy",
     "refine_wh",
     "refine_congestion",
+    "map",
+    "METHODS",
+    "method_candidate",
+    "map_regular",
+    "Problem",
+    "Candidate",
+    "FAMILIES",
+    "families_for",
     "candidate_list",
+    "score_candidates",
     "best_of",
     "remap",
     "RemapReport",

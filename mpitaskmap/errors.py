@@ -27,12 +27,13 @@ class ProviderError(MappingError, RuntimeError):
     """Raised when a coordinate provider cannot tell where this process runs."""
 
 
-class NotApplicableError(MappingError):
+class NotApplicableError(InvalidInputError):
     """Raised by a candidate whose method does not apply to this input.
 
     For example PERCS mod-colouring on a task grid whose P is not a multiple of 32.  The
     candidate search (``best_of``, ``search_candidates``, ``remap``) records such a
     candidate as skipped (score infinity) instead of failing; any other exception is a
-    failure.
+    failure.  It is an :class:`InvalidInputError` too: a direct call of the method with
+    such an input is a caller error.
     """
 

@@ -44,7 +44,6 @@ Blank lines are ignored.  :func:`write_comm_matrix` writes this format.
 from __future__ import annotations
 
 import os
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -407,18 +406,6 @@ def analyse_grid(
         regular=True, n_ranks=n, dims=dims, points=points, periodic=periodic, coverage=float(cov),
         threshold=cut, n_pairs=int(i.size), n_light=n_light, n_collective=n_coll,
     )
-
-
-_CACHE: "weakref.WeakKeyDictionary[TaskGraph, GridPattern]" = weakref.WeakKeyDictionary()
-
-
-def analyse_grid_cached(graph: TaskGraph) -> GridPattern:
-    """Return :func:`analyse_grid` of a task graph with default options, cached per graph object."""
-    pattern = _CACHE.get(graph)
-    if pattern is None:
-        pattern = analyse_grid(graph)
-        _CACHE[graph] = pattern
-    return pattern
 
 
 def read_comm_matrix(path: str | os.PathLike) -> TaskGraph:

@@ -13,7 +13,11 @@ from .errors import InvalidInputError
 from .machine import Machine
 from .taskgraph import TaskGraph
 
-__all__ = ["Mapping", "identity_mapping"]
+__all__ = ["Mapping", "identity_mapping", "IDENTITY"]
+
+#: The one name of the default order (task ``t`` on processor ``t``): the method of
+#: :func:`identity_mapping`, the identity candidate and ``remap``'s status when it wins.
+IDENTITY = "identity"
 
 
 class Mapping:
@@ -193,4 +197,4 @@ def identity_mapping(graph: TaskGraph, machine: Machine) -> Mapping:
     n, p = graph.n_tasks, machine.n_procs
     t = np.arange(n, dtype=np.int64)
     ttp = (t * p) // n if n > p else t
-    return Mapping(ttp, machine, graph, method="default")
+    return Mapping(ttp, machine, graph, method=IDENTITY)

@@ -12,7 +12,7 @@ name                               definition
 ``weighted_hops`` (WH, hop-bytes)  sum of w * Hops
 ``max_hops``                       largest Hops of any edge
 ``max_data`` (Data(M))             max over links of the volume crossing them
-``max_latency`` (Latency(M), MC)   max over links of Data(e) / bw(e)
+``latency`` (Latency(M), MC)       max over links of Data(e) / bw(e)
 ``max_messages`` (MMC)             max over links of the number of messages crossing them
 ``average_messages`` (AMC)         total message congestion / links used
 ``average_latency`` (AC)           total Latency(e) / links used
@@ -39,7 +39,7 @@ __all__ = [
     "max_hops",
     "link_loads",
     "max_data",
-    "max_latency",
+    "latency",
     "max_messages",
     "average_messages",
     "average_latency",
@@ -179,7 +179,7 @@ def max_data(graph: TaskGraph, machine: Machine, task_to_proc) -> float:
     return link_loads(graph, machine, task_to_proc).max_data()
 
 
-def max_latency(graph: TaskGraph, machine: Machine, task_to_proc) -> float:
+def latency(graph: TaskGraph, machine: Machine, task_to_proc) -> float:
     """Return Latency(M) (max volume congestion, MC): the largest Data(e) / bw(e)."""
     return link_loads(graph, machine, task_to_proc).max_latency()
 
@@ -207,7 +207,7 @@ HOP_METRICS: dict[str, Callable] = {
 }
 LINK_METRICS: dict[str, Callable] = {
     "max_data": max_data,
-    "max_latency": max_latency,
+    "latency": latency,
     "max_messages": max_messages,
     "average_messages": average_messages,
     "average_latency": average_latency,
@@ -264,7 +264,7 @@ def evaluate(
         loads = machine.link_loads(graph.indptr, graph.indices, graph.weights, ttp)
         link_values = {
             "max_data": loads.max_data(),
-            "max_latency": loads.max_latency(),
+            "latency": loads.max_latency(),
             "max_messages": loads.max_messages(),
             "average_messages": loads.average_messages(),
             "average_latency": loads.average_latency(),

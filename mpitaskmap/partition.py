@@ -45,8 +45,8 @@ from .errors import InvalidInputError
 
 __all__ = ["ORDERINGS", "mj_partition", "mj_part_sizes"]
 
-#: Valid values of ``ordering`` (sorted).
-ORDERINGS = ("fz", "gray", "hilbert", "mfz", "z")
+#: Every ordering, in the order candidate searches try them (the one list; import it).
+ORDERINGS = ("fz", "mfz", "z", "gray", "hilbert")
 
 _ORDER_CODE = {"z": 0, "gray": 1, "fz": 2, "mfz": 3}
 _MAX_PARTS = 2**31 - 1

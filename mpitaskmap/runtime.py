@@ -41,12 +41,14 @@ from typing import Sequence
 import numpy as np
 from mpi4py import MPI
 
-from .candidates import Candidate, candidate_list
-from .errors import MappingError, NotApplicableError
-from .metrics import evaluate
+from .errors import MappingError
+from .families import identity as identity_family
+from .mapping import IDENTITY
+from .partition import ORDERINGS
+from .problem import Candidate, Problem
 from .providers import Provider, assemble_machine, get_provider
+from .search import DEFAULT_FAMILIES, candidate_list, score_candidates, winner
 from .taskgraph import TaskGraph
-from .transforms import drop_constant_dimensions
 
 __all__ = ["remap", "RemapReport", "search_candidates", "SearchResult", "METRIC_NAMES"]
 
@@ -54,7 +56,6 @@ logger = logging.getLogger("mpitaskmap")
 
 #: Metrics remap() can optimise ("latency" is Latency(M), the bandwidth-aware max link load).
 METRIC_NAMES = ("weighted_hops", "average_hops", "latency")
-_METRIC_ALIAS = {"latency": "max_latency"}
 
 
 @dataclass
@@ -91,7 +92,7 @@ class RemapReport:
         ``new_rank_of[old_rank]``: the new rank of every process.
     """
 
-    status: str = "identity"
+    status: str = IDENTITY
     provider: str = ""
     machine: str = ""
     metric: str = ""
@@ -209,10 +210,10 @@ def remap(
     weights: Sequence[float] | None = None,
     provider: str | Provider | None = None,
     metric: str = "weighted_hops",
-    orderings: Sequence[str] = ("fz", "mfz", "z", "gray", "hilbert"),
+    orderings: Sequence[str] = ORDERINGS,
     rotate: bool = True,
     variants="auto",
-    families: Sequence[str] = ("geometric",),
+    families: str | Sequence[str] = DEFAULT_FAMILIES,
     candidates: Sequence[Candidate] | None = None,
     on_error: str = "raise",
     report: bool = False,
@@ -245,8 +246,9 @@ def remap(
     metric : {"weighted_hops", "average_hops", "latency"}, optional
         What the candidate search minimises (default weighted hops).
     orderings, rotate, variants, families : optional
-        Candidate list options, see :func:`~mpitaskmap.candidates.candidate_list`
-        (``families`` adds other mapper families, e.g. graph mappers, to the search).
+        Candidate list options, see :func:`~mpitaskmap.search.candidate_list`
+        (``families``, a name or a list, adds other mapper families of
+        :data:`~mpitaskmap.search.FAMILIES`, e.g. ``"graph"``, to the search).
     candidates : sequence of Candidate, optional
         An explicit candidate list (the identity is still put first).
     on_error : {"raise", "identity"}, optional
@@ -350,13 +352,14 @@ def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provid
     rep.machine = machine.name
 
     # -- candidate search (two collectives) ----------------------------------------------
-    task_dims = drop_constant_dimensions(graph.coords).shape[1]
+    problem = Problem(graph, machine)
+    identity = identity_family.CANDIDATE
     try:
-        base = list(candidates) if candidates is not None else candidate_list(task_dims, machine, **options)
-        cands, list_err = [Candidate(kind="identity")] + [c for c in base if c.kind != "identity"], ""
+        base = list(candidates) if candidates is not None else candidate_list(problem, **options)
+        cands, list_err = [identity] + [c for c in base if c.family != IDENTITY], ""
     except Exception as exc:  # deterministic, so every rank fails alike; still agreed below
-        cands, list_err = [Candidate(kind="identity")], f"candidate list: {type(exc).__name__}: {exc}"
-    search = _search(comm, graph, machine, cands, _METRIC_ALIAS.get(metric, metric), list_err)
+        cands, list_err = [identity], f"candidate list: {type(exc).__name__}: {exc}"
+    search = _search(comm, problem, cands, metric, list_err)
     if search.error:
         rep.error = search.error
         return _finish(comm, rep, report, on_error)
@@ -376,7 +379,7 @@ def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provid
     new = comm.Split(0, int(new_rank_of[rank]))
     t_split = MPI.Wtime() - t0
     rep.new_rank_of = new_rank_of.tolist()
-    rep.status = "identity" if search.index == 0 else "remapped"
+    rep.status = IDENTITY if search.index == 0 else "remapped"
     rep.seconds = {
         "gather": t_gather,
         "map_max": t_map,
@@ -483,31 +486,22 @@ def search_candidates(
     -----
     Per-rank work is about ``len(candidates) / comm.size`` candidate evaluations.
     """
-    return _search(comm, graph, machine, list(candidates), metric, "")
+    return _search(comm, Problem(graph, machine), list(candidates), metric, "")
 
 
-def _search(comm, graph, machine, cands, metric_name, list_err) -> SearchResult:
+def _search(comm, problem: Problem, cands: list, metric: str, list_err: str) -> SearchResult:
     rank, size = comm.Get_rank(), comm.Get_size()
-    t0, c0 = MPI.Wtime(), time.process_time()
-    err = list_err
-    mine, best_local = [], None
-    for i in range(rank, len(cands), size):
-        if err:
-            break
+    t0 = MPI.Wtime()
+    err, mine, best_local, c_map = list_err, [], None, 0.0
+    if not err:
         try:
-            mapping = cands[i].apply(graph, machine)
-            score = float(evaluate(graph, machine, mapping.task_to_proc, [metric_name])[metric_name])
-        except NotApplicableError:
-            mine.append((i, float("inf")))
-            continue
-        except Exception as exc:
-            err = f"candidate {i} ({cands[i].label()}): {type(exc).__name__}: {exc}"
+            found = score_candidates(problem, cands, range(rank, len(cands), size), metric, catch=True)
+            err, mine, best_local, c_map = found.error, found.scores, found.best, found.cpu_seconds
+        except Exception as exc:  # e.g. an unknown metric: still agreed below, never raised here
+            err = f"{type(exc).__name__}: {exc}"
+        if err:
             logger.debug("%s\n%s", err, traceback.format_exc())
-            break
-        mine.append((i, score))
-        if best_local is None or (score, i) < best_local[:2]:
-            best_local = (score, i, mapping.task_to_proc)
-    t_map, c_map = MPI.Wtime() - t0, time.process_time() - c0
+    t_map = MPI.Wtime() - t0
     results = comm.allgather((err, mine, t_map, c_map))
     res = SearchResult(
         candidates_per_rank=[len(r[1]) for r in results],
@@ -516,14 +510,14 @@ def _search(comm, graph, machine, cands, metric_name, list_err) -> SearchResult:
     res.error = _first_error([r[0] for r in results], "mapper") or ""
     if res.error:
         return res
-    ranked = sorted((s, i) for r in results for i, s in r[1])
-    res.score, res.index = ranked[0]
-    res.scores = [s for s, _ in sorted(ranked, key=lambda v: v[1])]
+    every = [pair for r in results for pair in r[1]]
+    res.score, res.index = winner(every)
+    res.scores = [s for _, s in sorted(every)]
     owner = res.index % size
     t0 = MPI.Wtime()
-    task_to_proc = np.empty(graph.n_tasks, dtype=np.int64)
+    task_to_proc = np.empty(problem.graph.n_tasks, dtype=np.int64)
     if rank == owner:
-        task_to_proc[:] = best_local[2]
+        task_to_proc[:] = best_local[2].task_to_proc
     comm.Bcast(task_to_proc, root=owner)
     res.seconds["bcast"] = MPI.Wtime() - t0
     res.task_to_proc = task_to_proc

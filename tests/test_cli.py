@@ -90,7 +90,7 @@ def test_map_table_equals_library_and_files_read_back(capsys, tmp_path, small):
     assert status == 0
     rows = json_rows(out)
     expected = map_geometric(graph, machine)
-    assert rows["default"]["metrics"] == evaluate(graph, machine, identity_mapping(graph, machine).task_to_proc)
+    assert rows["identity"]["metrics"] == evaluate(graph, machine, identity_mapping(graph, machine).task_to_proc)
     assert rows["geometric"]["metrics"] == evaluate(graph, machine, expected.task_to_proc)
     assert rows["geometric"]["info"]["ordering"] == "fz"
     hosts = [get_provider(SIM).locate(int(r), 32).node for r in np.unique(machine.node_ids, return_index=True)[1]]
@@ -127,7 +127,7 @@ def test_map_text_table_and_geometric_options(capsys, small):
 def test_map_ranges_and_hosts_format(capsys, tmp_path, small):
     machine, graph = small
     rank_order, rankfile = tmp_path / "MPICH_RANK_ORDER", tmp_path / "rankfile"
-    status, _, _ = run(capsys, "map", "-m", SIM, "-t", TASKS, "--method", "default", "--ranges", "-q",
+    status, _, _ = run(capsys, "map", "-m", SIM, "-t", TASKS, "--method", "identity", "--ranges", "-q",
                        "-o", str(rank_order), "-o", str(rankfile), "--hosts", "node%02d")
     assert status == 0
     assert rank_order.read_text().splitlines()[1:] == ["0-3", "4-7", "8-11", "12-15", "16-19", "20-23", "24-27", "28-31"]
@@ -147,7 +147,7 @@ def test_map_greedy_and_auto_with_progress(capsys, small):
     assert status == 0
     assert "auto: candidates: " in err and " done in " in err and "winner: " in err  # non-tty progress: one line
     rows = json_rows(out)
-    assert rows["auto"]["metrics"]["weighted_hops"] <= rows["default"]["metrics"]["weighted_hops"]
+    assert rows["auto"]["metrics"]["weighted_hops"] <= rows["identity"]["metrics"]["weighted_hops"]
     assert rows["auto"]["info"]["families"].startswith("geometric,graph")  # (+ grid when that family exists)
     _, _, err = run(capsys, "map", "-m", SIM, "-t", TASKS, "--method", "auto", "--orderings", "fz", "-q")
     assert err == ""
@@ -209,7 +209,7 @@ def test_machine_file_with_hosts_matrix_market_and_coordinates(capsys, tmp_path)
     # coordinates alone: nearest-neighbour proxy graph
     status, out, _ = run(capsys, "eval", "-m", str(alloc), "-t", f"coords:{coords}", "--format", "json", "-q")
     proxy = TaskGraph.from_coordinate_proxy(g.coords)
-    assert json_rows(out)["default"]["metrics"] == evaluate(proxy, machine, np.arange(32))
+    assert json_rows(out)["identity"]["metrics"] == evaluate(proxy, machine, np.arange(32))
 
 
 def test_task_and_machine_spec_errors(capsys, tmp_path):
@@ -233,25 +233,25 @@ def test_eval_default_and_reorder_files(capsys, tmp_path, small):
                          "--mapping", f"csv={tmp_path / 'order.csv'}", "--format", "json", "--by-direction", "-q")
     assert status == 0
     rows = json_rows(out)
-    assert list(rows) == ["default", "MPICH_RANK_ORDER", "order.csv"]
+    assert list(rows) == ["identity", "MPICH_RANK_ORDER", "order.csv"]
     assert rows["MPICH_RANK_ORDER"]["metrics"] == evaluate(graph, machine, m.task_to_proc)
     assert rows["order.csv"]["metrics"] == rows["MPICH_RANK_ORDER"]["metrics"]
     from mpitaskmap.metrics import link_loads
 
-    assert rows["default"]["by_direction"] == link_loads(graph, machine, np.arange(32)).by_direction()
-    status, out, _ = run(capsys, "eval", "-m", SIM, "-t", TASKS, "--metrics", "weighted_hops,max_latency",
+    assert rows["identity"]["by_direction"] == link_loads(graph, machine, np.arange(32)).by_direction()
+    status, out, _ = run(capsys, "eval", "-m", SIM, "-t", TASKS, "--metrics", "weighted_hops,latency",
                          "--by-direction", "-q")
     lines = out.splitlines()
     assert lines[0].split() == ["method", "WH", "Latency(M)", "seconds"]
-    assert "default: busiest link per direction" in out and any(l.split()[0] == "Z-" for l in lines if l.strip())
-    status, _, err = run(capsys, "eval", "-m", SIM, "-t", TASKS, "--no-default", "-q")
+    assert "identity: busiest link per direction" in out and any(l.split()[0] == "Z-" for l in lines if l.strip())
+    status, _, err = run(capsys, "eval", "-m", SIM, "-t", TASKS, "--no-identity", "-q")
     assert status == 1 and "nothing to evaluate" in err
 
 
 # -- compare ---------------------------------------------------------------------------------
 def test_compare_csv_json_equal_the_library(capsys, tmp_path, small):
     machine, graph = small
-    methods = "default,geometric,geometric:ordering=z,greedy,greedy+uwh,geometric+uwh,umc"
+    methods = "identity,geometric,geometric:ordering=z,greedy,greedy+uwh,geometric+uwh,umc"
     status, out, err = run(capsys, "compare", "-m", SIM, "-t", TASKS, "--methods", methods, "--format", "csv")
     assert status == 0
     rows = list(csv.DictReader(io.StringIO(out)))
@@ -259,7 +259,7 @@ def test_compare_csv_json_equal_the_library(capsys, tmp_path, small):
     from mpitaskmap import refine_congestion, refine_wh
 
     truth = {
-        "default": identity_mapping(graph, machine),
+        "identity": identity_mapping(graph, machine),
         "geometric": map_geometric(graph, machine),
         "geometric:ordering=z": map_geometric(graph, machine, ordering="z"),
         "greedy": map_greedy(graph, machine),
@@ -275,7 +275,7 @@ def test_compare_csv_json_equal_the_library(capsys, tmp_path, small):
                                      list(truth).index(k)))
     assert f"best by weighted_hops: {best} = " in err
     out_path = tmp_path / "table.json"
-    status, out, _ = run(capsys, "compare", "-m", SIM, "-t", TASKS, "--methods", "default,geometric",
+    status, out, _ = run(capsys, "compare", "-m", SIM, "-t", TASKS, "--methods", "identity,geometric",
                          "--format", "json", "-o", str(out_path), "-q")
     assert status == 0 and out == ""
     doc = json.loads(out_path.read_text())
@@ -289,7 +289,7 @@ def test_compare_html_report_holds_table_and_images(capsys, tmp_path, small):
     pytest.importorskip("matplotlib")
     machine, graph = small
     page = tmp_path / "report.html"
-    status, out, err = run(capsys, "compare", "-m", SIM, "-t", TASKS, "--methods", "default,geometric",
+    status, out, err = run(capsys, "compare", "-m", SIM, "-t", TASKS, "--methods", "identity,geometric",
                            "--html", str(page))
     assert status == 0 and f"wrote {page} (HTML report)" in err
     text = page.read_text()
@@ -313,30 +313,25 @@ def test_percs_strategies_on_a_percs_machine(capsys):
     from mpitaskmap.percs import PercsMachine, map_percs
 
     status, out, _ = run(capsys, "compare", "-m", "percs:ns=2,nd=1", "-t", "stencil2d:16x16",
-                         "--methods", "default,percs:node_sequential", "--format", "json", "-q")
+                         "--methods", "identity,percs:node_sequential", "--format", "json", "-q")
     assert status == 0
     graph, machine = TaskGraph.stencil([16, 16]), PercsMachine(2, 1)
     want = map_percs(graph, machine, method="node_sequential")
     assert json_rows(out)["percs:node_sequential"]["metrics"] == evaluate(graph, machine, want.task_to_proc)
     status, _, err = run(capsys, "map", "-m", SIM, "-t", TASKS, "--method", "percs:mod_colouring", "-q")
-    assert status == 1 and "needs a PERCS machine" in err
+    assert status == 1 and "expected a PercsMachine; got TorusMachine" in err
 
 
-def test_regular_grid_methods_when_available(capsys, monkeypatch):
-    try:
-        from mpitaskmap.mappers.regular import map_regular
-    except ImportError:
-        map_regular = None
-    if map_regular is not None:
-        status, out, _ = run(capsys, "map", "-m", "sim:torus:dims=8x8", "-t", "stencil2d:8x8", "--method", "regular",
-                             "--format", "json", "-q")
-        assert status == 0
-        graph = TaskGraph.stencil([8, 8])
-        from mpitaskmap import torus_machine
+def test_regular_grid_methods(capsys):
+    from mpitaskmap import map_regular, torus_machine
 
-        machine = torus_machine([8, 8])
-        want = map_regular(graph, machine).mapping
-        assert json_rows(out)["regular"]["metrics"] == evaluate(graph, machine, want.task_to_proc)
-    monkeypatch.setitem(sys.modules, "mpitaskmap.mappers.regular", None)
-    status, _, err = run(capsys, "map", "-m", "sim:torus:dims=8x8", "-t", "stencil2d:8x8", "--method", "regular", "-q")
-    assert status == 1 and "regular-grid heuristics (mpitaskmap.mappers.regular) are not available" in err
+    status, out, _ = run(capsys, "map", "-m", "sim:torus:dims=8x8", "-t", "stencil2d:8x8", "--method", "regular",
+                         "--format", "json", "-q")
+    assert status == 0
+    graph = TaskGraph.stencil([8, 8])
+    machine = torus_machine([8, 8])
+    want = map_regular(graph, machine).mapping
+    assert json_rows(out)["regular"]["metrics"] == evaluate(graph, machine, want.task_to_proc)
+    # the default order's old name points to the new one
+    status, _, err = run(capsys, "map", "-m", "sim:torus:dims=8x8", "-t", "stencil2d:8x8", "--method", "default", "-q")
+    assert status == 1 and "the default order is called 'identity'" in err

@@ -4,7 +4,14 @@ import numpy as np
 import pytest
 
 from mpitaskmap import InvalidInputError, TaskGraph, hopper_machine, identity_mapping, titan_machine, torus_machine
-from mpitaskmap.candidates import Candidate, best_of, candidate_list, rotations
+from mpitaskmap import Candidate, best_of, candidate_list
+from mpitaskmap.families.geometric import candidate, rotations
+from mpitaskmap.families.identity import CANDIDATE as IDENTITY_CANDIDATE
+
+
+def _tasks(d: int) -> TaskGraph:
+    """A task graph whose coordinates vary in ``d`` dimensions."""
+    return TaskGraph.stencil([3] * d)
 from mpitaskmap.mappers.geometric import map_geometric, processor_coords, select_compact_subset
 
 
@@ -108,48 +115,53 @@ def test_rotations_and_candidate_counts():
     assert rotations(1) == []
     assert len(rotations(3)) == 6 and len(rotations(5)) == 10
     m = torus_machine([4, 4, 4])  # full torus, uniform bandwidth: shift is a no-op
-    cands = candidate_list(3, m)
+    cands = candidate_list(_tasks(3), m)
     # one variant; fz, mfz, z, gray each 6*6 + 6 + 6 + 1 = 49, plus one Hilbert
     assert len(cands) == 4 * 49 + 1
-    assert cands[0] == Candidate(ordering="fz")
-    with_id = candidate_list(3, m, include_identity=True)
-    assert with_id[0].kind == "identity" and with_id[1:] == cands
+    assert cands[0] == candidate("fz") == Candidate.make(
+        "geometric", "mj", ordering="fz", task_perm=None, proc_perm=None, shift=True, bandwidth=False, box=None,
+        drop=())
+    assert cands[0].label() == "geometric fz T* P* shift"
+    with_id = candidate_list(_tasks(3), m, include_identity=True)
+    assert with_id[0] == IDENTITY_CANDIDATE and with_id[0].family == "identity" and with_id[1:] == cands
     # 2-D tasks on a 3-D machine: no MFZ (neither count divides the other)
-    assert {c.ordering for c in candidate_list(2, m)} == {"fz", "z", "gray", "hilbert"}
+    assert {c.option("ordering") for c in candidate_list(_tasks(2), m)} == {"fz", "z", "gray", "hilbert"}
+    # tasks without coordinates: no geometric candidates
+    assert candidate_list(TaskGraph.from_edges([0], [1], [1.0], n_tasks=2), torus_machine([2])) == []
 
 
 def test_candidate_list_is_deterministic_and_variants_follow_the_machine():
     t = titan_machine(32, cores_per_node=2, seed=5)
-    a, b = candidate_list(3, t), candidate_list(3, t)
-    assert a == b
-    labels = {(c.shift, c.bandwidth, c.box) for c in a}
+    a, b = candidate_list(_tasks(3), t), candidate_list(_tasks(3), t)
+    assert a == b and [c.label() for c in a] == [c.label() for c in b]
+    labels = {(c.option("shift"), c.option("bandwidth"), c.option("box")) for c in a}
     assert (True, True, None) in labels and (True, False, (2, 2, 8)) in labels
     bgq_like = torus_machine([2, 2, 2, 2, 2])
-    assert any(c.drop for c in candidate_list(3, bgq_like)) is False  # every dim has length 2
+    assert any(c.option("drop") for c in candidate_list(_tasks(3), bgq_like)) is False  # every dim has length 2
     five = torus_machine([4, 3, 2, 2, 2], wrap=True)
-    assert any(c.drop == (2, 3, 4) for c in candidate_list(3, five))
+    assert any(c.option("drop") == (2, 3, 4) for c in candidate_list(_tasks(3), five))
 
 
 def test_best_of_on_hopper_beats_default_and_identity_candidate_guards():
     g = TaskGraph.stencil([8, 8, 8])
     m = hopper_machine()
-    cands = candidate_list(3, m, include_identity=True, orderings=["fz", "z"], rotate=False)
-    res = best_of(cands, g, m)
+    cands = candidate_list(g, m, include_identity=True, orderings=["fz", "z"], rotate=False)
+    res = best_of(g, m, cands)
     default = identity_mapping(g, m).metric("weighted_hops")
     assert res.scores[0] == default == 7440.0
     assert res.score == min(res.scores) < 0.65 * default
     assert res.mapping.info["candidate_index"] == res.index
     # ties go to the lowest index
-    same = best_of([Candidate(kind="identity")] * 3, g, m)
+    same = best_of(g, m, [IDENTITY_CANDIDATE] * 3)
     assert same.index == 0
 
 
 def test_best_of_errors():
     g, m = TaskGraph.stencil([2]), torus_machine([2])
     with pytest.raises(InvalidInputError, match="empty"):
-        best_of([], g, m)
+        best_of(g, m, [])
     with pytest.raises(InvalidInputError, match="unknown 'hops'"):
-        best_of([Candidate()], g, m, metric="hops")
+        best_of(g, m, [candidate()], metric="hops")
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -160,8 +172,10 @@ def test_every_result_is_a_valid_mapping_on_random_allocations(seed):
     m = titan_machine(nodes, cores_per_node=cpn, seed=seed)
     n_tasks = int(rng.integers(1, 3 * m.n_procs))
     coords = rng.integers(0, 6, size=(n_tasks, int(rng.integers(1, 4)))).astype(float)
-    for cand in candidate_list(coords.shape[1], m, rotate=False)[:8]:
-        mp = map_geometric(coords, m, ordering=cand.ordering, shift=cand.shift, bandwidth=cand.bandwidth, box=cand.box)
+    graph = TaskGraph.from_edges([], [], [], n_tasks=n_tasks, coords=coords)
+    for cand in candidate_list(graph, m, rotate=False)[:8]:
+        o = dict(cand.options)
+        mp = map_geometric(coords, m, ordering=o["ordering"], shift=o["shift"], bandwidth=o["bandwidth"], box=o["box"])
         load = mp.tasks_per_proc()
         if n_tasks >= m.n_procs:
             assert load.min() >= n_tasks // m.n_procs and load.max() <= -(-n_tasks // m.n_procs)

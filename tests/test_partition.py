@@ -428,7 +428,7 @@ def test_agrees_with_reference_property(problem, ordering, longest_dim, prime_sp
         ((np.array([[0.0, 1], [np.inf, 1]]), 1), {}, "coords: non-finite value at index \\(1, 0\\); got inf"),
         ((np.array([["a", "b"]]), 1), {}, "coords: cannot be read as a float array"),
         ((np.zeros((4, 2)), 2), {"ordering": "peano"},
-         "ordering: unknown ordering, valid names are 'fz', 'gray', 'hilbert', 'mfz', 'z'; got 'peano'"),
+         "ordering: unknown ordering, valid names are 'fz', 'mfz', 'z', 'gray', 'hilbert'; got 'peano'"),
         ((np.zeros((4, 2)), 2), {"ordering": None}, "ordering: unknown ordering"),
         ((np.zeros((4, 2)), 2), {"dim_order": [0, 0]}, "dim_order: expected a permutation of 0..1; got \\[0, 0\\]"),
         ((np.zeros((4, 2)), 2), {"dim_order": [0, 1, 2]}, "dim_order: expected a permutation"),

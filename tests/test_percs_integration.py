@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from mpitaskmap import InvalidInputError, NotApplicableError, best_of, candidate_list
-from mpitaskmap.candidates import Candidate
+from mpitaskmap import Candidate, Problem
+from mpitaskmap.search import apply
 from mpitaskmap.percs import PercsMachine, halo_graph
 from mpitaskmap.providers import Location, NetworkInfo, assemble_machine, get_provider, machine_from_provider
 
@@ -28,18 +29,18 @@ def test_percs_machine_needs_the_whole_system_in_order():
 def test_candidate_search_over_three_families_skips_inapplicable_strategies():
     m = PercsMachine(2, 2)
     g = halo_graph(16, 16)  # mod-colouring needs P a multiple of 32 and Q >= 64: not applicable
-    cands = candidate_list(2, m, families=["geometric", "percs"], include_identity=True, rotate=False)
-    res = best_of(cands, g, m, metric="max_latency")
+    cands = candidate_list(g, m, families=["geometric", "percs"], include_identity=True, rotate=False)
+    res = best_of(g, m, cands, metric="latency")
     labels = [c.label() for c in cands]
     skipped = [labels[i] for i, s in enumerate(res.scores) if s == float("inf")]
-    assert skipped == ["percs method=mod_colouring"]
+    assert skipped == ["percs mod_colouring"]
     assert res.score == min(res.scores) <= res.scores[0]
     with pytest.raises(NotApplicableError, match="mod-colouring needs P a multiple of 32"):
-        Candidate(kind="percs", params=(("method", "mod_colouring"),)).apply(g, m)
+        apply(Candidate.make("percs", "mod_colouring"), Problem(g, m))
 
 
 def test_best_of_with_no_applicable_candidate():
     m = PercsMachine(2, 1)
     g = halo_graph(16, 16)
     with pytest.raises(InvalidInputError, match="none of the 1 candidates applies"):
-        best_of([Candidate(kind="percs", params=(("method", "mod_colouring"),))], g, m)
+        best_of(g, m, [Candidate.make("percs", "mod_colouring")])

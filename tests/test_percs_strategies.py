@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from mpitaskmap.candidates import candidate_list
+from mpitaskmap import Problem, candidate_list
+from mpitaskmap.search import apply
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.percs import (
     PercsMachine,
@@ -144,11 +145,16 @@ def test_unknown_names():
 
 def test_candidate_family():
     m = PercsMachine(32, 1)
-    cands = candidate_list(2, m, families=["percs"])
-    assert [c.option("method") for c in cands][:2] == ["supernode_sequential", "drawer_sequential"]
     g = halo_graph(64, 64)
-    assert cands[-1].apply(g, m).method == "percs mod_colouring"
-    assert candidate_list(2, PercsMachine(2, 1).with_routing("indirect"), families=["percs"])
+    cands = candidate_list(g, m, families=["percs"])
+    assert [c.method for c in cands] == ["supernode_sequential", "drawer_sequential", "node_sequential",
+                                         "mod_colouring"]
+    assert apply(cands[-1], Problem(g, m)).method == "percs mod_colouring"
+    assert candidate_list(g, PercsMachine(2, 1).with_routing("indirect"), families=["percs"])
+    # no candidates off PERCS machines
+    from mpitaskmap import torus_machine
+
+    assert candidate_list(g, torus_machine([64, 64]), families="percs") == []
 
 
 # ---------------------------------------------------------------- throughput -------

@@ -123,12 +123,12 @@ def test_plot_subcommand_writes_the_three_pngs(tmp_path, capsys):
     assert status == 0
     for kind in ("allocation", "links", "hops"):
         path = tmp_path / "figs" / f"small_{kind}.png"
-        assert f"wrote {path} ({kind}: default, geometric)" in err
+        assert f"wrote {path} ({kind}: identity, geometric)" in err
         w, h = png_size(path)
         assert path.stat().st_size > 3000 and 250 < w < 1000 and 150 < h < 400  # dpi 50
     one = tmp_path / "one.png"
     status = main(["plot", "-m", "sim:torus:dims=4x4", "-t", "stencil2d:4x4", "--kind", "hops", "-o", str(one), "-q",
-                   "--methods", "default,geometric,greedy"])
+                   "--methods", "identity,geometric,greedy"])
     assert status == 0 and png_size(one) == (700, 420)
 
 

@@ -10,11 +10,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import mpitaskmap.mappers.regular as regular  # registers the "grid" kind and family
-from mpitaskmap import InvalidInputError, TaskGraph, torus_machine
-from mpitaskmap.candidates import Candidate, best_of, candidate_list
-from mpitaskmap.mappers.regular import GRID_METHODS, grid_candidates, map_grid, map_regular
+import mpitaskmap
+from mpitaskmap import Candidate, InvalidInputError, NotApplicableError, Problem, TaskGraph, best_of, candidate_list
+from mpitaskmap import torus_machine
+from mpitaskmap.families import grid as grid_family
+from mpitaskmap.families.identity import CANDIDATE as IDENTITY_CANDIDATE
+from mpitaskmap.mappers.regular import GRID_METHODS, map_grid
 from mpitaskmap.metrics import weighted_hops
+from mpitaskmap.portfolio import map_regular
+from mpitaskmap.search import apply
+
+
+def grid_candidates(graph, machine):
+    return grid_family.candidates(Problem(graph, machine))
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,7 +37,7 @@ def test_map_regular_picks_the_lowest_row(case):
     g, m = TaskGraph.stencil(shape), torus_machine(pdims, wrap=False)
     res = map_regular(g, m)
     rows = [r for r in res.table if r["applicable"]]
-    assert res.table[0]["name"] == "default" and res.table[0]["hop_bytes"] == BEST[case][1]
+    assert res.table[0]["name"] == "identity" and res.table[0]["hop_bytes"] == BEST[case][1]
     assert res.mapping.metric("weighted_hops") == min(r["hop_bytes"] for r in rows) == BEST[case][0]
     assert res.pattern.dims == shape
     assert {r["name"] for r in res.table} >= {"mxovlp", "mxov+al", "exco", "coce", "affn", "step", "sfc", "pairs"}
@@ -80,51 +88,71 @@ def test_map_grid_dispatches(method):
 
 def test_candidates_extend_the_one_list():
     m = torus_machine((10, 3), wrap=False)
-    cands = candidate_list(2, m, orderings=["fz"], rotate=False, families=("geometric", "grid"))
-    kinds = [c.kind for c in cands]
-    assert kinds[0] == "geometric" and "grid" in kinds
-    assert [c for c in cands if c.kind == "grid"] == grid_candidates(2, m)
     g = TaskGraph.stencil((6, 5))
-    res = best_of(cands, g, m)
+    cands = candidate_list(g, m, orderings=["fz"], rotate=False, families=("geometric", "grid"))
+    kinds = [c.family for c in cands]
+    assert kinds[0] == "geometric" and "grid" in kinds
+    assert [c for c in cands if c.family == "grid"] == grid_candidates(g, m)
+    res = best_of(g, m, cands)
     assert res.score == 160.0
-    assert cands[res.index].kind == "grid"  # geometric alone does worse here
+    assert cands[res.index].family == "grid"  # geometric alone does worse here
     assert min(res.scores[: kinds.index("grid")]) > 160.0
+    # the same list through a single family name
+    assert candidate_list(g, m, families="grid") == grid_candidates(g, m)
 
 
 def test_grid_candidates_by_machine_shape():
-    assert [c.option("heuristic") for c in grid_candidates(2, torus_machine((2, 4, 4)), pairs=False)][:2] == [
+    assert [c.method for c in grid_candidates(TaskGraph.stencil((8, 4)), torus_machine((2, 4, 4)))][:2] == [
         "stack", "fold"]
-    assert {c.option("heuristic") for c in grid_candidates(3, torus_machine((4, 4, 4)))} == {"sfc", "pairs"}
-    blocks = [c for c in grid_candidates(2, torus_machine((4, 4), cores_per_node=4)) if c.option("heuristic") == "block"]
+    assert {c.method for c in grid_candidates(TaskGraph.stencil((4, 4, 4)), torus_machine((4, 4, 4)))} == {"sfc"}
+    blocks = [c for c in grid_candidates(TaskGraph.stencil((8, 8)), torus_machine((4, 4), cores_per_node=4))
+              if c.method == "block"]
     assert len(blocks) == 3  # 1x4, 2x2, 4x1
     from mpitaskmap.machine import FlatMachine
 
-    assert grid_candidates(2, FlatMachine([0, 0, 1, 1])) == []
+    assert grid_candidates(TaskGraph.stencil((2, 2)), FlatMachine([0, 0, 1, 1])) == []
+    # not a regular grid, or counts that differ: the family has no candidates
+    assert grid_candidates(TaskGraph.from_matrix(np.ones((30, 30)) - np.eye(30)), torus_machine((10, 3))) == []
+    assert grid_candidates(TaskGraph.stencil((4, 4)), torus_machine((4, 2))) == []
 
 
 def test_inapplicable_candidates_are_skipped_by_the_search():
-    from mpitaskmap import NotApplicableError, best_of
-    from mpitaskmap.candidates import Candidate as C
-
     m = torus_machine((10, 3), wrap=False)
     irregular = TaskGraph.from_matrix(np.ones((30, 30)) - np.eye(30))
-    for cand in grid_candidates(2, m):
+    cands = grid_candidates(TaskGraph.stencil((6, 5)), m)
+    for cand in cands:
         with pytest.raises(NotApplicableError, match="grid: irregular"):
-            cand.apply(irregular, m)
-    res = best_of([C(kind="identity")] + grid_candidates(2, m), irregular, m)
+            apply(cand, Problem(irregular, m))
+    res = best_of(irregular, m, [IDENTITY_CANDIDATE] + cands)
     assert res.index == 0 and all(s == float("inf") for s in res.scores[1:])
     # a stack variant that does not exist for these shapes
-    cand = Candidate(kind="grid", params=(("heuristic", "stack"), ("variant", 5)))
-    with pytest.raises(NotApplicableError, match="does not apply to these shapes"):
-        cand.apply(TaskGraph.stencil((8,)), torus_machine((2, 2, 2)))  # 3 variants: s = 0, 1, 2; c = 0
+    cand = Candidate.make("grid", "stack", variant=5)
+    with pytest.raises(NotApplicableError, match="variant 5 of 3"):
+        apply(cand, Problem(TaskGraph.stencil((8,)), torus_machine((2, 2, 2))))  # 3 variants: s = 0, 1, 2; c = 0
 
 
-def test_pairs_candidate_starts_from_the_best_heuristic():
+def test_a_real_error_in_a_grid_candidate_propagates():
+    # an unknown heuristic is a bug, not "does not apply": the search must not hide it
+    g, m = TaskGraph.stencil((6, 5)), torus_machine((10, 3), wrap=False)
+    with pytest.raises(InvalidInputError, match="unknown grid heuristic 'nope'") as err:
+        best_of(g, m, [IDENTITY_CANDIDATE, Candidate.make("grid", "nope")])
+    assert not isinstance(err.value, NotApplicableError)
+    # an out-of-range option is a real error too (old code swallowed it as "does not apply")
+    m2 = torus_machine((5, 3), wrap=False, cores_per_node=2)
+    with pytest.raises(InvalidInputError, match="fold_dim: must lie in") as err:
+        best_of(g, m2, [IDENTITY_CANDIDATE, Candidate.make("grid", "affn", fold_dim=7)])
+    assert not isinstance(err.value, NotApplicableError)
+
+
+def test_regular_refines_the_best_heuristic_with_pairs():
     m = torus_machine((10, 3), wrap=False)
     g = TaskGraph.stencil((6, 5))
-    pairs = [c for c in grid_candidates(2, m) if c.option("heuristic") == "pairs"][0]
-    out = pairs.apply(g, m)
-    assert out.info["start_weighted_hops"] == 160.0 and out.metric("weighted_hops") <= 160.0
+    res = map_regular(g, m)
+    pairs = [r for r in res.table if r["name"] == "pairs"]
+    # the first of the heuristics that tie at 160 (MXOVLP, row 1) is the start
+    assert len(pairs) == 1 and pairs[0]["variant"] == "from mxovlp"
+    assert pairs[0]["hop_bytes"] <= 160.0
+    assert mpitaskmap.map(g, m, "regular").metric("weighted_hops") == res.mapping.metric("weighted_hops")
 
 
 MPIEXEC = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
@@ -144,4 +172,4 @@ def test_stencil2d_example_recognises_and_remaps():
     assert "mpitaskmap.remap: remapped" in out
     rows = dict(re.findall(r"^(default|remapped)\s+([\d.]+)", out, flags=re.M))
     assert float(rows["remapped"]) < float(rows["default"])
-    assert regular.map_regular is map_regular
+    assert mpitaskmap.map_regular is map_regular

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mpitaskmap import MappingError, TaskGraph, remap, evaluate
-from mpitaskmap.candidates import Candidate
+from mpitaskmap.families import geometric as geometric_family
 from mpitaskmap.providers import Location, NetworkInfo, Provider, get_provider, machine_from_provider
 
 pytestmark = pytest.mark.timeout(240)
@@ -156,15 +156,17 @@ class FailingProvider(Provider):
         return self.inner.network(size=size)
 
 
-class ExplodingCandidate(Candidate):
-    """A candidate whose mapper raises on one MPI rank only."""
+def exploding_apply(original):
+    """The geometric family's apply, raising on one MPI rank only (a mapper bug)."""
 
-    def apply(self, graph, machine, *, prime_split=True):
+    def apply(candidate, problem, **kwargs):
         from mpi4py import MPI
 
         if MPI.COMM_WORLD.rank == 1:
             raise ZeroDivisionError("mapper bug on rank 1")
-        return super().apply(graph, machine, prime_split=prime_split)
+        return original(candidate, problem, **kwargs)
+
+    return apply
 
 
 def run_fault(fault, on_error):
@@ -181,15 +183,20 @@ def run_fault(fault, on_error):
     if fault == "provider":
         kwargs["provider"] = FailingProvider(bad_rank=1)
     if fault == "mapper":
-        kwargs["candidates"] = [ExplodingCandidate(ordering="fz")] * comm.size
+        kwargs["candidates"] = [geometric_family.candidate("fz")] * comm.size
     if fault == "neighbor" and comm.rank == 1:
         kwargs["neighbors"] = [comm.size + 5]
     if fault == "neighbor" and comm.rank != 1:
         kwargs["neighbors"] = neighbors_of(comm.rank, grid)
+    original = geometric_family.apply
+    if fault == "mapper":
+        geometric_family.apply = exploding_apply(original)
     try:
         new, rep = remap(comm, coords, **kwargs)
     except MappingError as exc:
         return ("raised", str(exc))
+    finally:
+        geometric_family.apply = original
     status = (rep.status, rep.error, new.rank == comm.rank)
     new.Free()
     return ("returned",) + status
@@ -283,14 +290,13 @@ def counting_comm(base):
 def test_collective_count_does_not_grow_with_the_candidate_list():
     from mpi4py import MPI
 
-    from mpitaskmap.candidates import candidate_list
-    from mpitaskmap import torus_machine
+    from mpitaskmap import candidate_list, torus_machine
 
     world = MPI.COMM_WORLD
     grid = grid_for(world.size)
     counts = []
     for n_cands in (1, 200):
-        cands = (candidate_list(3, torus_machine([4, 4, 4]), rotate=False) * 40)[:n_cands]
+        cands = (candidate_list(TaskGraph.stencil([4, 4, 4]), torus_machine([4, 4, 4]), rotate=False) * 40)[:n_cands]
         c = counting_comm(world)
         new = remap(c, task_of(world.rank, grid), provider=SIM, candidates=cands)
         new.Free()
@@ -308,9 +314,9 @@ def test_search_candidates_spreads_work_and_matches_serial_best_of():
     comm = MPI.COMM_WORLD
     machine = titan_machine(32, cores_per_node=4, seed=3)
     graph = TaskGraph.stencil([8, 4, 4])  # 128 tasks, independent of the number of ranks
-    cands = candidate_list(3, machine, include_identity=True, orderings=["fz", "z"])
+    cands = candidate_list(graph, machine, include_identity=True, orderings=["fz", "z"])
     res = search_candidates(comm, graph, machine, cands)
-    serial = best_of(cands, graph, machine)
+    serial = best_of(graph, machine, cands)
     assert res.error == "" and res.index == serial.index and res.score == serial.score
     assert res.scores == serial.scores
     assert np.array_equal(res.task_to_proc, serial.mapping.task_to_proc)
@@ -322,7 +328,7 @@ def test_search_candidates_spreads_work_and_matches_serial_best_of():
 def test_remap_searches_graph_and_grid_families_in_one_list():
     from mpi4py import MPI
 
-    from mpitaskmap.candidates import candidate_list
+    from mpitaskmap import candidate_list
     from mpitaskmap.providers import get_provider, machine_from_provider
 
     comm = MPI.COMM_WORLD
@@ -334,9 +340,11 @@ def test_remap_searches_graph_and_grid_families_in_one_list():
                      rotate=False, report=True)
     new.Free()
     machine = machine_from_provider(get_provider(spec), comm.size)
-    task_dims = sum(1 for g in (a, b) if g > 1)
-    expected = candidate_list(task_dims, machine, families=["geometric", "graph", "grid"], rotate=False)
+    graph = TaskGraph.stencil([a, b])  # the same graph remap builds from the neighbour lists
+    expected = candidate_list(graph, machine, families=["geometric", "graph", "grid"], rotate=False)
     assert rep.n_candidates == 1 + len(expected)
-    assert {c.kind for c in expected} >= {"geometric", "greedy", "geometric+uwh", "grid"}
+    assert {(c.family, c.method) for c in expected} >= {("geometric", "mj"), ("graph", "greedy+uwh"),
+                                                        ("graph", "geometric+uwh")}
+    assert any(c.family == "grid" for c in expected) == (min(a, b) > 1)
     assert all_same(comm, (rep.winner_index, rep.after))
     assert rep.after == rep.before  # the default order is already optimal on a matching mesh

@@ -17,10 +17,12 @@ from typing import TextIO
 from ..mapping import Mapping
 from ..metrics import METRICS, evaluate
 from ._inputs import MACHINE_FORMS, TASK_FORMS, MachineInput, TaskInput, load_machine, load_tasks
-from ._methods import Context, GeometricOptions, METHODS
+from ..partition import ORDERINGS
+from ..portfolio import METHODS
+from ._methods import Context, GeometricOptions
 
 __all__ = ["Row", "Progress", "announce", "add_io_options", "add_method_options", "load_inputs", "context_from",
-           "metric_rows", "render_table", "SHORT_NAMES", "FORMATTERS"]
+           "metric_rows", "render_table", "SHORT_NAMES"]
 
 #: Column headers of the text table: the paper's short names.
 SHORT_NAMES = {
@@ -29,7 +31,7 @@ SHORT_NAMES = {
     "weighted_hops": "WH",
     "max_hops": "MaxHops",
     "max_data": "Data(M)",
-    "max_latency": "Latency(M)",
+    "latency": "Latency(M)",
     "max_messages": "MMC",
     "average_messages": "AMC",
     "average_latency": "AC",
@@ -121,7 +123,7 @@ def add_io_options(parser: argparse.ArgumentParser) -> None:
 def add_method_options(parser: argparse.ArgumentParser, *, auto_metric: bool = True) -> None:
     """Add the geometric options and the auto-search options."""
     g = parser.add_argument_group("method options")
-    g.add_argument("--ordering", default="fz", choices=["fz", "mfz", "z", "gray", "hilbert"],
+    g.add_argument("--ordering", default="fz", choices=list(ORDERINGS),
                    help="geometric part numbering (default fz)")
     g.add_argument("--no-shift", action="store_true", help="geometric: no torus shift of processor coordinates")
     g.add_argument("--bandwidth", action="store_true", help="geometric: scale coordinates by link bandwidth")
@@ -131,7 +133,7 @@ def add_method_options(parser: argparse.ArgumentParser, *, auto_metric: bool = T
                         + ", ".join(METRICS))
     g.add_argument("--families", metavar="F,F",
                    help="auto: candidate families (default: every applicable one of geometric, graph, percs, grid)")
-    g.add_argument("--orderings", metavar="O,O", default="fz,mfz,z,gray,hilbert",
+    g.add_argument("--orderings", metavar="O,O", default=",".join(ORDERINGS),
                    help="auto: geometric orderings to try (default all five)")
 
 
@@ -172,9 +174,6 @@ def _fmt(v) -> str:
     return f"{v:.4g}"
 
 
-FORMATTERS = {"text", "csv", "json"}
-
-
 def render_table(rows: list[Row], fmt: str = "text", *, header: dict | None = None, extra: dict | None = None) -> str:
     """Return the table of ``rows`` as aligned text, CSV or JSON.
 
@@ -213,4 +212,4 @@ def render_table(rows: list[Row], fmt: str = "text", *, header: dict | None = No
 def method_help() -> str:
     """Return the METHODS section of a man page."""
     width = max(len(n) for n in METHODS)
-    return "\n".join(f"  {n:<{width}}  {d}" for n, (_, d) in METHODS.items())
+    return "\n".join(f"  {n:<{width}}  {d}" for n, d in METHODS.items())

@@ -36,13 +36,13 @@ methods (--methods NAME[:OPTIONS],...):
 examples:
   mpitaskmap compare -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8
   mpitaskmap compare -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8 \\
-      --methods default,geometric,geometric:ordering=hilbert,greedy+uwh,auto --html report.html
-  mpitaskmap compare -m alloc.txt -t matrix:comm.mtx --methods default,greedy,umc --format csv -o table.csv
+      --methods identity,geometric,geometric:ordering=hilbert,greedy+uwh,auto --html report.html
+  mpitaskmap compare -m alloc.txt -t matrix:comm.mtx --methods identity,greedy,umc --format csv -o table.csv
 
 exit status: 0 on success, 1 on an error (one line; --debug for the traceback).
 """
 
-DEFAULT_METHODS = "default,geometric,greedy+uwh"
+DEFAULT_METHODS = "identity,geometric,greedy+uwh"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..machine import Machine
-from ..mapping import identity_mapping
+from ..mapping import IDENTITY, identity_mapping
 from ..metrics import METRICS, link_loads
 from . import register
 from ._common import add_io_options, load_inputs, metric_rows, render_table
@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("what to evaluate")
     g.add_argument("--mapping", action="append", default=[], metavar="[FORMAT=]PATH",
                    help="a reorder file to evaluate (repeatable)")
-    g.add_argument("--no-default", action="store_true", help="leave out the default-order row")
+    g.add_argument("--no-identity", action="store_true", help="leave out the row of the default order (identity)")
     g.add_argument("--metrics", metavar="M,M", help=f"metrics to show (default all that apply): {','.join(METRICS)}")
     g.add_argument("--by-direction", action="store_true",
                    help="also show the load of the busiest link per direction (X+, X-, ...)")
@@ -93,12 +93,12 @@ def eval_command(argv: list) -> int:
     mi, ti = load_inputs(args)
     if not args.quiet and args.format == "text":
         sys.stderr.write(f"machine  {mi.describe()}\ntasks    {ti.describe()}\n")
-    mappings = [] if args.no_default else [("default", identity_mapping(ti.graph, mi.machine), None)]
+    mappings = [] if args.no_identity else [(IDENTITY, identity_mapping(ti.graph, mi.machine), None)]
     for value in args.mapping:
         m = read_mapping_file(value, mi, ti.graph, args.hosts)
         mappings.append((m.method, m, None))
     if not mappings:
-        raise ValueError("eval: nothing to evaluate; give --mapping or drop --no-default")
+        raise ValueError("eval: nothing to evaluate; give --mapping or drop --no-identity")
     metrics = [s.strip() for s in args.metrics.split(",")] if args.metrics else None
     rows = metric_rows(mappings, metrics)
     header = {"machine": mi.describe(), "tasks": ti.describe()}

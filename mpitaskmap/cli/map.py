@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..mapfiles import MAP_FORMATS, write_map
-from ..mapping import identity_mapping
+from ..mapping import IDENTITY, identity_mapping
 from . import register
 from ._common import (
     Progress, add_io_options, add_method_options, announce, context_from, load_inputs, method_help, metric_rows,
@@ -99,7 +99,7 @@ def map_command(argv: list) -> int:
     mapping, seconds = run_method(args.method, ti.graph, mi.machine, ctx)
     done(seconds)
     default = identity_mapping(ti.graph, mi.machine)
-    rows = metric_rows([("default", default, None), (args.method, mapping, seconds)])
+    rows = metric_rows([(IDENTITY, default, None), (args.method, mapping, seconds)])
     header = {"machine": mi.describe(), "tasks": ti.describe(), "method": args.method}
     sys.stdout.write(render_table(rows, args.format, header=header))
     for fmt, path in outputs:

@@ -32,13 +32,13 @@ _KIND.png appended (plot_allocation.png, plot_links.png, plot_hops.png by defaul
 """
 
 EPILOG = """\
-methods (--methods NAME[:OPTIONS],...; default "default,geometric"):
+methods (--methods NAME[:OPTIONS],...; default "identity,geometric"):
 {methods}
 
 examples:
   mpitaskmap plot -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8 --kind links -o links.png
   mpitaskmap plot -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8 -o figs/minighost
-  mpitaskmap plot -m alloc.txt -t stencil3d:8x8x8 --methods default --mapping MPICH_RANK_ORDER --kind hops -o h.png
+  mpitaskmap plot -m alloc.txt -t stencil3d:8x8x8 --methods identity --mapping MPICH_RANK_ORDER --kind hops -o h.png
 
 exit status: 0 on success, 1 on an error (one line; --debug for the traceback).
 """
@@ -53,8 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_io_options(p)
     g = p.add_argument_group("what to draw")
     g.add_argument("--kind", action="append", choices=list(KINDS), help="plot kind (repeatable; default all)")
-    g.add_argument("--methods", default="default,geometric", metavar="M,M",
-                   help="methods to draw, comma-separated (default default,geometric)")
+    g.add_argument("--methods", default="identity,geometric", metavar="M,M",
+                   help="methods to draw, comma-separated (default identity,geometric)")
     g.add_argument("--mapping", action="append", default=[], metavar="[FORMAT=]PATH",
                    help="also draw a reorder file (repeatable)")
     g.add_argument("--color-by", default="part", choices=["part", "x", "y", "z"],

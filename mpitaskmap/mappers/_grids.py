@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _grid
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, NotApplicableError
+from ..grid_analysis import analyse_grid
 from ..machine import Machine, TorusMachine
 from ..mapping import Mapping
 
@@ -66,7 +67,7 @@ class ProcGrid:
 def proc_grid(machine: Machine, *, fold_dim: int | None = None) -> ProcGrid:
     """Return the cell grid of a box allocation; raise InvalidInputError when it is not one."""
     if not isinstance(machine, TorusMachine):
-        raise InvalidInputError(f"machine: grid heuristics need a TorusMachine; got {type(machine).__name__}")
+        raise NotApplicableError(f"machine: grid heuristics need a TorusMachine; got {type(machine).__name__}")
     rc = machine.router_coords
     lo = rc.min(axis=0)
     ext = rc.max(axis=0) - lo + 1
@@ -77,7 +78,7 @@ def proc_grid(machine: Machine, *, fold_dim: int | None = None) -> ProcGrid:
     counts = np.bincount(rid, minlength=n_box)
     cores = machine.n_procs // n_box
     if cores * n_box != machine.n_procs or (counts != cores).any():
-        raise InvalidInputError(
+        raise NotApplicableError(
             "machine: the allocation is not a full box of routers with the same number of processors "
             f"on each; got {machine.n_procs} processors on {int(np.count_nonzero(counts))} of the "
             f"{n_box} routers of the box {'x'.join(map(str, ext.tolist()))}"
@@ -122,20 +123,18 @@ def grid_shape_of(graph, shape, n_dims: int | None = None) -> tuple:
     """Return the object-grid shape: ``shape`` checked, or the analyser's answer for ``graph``."""
     n = graph.n_tasks
     if shape is None:
-        from ..grid_analysis import analyse_grid_cached
-
-        pattern = analyse_grid_cached(graph)
+        pattern = analyse_grid(graph)
         if not pattern.regular:
-            raise InvalidInputError(f"graph: not a regular grid ({pattern.reason}); pass shape=")
+            raise NotApplicableError(f"graph: not a regular grid ({pattern.reason}); pass shape=")
         shape = pattern.dims
     shape = tuple(int(s) for s in shape)
     if min(shape) < 1 or int(np.prod(shape)) != n:
-        raise InvalidInputError(f"shape: the grid lengths must multiply to n_tasks = {n}; got {shape}")
+        raise NotApplicableError(f"shape: the grid lengths must multiply to n_tasks = {n}; got {shape}")
     shape = tuple(s for s in shape if s > 1) or (1,)
     if n_dims is not None:
         shape = shape + (1,) * (n_dims - len(shape))
         if len(shape) != n_dims:
-            raise InvalidInputError(f"shape: expected a {n_dims}-D object grid; got {shape}")
+            raise NotApplicableError(f"shape: expected a {n_dims}-D object grid; got {shape}")
     return shape
 
 
@@ -164,12 +163,12 @@ def place_nearest(ti, tj, nx: int, ny: int) -> tuple[np.ndarray, np.ndarray]:
     tj = np.ascontiguousarray(tj, dtype=np.int64)
     n = ti.shape[0]
     if n > nx * ny:
-        raise InvalidInputError(f"ti: {n} objects do not fit on a {nx}x{ny} mesh")
+        raise NotApplicableError(f"ti: {n} objects do not fit on a {nx}x{ny} mesh")
     oi = np.empty(n, dtype=np.int64)
     oj = np.empty(n, dtype=np.int64)
     status = _grid.place_nearest(ti, tj, oi, oj, nx, ny, *_mesh_work(nx, ny))
     if status != 0:  # pragma: no cover - guarded by the size check above
-        raise InvalidInputError("ti: the mesh ran out of free cells")
+        raise NotApplicableError("ti: the mesh ran out of free cells")
     return oi, oj
 
 

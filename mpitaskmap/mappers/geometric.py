@@ -25,14 +25,11 @@ from .._validate import as_float_matrix
 from ..errors import InvalidInputError
 from ..machine import Machine, TorusMachine
 from ..mapping import Mapping
-from ..partition import mj_partition
+from ..partition import ORDERINGS, mj_partition
 from ..taskgraph import TaskGraph
 from ..transforms import bandwidth_scale, box_transform, drop_constant_dimensions, drop_dimensions, torus_shift
 
-__all__ = ["map_geometric", "processor_coords", "select_compact_subset", "MAPPING_ORDERINGS"]
-
-#: Orderings of the mapper; "mfz" numbers tasks with FZ and processors with flipped-lower FZ.
-MAPPING_ORDERINGS = ("fz", "mfz", "z", "gray", "hilbert")
+__all__ = ["map_geometric", "processor_coords", "select_compact_subset"]
 
 
 def processor_coords(
@@ -265,8 +262,8 @@ def map_geometric(
     (True, 1.0)
     """
     t0 = time.perf_counter()
-    if ordering not in MAPPING_ORDERINGS:
-        raise InvalidInputError(f"ordering: unknown {ordering!r}; valid: {sorted(MAPPING_ORDERINGS)}")
+    if ordering not in ORDERINGS:
+        raise InvalidInputError(f"ordering: unknown {ordering!r}; valid: {list(ORDERINGS)}")
     tcoords, graph = _task_coords(tasks, task_coords)
     tcoords = drop_constant_dimensions(tcoords)
     pcoords = processor_coords(machine, shift=shift, bandwidth=bandwidth, box=box, drop=drop)

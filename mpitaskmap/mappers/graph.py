@@ -24,13 +24,10 @@ import numpy as np
 
 from .. import _graphmap
 from .._validate import as_index_array
-from ..candidates import Candidate, register_family, register_kind
 from ..errors import InvalidInputError
 from ..machine import Machine, TorusMachine
-from ..mapping import Mapping, identity_mapping
-from ..metrics import weighted_hops
+from ..mapping import Mapping
 from ..taskgraph import TaskGraph
-from .geometric import map_geometric
 
 __all__ = [
     "map_greedy",
@@ -40,7 +37,12 @@ __all__ = [
     "spmv_task_graph",
     "NodeNetwork",
     "MAX_MATRIX_NODES",
+    "CONGESTION_OBJECTIVES",
 ]
+
+#: Objectives of :func:`refine_congestion` (metric names of :mod:`mpitaskmap.metrics`):
+#: Latency(M) (UMC) and the max message count MMC (UMMC).
+CONGESTION_OBJECTIVES = ("latency", "max_messages")
 
 #: Largest node count for machines without a torus model (an n x n int32 hop matrix).
 MAX_MATRIX_NODES = 8192
@@ -498,13 +500,13 @@ def refine_congestion(
     max_iter: int = 2000,
     progress=None,
 ) -> Mapping:
-    """Lower the most loaded link by swaps (UMC for Latency(M), UMMC for messages).
+    """Lower the most loaded link by swaps (UMC for Latency(M), UMMC for the max message count).
 
     Parameters
     ----------
     mapping : Mapping
         Start mapping on a :class:`~mpitaskmap.machine.TorusMachine`, with its task graph.
-    objective : {"latency", "messages"}, optional
+    objective : {"latency", "max_messages"}, optional
         Latency(M) = max Data(e)/bw(e) (UMC, default) or the max message count (UMMC).
     delta : int, optional
         Candidate nodes per task (BFS from its neighbours' nodes and its own).
@@ -533,8 +535,8 @@ def refine_congestion(
     loads are updated incrementally (only the moved tasks' routes), never recomputed.
     """
     graph = _graph_of(mapping)
-    if objective not in ("latency", "messages"):
-        raise InvalidInputError(f"objective: unknown {objective!r}; valid: ['latency', 'messages']")
+    if objective not in CONGESTION_OBJECTIVES:
+        raise InvalidInputError(f"objective: unknown {objective!r}; valid: {list(CONGESTION_OBJECTIVES)}")
     if not isinstance(mapping.machine, TorusMachine):
         raise InvalidInputError(
             f"mapping: congestion refinement needs static routes (a TorusMachine); got {type(mapping.machine).__name__}"
@@ -617,32 +619,3 @@ def spmv_task_graph(matrix, row_parts) -> TaskGraph:
     pq = key // int(n)
     pairs, counts = np.unique(pq, return_counts=True)
     return TaskGraph.from_edges(pairs // n_parts, pairs % n_parts, counts.astype(float), n_tasks=n_parts)
-
-
-# -- the graph family in the one candidate list ------------------------------------------------
-
-def _apply_greedy(cand: Candidate, graph: TaskGraph, machine: Machine) -> Mapping:
-    return map_greedy(graph, machine, refine=bool(cand.option("refine", True)))
-
-
-def _apply_geometric_uwh(cand: Candidate, graph: TaskGraph, machine: Machine) -> Mapping:
-    return refine_wh(map_geometric(graph, machine, ordering=cand.option("ordering", "fz")))
-
-
-def _apply_identity_uwh(cand: Candidate, graph: TaskGraph, machine: Machine) -> Mapping:
-    # the application's own order is often a good start (partitioners number parts locally)
-    return refine_wh(identity_mapping(graph, machine))
-
-
-def _graph_family(task_dims: int, machine: Machine) -> list[Candidate]:
-    return [
-        Candidate(kind="greedy", params=(("refine", True),)),
-        Candidate(kind="geometric+uwh", params=(("ordering", "fz"),)),
-        Candidate(kind="identity+uwh"),
-    ]
-
-
-register_kind("greedy", _apply_greedy)
-register_kind("geometric+uwh", _apply_geometric_uwh)
-register_kind("identity+uwh", _apply_identity_uwh)
-register_family("graph", _graph_family)

@@ -37,7 +37,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import _grid
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, NotApplicableError
 from ..machine import Machine
 from ..mapping import Mapping
 from ..taskgraph import TaskGraph
@@ -93,7 +93,7 @@ def layout_2d(method: str, object_shape: Sequence[int], proc_shape: Sequence[int
     ox, oy = (int(v) for v in object_shape)
     px, py = (int(v) for v in proc_shape)
     if ox * oy != px * py or min(ox, oy, px, py) < 1:
-        raise InvalidInputError(
+        raise NotApplicableError(
             f"object_shape: {ox}x{oy} objects do not match the {px}x{py} processor mesh one-to-one"
         )
     return _layout_cached(method, ox, oy, px, py).copy()
@@ -189,13 +189,13 @@ def map_grid2d(
     t0 = time.perf_counter()
     grid = proc_grid(machine, fold_dim=fold_dim)
     if graph.n_tasks != machine.n_procs:
-        raise InvalidInputError(
+        raise NotApplicableError(
             f"machine: the grid heuristics place one task per processor; got {graph.n_tasks} tasks "
             f"and {machine.n_procs} processors"
         )
     proc_at = grid.proc_at.reshape(-1, 1) if grid.n_dims == 1 else grid.proc_at
     if proc_at.ndim != 2:
-        raise InvalidInputError(f"machine: a 2-D heuristic needs a 2-D mesh; got cells {grid.label()}")
+        raise NotApplicableError(f"machine: a 2-D heuristic needs a 2-D mesh; got cells {grid.label()}")
     oshape = grid_shape_of(graph, shape, n_dims=2)
     cells = layout_2d(method, oshape, proc_at.shape)
     ttp = proc_at[cells[:, 0], cells[:, 1]]
@@ -252,7 +252,7 @@ def _expand(ox, oy, px, py, fronts: int):
         np.zeros(n, np.uint8), px, py, *_mesh_work(px, py),
     )
     if status != 0:  # pragma: no cover - n == px * py always leaves a free cell
-        raise InvalidInputError("object_shape: the mesh ran out of free cells")
+        raise NotApplicableError("object_shape: the mesh ran out of free cells")
     return np.stack([oi, oj], axis=1)
 
 

@@ -36,7 +36,7 @@ from typing import Sequence
 import numpy as np
 
 from ..curves import hilbert_keys
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, NotApplicableError
 from ..machine import Machine
 from ..mapping import Mapping
 from ..taskgraph import TaskGraph
@@ -132,15 +132,15 @@ def layout_stack(
     ob = tuple(int(v) for v in object_shape)
     pr = tuple(int(v) for v in proc_shape)
     if len(ob) != 2 or len(pr) != 3 or math.prod(ob) != math.prod(pr):
-        raise InvalidInputError(f"object_shape: a 2-D grid of {math.prod(ob)} objects does not fit "
+        raise NotApplicableError(f"object_shape: a 2-D grid of {math.prod(ob)} objects does not fit "
                                 f"the 3-D cell grid {pr} one-to-one; got {ob}")
     variants = stack_variants(ob, pr)
     if stack_dim is None and cut_dim is None:
         if not variants:
-            raise InvalidInputError(f"object_shape: no processor dimension of {pr} divides a side of {ob}")
+            raise NotApplicableError(f"object_shape: no processor dimension of {pr} divides a side of {ob}")
         stack_dim, cut_dim = variants[0]
     if (stack_dim, cut_dim) not in variants:
-        raise InvalidInputError(
+        raise NotApplicableError(
             f"stack_dim: {pr[stack_dim] if stack_dim is not None and 0 <= stack_dim < 3 else '?'} pieces "
             f"do not cut object dimension {cut_dim} of {ob} evenly; valid (stack_dim, cut_dim): {variants}"
         )
@@ -173,7 +173,7 @@ def _curve_keys(coords: np.ndarray, shape: Sequence[int], curve: str) -> np.ndar
     if curve == "hilbert":
         bits = max(1, max(int(math.ceil(math.log2(s))) for s in shape))
         if bits * coords.shape[1] > 64:
-            raise InvalidInputError(f"shape: {tuple(shape)} is too large for 64-bit Hilbert keys")
+            raise NotApplicableError(f"shape: {tuple(shape)} is too large for 64-bit Hilbert keys")
         return hilbert_keys(coords, bits)
     # snake (boustrophedon): the last dimension slowest; a dimension runs backwards when
     # the sum of the slower (already emitted) coordinates is odd
@@ -211,7 +211,7 @@ def layout_sfc(object_shape: Sequence[int], proc_shape: Sequence[int], *, curve:
     ob = tuple(int(v) for v in object_shape)
     pr = tuple(int(v) for v in proc_shape)
     if math.prod(ob) != math.prod(pr):
-        raise InvalidInputError(f"object_shape: {math.prod(ob)} objects do not match {math.prod(pr)} cells")
+        raise NotApplicableError(f"object_shape: {math.prod(ob)} objects do not match {math.prod(pr)} cells")
     oc = object_coords(ob)
     pc = object_coords(pr)
     oo = np.argsort(_curve_keys(oc, ob, curve), kind="stable")
@@ -223,7 +223,7 @@ def layout_sfc(object_shape: Sequence[int], proc_shape: Sequence[int], *, curve:
 
 def _check_counts(graph: TaskGraph, machine: Machine) -> None:
     if graph.n_tasks != machine.n_procs:
-        raise InvalidInputError(
+        raise NotApplicableError(
             f"machine: the grid heuristics place one task per processor; got {graph.n_tasks} tasks "
             f"and {machine.n_procs} processors"
         )
@@ -234,7 +234,7 @@ def _map_stacked(graph, machine, fold, shape, fold_dim, stack_dim, cut_dim, base
     grid = proc_grid(machine, fold_dim=fold_dim)
     _check_counts(graph, machine)
     if grid.n_dims != 3:
-        raise InvalidInputError(f"machine: stacking and folding need a 3-D cell grid; got {grid.label()}")
+        raise NotApplicableError(f"machine: stacking and folding need a 3-D cell grid; got {grid.label()}")
     oshape = grid_shape_of(graph, shape, n_dims=2)
     cells, used = layout_stack(oshape, grid.shape, fold=fold, stack_dim=stack_dim, cut_dim=cut_dim, base=base)
     ttp = grid.proc_at[cells[:, 0], cells[:, 1], cells[:, 2]]
@@ -449,7 +449,7 @@ def layout_blocked(
     ox, oy = (int(v) for v in object_shape)
     bx, by = (int(v) for v in block)
     if bx * by != cores or ox % bx or oy % by:
-        raise InvalidInputError(f"block: {bx}x{by} must hold {cores} objects and tile the {ox}x{oy} grid")
+        raise NotApplicableError(f"block: {bx}x{by} must hold {cores} objects and tile the {ox}x{oy} grid")
     node_shape = list(int(v) for v in cell_shape)
     node_shape[fold_axis] //= cores
     keep = [k for k, length in enumerate(node_shape) if length > 1] or [0]
@@ -507,12 +507,12 @@ def map_blocked(
     grid = proc_grid(machine)
     _check_counts(graph, machine)
     if grid.cores == 1:
-        raise InvalidInputError("machine: blocking needs several processors per router; got 1")
+        raise NotApplicableError("machine: blocking needs several processors per router; got 1")
     oshape = grid_shape_of(graph, shape, n_dims=2)
     if block is None:
         options = block_shapes(oshape, grid.cores)
         if not options:
-            raise InvalidInputError(f"shape: no block of {grid.cores} objects tiles the grid {oshape}")
+            raise NotApplicableError(f"shape: no block of {grid.cores} objects tiles the grid {oshape}")
         block = options[0]
     cells, name = layout_blocked(oshape, grid.shape, grid.cores, grid.fold_axis, block)
     ttp = grid.proc_at[tuple(cells.T)]

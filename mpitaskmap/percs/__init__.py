@@ -3,9 +3,9 @@
 ALGORITHMS.md section 5.  :class:`PercsMachine` is a :class:`~mpitaskmap.machine.Machine`
 whose :meth:`~PercsMachine.link_loads` returns the exact per-link loads under striped
 intra-supernode routing and direct or indirect inter-supernode routing, as a
-:class:`PercsLinkLoads` with per-class maxima, throughput and bottleneck.  Importing the
-package registers the candidate kind and family ``"percs"`` (blocking and mod-colouring
-strategies) with :mod:`mpitaskmap.candidates`.
+:class:`PercsLinkLoads` with per-class maxima, throughput and bottleneck.  The blocking
+and mod-colouring strategies are the candidate family ``"percs"``
+(:mod:`mpitaskmap.families.percs`).
 
 Examples
 --------

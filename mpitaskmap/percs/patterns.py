@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, NotApplicableError
 from ..taskgraph import TaskGraph
 
 __all__ = ["halo_graph", "transpose_graph", "grid_shape"]
@@ -125,12 +125,12 @@ def grid_shape(graph: TaskGraph) -> tuple[int, int]:
     c = graph.coords
     if c is None or c.shape[1] != 2:
         got = None if c is None else c.shape
-        raise InvalidInputError(f"graph: a 2-D grid needs (n_tasks, 2) coordinates; got {got}")
+        raise NotApplicableError(f"graph: a 2-D grid needs (n_tasks, 2) coordinates; got {got}")
     P = int(c[:, 0].max()) + 1
     Q = graph.n_tasks // P if P else 0
     t = np.arange(graph.n_tasks)
     if P * Q != graph.n_tasks or not (np.array_equal(c[:, 0], t % P) and np.array_equal(c[:, 1], t // P)):
-        raise InvalidInputError(
+        raise NotApplicableError(
             "graph: coordinates are not a P x Q grid with task t at (t % P, t // P); "
             f"got the first rows {c[:3].tolist()}"
         )

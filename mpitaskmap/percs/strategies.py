@@ -25,7 +25,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, NotApplicableError
 from ..mapping import Mapping
 from ..taskgraph import TaskGraph
 from .colouring import mod_colouring
@@ -51,7 +51,7 @@ def _prepare(graph: TaskGraph, machine) -> tuple[int, int, PercsMachine]:
     machine = _check_machine(machine)
     P, Q = grid_shape(graph)
     if P * Q > machine.n_procs:
-        raise InvalidInputError(f"graph: {P * Q} tasks do not fit on {machine.n_procs} processors")
+        raise NotApplicableError(f"graph: {P * Q} tasks do not fit on {machine.n_procs} processors")
     return P, Q, machine
 
 
@@ -110,7 +110,7 @@ def map_blocking(graph: TaskGraph, machine: PercsMachine, *, level: str = "super
     P, Q, machine = _prepare(graph, machine)
     alpha, beta = BLOCKS[level]
     if P % alpha or Q % beta:
-        raise InvalidInputError(f"graph: {level} blocking needs P % {alpha} == 0 and Q % {beta} == 0; got {P} x {Q}")
+        raise NotApplicableError(f"graph: {level} blocking needs P % {alpha} == 0 and Q % {beta} == 0; got {P} x {Q}")
     t = np.arange(P * Q, dtype=np.int64)
     x, y = t % P, t // P
     block = x // alpha + (P // alpha) * (y // beta)
@@ -157,9 +157,9 @@ def map_mod_colouring(graph: TaskGraph, machine: PercsMachine) -> Mapping:
     """
     P, Q, machine = _prepare(graph, machine)
     if P % 32:
-        raise InvalidInputError(f"graph: mod-colouring needs P a multiple of 32; got P = {P}")
+        raise NotApplicableError(f"graph: mod-colouring needs P a multiple of 32; got P = {P}")
     if Q < 64 or Q & (Q - 1):
-        raise InvalidInputError(f"graph: mod-colouring needs Q a power of two >= 64; got Q = {Q}")
+        raise NotApplicableError(f"graph: mod-colouring needs Q a power of two >= 64; got Q = {Q}")
     colours = mod_colouring(P // 8, Q // 8)
     t = np.arange(P * Q, dtype=np.int64)
     x, y = t % P, t // P
@@ -245,32 +245,3 @@ def map_percs(graph: TaskGraph, machine: PercsMachine, *, method: str = "superno
     if method.endswith("_random"):
         return STRATEGIES[method](graph, machine, seed=seed)
     return STRATEGIES[method](graph, machine)
-
-
-def _apply_candidate(candidate, graph: TaskGraph, machine) -> Mapping:
-    from ..errors import NotApplicableError
-
-    method = candidate.option("method", "supernode_sequential")
-    try:
-        return map_percs(graph, machine, method=method)
-    except InvalidInputError as exc:  # a precondition of the strategy (grid shape, ...)
-        raise NotApplicableError(f"percs {method}: {exc}") from None
-
-
-def _enumerate(task_dims: int, machine) -> list:
-    from ..candidates import Candidate
-
-    if not isinstance(machine, PercsMachine) or int(task_dims) != 2:
-        return []
-    methods = ("supernode_sequential", "drawer_sequential", "node_sequential", "mod_colouring")
-    return [Candidate(kind="percs", params=(("method", m),)) for m in methods]
-
-
-def _register() -> None:
-    from ..candidates import register_family, register_kind
-
-    register_kind("percs", _apply_candidate)
-    register_family("percs", _enumerate)
-
-
-_register()
