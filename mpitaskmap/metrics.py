@@ -244,8 +244,7 @@ def evaluate(
     """
     ttp = _check(graph, machine, task_to_proc)
     if metrics is None:
-        has_links = type(machine).link_loads is not Machine.link_loads
-        names = list(HOP_METRICS) + (list(LINK_METRICS) if has_links else [])
+        names = list(HOP_METRICS) + (list(LINK_METRICS) if machine.has_link_model else [])
     else:
         names = list(metrics)
         unknown = [m for m in names if m not in METRICS]
