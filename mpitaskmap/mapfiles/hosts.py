@@ -67,7 +67,7 @@ def host_names(machine: Machine, hosts=None) -> list[str]:
             raise InvalidInputError(
                 f"hosts: need a name for every node id 0..{n - 1}; got {len(names)} names"
             )
-    used = np.unique(machine.node_ids).tolist()
+    used = machine.node_view().nodes.tolist()
     seen: dict[str, int] = {}
     for k in used:
         name = names[k]
@@ -81,7 +81,7 @@ def host_names(machine: Machine, hosts=None) -> list[str]:
 
 def _node_of_host(machine: Machine, hosts) -> dict[str, int]:
     names = host_names(machine, hosts)
-    return {names[k]: k for k in np.unique(machine.node_ids).tolist()}
+    return {names[k]: k for k in machine.node_view().nodes.tolist()}
 
 
 def node_slots(machine: Machine) -> np.ndarray:
