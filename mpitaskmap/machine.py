@@ -78,7 +78,7 @@ def default_dim_names(n_dims: int) -> list[str]:
     return [f"D{k}" for k in range(n_dims)]
 
 
-def strides(dims: Sequence[int]) -> np.ndarray:
+def strides(dims: Sequence[int] | np.ndarray) -> np.ndarray:
     """Return the linear-id strides of a grid numbered dimension 0 fastest.
 
     The cell at coordinates ``c`` has id ``c @ strides(dims)``; its coordinate in

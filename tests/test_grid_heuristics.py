@@ -275,7 +275,7 @@ def test_pairs_reaches_the_optimum_on_a_tiny_case():
     assert map_pairs(g, m, start=start, seed=0).metric("weighted_hops") == best
 
 
-def test_processor_neighbors():
+def test_neighbors_include_core_mates_and_wrap_routers():
     ptr, idx = torus_machine((3, 2), cores_per_node=2).neighbors()
     # processor 0: its core mate 1, then the routers (1,0), (2,0) by wrap, (0,1)
     assert idx[ptr[0]:ptr[1]].tolist() == [1, 2, 3, 4, 5, 6, 7]

@@ -76,7 +76,7 @@ class NodeNetwork:
         view = machine.node_view()
         self.view = view
         self.nodes, self.capacity, self.procs, self.proc_ptr = view.nodes, view.capacity, view.procs, view.proc_ptr
-        if view.node_router is not None:
+        if isinstance(machine, TorusMachine):  # the view has the router CSR
             ncoords = np.ascontiguousarray(machine.router_coords[view.representative], dtype=np.int64)
             self.net = _graphmap.make_net(
                 ncoords, machine.dims, machine.wrap, view.router_ptr, view.router_nodes, view.node_router,
