@@ -83,7 +83,7 @@ def strides(dims: Sequence[int] | np.ndarray) -> np.ndarray:
 
     The cell at coordinates ``c`` has id ``c @ strides(dims)``; its coordinate in
     dimension ``k`` is ``(id // strides(dims)[k]) % dims[k]``.  Router ids, node ids of
-    simulated machines, task ids of stencils and Rubik cells all use this numbering.
+    simulated machines and task ids of stencils all use this numbering.
 
     Parameters
     ----------

@@ -41,9 +41,9 @@ def coords_to_procs(coords, machine: TorusMachine) -> np.ndarray:
     Parameters
     ----------
     coords : (n, n_dims + 1) or (n, n_dims) array_like of int
-        Router coordinates then the slot (:meth:`~mpitaskmap.machine.TorusMachine.router_slots`);
-        without the slot
-        column, slot 0.
+        Router coordinates then the slot
+        (:meth:`~mpitaskmap.machine.TorusMachine.router_slots`); without the slot column,
+        slot 0.
     machine : TorusMachine
         The processors.
 
