@@ -115,7 +115,7 @@ class Input:
 
     def describe(self) -> dict:
         return {"input": self.name, "tasks": int(self.graph.n_tasks), "edges": int(self.graph.n_edges),
-                "procs": int(self.machine.n_procs), "nodes": int(np.unique(self.machine.node_ids).size),
+                "procs": int(self.machine.n_procs), "nodes": self.machine.n_nodes,
                 "torus": "x".join(map(str, self.machine.dims)), "coords": self.has_coords,
                 "partitioner": self.partitioner, "build_seconds": round(self.build_seconds, 3), "note": self.note}
 

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InvalidInputError
+from .machine import strides
 from .taskgraph import TaskGraph
 
 __all__ = ["GridPattern", "analyse_grid", "read_comm_matrix", "write_comm_matrix", "STENCIL_NAMES"]
@@ -126,11 +127,7 @@ class GridPattern:
         if not self.regular:
             raise InvalidInputError(f"pattern: irregular, no grid coordinates ({self.reason})")
         r = np.arange(self.n_ranks, dtype=np.int64)
-        out, stride = [], 1
-        for length in self.dims:
-            out.append((r // stride) % length)
-            stride *= length
-        return np.stack(out, axis=1)
+        return np.stack([(r // s) % length for s, length in zip(strides(self.dims), self.dims)], axis=1)
 
     def summary(self) -> str:
         """Return a one-line description."""
@@ -208,10 +205,9 @@ def _stride_chains(dist: np.ndarray, n: int, d: int) -> list:
 def _fit(n, i, j, dims):
     """Check pairs against a grid; return (ok, periodic, full_stencil)."""
     d = len(dims)
-    stride = 1
     periodic = [False] * d
     nonzero = np.zeros(i.size, dtype=np.int64)
-    for k, length in enumerate(dims):
+    for k, (length, stride) in enumerate(zip(dims, strides(dims))):
         a = (i // stride) % length
         b = (j // stride) % length
         diff = np.abs(a - b)
@@ -221,7 +217,6 @@ def _fit(n, i, j, dims):
             return False, None, None
         periodic[k] = bool(wrap.any())
         nonzero += diff > 0
-        stride *= length
     return True, tuple(periodic), bool((nonzero > 1).any())
 
 
@@ -236,7 +231,7 @@ def _expected_pairs(n, dims, periodic, full, root):
     total = directed // 2
     if root is None:
         return total, 0
-    rc = [(root // s) % length for s, length in zip(np.cumprod((1,) + tuple(dims[:-1])), dims)]
+    rc = [(root // s) % length for s, length in zip(strides(dims).tolist(), dims)]
     per_dim = []
     for c, length, p in zip(rc, dims, periodic):
         opts = {0: 1}
@@ -382,23 +377,19 @@ def analyse_grid(
     if ri.size and any(n // length == 1 and length > 2 and not p for length, p in zip(dims, periodic)):
         # a dimension whose only line runs through the root (1-D): its wrap pair is the root's
         periodic = list(periodic)
-        stride = 1
-        for k, length in enumerate(dims):
+        for k, (length, stride) in enumerate(zip(dims, strides(dims))):
             if n // length == 1 and length > 2:
                 diff = np.abs((ri // stride) % length - (rj // stride) % length)
                 periodic[k] = periodic[k] or bool((diff == length - 1).any())
-            stride *= length
         periodic = tuple(periodic)
     n_coll = 0
     if ri.size:
         ok = np.ones(ri.size, dtype=bool)
-        stride = 1
         nonzero = np.zeros(ri.size, dtype=np.int64)
-        for length, p in zip(dims, periodic):
+        for length, p, stride in zip(dims, periodic, strides(dims)):
             diff = np.abs((ri // stride) % length - (rj // stride) % length)
             ok &= (diff <= 1) | (p & (diff == length - 1))
             nonzero += diff > 0
-            stride *= length
         if not full:
             ok &= nonzero <= 1
         n_coll = int((~ok).sum())

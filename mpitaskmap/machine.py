@@ -8,11 +8,21 @@ lengths and wrap flags, and link bandwidths per dimension or per link position.
 
 This module is the one home of hop distance and of static routing in the library: metrics,
 mappers and benchmarks call :meth:`Machine.hops`, :meth:`Machine.csr_hop_sums` and
-:meth:`Machine.link_loads` and never re-implement them.
+:meth:`Machine.link_loads` and never re-implement them.  It is also the one home of the
+views of the machine that mappers, map files, plots and Rubik need:
+
+* :func:`strides` - linear ids of grid coordinates (dimension 0 fastest);
+* :meth:`Machine.node_view` - the machine node by node (:class:`NodeView`: capacities,
+  processors per node, router CSR on a torus, node hop matrix elsewhere);
+* :meth:`TorusMachine.router_slots`, :meth:`TorusMachine.procs_at` - processors by
+  (router coordinates, slot);
+* :meth:`TorusMachine.neighbors` - processors on the same router or one hop away;
+* :meth:`TorusMachine.box_shape` - the box of a full box allocation (:class:`BoxShape`).
 """
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -20,9 +30,23 @@ import numpy as np
 
 from . import _torus
 from ._validate import as_index_array, as_int_matrix
-from .errors import InvalidInputError
+from .errors import InvalidInputError, NotApplicableError
 
-__all__ = ["Machine", "TorusMachine", "FlatMachine", "LinkLoads", "gemini_bandwidth", "default_dim_names"]
+__all__ = [
+    "Machine",
+    "TorusMachine",
+    "FlatMachine",
+    "LinkLoads",
+    "NodeView",
+    "BoxShape",
+    "MAX_MATRIX_NODES",
+    "strides",
+    "gemini_bandwidth",
+    "default_dim_names",
+]
+
+#: Largest node count of a node hop matrix (:meth:`NodeView.hop_matrix`, n x n int32).
+MAX_MATRIX_NODES = 8192
 
 GEMINI_X_BW = 75.0
 GEMINI_Y_MEZZANINE_BW = 75.0
@@ -52,6 +76,42 @@ def default_dim_names(n_dims: int) -> list[str]:
     if n_dims <= 3:
         return ["X", "Y", "Z"][:n_dims]
     return [f"D{k}" for k in range(n_dims)]
+
+
+def strides(dims: Sequence[int] | np.ndarray) -> np.ndarray:
+    """Return the linear-id strides of a grid numbered dimension 0 fastest.
+
+    The cell at coordinates ``c`` has id ``c @ strides(dims)``; its coordinate in
+    dimension ``k`` is ``(id // strides(dims)[k]) % dims[k]``.  Router ids, node ids of
+    simulated machines and task ids of stencils all use this numbering.
+
+    Parameters
+    ----------
+    dims : sequence of int
+        Grid lengths, each at least 1.
+
+    Returns
+    -------
+    (len(dims),) ndarray of int64
+        ``1, dims[0], dims[0] * dims[1], ...``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``dims`` is not a 1-D sequence of positive integers.
+
+    Examples
+    --------
+    >>> strides([4, 3, 2]).tolist()
+    [1, 4, 12]
+    """
+    arr = np.asarray(dims)
+    if arr.ndim != 1 or (arr.size and (arr.dtype.kind not in "iu" or (arr < 1).any())):
+        raise InvalidInputError(f"dims: expected a 1-D sequence of positive integer lengths; got {dims!r}")
+    out = np.ones(arr.size, dtype=np.int64)
+    if arr.size > 1:
+        np.cumprod(arr[:-1].astype(np.int64), out=out[1:])
+    return out
 
 
 def gemini_bandwidth(dims: Sequence[int]) -> list[np.ndarray]:
@@ -186,11 +246,158 @@ class LinkLoads:
         return rows
 
 
-class Machine:
+def _position_in_group(keys: np.ndarray) -> np.ndarray:
+    """Position of every entry among the entries with the same key, in index order (intp)."""
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    starts = np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))
+    first = np.maximum.accumulate(np.where(starts, np.arange(keys.size), 0))
+    out = np.empty(keys.size, dtype=np.intp)
+    out[order] = np.arange(keys.size) - first
+    return out
+
+
+class NodeView:
+    """The machine seen node by node (built by :meth:`Machine.node_view`, cached there).
+
+    Node index ``i`` (0 .. n_nodes-1) is the ``i``-th smallest node id.  All arrays are
+    read-only: the view is shared by every caller of :meth:`Machine.node_view`.
+
+    Attributes
+    ----------
+    nodes : (n_nodes,) ndarray of intp
+        Distinct node ids, ascending; node index ``i`` is node ``nodes[i]``.
+    capacity : (n_nodes,) ndarray of int64
+        Processors (cores) per node.
+    proc_ptr : (n_nodes + 1,) ndarray of intp
+    procs : (n_procs,) ndarray of intp
+        The processors of node ``i`` are ``procs[proc_ptr[i]:proc_ptr[i+1]]``, ascending.
+    node_of_proc : (n_procs,) ndarray of int64
+        Node index of every processor.
+    representative : (n_nodes,) ndarray of intp
+        One processor per node (its lowest id), for node-to-node distances.
+    slot_in_node : (n_procs,) ndarray of intp
+        Position of every processor among the processors of its node (0, 1, ... in
+        processor-id order): the logical core index of node-level files.
+    node_router : (n_nodes,) ndarray of int64 or None
+        On a :class:`TorusMachine`: the router id (:meth:`TorusMachine.router_ids`) of
+        every node; None on other machines.
+    router_ptr : (n_routers + 1,) ndarray of int64 or None
+    router_nodes : (n_nodes,) ndarray of int64 or None
+        On a :class:`TorusMachine`: the nodes on router ``r`` are
+        ``router_nodes[router_ptr[r]:router_ptr[r+1]]``, ascending, for every router of
+        the whole network; None on other machines.
+
+    Examples
+    --------
+    >>> v = FlatMachine([5, 2, 5, 5]).node_view()
+    >>> v.nodes.tolist(), v.capacity.tolist(), v.node_of_proc.tolist()
+    ([2, 5], [1, 3], [1, 0, 1, 1])
+    >>> v.hop_matrix().tolist()
+    [[0, 1], [1, 0]]
+    """
+
+    def __init__(self, machine: "Machine") -> None:
+        self._machine = machine
+        order = np.argsort(machine.node_ids, kind="stable").astype(np.intp)
+        nodes, counts = np.unique(machine.node_ids[order], return_counts=True)
+        n = nodes.size
+        self.nodes = nodes.astype(np.intp)
+        self.capacity = counts.astype(np.int64)
+        self.procs = order
+        self.proc_ptr = np.zeros(n + 1, dtype=np.intp)
+        np.cumsum(counts, out=self.proc_ptr[1:])
+        self.node_of_proc = np.empty(machine.n_procs, dtype=np.int64)
+        self.node_of_proc[order] = np.repeat(np.arange(n, dtype=np.int64), counts)
+        self.representative = order[self.proc_ptr[:-1]]
+        self.slot_in_node = _position_in_group(machine.node_ids)
+        self.node_router: np.ndarray | None = None
+        self.router_ptr: np.ndarray | None = None
+        self.router_nodes: np.ndarray | None = None
+        self._hop_matrix: np.ndarray | None = None
+
+    def _set_routers(self, router_of_proc: np.ndarray, n_routers: int) -> None:
+        """Fill the router fields from the router id of every processor (torus machines)."""
+        node_router = router_of_proc[self.representative].astype(np.int64)
+        self.node_router = node_router
+        self.router_nodes = np.argsort(node_router, kind="stable").astype(np.int64)
+        self.router_ptr = np.zeros(n_routers + 1, dtype=np.int64)
+        np.cumsum(np.bincount(node_router, minlength=n_routers), out=self.router_ptr[1:])
+
+    def _freeze(self) -> "NodeView":
+        for arr in (self.nodes, self.capacity, self.procs, self.proc_ptr, self.node_of_proc, self.representative,
+                    self.slot_in_node, self.node_router, self.router_ptr, self.router_nodes):
+            if arr is not None:
+                arr.setflags(write=False)
+        return self
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of nodes."""
+        return int(self.nodes.size)
+
+    def hop_matrix(self) -> np.ndarray:
+        """Return the hop distance between every pair of nodes, (n_nodes, n_nodes) int32.
+
+        Computed on first use from :meth:`Machine.hops` of the representatives and kept
+        with the view (4 * n_nodes**2 bytes).
+
+        Raises
+        ------
+        InvalidInputError
+            When the machine has more than :data:`MAX_MATRIX_NODES` nodes.
+        """
+        if self._hop_matrix is None:
+            n = self.n_nodes
+            if n > MAX_MATRIX_NODES:
+                raise InvalidInputError(
+                    f"machine: the node hop matrix of a {type(self._machine).__name__} is n x n and supports "
+                    f"at most {MAX_MATRIX_NODES} nodes; got {n}"
+                )
+            rep = self.representative
+            dist = self._machine.hops(np.repeat(rep, n), np.tile(rep, n)).reshape(n, n).astype(np.int32)
+            dist.setflags(write=False)
+            self._hop_matrix = dist
+        return self._hop_matrix
+
+
+@dataclass(frozen=True)
+class BoxShape:
+    """The box of a full box allocation (:meth:`TorusMachine.box_shape`).
+
+    Every router of the box ``origin[k] <= c[k] < origin[k] + lengths[k]`` holds exactly
+    ``cores`` processors and no processor is outside it.
+
+    Attributes
+    ----------
+    origin : tuple of int
+        Lowest router coordinate of the box in every dimension.
+    lengths : tuple of int
+        Routers of the box along every dimension.
+    cores : int
+        Processors per router.
+    """
+
+    origin: tuple
+    lengths: tuple
+    cores: int
+
+    @property
+    def n_routers(self) -> int:
+        """Number of routers of the box."""
+        return int(np.prod(self.lengths, dtype=np.int64))
+
+
+class Machine(abc.ABC):
     """Processors of one allocation and the distance between them (abstract base).
 
-    Subclasses provide :meth:`hops`, :meth:`csr_hop_sums` and :meth:`geometric_coords`;
-    link metrics are available where the subclass provides :meth:`link_loads`.
+    A subclass provides one primitive per capability: :meth:`hops` (distance) and
+    :meth:`geometric_coords` (coordinates for geometric mapping) are required; a link
+    model is optional (:attr:`has_link_model` True and :meth:`link_loads` overridden).
+    The base derives everything else once: :meth:`csr_edge_hops` from :meth:`hops` (a
+    subclass may override it with a compiled kernel), :meth:`csr_hop_sums` from
+    :meth:`csr_edge_hops`, and the node view (:meth:`node_view`, :meth:`node_capacity`,
+    :attr:`n_nodes`).
 
     Attributes
     ----------
@@ -219,10 +426,38 @@ class Machine:
         if name is not None:
             self.name = name
 
+    def __getstate__(self) -> dict:
+        # the cached node view is derived data: rebuild it after unpickling
+        state = dict(self.__dict__)
+        state.pop("_node_view", None)
+        return state
+
+    # -- the machine node by node -----------------------------------------------------
+    def node_view(self) -> NodeView:
+        """Return the machine seen node by node (built once, then cached on the machine).
+
+        Returns
+        -------
+        NodeView
+            Capacities, processors per node, and the router CSR on a torus.
+
+        Notes
+        -----
+        O(n_procs log n_procs) on first call (plus O(n_routers) on a torus).
+        """
+        view = self.__dict__.get("_node_view")
+        if view is None:
+            view = self._build_node_view()._freeze()
+            self._node_view = view
+        return view
+
+    def _build_node_view(self) -> NodeView:
+        return NodeView(self)
+
     @property
     def n_nodes(self) -> int:
         """Number of distinct nodes."""
-        return int(np.unique(self.node_ids).size)
+        return self.node_view().n_nodes
 
     def node_capacity(self) -> tuple[np.ndarray, np.ndarray]:
         """Return the distinct node ids and the number of processors on each.
@@ -231,31 +466,99 @@ class Machine:
         -------
         nodes : (n_nodes,) ndarray of intp
             Sorted distinct node ids.
-        counts : (n_nodes,) ndarray of intp
+        counts : (n_nodes,) ndarray of int64
             Processors (cores) per node.
+
+        Examples
+        --------
+        >>> [a.tolist() for a in FlatMachine([3, 1, 3]).node_capacity()]
+        [[1, 3], [1, 2]]
         """
-        nodes, counts = np.unique(self.node_ids, return_counts=True)
-        return nodes, counts.astype(np.intp)
+        view = self.node_view()
+        return view.nodes, view.capacity
 
+    # -- distance ------------------------------------------------------------------------
+    @abc.abstractmethod
     def hops(self, src, dst) -> np.ndarray:
-        """Return the hop distance between processors ``src[i]`` and ``dst[i]``."""
-        raise NotImplementedError(f"{type(self).__name__} does not define hops")
+        """Return the hop distance between processors ``src[i]`` and ``dst[i]``.
 
-    def csr_hop_sums(self, indptr, indices, weights, task_to_proc) -> tuple[int, float, int]:
-        """Return (TotalHops, WeightedHops, max hops) over the edges of a CSR task graph."""
-        raise NotImplementedError(f"{type(self).__name__} does not define csr_hop_sums")
+        Parameters
+        ----------
+        src, dst : (n,) array_like of int
+            Processor ids.
+
+        Returns
+        -------
+        (n,) ndarray of int64
+            Hops; 0 between processors of one node.
+        """
 
     def csr_edge_hops(self, indptr, indices, task_to_proc) -> np.ndarray:
-        """Return the hop count of every directed edge of a CSR task graph (CSR order)."""
-        raise NotImplementedError(f"{type(self).__name__} does not define csr_edge_hops")
+        """Return the hop count of every directed edge of a CSR task graph (CSR order).
+
+        Parameters
+        ----------
+        indptr : (n_tasks + 1,) ndarray of intp
+        indices : (n_edges,) ndarray of intp
+            The graph: edges of task ``t`` go to ``indices[indptr[t]:indptr[t+1]]``.
+        task_to_proc : (n_tasks,) ndarray of intp
+            Processor of every task.
+
+        Returns
+        -------
+        (n_edges,) ndarray of int64
+
+        Notes
+        -----
+        The base calls :meth:`hops` on the processors of both ends, O(n_edges) memory.
+        """
+        proc = np.asarray(task_to_proc)
+        src = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+        return self.hops(proc[src], proc[np.asarray(indices)])
+
+    def csr_hop_sums(self, indptr, indices, weights, task_to_proc) -> tuple[int, float, int]:
+        """Return (TotalHops, WeightedHops, max hops) over the directed edges of a CSR task graph.
+
+        Parameters
+        ----------
+        indptr, indices : ndarray of intp
+            The graph in CSR form (see :meth:`csr_edge_hops`).
+        weights : (n_edges,) ndarray of float64
+            Volume of every edge.
+        task_to_proc : (n_tasks,) ndarray of intp
+            Processor of every task.
+
+        Returns
+        -------
+        tuple of (int, float, int)
+            Sum of hops, sum of weight * hops, and the largest hop count (0 without edges).
+        """
+        h = self.csr_edge_hops(indptr, indices, task_to_proc)
+        return int(h.sum()), float(h @ np.asarray(weights, dtype=np.float64)), int(h.max()) if h.size else 0
+
+    # -- links ---------------------------------------------------------------------------
+    @property
+    def has_link_model(self) -> bool:
+        """Whether the machine routes messages over links (:meth:`link_loads` works)."""
+        return False
 
     def link_loads(self, indptr, indices, weights, task_to_proc) -> LinkLoads:
-        """Return per-link loads of a CSR task graph under the machine's static routing."""
-        raise NotImplementedError(f"{type(self).__name__} has no link model")
+        """Return per-link loads of a CSR task graph under the machine's static routing.
 
+        Raises
+        ------
+        InvalidInputError
+            On a machine without a link model (:attr:`has_link_model` False).
+        """
+        raise InvalidInputError(
+            f"machine: a {type(self).__name__} has no link model (has_link_model is False); link metrics "
+            "need a machine with static routes, e.g. a TorusMachine or a PercsMachine"
+        )
+
+    # -- embedding -----------------------------------------------------------------------
+    @abc.abstractmethod
     def geometric_coords(self) -> np.ndarray:
         """Return (n_procs, n_dims) float64 coordinates for geometric mapping."""
-        raise NotImplementedError(f"{type(self).__name__} has no coordinate embedding")
 
 
 class TorusMachine(Machine):
@@ -414,9 +717,180 @@ class TorusMachine(Machine):
         return self.n_routers * 2 * self.n_dims
 
     def router_ids(self) -> np.ndarray:
-        """Return the linear router id of every processor (dimension 0 fastest)."""
-        strides = np.concatenate(([1], np.cumprod(self.dims[:-1]))).astype(np.int64)
-        return self.router_coords @ strides
+        """Return the linear router id of every processor (dimension 0 fastest, :func:`strides`)."""
+        return self.router_coords @ strides(self.dims)
+
+    def _build_node_view(self) -> NodeView:
+        view = NodeView(self)
+        view._set_routers(self.router_ids(), self.n_routers)
+        return view
+
+    # -- processors by router ---------------------------------------------------------
+    def router_slots(self) -> np.ndarray:
+        """Return the slot of every processor on its router (0, 1, ... in processor-id order).
+
+        The slot is the core coordinate of Blue Gene map files (BG/P ``T``, BG/Q ``T``),
+        of CSV mapping files and of Rubik boxes with one more dimension than the machine.
+
+        Returns
+        -------
+        (n_procs,) ndarray of intp
+            Position of each processor among the processors that share its router.
+
+        Examples
+        --------
+        >>> TorusMachine([[1], [0], [1], [1]], dims=[2]).router_slots().tolist()
+        [0, 0, 1, 2]
+        """
+        return _position_in_group(self.router_ids())
+
+    def procs_at(self, coords) -> tuple[np.ndarray, np.ndarray]:
+        """Return the processor at every row of router coordinates plus slot, and whether there is one.
+
+        Parameters
+        ----------
+        coords : (n, n_dims + 1) or (n, n_dims) array_like of int
+            Router coordinates then the slot (:meth:`router_slots`); without the slot
+            column, slot 0.
+
+        Returns
+        -------
+        procs : (n,) ndarray of intp
+            Processor at each row (meaningless where ``found`` is False).
+        found : (n,) ndarray of bool
+            Whether the row names a processor of the machine (coordinates inside the
+            network, a router of the allocation, a slot it has).
+
+        Raises
+        ------
+        InvalidInputError
+            If ``coords`` is not a 2-D integer array with ``n_dims`` or ``n_dims + 1`` columns.
+
+        Notes
+        -----
+        O((n + n_procs) log n_procs): a binary search over the sorted (router, slot) keys.
+
+        Examples
+        --------
+        >>> m = TorusMachine([[1], [0], [1]], dims=[3])
+        >>> procs, found = m.procs_at([[1, 1], [0, 0], [2, 0], [0, 1]])
+        >>> found.tolist(), procs[found].tolist()
+        ([True, True, False, False], [2, 1])
+        """
+        arr = np.asarray(coords)
+        d = self.n_dims
+        if arr.ndim != 2 or (arr.size and arr.dtype.kind not in "iu") or arr.shape[1] not in (d, d + 1):
+            raise InvalidInputError(
+                f"coords: expected {d + 1} columns (router coordinates of a {d}-D machine, then the "
+                f"slot) or {d} (slot 0), of integers; got shape {arr.shape}, dtype {arr.dtype}"
+            )
+        arr = arr.astype(np.int64)
+        slot = arr[:, d] if arr.shape[1] == d + 1 else np.zeros(arr.shape[0], dtype=np.int64)
+        router = arr[:, :d]
+        bad = ((router < 0) | (router >= self.dims[None, :])).any(axis=1) | (slot < 0)
+        proc_slots = self.router_slots().astype(np.int64)
+        width = int(proc_slots.max()) + 1
+        proc_keys = self.router_ids() * width + proc_slots
+        order = np.argsort(proc_keys, kind="stable")
+        sorted_keys = proc_keys[order]
+        keys = np.where(bad, -1, (np.clip(router, 0, None) @ strides(self.dims)) * width + np.minimum(slot, width))
+        pos = np.clip(np.searchsorted(sorted_keys, keys), 0, sorted_keys.size - 1)
+        found = ~bad & (slot < width) & (sorted_keys[pos] == keys)
+        return order[pos].astype(np.intp), found
+
+    def neighbors(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return the processors on the same router or one hop away from each processor, as CSR.
+
+        Returns
+        -------
+        indptr : (n_procs + 1,) ndarray of intp
+        indices : ndarray of intp
+            Neighbours of processor ``p`` are ``indices[indptr[p]:indptr[p+1]]`` (itself
+            excluded), ascending.
+
+        Notes
+        -----
+        One hop: a router whose coordinate differs by 1 in one dimension (across the wrap
+        link on a wrapping dimension).  O(n_dims * n_procs * procs per router).
+
+        Examples
+        --------
+        >>> ptr, idx = TorusMachine([[0], [1], [2]], dims=[3], wrap=False).neighbors()
+        >>> idx[ptr[1]:ptr[2]].tolist(), idx[ptr[0]:ptr[1]].tolist()
+        ([0, 2], [1])
+        """
+        n = self.n_procs
+        rid = self.router_ids()
+        order = np.lexsort((np.arange(n), rid))
+        routers, start, count = np.unique(rid[order], return_index=True, return_counts=True)
+        coords = self.router_coords
+        dims = self.dims
+        step = strides(dims)
+        src_all, dst_all = [], []
+        offsets = [(None, 0)] + [(k, s) for k in range(self.n_dims) for s in (-1, 1)]
+        for k, s in offsets:
+            if k is None:
+                nb = rid
+                ok = np.ones(n, dtype=bool)
+            else:
+                c = coords[:, k] + s
+                if self.wrap[k]:
+                    ok = np.ones(n, dtype=bool)
+                    c = c % dims[k]
+                else:
+                    ok = (c >= 0) & (c < dims[k])
+                nb = rid + (c - coords[:, k]) * step[k]
+            pos = np.minimum(np.searchsorted(routers, nb), routers.size - 1)
+            ok &= routers[pos] == nb
+            p = np.flatnonzero(ok)
+            cnt = count[pos[p]]
+            src = np.repeat(p, cnt)
+            first = np.repeat(start[pos[p]], cnt)
+            within = np.arange(src.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+            dst = order[first + within]
+            keep = dst != src
+            src_all.append(src[keep])
+            dst_all.append(dst[keep])
+        src = np.concatenate(src_all)
+        dst = np.concatenate(dst_all)
+        key = np.unique(src.astype(np.int64) * n + dst)
+        src, dst = key // n, key % n
+        indptr = np.zeros(n + 1, dtype=np.intp)
+        np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
+        return indptr, dst.astype(np.intp)
+
+    def box_shape(self) -> BoxShape:
+        """Return the box of a full box allocation.
+
+        Returns
+        -------
+        BoxShape
+            Lowest router coordinates, box lengths and processors per router.
+
+        Raises
+        ------
+        InvalidInputError
+            If the allocated routers do not fill their bounding box, or hold different
+            numbers of processors.
+
+        Examples
+        --------
+        >>> TorusMachine([[1, 2], [2, 2], [1, 2], [2, 2]], dims=[4, 4]).box_shape()
+        BoxShape(origin=(1, 2), lengths=(2, 1), cores=2)
+        """
+        rc = self.router_coords
+        lo = rc.min(axis=0)
+        ext = rc.max(axis=0) - lo + 1
+        n_box = int(np.prod(ext, dtype=np.int64))
+        counts = np.bincount((rc - lo) @ strides(ext), minlength=n_box)
+        cores = self.n_procs // n_box
+        if cores * n_box != self.n_procs or (counts != cores).any():
+            raise NotApplicableError(
+                "machine: the allocation is not a full box of routers with the same number of processors "
+                f"on each; got {self.n_procs} processors on {int(np.count_nonzero(counts))} of the "
+                f"{n_box} routers of the box {'x'.join(map(str, ext.tolist()))}"
+            )
+        return BoxShape(origin=tuple(int(v) for v in lo), lengths=tuple(int(v) for v in ext), cores=int(cores))
 
     def geometric_coords(self) -> np.ndarray:
         """Return the router coordinates as float64, for geometric mapping."""
@@ -503,16 +977,18 @@ class TorusMachine(Machine):
         """
         d = self.n_dims
         out = np.empty((self.n_routers, d, 2), dtype=np.float64)
-        # Router r has coordinate (r // stride_k) % dims_k in dimension k.
         r = np.arange(self.n_routers, dtype=np.int64)
-        stride = 1
-        for k in range(d):
-            c = (r // stride) % self.dims[k]
+        for k, stride in enumerate(strides(self.dims)):
+            c = (r // stride) % self.dims[k]  # coordinate of router r in dimension k
             bw = self.link_bandwidth[k]
             out[:, k, 0] = bw[c]
             out[:, k, 1] = bw[(c - 1) % self.dims[k]]
-            stride *= int(self.dims[k])
         return out.reshape(-1)
+
+    @property
+    def has_link_model(self) -> bool:
+        """True: dimension-order routing gives every message its links (:meth:`link_loads`)."""
+        return True
 
     def link_loads(self, indptr, indices, weights, task_to_proc) -> LinkLoads:
         """Return Data(e) and Congestion(e) of every directed link (dimension-order routes).
@@ -563,17 +1039,6 @@ class FlatMachine(Machine):
         src = as_index_array(np.atleast_1d(src), "src", upper=self.n_procs)
         dst = as_index_array(np.atleast_1d(dst), "dst", upper=self.n_procs, length=src.shape[0])
         return np.where(self.node_ids[src] == self.node_ids[dst], 0, self.inter_node_hops).astype(np.int64)
-
-    def csr_edge_hops(self, indptr, indices, task_to_proc) -> np.ndarray:
-        """Return the hop count of every directed edge of a CSR graph (CSR order)."""
-        node = self.node_ids[task_to_proc]
-        src = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr))
-        return np.where(node[src] == node[indices], 0, self.inter_node_hops).astype(np.int64)
-
-    def csr_hop_sums(self, indptr, indices, weights, task_to_proc) -> tuple[int, float, int]:
-        """Return (TotalHops, WeightedHops, max hops) over the directed edges of a CSR graph."""
-        h = self.csr_edge_hops(indptr, indices, task_to_proc)
-        return int(h.sum()), float(h @ weights), int(h.max()) if h.size else 0
 
     def geometric_coords(self) -> np.ndarray:
         """Return the node id as a 1-D embedding for geometric mapping.

@@ -2,7 +2,8 @@
 
 Every function takes the task graph, the machine and ``task_to_proc`` (task ``t`` runs on
 processor ``task_to_proc[t]``).  Hop metrics work on every machine; link metrics need a
-machine with a link model (:meth:`~mpitaskmap.machine.Machine.link_loads`).
+machine with a link model (:attr:`~mpitaskmap.machine.Machine.has_link_model`, then
+:meth:`~mpitaskmap.machine.Machine.link_loads`).
 
 ================================  =======================================================
 name                               definition
@@ -165,6 +166,11 @@ def link_loads(graph: TaskGraph, machine: Machine, task_to_proc) -> LinkLoads:
     LinkLoads
         Per-link arrays and the derived maxima, averages and per-direction summaries.
 
+    Raises
+    ------
+    InvalidInputError
+        If the machine has no link model (:attr:`~mpitaskmap.machine.Machine.has_link_model`).
+
     Notes
     -----
     Static dimension-order routing, one path per message.  O(n_edges * n_dims + total
@@ -230,7 +236,7 @@ def evaluate(
         Processor of every task.
     metrics : iterable of str, optional
         Names from :data:`METRICS`.  Default: all hop metrics, plus the link metrics when
-        the machine has a link model.
+        the machine has a link model (``machine.has_link_model``).
 
     Returns
     -------
@@ -244,8 +250,7 @@ def evaluate(
     """
     ttp = _check(graph, machine, task_to_proc)
     if metrics is None:
-        has_links = type(machine).link_loads is not Machine.link_loads
-        names = list(HOP_METRICS) + (list(LINK_METRICS) if has_links else [])
+        names = list(HOP_METRICS) + (list(LINK_METRICS) if machine.has_link_model else [])
     else:
         names = list(metrics)
         unknown = [m for m in names if m not in METRICS]

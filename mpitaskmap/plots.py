@@ -25,7 +25,7 @@ from typing import Mapping as MappingType, Sequence
 import numpy as np
 
 from .errors import InvalidInputError
-from .machine import Machine, TorusMachine
+from .machine import TorusMachine
 from .mapping import Mapping
 from .metrics import edge_hops, link_loads
 
@@ -255,12 +255,10 @@ def _proc_positions(machine: TorusMachine) -> tuple[np.ndarray, list, list]:
     inside the router's unit cell, so tasks sharing a router stay visible.  Also returns
     the bounding box (low, high) of the allocated routers per axis.
     """
-    from .mapfiles import router_slots
-
     d = min(3, machine.n_dims)
     rc = np.zeros((machine.n_procs, 3))
     rc[:, :d] = machine.router_coords[:, :d]
-    slots = router_slots(machine)
+    slots = machine.router_slots()
     c = max(1, int(np.ceil(round((int(slots.max()) + 1) ** (1 / 3), 6))))
     grid = np.stack([slots % c, (slots // c) % c, slots // (c * c)], axis=1).astype(float)
     offset = (grid - (c - 1) / 2) * (0.6 / c) if c > 1 else np.zeros_like(grid)
@@ -309,7 +307,7 @@ def plot_link_loads(
     items = _labelled(mappings)
     records = []
     for label, m in items:
-        if type(m.machine).link_loads is Machine.link_loads:
+        if not m.machine.has_link_model:
             raise InvalidInputError(f"mappings: {label!r}: the machine {m.machine.name!r} has no link model")
         records.append(link_loads(m.graph, m.machine, m.task_to_proc).by_direction())
     links = [r["link"] for r in records[0]]

@@ -14,7 +14,7 @@ import numpy as np
 
 from .curves import hilbert_keys
 from .errors import InvalidInputError
-from .machine import TorusMachine
+from .machine import TorusMachine, strides
 
 __all__ = [
     "torus_machine",
@@ -268,8 +268,7 @@ def bgq_machine(
         digit[letter] = rem % lengths[letter]
         rem //= lengths[letter]
     coords = np.stack([digit[c] for c in "ABCDE"], axis=1)
-    strides = np.concatenate(([1], np.cumprod(dims_t[:-1]))).astype(np.int64)
-    node_ids = coords @ strides
+    node_ids = coords @ strides(dims_t)
     return TorusMachine(
         coords,
         dims_t,

@@ -15,6 +15,7 @@ import numpy as np
 
 from ._validate import as_float_matrix, as_index_array, as_weights
 from .errors import InvalidInputError
+from .machine import strides
 
 __all__ = ["TaskGraph", "stencil_offsets"]
 
@@ -273,7 +274,7 @@ class TaskGraph:
         # coords[t] = (x, y, z, ...) with x fastest.
         grid = np.indices(shape_t[::-1]).reshape(d, -1)[::-1].T.astype(np.int64)
         dims = np.asarray(shape_t, dtype=np.int64)
-        strides = np.concatenate(([1], np.cumprod(dims[:-1]))).astype(np.int64)
+        step = strides(dims)
         srcs, dsts = [], []
         ids = np.arange(n, dtype=np.int64)
         for off in offsets:
@@ -284,7 +285,7 @@ class TaskGraph:
                     nb[:, k] %= dims[k]
                 else:
                     ok &= (nb[:, k] >= 0) & (nb[:, k] < dims[k])
-            tgt = nb[ok] @ strides
+            tgt = nb[ok] @ step
             src = ids[ok]
             keep = tgt != src
             srcs.append(src[keep])

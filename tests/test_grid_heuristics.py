@@ -11,7 +11,7 @@ from mpitaskmap.mappers.grid2d import HEURISTICS_2D, best_layout_2d, layout_2d, 
 from mpitaskmap.mappers.grid3d import (
     block_shapes, layout_sfc, layout_stack, map_blocked, map_fold, map_sfc, map_stack, stack_variants,
 )
-from mpitaskmap.mappers.grid_pairs import map_pairs, processor_neighbors
+from mpitaskmap.mappers.grid_pairs import map_pairs
 from mpitaskmap.metrics import weighted_hops
 
 # ---------------------------------------------------------------------------------------
@@ -275,8 +275,8 @@ def test_pairs_reaches_the_optimum_on_a_tiny_case():
     assert map_pairs(g, m, start=start, seed=0).metric("weighted_hops") == best
 
 
-def test_processor_neighbors():
-    ptr, idx = processor_neighbors(torus_machine((3, 2), cores_per_node=2))
+def test_neighbors_include_core_mates_and_wrap_routers():
+    ptr, idx = torus_machine((3, 2), cores_per_node=2).neighbors()
     # processor 0: its core mate 1, then the routers (1,0), (2,0) by wrap, (0,1)
     assert idx[ptr[0]:ptr[1]].tolist() == [1, 2, 3, 4, 5, 6, 7]
     with pytest.raises(InvalidInputError, match="local"):

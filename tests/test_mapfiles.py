@@ -19,7 +19,6 @@ from mpitaskmap.mapfiles import (
     read_map,
     read_mapping_csv,
     read_mpich_rank_order,
-    router_slots,
     write_bluegene_map,
     write_coordinate_lines,
     write_map,
@@ -54,9 +53,9 @@ def test_coordinate_lines_exact_bytes_and_read_back(tmp_path):
 
 def test_router_slots_with_two_nodes_per_router():
     machine = torus_machine([2], cores_per_node=2, nodes_per_router=2)  # 4 procs per router
-    assert router_slots(machine).tolist() == [0, 1, 2, 3, 0, 1, 2, 3]
+    assert machine.router_slots().tolist() == [0, 1, 2, 3, 0, 1, 2, 3]
     shuffled = TorusMachine([[1], [0], [1], [0], [1]], dims=[2])
-    assert router_slots(shuffled).tolist() == [0, 0, 1, 1, 2]
+    assert shuffled.router_slots().tolist() == [0, 0, 1, 1, 2]
 
 
 def test_bluegene_map_text_on_bgp_like_torus():

@@ -84,7 +84,7 @@ def load_machine(spec: str, n_ranks: int) -> MachineInput:
 
         provider = get_provider(text)
         machine = machine_from_provider(provider, n_ranks)
-        first = np.unique(machine.node_ids, return_index=True)[1]
+        first = machine.node_view().representative
         hosts = [provider.locate(int(r), n_ranks).node for r in first]
         return MachineInput(machine, provider.spec, hosts)
     if low == "hopper":

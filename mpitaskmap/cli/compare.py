@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..machine import Machine, TorusMachine
+from ..machine import TorusMachine
 from ..metrics import METRICS
 from . import register
 from ._common import (
@@ -79,7 +79,7 @@ def report_figures(rows, best: int) -> list[tuple[str, bytes]]:
         fig = plot_allocation(pair)
         figures.append((f"Allocation in 3-D: {' vs '.join(pair)}; routers coloured by the part of the task "
                         "domain they run (compact blobs = neighbours stay close)", figure_png(fig)))
-    if type(machine).link_loads is not Machine.link_loads:
+    if machine.has_link_model:
         fig = plot_link_loads(by_label)
         figures.append(("Busiest link per direction, Data and Latency = Data / bandwidth: the tallest right-hand "
                         "bar is Latency(M), the congestion that bounds communication time", figure_png(fig)))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..machine import Machine
 from ..mapping import IDENTITY, identity_mapping
 from ..metrics import METRICS, link_loads
 from . import register
@@ -104,7 +103,7 @@ def eval_command(argv: list) -> int:
     header = {"machine": mi.describe(), "tasks": ti.describe()}
     extra = None
     if args.by_direction:
-        if type(mi.machine).link_loads is Machine.link_loads:
+        if not mi.machine.has_link_model:
             raise ValueError(f"--by-direction: the machine {mi.machine.name!r} has no link model")
         text, extra = direction_table(rows)
     sys.stdout.write(render_table(rows, args.format, header=header, extra=extra))

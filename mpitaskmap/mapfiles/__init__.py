@@ -21,7 +21,8 @@ Formats
 
     BG/P: ``x y z t`` (``mpirun -mapfile FILE``); BG/Q: ``a b c d e t`` (``runjob
     --mapping FILE``).  The slot of a processor is its position among the processors on
-    the same router, in processor-id order (:func:`router_slots`); on Blue Gene, with one
+    the same router, in processor-id order
+    (:meth:`~mpitaskmap.machine.TorusMachine.router_slots`); on Blue Gene, with one
     node per router, that is the core (``T``) coordinate.  This is also the format of the
     released Rubik's ``write_map_file``.
 
@@ -108,7 +109,7 @@ from ..machine import Machine
 from ..mapping import Mapping
 from ..taskgraph import TaskGraph
 from ._io import read_coordinate_lines, write_coordinate_lines
-from .bluegene import coords_to_procs, mapping_coords, read_bluegene_map, router_slots, write_bluegene_map
+from .bluegene import coords_to_procs, mapping_coords, read_bluegene_map, write_bluegene_map
 from .cray import read_mpich_rank_order, write_mpich_rank_order
 from .csvfile import read_mapping_csv, write_mapping_csv
 from .hosts import DEFAULT_HOST_FORMAT, host_names, node_canonical, node_slots
@@ -118,7 +119,6 @@ from .slurm import read_slurm_hostfile, write_slurm_hostfile
 __all__ = [
     "write_coordinate_lines",
     "read_coordinate_lines",
-    "router_slots",
     "mapping_coords",
     "coords_to_procs",
     "write_bluegene_map",

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sys  # noqa: F401  (the doctests write to sys.stdout)
 
-
 import numpy as np
 
 from ..errors import InvalidInputError
@@ -18,37 +17,6 @@ from ._io import _int_lines, _name, _torus, write_coordinate_lines
 
 
 # -- Blue Gene ----------------------------------------------------------------------------
-def router_slots(machine: TorusMachine) -> np.ndarray:
-    """Return the slot of every processor on its router (0, 1, ... in processor-id order).
-
-    Parameters
-    ----------
-    machine : TorusMachine
-        The processors.
-
-    Returns
-    -------
-    (n_procs,) ndarray of intp
-        Position of each processor among the processors that share its router.
-
-    Examples
-    --------
-    >>> from mpitaskmap.simulated import torus_machine
-    >>> router_slots(torus_machine([2], cores_per_node=3)).tolist()
-    [0, 1, 2, 0, 1, 2]
-    """
-    if not isinstance(machine, TorusMachine):
-        raise InvalidInputError(f"machine: expected a TorusMachine; got {type(machine).__name__}")
-    rid = machine.router_ids()
-    order = np.argsort(rid, kind="stable")
-    sorted_rid = rid[order]
-    starts = np.concatenate(([True], sorted_rid[1:] != sorted_rid[:-1]))
-    first = np.maximum.accumulate(np.where(starts, np.arange(rid.size), 0))
-    slots = np.empty(rid.size, dtype=np.intp)
-    slots[order] = np.arange(rid.size) - first
-    return slots
-
-
 def mapping_coords(mapping: Mapping) -> np.ndarray:
     """Return the Blue Gene coordinates of every task: router coordinates plus core slot.
 
@@ -64,30 +32,7 @@ def mapping_coords(mapping: Mapping) -> np.ndarray:
     """
     machine = _torus(mapping)
     p = mapping.task_to_proc
-    return np.column_stack([machine.router_coords[p], router_slots(machine)[p]]).astype(np.int64)
-
-
-def _lookup(coords: np.ndarray, machine: TorusMachine) -> tuple[np.ndarray, np.ndarray]:
-    """Return (processor, found) for every (router coordinates[, slot]) row of ``coords``."""
-    d = machine.n_dims
-    if coords.ndim != 2 or coords.shape[1] not in (d, d + 1):
-        raise InvalidInputError(
-            f"coords: expected {d + 1} columns (router coordinates of a {d}-D machine, then the slot) "
-            f"or {d} (slot 0); got shape {coords.shape}"
-        )
-    slot = coords[:, d] if coords.shape[1] == d + 1 else np.zeros(coords.shape[0], dtype=np.int64)
-    router = coords[:, :d]
-    bad = ((router < 0) | (router >= machine.dims[None, :])).any(axis=1) | (slot < 0)
-    proc_slots = router_slots(machine).astype(np.int64)
-    width = int(proc_slots.max()) + 1
-    strides = np.concatenate(([1], np.cumprod(machine.dims[:-1]))).astype(np.int64)
-    proc_keys = machine.router_ids() * width + proc_slots
-    order = np.argsort(proc_keys, kind="stable")
-    sorted_keys = proc_keys[order]
-    keys = np.where(bad, -1, (np.clip(router, 0, None) @ strides) * width + np.minimum(slot, width))
-    pos = np.clip(np.searchsorted(sorted_keys, keys), 0, sorted_keys.size - 1)
-    found = ~bad & (slot < width) & (sorted_keys[pos] == keys)
-    return order[pos].astype(np.intp), found
+    return np.column_stack([machine.router_coords[p], machine.router_slots()[p]]).astype(np.int64)
 
 
 def coords_to_procs(coords, machine: TorusMachine) -> np.ndarray:
@@ -96,8 +41,9 @@ def coords_to_procs(coords, machine: TorusMachine) -> np.ndarray:
     Parameters
     ----------
     coords : (n, n_dims + 1) or (n, n_dims) array_like of int
-        Router coordinates then the slot (:func:`router_slots`); without the slot
-        column, slot 0.
+        Router coordinates then the slot
+        (:meth:`~mpitaskmap.machine.TorusMachine.router_slots`); without the slot column,
+        slot 0.
     machine : TorusMachine
         The processors.
 
@@ -120,10 +66,7 @@ def coords_to_procs(coords, machine: TorusMachine) -> np.ndarray:
     if not isinstance(machine, TorusMachine):
         raise InvalidInputError(f"machine: expected a TorusMachine; got {type(machine).__name__}")
     arr = np.asarray(coords)
-    if arr.ndim != 2 or (arr.size and arr.dtype.kind not in "iu"):
-        raise InvalidInputError(f"coords: expected a 2-D integer array; got shape {arr.shape}, dtype {arr.dtype}")
-    arr = arr.astype(np.int64)
-    procs, found = _lookup(arr, machine)
+    procs, found = machine.procs_at(arr)
     if not found.all():
         i = int(np.flatnonzero(~found)[0])
         raise InvalidInputError(
@@ -187,7 +130,7 @@ def read_bluegene_map(path, machine: TorusMachine, graph: TaskGraph | None = Non
     name = _name(path)
     coords, lines, rows = _int_lines(path)
     try:
-        procs, found = _lookup(coords, machine)
+        procs, found = machine.procs_at(coords)
     except InvalidInputError as exc:
         raise InvalidInputError(f"{name}: {exc}") from None
     if not found.all():

@@ -16,7 +16,6 @@ from ..machine import Machine, TorusMachine
 from ..mapping import Mapping
 from ..taskgraph import TaskGraph
 from ._io import _name, _opened
-from .bluegene import router_slots
 
 
 # -- CSV ----------------------------------------------------------------------------------
@@ -46,7 +45,7 @@ def write_mapping_csv(mapping: Mapping, path) -> None:
     cols = [np.arange(p.size), p, machine.node_ids[p]]
     if isinstance(machine, TorusMachine):
         header += list(machine.dim_names) + ["slot"]
-        cols += list(machine.router_coords[p].T) + [router_slots(machine)[p]]
+        cols += list(machine.router_coords[p].T) + [machine.router_slots()[p]]
     table = np.column_stack(cols).astype(np.int64)
     with _opened(path, "w") as fh:
         writer = csv.writer(fh, lineterminator="\n")
@@ -111,7 +110,7 @@ def read_mapping_csv(path, machine: Machine, graph: TaskGraph | None = None) -> 
         if h == "node":
             truth = machine.node_ids[safe]
         elif k == -1:
-            truth = router_slots(machine)[safe]
+            truth = machine.router_slots()[safe]
         else:
             truth = machine.router_coords[safe, k]
         bad |= col[h] != truth

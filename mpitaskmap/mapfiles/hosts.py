@@ -67,7 +67,7 @@ def host_names(machine: Machine, hosts=None) -> list[str]:
             raise InvalidInputError(
                 f"hosts: need a name for every node id 0..{n - 1}; got {len(names)} names"
             )
-    used = np.unique(machine.node_ids).tolist()
+    used = machine.node_view().nodes.tolist()
     seen: dict[str, int] = {}
     for k in used:
         name = names[k]
@@ -81,7 +81,7 @@ def host_names(machine: Machine, hosts=None) -> list[str]:
 
 def _node_of_host(machine: Machine, hosts) -> dict[str, int]:
     names = host_names(machine, hosts)
-    return {names[k]: k for k in np.unique(machine.node_ids).tolist()}
+    return {names[k]: k for k in machine.node_view().nodes.tolist()}
 
 
 def node_slots(machine: Machine) -> np.ndarray:
@@ -106,21 +106,13 @@ def node_slots(machine: Machine) -> np.ndarray:
     """
     if not isinstance(machine, Machine):
         raise InvalidInputError(f"machine: expected a Machine; got {type(machine).__name__}")
-    node = machine.node_ids
-    order = np.argsort(node, kind="stable")
-    sorted_node = node[order]
-    starts = np.concatenate(([True], sorted_node[1:] != sorted_node[:-1]))
-    first = np.maximum.accumulate(np.where(starts, np.arange(node.size), 0))
-    slots = np.empty(node.size, dtype=np.intp)
-    slots[order] = np.arange(node.size) - first
-    return slots
+    return machine.node_view().slot_in_node.copy()
 
 
 def _node_procs(machine: Machine) -> dict[int, np.ndarray]:
     """Processors of every node id, ascending."""
-    order = np.argsort(machine.node_ids, kind="stable")
-    nodes, starts = np.unique(machine.node_ids[order], return_index=True)
-    return {int(k): p for k, p in zip(nodes.tolist(), np.split(order, starts[1:]))}
+    view = machine.node_view()
+    return {int(k): p for k, p in zip(view.nodes.tolist(), np.split(view.procs, view.proc_ptr[1:-1]))}
 
 
 def _procs_of_nodes(task_node: np.ndarray, machine: Machine) -> np.ndarray:

@@ -2,7 +2,8 @@
 
 * :class:`ProcGrid` views the processors of a :class:`~mpitaskmap.machine.TorusMachine`
   allocation as a full Cartesian grid of *cells*: the allocated routers must form a box
-  (every router of the box allocated, the same number ``c`` of processors on each).  With
+  (:meth:`~mpitaskmap.machine.TorusMachine.box_shape`: every router of the box allocated,
+  the same number ``c`` of processors on each).  With
   ``c > 1`` the cores of a router are folded into one dimension (``fold_dim``): virtual
   coordinate ``c * x + core``.  Dimensions of length 1 are dropped.
 * Object grids: task ``t`` of an ``(Ox, Oy, ...)`` grid has coordinates
@@ -65,35 +66,20 @@ class ProcGrid:
 
 
 def proc_grid(machine: Machine, *, fold_dim: int | None = None) -> ProcGrid:
-    """Return the cell grid of a box allocation; raise InvalidInputError when it is not one."""
+    """Return the cell grid of a box allocation; raise NotApplicableError when it is not one."""
     if not isinstance(machine, TorusMachine):
         raise NotApplicableError(f"machine: grid heuristics need a TorusMachine; got {type(machine).__name__}")
-    rc = machine.router_coords
-    lo = rc.min(axis=0)
-    ext = rc.max(axis=0) - lo + 1
-    local = rc - lo
-    strides = np.concatenate(([1], np.cumprod(ext[:-1]))).astype(np.int64)
-    rid = local @ strides
-    n_box = int(np.prod(ext))
-    counts = np.bincount(rid, minlength=n_box)
-    cores = machine.n_procs // n_box
-    if cores * n_box != machine.n_procs or (counts != cores).any():
-        raise NotApplicableError(
-            "machine: the allocation is not a full box of routers with the same number of processors "
-            f"on each; got {machine.n_procs} processors on {int(np.count_nonzero(counts))} of the "
-            f"{n_box} routers of the box {'x'.join(map(str, ext.tolist()))}"
-        )
-    v = local.copy()
+    box = machine.box_shape()  # raises when the allocation is not a full box
+    v = machine.router_coords - np.asarray(box.origin, dtype=np.int64)  # cell coordinates before folding
+    ext = np.asarray(box.lengths, dtype=np.int64)
+    cores = box.cores
     dims = [int(e) for e in ext]
     if cores > 1:
         if fold_dim is None:
             fold_dim = int(np.argmax(ext > 1)) if (ext > 1).any() else 0
         if not 0 <= fold_dim < len(dims):
             raise InvalidInputError(f"fold_dim: must lie in [0, {len(dims)}); got {fold_dim}")
-        order = np.lexsort((np.arange(machine.n_procs), rid))
-        core = np.empty(machine.n_procs, dtype=np.int64)
-        core[order] = np.arange(machine.n_procs) % cores
-        v[:, fold_dim] = v[:, fold_dim] * cores + core
+        v[:, fold_dim] = v[:, fold_dim] * cores + machine.router_slots()
         dims[fold_dim] *= cores
     else:
         fold_dim = None

@@ -25,7 +25,7 @@ import numpy as np
 from .. import _graphmap
 from .._validate import as_index_array
 from ..errors import InvalidInputError
-from ..machine import Machine, TorusMachine
+from ..machine import MAX_MATRIX_NODES, Machine, TorusMachine
 from ..mapping import Mapping
 from ..taskgraph import TaskGraph
 
@@ -44,12 +44,15 @@ __all__ = [
 #: Latency(M) (UMC) and the max message count MMC (UMMC).
 CONGESTION_OBJECTIVES = ("latency", "max_messages")
 
-#: Largest node count for machines without a torus model (an n x n int32 hop matrix).
-MAX_MATRIX_NODES = 8192
-
 
 class NodeNetwork:
-    """The machine seen node by node: capacities, processors per node, distances.
+    """The compiled network object of the graph kernels, built from the machine's node view.
+
+    The view of the machine (:meth:`~mpitaskmap.machine.Machine.node_view`: capacities,
+    processors per node, router CSR on a torus, node hop matrix elsewhere) lives in the
+    machine layer; this class hands it to ``_graphmap.make_net`` (torus BFS over routers
+    on a :class:`~mpitaskmap.machine.TorusMachine`, the hop matrix on any other machine)
+    and places the tasks of every node on that node's processors.
 
     Parameters
     ----------
@@ -58,12 +61,10 @@ class NodeNetwork:
 
     Attributes
     ----------
-    nodes : (n_nodes,) ndarray of intp
-        Distinct node ids, ascending; node index ``i`` is ``nodes[i]``.
-    capacity : (n_nodes,) ndarray of int64
-        Processors (cores) per node.
-    proc_ptr, procs : ndarray of intp
-        Processors of node ``i`` are ``procs[proc_ptr[i]:proc_ptr[i+1]]``, ascending.
+    view : NodeView
+        The machine node by node.
+    nodes, capacity, proc_ptr, procs
+        The view's arrays (see :class:`~mpitaskmap.machine.NodeView`).
     net : object
         The compiled network object (torus BFS or hop matrix).
 
@@ -75,57 +76,31 @@ class NodeNetwork:
 
     def __init__(self, machine: Machine) -> None:
         self.machine = machine
-        order = np.argsort(machine.node_ids, kind="stable")
-        nodes, first, counts = np.unique(machine.node_ids[order], return_index=True, return_counts=True)
-        self.nodes = nodes
-        self.capacity = counts.astype(np.int64)
-        self.procs = order.astype(np.intp)
-        self.proc_ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.intp)
-        rep = self.procs[self.proc_ptr[:-1]]  # one processor per node
-        self.is_torus = isinstance(machine, TorusMachine)
-        if self.is_torus:
-            ncoords = np.ascontiguousarray(machine.router_coords[rep], dtype=np.int64)
-            strides = np.concatenate(([1], np.cumprod(machine.dims[:-1]))).astype(np.int64)
-            node_router = ncoords @ strides
-            n_routers = machine.n_routers
-            rorder = np.argsort(node_router, kind="stable")
-            router_ptr = np.zeros(n_routers + 1, dtype=np.int64)
-            np.cumsum(np.bincount(node_router, minlength=n_routers), out=router_ptr[1:])
+        view = machine.node_view()
+        self.view = view
+        self.nodes, self.capacity, self.procs, self.proc_ptr = view.nodes, view.capacity, view.procs, view.proc_ptr
+        if isinstance(machine, TorusMachine):  # the view has the router CSR
+            ncoords = np.ascontiguousarray(machine.router_coords[view.representative], dtype=np.int64)
             self.net = _graphmap.make_net(
-                ncoords, machine.dims, machine.wrap, router_ptr, rorder.astype(np.int64),
-                node_router.astype(np.int64), np.zeros((0, 0), dtype=np.int32),
+                ncoords, machine.dims, machine.wrap, view.router_ptr, view.router_nodes, view.node_router,
+                np.zeros((0, 0), dtype=np.int32),
             )
-            self._ncoords = ncoords
         else:
-            n = nodes.size
-            if n > MAX_MATRIX_NODES:
-                raise InvalidInputError(
-                    f"machine: graph mapping on a {type(machine).__name__} uses an n x n hop matrix and "
-                    f"supports at most {MAX_MATRIX_NODES} nodes; got {n}"
-                )
-            src = np.repeat(rep, n)
-            dst = np.tile(rep, n)
-            ndist = machine.hops(src, dst).reshape(n, n).astype(np.int32)
-            empty = np.zeros(0, dtype=np.int64)
+            n = view.n_nodes
             self.net = _graphmap.make_net(
                 np.zeros((n, 1), dtype=np.int64), np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.uint8),
-                np.zeros(1, dtype=np.int64), empty, np.zeros(n, dtype=np.int64), np.ascontiguousarray(ndist),
+                np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(n, dtype=np.int64),
+                view.hop_matrix(),
             )
 
     @property
     def n_nodes(self) -> int:
         """Number of nodes."""
-        return int(self.nodes.size)
-
-    def node_of_proc(self) -> np.ndarray:
-        """Return the node index of every processor (n_procs,) int64."""
-        out = np.empty(self.machine.n_procs, dtype=np.int64)
-        out[self.procs] = np.repeat(np.arange(self.n_nodes), self.capacity)
-        return out
+        return self.view.n_nodes
 
     def task_nodes(self, task_to_proc: np.ndarray) -> np.ndarray:
-        """Return the node index of every task of a processor mapping."""
-        return self.node_of_proc()[task_to_proc]
+        """Return the node index of every task of a processor mapping, (n_tasks,) int64."""
+        return self.view.node_of_proc[task_to_proc]
 
     def task_procs(self, task_node: np.ndarray) -> np.ndarray:
         """Give the tasks of every node that node's processors, in task order."""
@@ -309,7 +284,7 @@ def _fit_parts(part_node: np.ndarray, sizes: np.ndarray, nn: "NodeNetwork") -> n
         v = part_node[p]
         if not taken[v] and sizes[p] <= cap[v]:
             out[p], taken[v] = v, True
-    rep = nn.procs[nn.proc_ptr[:-1]]
+    rep = nn.view.representative
     for p in order:
         if out[p] >= 0:
             continue

@@ -24,72 +24,7 @@ from ..machine import Machine, TorusMachine
 from ..mapping import Mapping, identity_mapping
 from ..taskgraph import TaskGraph
 
-__all__ = ["map_pairs", "processor_neighbors"]
-
-
-def processor_neighbors(machine: TorusMachine) -> tuple[np.ndarray, np.ndarray]:
-    """Return the processors on the same router or one hop away, as CSR.
-
-    Parameters
-    ----------
-    machine : TorusMachine
-        The processors.
-
-    Returns
-    -------
-    indptr : (n_procs + 1,) ndarray of intp
-    indices : ndarray of intp
-        Neighbours of processor ``p`` are ``indices[indptr[p]:indptr[p+1]]`` (itself
-        excluded), ascending.
-
-    Examples
-    --------
-    >>> from mpitaskmap import torus_machine
-    >>> ptr, idx = processor_neighbors(torus_machine([3], wrap=False))
-    >>> idx[ptr[1]:ptr[2]].tolist()
-    [0, 2]
-    """
-    if not isinstance(machine, TorusMachine):
-        raise InvalidInputError(f"machine: expected a TorusMachine; got {type(machine).__name__}")
-    rid = machine.router_ids()
-    order = np.lexsort((np.arange(machine.n_procs), rid))
-    routers, start, count = np.unique(rid[order], return_index=True, return_counts=True)
-    coords = machine.router_coords
-    dims = machine.dims
-    strides = np.concatenate(([1], np.cumprod(dims[:-1]))).astype(np.int64)
-    src_all, dst_all = [], []
-    offsets = [(None, 0)] + [(k, s) for k in range(machine.n_dims) for s in (-1, 1)]
-    for k, s in offsets:
-        if k is None:
-            nb = rid
-            ok = np.ones(machine.n_procs, dtype=bool)
-        else:
-            c = coords[:, k] + s
-            if machine.wrap[k]:
-                ok = np.ones(machine.n_procs, dtype=bool)
-                c = c % dims[k]
-            else:
-                ok = (c >= 0) & (c < dims[k])
-            nb = rid + (c - coords[:, k]) * strides[k]
-        pos = np.searchsorted(routers, nb)
-        pos = np.minimum(pos, routers.size - 1)
-        ok &= routers[pos] == nb
-        p = np.flatnonzero(ok)
-        cnt = count[pos[p]]
-        src = np.repeat(p, cnt)
-        first = np.repeat(start[pos[p]], cnt)
-        within = np.arange(src.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        dst = order[first + within]
-        keep = dst != src
-        src_all.append(src[keep])
-        dst_all.append(dst[keep])
-    src = np.concatenate(src_all)
-    dst = np.concatenate(dst_all)
-    key = np.unique(src.astype(np.int64) * machine.n_procs + dst)
-    src, dst = key // machine.n_procs, key % machine.n_procs
-    indptr = np.zeros(machine.n_procs + 1, dtype=np.intp)
-    np.cumsum(np.bincount(src, minlength=machine.n_procs), out=indptr[1:])
-    return indptr, dst.astype(np.intp)
+__all__ = ["map_pairs"]
 
 
 def _symmetrised(graph: TaskGraph) -> TaskGraph:
@@ -186,7 +121,7 @@ def map_pairs(
     p2t = np.full(machine.n_procs, -1, dtype=np.intp)
     p2t[t2p] = np.arange(n, dtype=np.intp)
     sym = _symmetrised(graph)
-    pn_ptr, pn_idx = processor_neighbors(machine)
+    pn_ptr, pn_idx = machine.neighbors()
     wmax = float(sym.weights.max()) if sym.n_edges else 0.0
     tol = 1e-9 * wmax
     rng = np.random.default_rng(seed)

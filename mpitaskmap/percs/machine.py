@@ -147,18 +147,12 @@ class PercsMachine(Machine):
         dst = as_index_array(np.atleast_1d(dst), "dst", upper=self.n_procs, length=src.shape[0])
         return self._node_hops(src // PROCS_PER_NODE, dst // PROCS_PER_NODE)
 
-    def csr_edge_hops(self, indptr, indices, task_to_proc) -> np.ndarray:
-        """Return the hop count of every directed edge of a CSR graph (CSR order)."""
-        node = np.asarray(task_to_proc, dtype=np.int64) // PROCS_PER_NODE
-        src = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
-        return self._node_hops(node[src], node[np.asarray(indices)])
-
-    def csr_hop_sums(self, indptr, indices, weights, task_to_proc) -> tuple[int, float, int]:
-        """Return (TotalHops, WeightedHops, max hops) over the directed edges of a CSR graph."""
-        h = self.csr_edge_hops(indptr, indices, task_to_proc)
-        return int(h.sum()), float(h @ np.asarray(weights, dtype=np.float64)), int(h.max()) if h.size else 0
-
     # -- links -----------------------------------------------------------------------
+    @property
+    def has_link_model(self) -> bool:
+        """True: the routing of :mod:`mpitaskmap.percs.routing` gives every message its links."""
+        return True
+
     def link_loads(self, indptr, indices, weights, task_to_proc) -> PercsLinkLoads:
         """Return the exact per-link loads under this machine's routing.
 

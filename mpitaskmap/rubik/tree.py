@@ -15,7 +15,6 @@ from . import permute as _permute
 from ..errors import InvalidInputError
 from ..machine import Machine, TorusMachine
 from ..mapfiles import write_coordinate_lines
-from ..mapfiles.bluegene import _lookup
 from ..mapping import Mapping
 from ..taskgraph import TaskGraph
 
@@ -558,7 +557,7 @@ class Box:
         """Return this root box's placement as a :class:`~mpitaskmap.mapping.Mapping` on ``machine``.
 
         A cell ``(c_0, ..., c_{d-1}, t)`` of a box with one more dimension than the machine
-        is slot ``t`` (see :func:`mpitaskmap.mapfiles.router_slots`) of router
+        is slot ``t`` (see :meth:`mpitaskmap.machine.TorusMachine.router_slots`) of router
         ``(c_0, ..., c_{d-1})``; a box with as many dimensions as the machine uses slot 0.
 
         Parameters
@@ -596,7 +595,7 @@ class Box:
                 f"machine: a {self.ndim}-D box needs a {self.ndim}-D or {self.ndim - 1}-D machine; "
                 f"got {machine.n_dims}-D"
             )
-        procs, found = _lookup(coords, machine)
+        procs, found = machine.procs_at(coords)
         if not found.all():
             r = int(np.flatnonzero(~found)[0])
             raise InvalidInputError(
