@@ -32,7 +32,7 @@ from typing import Sequence
 import numpy as np
 
 from .errors import InvalidInputError
-from .machine import TorusMachine
+from .machine import TorusMachine, gemini_bandwidth
 
 __all__ = ["read_machine_file", "write_machine_file", "hopper_machine", "HOPPER_DIMS"]
 
@@ -213,8 +213,6 @@ def write_machine_file(machine: TorusMachine, path: str | os.PathLike) -> None:
 
 
 def _gemini_or_none(machine: TorusMachine):
-    from .machine import gemini_bandwidth
-
     if machine.n_dims != 3:
         return [np.array([])] * machine.n_dims
     return gemini_bandwidth(machine.dims)

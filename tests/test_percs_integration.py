@@ -44,3 +44,17 @@ def test_best_of_with_no_applicable_candidate():
     g = halo_graph(16, 16)
     with pytest.raises(InvalidInputError, match="none of the 1 candidates applies"):
         best_of(g, m, [Candidate.make("percs", "mod_colouring")])
+
+
+def test_percs_machine_needs_ranks_in_processor_order():
+    m = PercsMachine(2, 1)
+    def loc(c):
+        return Location(tuple(int(v) for v in c), "sn{}-d{}-n{}".format(*c))
+
+    locs = [loc(m.locate(r)[0, :3]) for r in range(m.n_procs)]
+    net = NetworkInfo(dims=(2, 4, 8), wrap=False, kind="percs", options=(("n_d", 1), ("routing", "direct")))
+    assert isinstance(assemble_machine(locs, net, name="ok"), PercsMachine)
+    # processor 4 is node 1 of drawer 0: a rank 4 on node 0 breaks the order
+    locs[4] = loc((0, 0, 0))
+    with pytest.raises(InvalidInputError, match=r"rank 4 is on PERCS node \(0, 0, 0\) but processor 4 is on \(0, 0, 1\)"):
+        assemble_machine(locs, net, name="bad")

@@ -197,25 +197,12 @@ def test_assemble_rejects_naming_the_rank(locs, message):
     assert str(exc.value) == message
 
 
-def test_assemble_flat_network_without_flat_machine(monkeypatch):
-    monkeypatch.delattr(machine_module, "FlatMachine", raising=False)
-    locs = [Location((), "h1"), Location((), "h2")]
-    with pytest.raises(ProviderError, match="needs mpitaskmap.machine.FlatMachine.*every pair of 2 nodes"):
-        assemble_machine(locs, HostnameProvider().network(), name="flat")
-
-
-def test_assemble_flat_network_calls_flat_machine(monkeypatch):
-    calls = []
-
-    class StandIn:
-        def __init__(self, node_ids, *, name=None):
-            calls.append((np.asarray(node_ids).tolist(), name))
-
-    monkeypatch.setattr(machine_module, "FlatMachine", StandIn, raising=False)
+def test_assemble_flat_network_builds_a_flat_machine():
     locs = [Location((), "h1"), Location((), "h1"), Location((), "h2"), Location((), "h1")]
     m = assemble_machine(locs, HostnameProvider().network(), name="flat")
-    assert isinstance(m, StandIn)
-    assert calls == [([0, 0, 1, 0], "flat")]
+    assert isinstance(m, machine_module.FlatMachine) and m.name == "flat"
+    assert m.node_ids.tolist() == [0, 0, 1, 0]  # numbered by first appearance
+    assert m.hops([0, 0], [3, 2]).tolist() == [0, 1]
 
 
 # -- sim provider ----------------------------------------------------------------------------

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -184,7 +185,5 @@ def plane_cost(cells: np.ndarray, shape: tuple) -> int:
 
 def finish(task_to_proc, machine: Machine, graph, method: str, t0: float, **info) -> Mapping:
     """Wrap a task -> processor array into a Mapping with timing info."""
-    import time
-
     info["seconds"] = time.perf_counter() - t0
     return Mapping(task_to_proc, machine, graph, method=method, info=info)

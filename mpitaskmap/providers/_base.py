@@ -13,7 +13,8 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InvalidInputError, ProviderError
-from ..machine import Machine, TorusMachine
+from ..machine import FlatMachine, Machine, TorusMachine
+from ..percs import PercsMachine
 
 __all__ = [
     "NetworkInfo",
@@ -233,36 +234,21 @@ class Provider:
         return f"<{type(self).__name__} {self.spec!r}>"
 
 
-def _flat_machine(node_ids: np.ndarray, name: str) -> Machine:
-    from .. import machine as machine_module
-
-    flat_cls = getattr(machine_module, "FlatMachine", None)
-    if flat_cls is None:
-        raise ProviderError(
-            "network: a flat (node-only) network needs mpitaskmap.machine.FlatMachine, which this "
-            "version lacks; a TorusMachine cannot give 0 hops within and 1 hop between every pair "
-            f"of {int(node_ids.max()) + 1} nodes"
-        )
-    return flat_cls(node_ids, name=name)
-
-
 def _percs_machine(coords: np.ndarray, network: NetworkInfo, name: str) -> Machine:
     """A PercsMachine: the job must be the whole system with rank r on processor r."""
-    from ..percs import PercsMachine
-
     opts = dict(network.options)
     m = PercsMachine(network.dims[0], int(opts.get("n_d", 1)), routing=str(opts.get("routing", "direct")), name=name)
     if coords.shape[0] != m.n_procs:
         raise InvalidInputError(
             f"locations: a PERCS machine models the whole system of {m.n_procs} processors; got {coords.shape[0]} ranks"
         )
-    expected = np.repeat(np.arange(m.n_procs // 4), 4)
-    node = (coords[:, 0] * 4 + coords[:, 1]) * 8 + coords[:, 2]
-    bad = np.flatnonzero(node != expected)
+    expected = m.locate(np.arange(m.n_procs))[:, :3]  # (supernode, drawer, node) of processor r
+    bad = np.flatnonzero((coords[:, :3] != expected).any(axis=1))
     if bad.size:
         r = int(bad[0])
         raise InvalidInputError(
-            f"locations: rank {r} is on PERCS node {int(node[r])}; ranks must fill nodes in order (4 per node)"
+            f"locations: rank {r} is on PERCS node {tuple(int(v) for v in coords[r, :3])} but processor {r} is on "
+            f"{tuple(int(v) for v in expected[r])}; ranks must fill nodes in processor order"
         )
     return m
 
@@ -344,7 +330,7 @@ def assemble_machine(locations: Sequence[Location], network: NetworkInfo, *, nam
         node_ids[r] = node
         coords[r] = loc.coords
     if network.kind == "flat":
-        return _flat_machine(node_ids, name)
+        return FlatMachine(node_ids, name=name)
     if network.kind == "percs":
         return _percs_machine(coords, network, name)
     return TorusMachine(

@@ -29,6 +29,8 @@ import math
 
 from ..errors import InvalidInputError, ProviderError
 from ..machine import TorusMachine
+from ..percs import PercsMachine
+from ..percs.network import DRAWERS_PER_SUPERNODE, NODES_PER_DRAWER
 from ..simulated import BGQ_ORDERS, TITAN_DIMS, bgq_machine, titan_machine, torus_machine
 from ._base import Location, NetworkInfo, Provider, check_rank
 from ._util import parse_int, parse_lengths, parse_options, parse_wrap
@@ -167,8 +169,6 @@ class SimProvider(Provider):
         elif self.kind == "bgq":
             m = bgq_machine(p["shape"], ranks_per_node=p["ppn"], order=p["order"], wrap=list(p["wrap"]))
         elif self.kind == "percs":
-            from ..percs import PercsMachine
-
             try:
                 m = PercsMachine(p["ns"], p["nd"], routing=p["routing"])
             except (InvalidInputError, ValueError) as exc:
@@ -182,7 +182,7 @@ class SimProvider(Provider):
 
     def _node_name(self, m, rank: int) -> str:
         if self.kind == "percs":
-            s, dr, n = self._percs_coords(rank)
+            s, dr, n = self._percs_coords(m, rank)
             return f"sn{s}-d{dr}-n{n}"
         if self.kind == "titan":
             return f"nid{int(m.node_ids[rank]):05d}"
@@ -195,13 +195,13 @@ class SimProvider(Provider):
         rank, size = check_rank(rank, size)
         m = self.machine(size)
         if self.kind == "percs":
-            return Location(self._percs_coords(rank), self._node_name(m, rank))
+            return Location(self._percs_coords(m, rank), self._node_name(m, rank))
         return Location(tuple(int(c) for c in m.router_coords[rank]), self._node_name(m, rank))
 
     @staticmethod
-    def _percs_coords(rank: int) -> tuple:
-        node = rank // 4
-        return (node // 32, (node // 8) % 4, node % 8)
+    def _percs_coords(m: PercsMachine, rank: int) -> tuple:
+        """(supernode, drawer, node in drawer) of processor ``rank``."""
+        return tuple(int(v) for v in m.locate(rank)[0, :3])
 
     def network(self, *, size: int | None = None) -> NetworkInfo:
         """Return the simulated network (independent of the job size)."""
@@ -211,6 +211,6 @@ class SimProvider(Provider):
         if self.kind == "bgq":
             return NetworkInfo(dims=p["shape"], wrap=p["wrap"], bandwidth=None, dim_names=BGQ_DIM_NAMES)
         if self.kind == "percs":
-            return NetworkInfo(dims=(p["ns"], 4, 8), wrap=False, kind="percs",
+            return NetworkInfo(dims=(p["ns"], DRAWERS_PER_SUPERNODE, NODES_PER_DRAWER), wrap=False, kind="percs",
                                options=(("n_d", p["nd"]), ("routing", p["routing"])))
         return NetworkInfo(dims=p["dims"], wrap=p["wrap"], bandwidth=None, dim_names=None)
