@@ -221,7 +221,7 @@ cdef double _added_wh(const long long[::1] tptr, const long long[::1] tadj, cons
 
 
 def greedy_map(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
-               const long long[::1] capacity, _Net net, int n_bfs, long long start_node,
+               const long long[::1] capacity, _Net net not None, int n_bfs, long long start_node,
                long long[::1] task_node):
     """Greedy growth mapping (UG) into task_node; returns the number of tasks placed."""
     cdef Py_ssize_t n = tptr.shape[0] - 1, n_nodes = capacity.shape[0]
@@ -389,7 +389,7 @@ cdef class _Slots:
 
 
 def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
-              const long long[::1] capacity, _Net net, int delta, int max_passes,
+              const long long[::1] capacity, _Net net not None, int delta, int max_passes,
               long long[::1] task_node):
     """Swap/move refinement of weighted hops (UWH) in place; returns (moves, passes, gain)."""
     cdef Py_ssize_t n = tptr.shape[0] - 1
@@ -513,7 +513,7 @@ cdef class _LinkLoads:
 
     def __cinit__(self, const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
                   const long long[::1] iptr, const long long[::1] iadj, const double[::1] iw,
-                  long long[::1] task_node, _Net net, double[::1] data, long long[::1] msgs,
+                  long long[::1] task_node, _Net net not None, double[::1] data, long long[::1] msgs,
                   const double[::1] bw, int objective):
         self.buf = NULL
         self.mptr = mptr
@@ -612,7 +612,7 @@ cdef class _LinkLoads:
 
 
 def link_loads_nodes(const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
-                     const long long[::1] task_node, _Net net, double[::1] data, long long[::1] msgs):
+                     const long long[::1] task_node, _Net net not None, double[::1] data, long long[::1] msgs):
     """Accumulate the loads of all directed messages (node-level routes) from scratch."""
     cdef Py_ssize_t t, e, h, k
     cdef long long* buf = _alloc_route_buffer(net.dims)
@@ -636,7 +636,7 @@ cdef object _check_rows(const long long[:, ::1] rows):
 
 def apply_swaps_incrementally(const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
                               const long long[::1] iptr, const long long[::1] iadj, const double[::1] iw,
-                              long long[::1] task_node, _Net net, const long long[:, ::1] swaps,
+                              long long[::1] task_node, _Net net not None, const long long[:, ::1] swaps,
                               double[::1] data, long long[::1] msgs, const double[::1] bw):
     """Test hook: relocate tasks with the incremental link-load updates of refine_congestion.
 
@@ -660,7 +660,7 @@ def apply_swaps_incrementally(const long long[::1] mptr, const long long[::1] ma
 
 def trial_relocations(const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
                       const long long[::1] iptr, const long long[::1] iadj, const double[::1] iw,
-                      long long[::1] task_node, _Net net, const long long[:, ::1] rows,
+                      long long[::1] task_node, _Net net not None, const long long[:, ::1] rows,
                       double[::1] data, long long[::1] msgs, const double[::1] bw, int objective,
                       long long hot, double m_old):
     """Test hook: refine_congestion's trial of every row, nothing applied; returns accepted (uint8).
@@ -685,7 +685,7 @@ def trial_relocations(const long long[::1] mptr, const long long[::1] madj, cons
 def refine_congestion(const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
                       const long long[::1] iptr, const long long[::1] iadj, const double[::1] iw,
                       const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
-                      const long long[::1] capacity, _Net net, const double[::1] bw, int objective,
+                      const long long[::1] capacity, _Net net not None, const double[::1] bw, int objective,
                       int delta, int max_candidates, int max_iter, long long[::1] task_node,
                       double[::1] data, long long[::1] msgs):
     """Lower the max link objective (0: Latency(M), 1: MMC) by swaps; returns (iterations, swaps).
@@ -784,7 +784,7 @@ def refine_congestion(const long long[::1] mptr, const long long[::1] madj, cons
 
 
 def node_assignment_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
-                       _Net net, const long long[::1] task_node):
+                       _Net net not None, const long long[::1] task_node):
     """Weighted hops of a node assignment on the undirected graph (each edge counted once)."""
     cdef Py_ssize_t t, e
     cdef double s = 0.0
