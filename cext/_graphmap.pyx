@@ -12,19 +12,22 @@
 #              BFS over routers with early exit.  Matrix: ndist (n_nodes, n_nodes) int32 hop
 #              matrix of any machine; a BFS level is the set of nodes at one distance from the
 #              source set.
+# Congestion : Data(e)/Congestion(e) of every directed link kept incrementally by _LinkLoads
+#              (relocating tasks re-routes only their messages); a candidate swap or move is
+#              tried by move, look, undo (_LinkLoads.trial) and applied by _LinkLoads.relocate.
 # Tie-breaks : by lower task / node index everywhere (deterministic).
 # Complexity : UG O(m log n + sum of BFS work), BFS stops at the first level with capacity;
 #              UWH O(passes * n * delta * cap * deg); congestion O(iterations * (m * hops +
 #              n_links + candidates * delta * cap * deg * hops)).
 
-from libc.math cimport fabs
+cimport cython
 from libc.stdlib cimport free, malloc
 from libcpp.algorithm cimport sort
 from libcpp.pair cimport pair
 from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
 
-from _topology cimport _hops, _route
+from _topology cimport _alloc_route_buffer, _hops, _route
 
 import numpy as np
 
@@ -218,7 +221,7 @@ cdef double _added_wh(const long long[::1] tptr, const long long[::1] tadj, cons
 
 
 def greedy_map(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
-               const long long[::1] capacity, _Net net, int n_bfs, long long start_node,
+               const long long[::1] capacity, _Net net not None, int n_bfs, long long start_node,
                long long[::1] task_node):
     """Greedy growth mapping (UG) into task_node; returns the number of tasks placed."""
     cdef Py_ssize_t n = tptr.shape[0] - 1, n_nodes = capacity.shape[0]
@@ -386,7 +389,7 @@ cdef class _Slots:
 
 
 def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
-              const long long[::1] capacity, _Net net, int delta, int max_passes,
+              const long long[::1] capacity, _Net net not None, int delta, int max_passes,
               long long[::1] task_node):
     """Swap/move refinement of weighted hops (UWH) in place; returns (moves, passes, gain)."""
     cdef Py_ssize_t n = tptr.shape[0] - 1
@@ -482,64 +485,137 @@ def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double
     return moves, passes, total_gain
 
 
-cdef inline double _obj(const double[::1] data, const long long[::1] msgs, const double[::1] bw,
-                        long long l, int objective) noexcept nogil:
-    if objective == 0:
-        return data[l] / bw[l]
-    return <double> msgs[l]
+@cython.final
+cdef class _LinkLoads:
+    """Link loads of the routed messages, updated incrementally as tasks move (UMC / UMMC).
 
+    Data(e) (words) and Congestion(e) (messages) of every directed link stay equal to a
+    recount over all messages: relocating tasks removes the routes of every message they
+    send or receive, changes ``task_node`` and adds the new routes.  Holds the message
+    graph (out-CSR mptr/madj/mw, in-CSR iptr/iadj/iw), the node of every task, the network,
+    the link bandwidths, the objective (0: Data(e)/bw(e), 1: messages) and one route buffer.
+    A cdef class, not a struct: a struct can hold neither memoryviews nor the _Net.
+    """
 
-cdef void _routes(const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
+    cdef const long long[::1] mptr
+    cdef const long long[::1] madj
+    cdef const double[::1] mw
+    cdef const long long[::1] iptr
+    cdef const long long[::1] iadj
+    cdef const double[::1] iw
+    cdef long long[::1] task_node
+    cdef _Net net
+    cdef double[::1] data
+    cdef long long[::1] msgs
+    cdef const double[::1] bw
+    cdef int objective
+    cdef long long* buf
+
+    def __cinit__(self, const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
                   const long long[::1] iptr, const long long[::1] iadj, const double[::1] iw,
-                  long long t, long long s, const long long[::1] task_node, _Net net,
-                  double sign, long long* buf, double[::1] data, long long[::1] msgs,
-                  const double[::1] bw, int objective, double* peak) noexcept nogil:
-    """Add (sign=+1) or remove (-1) the routes of every message sent or received by t or s."""
-    cdef Py_ssize_t e, e2, j, h
-    cdef long long a, b, x, other
-    cdef long long who[2]
-    who[0] = t
-    who[1] = s
-    for j in range(2):
-        x = who[j]
-        if x < 0:
-            continue
-        for e in range(mptr[x], mptr[x + 1]):
-            other = madj[e]
-            if j == 1 and other == t:
+                  long long[::1] task_node, _Net net not None, double[::1] data, long long[::1] msgs,
+                  const double[::1] bw, int objective):
+        self.buf = NULL
+        self.mptr = mptr
+        self.madj = madj
+        self.mw = mw
+        self.iptr = iptr
+        self.iadj = iadj
+        self.iw = iw
+        self.task_node = task_node
+        self.net = net
+        self.data = data
+        self.msgs = msgs
+        self.bw = bw
+        self.objective = objective
+        self.buf = _alloc_route_buffer(net.dims)
+
+    def __dealloc__(self):
+        free(self.buf)
+
+    cdef inline double obj(self, long long link) noexcept nogil:
+        """The objective of one link."""
+        if self.objective == 0:
+            return self.data[link] / self.bw[link]
+        return <double> self.msgs[link]
+
+    cdef inline Py_ssize_t route(self, long long a, long long b) noexcept nogil:
+        """Write the links of the route node a -> node b into ``buf``; returns their number."""
+        return _route(self.net.ncoords, self.net.dims, self.net.wrap, self.net.strides, a, b, self.buf)
+
+    cdef inline double _load_route(self, long long a, long long b, double w, double sign,
+                                   double peak) noexcept nogil:
+        """Add (sign=+1) or remove (-1) one message of w words routed a -> b.
+
+        Returns max(peak, objective of every link of the route) when adding, else peak.
+        """
+        cdef Py_ssize_t k, h = self.route(a, b)
+        for k in range(h):
+            self.data[self.buf[k]] += sign * w
+            self.msgs[self.buf[k]] += <long long> sign
+            if sign > 0:
+                peak = max(peak, self.obj(self.buf[k]))
+        return peak
+
+    cdef double _load_messages(self, long long t, long long s, double sign) noexcept nogil:
+        """Add (+1) or remove (-1) every message sent or received by t or s (s = -1: t only).
+
+        A t-s message is counted once; returns the highest objective of an added link (0
+        when removing).
+        """
+        cdef Py_ssize_t e, j
+        cdef long long x, other
+        cdef long long who[2]
+        cdef double peak = 0.0
+        who[0] = t
+        who[1] = s
+        for j in range(2):
+            x = who[j]
+            if x < 0:
                 continue
-            a = task_node[x]
-            b = task_node[other]
-            h = _route(net.ncoords, net.dims, net.wrap, net.strides, a, b, buf)
-            for e2 in range(h):
-                data[buf[e2]] += sign * mw[e]
-                msgs[buf[e2]] += <long long> sign
-                if sign > 0:
-                    peak[0] = max(peak[0], _obj(data, msgs, bw, buf[e2], objective))
-        for e in range(iptr[x], iptr[x + 1]):
-            other = iadj[e]
-            if j == 1 and other == t:
-                continue
-            if other == x:
-                continue
-            a = task_node[other]
-            b = task_node[x]
-            h = _route(net.ncoords, net.dims, net.wrap, net.strides, a, b, buf)
-            for e2 in range(h):
-                data[buf[e2]] += sign * iw[e]
-                msgs[buf[e2]] += <long long> sign
-                if sign > 0:
-                    peak[0] = max(peak[0], _obj(data, msgs, bw, buf[e2], objective))
+            for e in range(self.mptr[x], self.mptr[x + 1]):
+                other = self.madj[e]
+                if j == 1 and other == t:
+                    continue
+                peak = self._load_route(self.task_node[x], self.task_node[other], self.mw[e], sign, peak)
+            for e in range(self.iptr[x], self.iptr[x + 1]):
+                other = self.iadj[e]
+                if (j == 1 and other == t) or other == x:
+                    continue
+                peak = self._load_route(self.task_node[other], self.task_node[x], self.iw[e], sign, peak)
+        return peak
+
+    cdef double relocate(self, long long t, long long to_t, long long s, long long to_s) noexcept nogil:
+        """Move task t to node to_t and, when s >= 0, task s to node to_s; update the loads.
+
+        Returns the highest objective on a link of the new routes.
+        """
+        self._load_messages(t, s, -1.0)
+        self.task_node[t] = to_t
+        if s >= 0:
+            self.task_node[s] = to_s
+        return self._load_messages(t, s, 1.0)
+
+    cdef bint trial(self, long long t, long long s, long long b, long long hot, double m_old) noexcept nogil:
+        """Would moving t to node b (and s >= 0 from b to t's node) be accepted?
+
+        Accepted: link ``hot`` gets a lower objective and no link of the new routes reaches
+        ``m_old`` (both by more than 1e-12).  Move, look, undo: the loads and the mapping
+        are left as they were.
+        """
+        cdef long long a = self.task_node[t]
+        cdef double hot_before = self.obj(hot)
+        cdef double peak = self.relocate(t, b, s, a)
+        cdef bint accepted = self.obj(hot) < hot_before - 1e-12 and peak < m_old - 1e-12
+        self.relocate(t, a, s, b)
+        return accepted
 
 
 def link_loads_nodes(const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
-                     const long long[::1] task_node, _Net net, double[::1] data, long long[::1] msgs):
+                     const long long[::1] task_node, _Net net not None, double[::1] data, long long[::1] msgs):
     """Accumulate the loads of all directed messages (node-level routes) from scratch."""
     cdef Py_ssize_t t, e, h, k
-    cdef long long max_route = 1
-    for k in range(net.d):
-        max_route += net.dims[k]
-    cdef long long* buf = <long long*> malloc(max_route * sizeof(long long))
+    cdef long long* buf = _alloc_route_buffer(net.dims)
     with nogil:
         for t in range(mptr.shape[0] - 1):
             for e in range(mptr[t], mptr[t + 1]):
@@ -550,34 +626,66 @@ def link_loads_nodes(const long long[::1] mptr, const long long[::1] madj, const
     free(buf)
 
 
+cdef object _check_rows(const long long[:, ::1] rows):
+    """Rows (t, s) or (t, s, b) of the test hooks; a move (s = -1) needs b."""
+    if rows.shape[0] > 0 and not 2 <= rows.shape[1] <= 3:
+        raise ValueError(f"rows: expected (t, s) or (t, s, b); got {rows.shape[1]} columns")
+    if rows.shape[0] > 0 and rows.shape[1] == 2 and np.min(np.asarray(rows)[:, 1]) < 0:
+        raise ValueError("rows: a move (s = -1) needs the target node in a third column")
+
+
 def apply_swaps_incrementally(const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
                               const long long[::1] iptr, const long long[::1] iadj, const double[::1] iw,
-                              long long[::1] task_node, _Net net, const long long[:, ::1] swaps,
+                              long long[::1] task_node, _Net net not None, const long long[:, ::1] swaps,
                               double[::1] data, long long[::1] msgs, const double[::1] bw):
-    """Test hook: apply (t, s) swaps with incremental route updates (s = -1 with a node: move)."""
+    """Test hook: relocate tasks with the incremental link-load updates of refine_congestion.
+
+    Row i of ``swaps`` is (t, s) or (t, s, b): s >= 0 swaps tasks t and s (b is ignored);
+    s = -1 moves t to node b.  Every row is first tried and undone (the refinement's trial),
+    then applied.  Indices and node capacities are not checked.
+    """
     cdef Py_ssize_t i
     cdef long long t, s, a, b
-    cdef double peak = 0.0
-    cdef long long max_route = 1
-    for i in range(net.d):
-        max_route += net.dims[i]
-    cdef long long* buf = <long long*> malloc(max_route * sizeof(long long))
-    for i in range(swaps.shape[0]):
-        t = swaps[i, 0]
-        s = swaps[i, 1]
-        _routes(mptr, madj, mw, iptr, iadj, iw, t, s, task_node, net, -1.0, buf, data, msgs, bw, 0, &peak)
-        a = task_node[t]
-        b = task_node[s]
-        task_node[t] = b
-        task_node[s] = a
-        _routes(mptr, madj, mw, iptr, iadj, iw, t, s, task_node, net, 1.0, buf, data, msgs, bw, 0, &peak)
-    free(buf)
+    _check_rows(swaps)
+    cdef _LinkLoads loads = _LinkLoads(mptr, madj, mw, iptr, iadj, iw, task_node, net, data, msgs, bw, 0)
+    with nogil:
+        for i in range(swaps.shape[0]):
+            t = swaps[i, 0]
+            s = swaps[i, 1]
+            a = task_node[t]
+            b = task_node[s] if s >= 0 else swaps[i, 2]
+            loads.trial(t, s, b, 0, 1e300)
+            loads.relocate(t, b, s, a)
+
+
+def trial_relocations(const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
+                      const long long[::1] iptr, const long long[::1] iadj, const double[::1] iw,
+                      long long[::1] task_node, _Net net not None, const long long[:, ::1] rows,
+                      double[::1] data, long long[::1] msgs, const double[::1] bw, int objective,
+                      long long hot, double m_old):
+    """Test hook: refine_congestion's trial of every row, nothing applied; returns accepted (uint8).
+
+    Rows as in :func:`apply_swaps_incrementally`.  Row i is accepted when the relocation
+    lowers link ``hot`` and no link of the relocated tasks' new routes reaches ``m_old``.
+    """
+    cdef Py_ssize_t i
+    cdef long long t, s
+    _check_rows(rows)
+    accepted_arr = np.zeros(rows.shape[0], dtype=np.uint8)
+    cdef unsigned char[::1] accepted = accepted_arr
+    cdef _LinkLoads loads = _LinkLoads(mptr, madj, mw, iptr, iadj, iw, task_node, net, data, msgs, bw, objective)
+    with nogil:
+        for i in range(rows.shape[0]):
+            t = rows[i, 0]
+            s = rows[i, 1]
+            accepted[i] = loads.trial(t, s, task_node[s] if s >= 0 else rows[i, 2], hot, m_old)
+    return accepted_arr
 
 
 def refine_congestion(const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
                       const long long[::1] iptr, const long long[::1] iadj, const double[::1] iw,
                       const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
-                      const long long[::1] capacity, _Net net, const double[::1] bw, int objective,
+                      const long long[::1] capacity, _Net net not None, const double[::1] bw, int objective,
                       int delta, int max_candidates, int max_iter, long long[::1] task_node,
                       double[::1] data, long long[::1] msgs):
     """Lower the max link objective (0: Latency(M), 1: MMC) by swaps; returns (iterations, swaps).
@@ -588,13 +696,10 @@ def refine_congestion(const long long[::1] mptr, const long long[::1] madj, cons
     """
     cdef Py_ssize_t n = tptr.shape[0] - 1, n_links = data.shape[0]
     cdef Py_ssize_t it = 0, n_swaps = 0, e, h, k, i, c, q
-    cdef long long hot, t, s, a, b, u, best_s, best_b
-    cdef double m_old, val, peak, d_wh, best_dwh, hot_before
-    cdef long long max_route = 1
+    cdef long long hot, t, s, a, b, best_s, best_b
+    cdef double m_old, val, d_wh, best_dwh
     cdef bint any_swap
-    for k in range(net.d):
-        max_route += net.dims[k]
-    cdef long long* buf = <long long*> malloc(max_route * sizeof(long long))
+    cdef _LinkLoads loads = _LinkLoads(mptr, madj, mw, iptr, iadj, iw, task_node, net, data, msgs, bw, objective)
     cvol_arr = np.zeros(n, dtype=np.float64)
     cdef double[::1] cvol = cvol_arr
     slots_obj = _Slots(task_node, capacity)
@@ -605,9 +710,9 @@ def refine_congestion(const long long[::1] mptr, const long long[::1] madj, cons
         while it < max_iter:
             it += 1
             hot = 0
-            m_old = _obj(data, msgs, bw, 0, objective)
+            m_old = loads.obj(0)
             for e in range(1, n_links):
-                val = _obj(data, msgs, bw, e, objective)
+                val = loads.obj(e)
                 if val > m_old:
                     m_old = val
                     hot = e
@@ -617,9 +722,9 @@ def refine_congestion(const long long[::1] mptr, const long long[::1] madj, cons
             cand_tasks.clear()
             for t in range(n):
                 for e in range(mptr[t], mptr[t + 1]):
-                    h = _route(net.ncoords, net.dims, net.wrap, net.strides, task_node[t], task_node[madj[e]], buf)
+                    h = loads.route(task_node[t], task_node[madj[e]])
                     for k in range(h):
-                        if buf[k] == hot:
+                        if loads.buf[k] == hot:
                             if cvol[t] == 0:
                                 cand_tasks.push_back(t)
                             cvol[t] += mw[e]
@@ -658,52 +763,28 @@ def refine_congestion(const long long[::1] mptr, const long long[::1] madj, cons
                                     - _task_wh(tptr, tadj, tw, task_node, net, t, a, -1))
                         if best_s != -2 and d_wh >= best_dwh:
                             continue
-                        # try it: remove the routes, move, add, look, undo
-                        peak = 0.0
-                        hot_before = _obj(data, msgs, bw, hot, objective)
-                        _routes(mptr, madj, mw, iptr, iadj, iw, t, s, task_node, net, -1.0, buf, data, msgs, bw,
-                                objective, &peak)
-                        task_node[t] = b
-                        if s >= 0:
-                            task_node[s] = a
-                        peak = 0.0
-                        _routes(mptr, madj, mw, iptr, iadj, iw, t, s, task_node, net, 1.0, buf, data, msgs, bw,
-                                objective, &peak)
-                        if _obj(data, msgs, bw, hot, objective) < hot_before - 1e-12 and peak < m_old - 1e-12:
+                        if loads.trial(t, s, b, hot, m_old):
                             best_s = s
                             best_b = b
                             best_dwh = d_wh
-                        _routes(mptr, madj, mw, iptr, iadj, iw, t, s, task_node, net, -1.0, buf, data, msgs, bw,
-                                objective, &peak)
-                        task_node[t] = a
-                        if s >= 0:
-                            task_node[s] = b
-                        _routes(mptr, madj, mw, iptr, iadj, iw, t, s, task_node, net, 1.0, buf, data, msgs, bw,
-                                objective, &peak)
                 if best_s != -2:
                     s = best_s
                     b = best_b
-                    _routes(mptr, madj, mw, iptr, iadj, iw, t, s, task_node, net, -1.0, buf, data, msgs, bw,
-                            objective, &peak)
-                    task_node[t] = b
+                    loads.relocate(t, b, s, a)
                     if s >= 0:
-                        task_node[s] = a
                         slots.swap(t, a, s, b)
                     else:
                         slots.move(t, a, b)
-                    _routes(mptr, madj, mw, iptr, iadj, iw, t, s, task_node, net, 1.0, buf, data, msgs, bw,
-                            objective, &peak)
                     n_swaps += 1
                     any_swap = True
                     break
             if not any_swap:
                 break
-    free(buf)
     return it, n_swaps
 
 
 def node_assignment_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
-                       _Net net, const long long[::1] task_node):
+                       _Net net not None, const long long[::1] task_node):
     """Weighted hops of a node assignment on the undirected graph (each edge counted once)."""
     cdef Py_ssize_t t, e
     cdef double s = 0.0

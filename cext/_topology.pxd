@@ -1,10 +1,13 @@
-# Shared torus/mesh distance and dimension-order routing, inlined into every kernel that
-# needs them (cext/_torus.pyx, cext/_graphmap.pyx): the one implementation in C.
+# Shared torus/mesh distance, dimension-order routing and its route buffer, inlined into
+# every kernel that needs them (cext/_torus.pyx, cext/_graphmap.pyx, cext/_grid.pyx): the
+# one implementation in C.
 #
 # Hop distance: per dimension min(|a-b|, L-|a-b|) when it wraps, |a-b| otherwise.
 # Routing: dimensions in order 0, 1, ...; on a wrapping dimension the shorter way round,
 # the + direction on ties.  Directed link id = router * 2 * n_dims + 2 * dim + (0 for +,
 # 1 for -), router id = sum_k coord_k * stride_k with stride_0 = 1.
+
+from libc.stdlib cimport malloc
 
 cdef inline long long _dim_hops(long long a, long long b, long long length, bint wraps) noexcept nogil:
     cdef long long d = a - b
@@ -31,7 +34,8 @@ cdef inline Py_ssize_t _route(const long long[:, ::1] coords, const long long[::
                        Py_ssize_t p, Py_ssize_t q, long long* links) noexcept nogil:
     """Write the directed link ids of the dimension-order route p -> q into links.
 
-    Returns the number of links (= hops).  ``links`` must hold sum(dims) entries.
+    Returns the number of links (= hops).  ``links`` must hold sum(dims) entries
+    (_alloc_route_buffer).
     """
     cdef Py_ssize_t k, n_dims = coords.shape[1], n = 0
     cdef long long router = 0, fwd, bwd, steps, s, length, c, target
@@ -81,3 +85,16 @@ cdef inline Py_ssize_t _route(const long long[:, ::1] coords, const long long[::
     return n
 
 
+cdef inline long long* _alloc_route_buffer(const long long[::1] dims) except NULL:
+    """Allocate a links buffer for _route: 1 + sum(dims) entries (any route fits); caller frees.
+
+    Raises MemoryError when the allocation fails (call it holding the GIL).
+    """
+    cdef Py_ssize_t k
+    cdef long long size = 1
+    for k in range(dims.shape[0]):
+        size += dims[k]
+    cdef long long* links = <long long*> malloc(size * sizeof(long long))
+    if links == NULL:
+        raise MemoryError(f"cannot allocate a route buffer of {size} links")
+    return links

@@ -1,0 +1,61 @@
+"""Type stubs of the compiled graph-mapping kernels (cext/_graphmap.pyx).
+
+Task graphs are CSR arrays: ``tptr``/``tadj``/``tw`` the undirected graph with both
+directions stored, ``mptr``/``madj``/``mw`` the directed messages out of every task,
+``iptr``/``iadj``/``iw`` the messages into every task.  ``task_node`` holds the node index of
+every task; ``data``/``msgs`` the words and messages on every directed link.
+"""
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import disjoint_base
+
+@disjoint_base
+class _Net:
+    """The network between nodes (torus BFS or hop matrix); built by :func:`make_net`."""
+
+def make_net(
+    ncoords: npt.NDArray[np.int64], dims: npt.NDArray[np.int64], wrap: npt.NDArray[np.uint8],
+    router_ptr: npt.NDArray[np.int64], router_nodes: npt.NDArray[np.int64], node_router: npt.NDArray[np.int64],
+    ndist: npt.NDArray[np.int32],
+) -> _Net: ...
+def greedy_map(
+    tptr: npt.NDArray[np.int64], tadj: npt.NDArray[np.int64], tw: npt.NDArray[np.float64],
+    capacity: npt.NDArray[np.int64], net: _Net, n_bfs: int, start_node: int, task_node: npt.NDArray[np.int64],
+) -> int: ...
+def refine_wh(
+    tptr: npt.NDArray[np.int64], tadj: npt.NDArray[np.int64], tw: npt.NDArray[np.float64],
+    capacity: npt.NDArray[np.int64], net: _Net, delta: int, max_passes: int, task_node: npt.NDArray[np.int64],
+) -> tuple[int, int, float]: ...
+def link_loads_nodes(
+    mptr: npt.NDArray[np.int64], madj: npt.NDArray[np.int64], mw: npt.NDArray[np.float64],
+    task_node: npt.NDArray[np.int64], net: _Net, data: npt.NDArray[np.float64], msgs: npt.NDArray[np.int64],
+) -> None: ...
+def apply_swaps_incrementally(
+    mptr: npt.NDArray[np.int64], madj: npt.NDArray[np.int64], mw: npt.NDArray[np.float64],
+    iptr: npt.NDArray[np.int64], iadj: npt.NDArray[np.int64], iw: npt.NDArray[np.float64],
+    task_node: npt.NDArray[np.int64], net: _Net, swaps: npt.NDArray[np.int64], data: npt.NDArray[np.float64],
+    msgs: npt.NDArray[np.int64], bw: npt.NDArray[np.float64],
+) -> None: ...
+def trial_relocations(
+    mptr: npt.NDArray[np.int64], madj: npt.NDArray[np.int64], mw: npt.NDArray[np.float64],
+    iptr: npt.NDArray[np.int64], iadj: npt.NDArray[np.int64], iw: npt.NDArray[np.float64],
+    task_node: npt.NDArray[np.int64], net: _Net, rows: npt.NDArray[np.int64], data: npt.NDArray[np.float64],
+    msgs: npt.NDArray[np.int64], bw: npt.NDArray[np.float64], objective: int, hot: int, m_old: float,
+) -> npt.NDArray[np.uint8]: ...
+def refine_congestion(
+    mptr: npt.NDArray[np.int64], madj: npt.NDArray[np.int64], mw: npt.NDArray[np.float64],
+    iptr: npt.NDArray[np.int64], iadj: npt.NDArray[np.int64], iw: npt.NDArray[np.float64],
+    tptr: npt.NDArray[np.int64], tadj: npt.NDArray[np.int64], tw: npt.NDArray[np.float64],
+    capacity: npt.NDArray[np.int64], net: _Net, bw: npt.NDArray[np.float64], objective: int, delta: int,
+    max_candidates: int, max_iter: int, task_node: npt.NDArray[np.int64], data: npt.NDArray[np.float64],
+    msgs: npt.NDArray[np.int64],
+) -> tuple[int, int]: ...
+def node_assignment_wh(
+    tptr: npt.NDArray[np.int64], tadj: npt.NDArray[np.int64], tw: npt.NDArray[np.float64], net: _Net,
+    task_node: npt.NDArray[np.int64],
+) -> float: ...
+def grow_parts(
+    tptr: npt.NDArray[np.int64], tadj: npt.NDArray[np.int64], tw: npt.NDArray[np.float64],
+    sizes: npt.NDArray[np.int64], parts: npt.NDArray[np.int64],
+) -> None: ...
