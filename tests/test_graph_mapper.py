@@ -1,0 +1,210 @@
+"""Graph mappers: greedy growth, WH and congestion refinement, two-phase, SpMV graphs."""
+
+import numpy as np
+import pytest
+
+from mpitaskmap import (FlatMachine, InvalidInputError, Mapping, TaskGraph, TorusMachine, hopper_machine,
+                        identity_mapping, map_geometric, metrics, titan_machine, torus_machine)
+from mpitaskmap import candidate_list
+from mpitaskmap.problem import Problem
+from mpitaskmap.search import apply
+from mpitaskmap.mappers import graph as gm
+from mpitaskmap import _graphmap
+
+
+def line_machine(n):
+    return torus_machine([n], wrap=False)
+
+
+def test_2x2_task_grid_onto_4_node_line_is_optimal():
+    # a 4-cycle on a line of 4 nodes: any embedding costs at least 1+1+1+3 = 6 (both ways: 12)
+    g = TaskGraph.stencil([2, 2])
+    for refine in (False, True):
+        mp = gm.map_greedy(g, line_machine(4), refine=refine)
+        assert mp.is_permutation
+    assert gm.map_greedy(g, line_machine(4), refine=True).metric("weighted_hops") == 12.0
+
+
+def test_path_onto_line_is_found_exactly():
+    g = TaskGraph.stencil([6])
+    mp = gm.map_greedy(g, line_machine(6), refine=True)
+    assert mp.metric("weighted_hops") == 10.0  # 5 unit edges, both directions
+
+
+def test_capacities_several_tasks_per_node():
+    g = TaskGraph.stencil([4, 4])
+    m = torus_machine([2, 2], wrap=False, cores_per_node=4)
+    mp = gm.map_greedy(g, m, two_phase=False, refine=True)
+    assert mp.tasks_per_proc().tolist() == [1] * 16
+    per_node = np.bincount(m.node_ids[mp.task_to_proc])
+    assert per_node.tolist() == [4, 4, 4, 4]
+    # 4 quadrants of 2x2 on 4 nodes of a 2x2 mesh: 16 cut edges x 1 hop, both directions
+    assert mp.metric("weighted_hops") == 16.0
+
+
+def test_disconnected_task_graph_and_fewer_tasks_than_processors():
+    g = TaskGraph.from_edges([0, 1, 3, 4], [1, 0, 4, 3], [5.0, 5.0, 1.0, 1.0], n_tasks=6)
+    mp = gm.map_greedy(g, line_machine(8))
+    assert len(set(mp.task_to_proc.tolist())) == 6
+    assert mp.metric("weighted_hops") == 2 * 5.0 + 2 * 1.0  # both pairs adjacent
+
+
+def test_two_phase_and_partitioner_sizes():
+    g = TaskGraph.stencil([8, 8])
+    sizes = np.array([10, 20, 16, 18])
+    parts = gm.partition_graph(g, sizes, method="greedy")
+    assert np.bincount(parts, minlength=4).tolist() == sizes.tolist()
+    m = torus_machine([4], wrap=False, cores_per_node=16)
+    mp = gm.map_greedy(g, m, two_phase=True)
+    assert mp.info["two_phase"] and np.bincount(m.node_ids[mp.task_to_proc]).tolist() == [16] * 4
+    with pytest.raises(InvalidInputError, match="sum to the task count 64"):
+        gm.partition_graph(g, [1, 2])
+
+
+def test_fix_balance_moves_exactly_the_excess():
+    g = TaskGraph.stencil([6, 2])
+    tptr, tadj, tw = gm._undirected(g)
+    parts = np.array([0] * 8 + [1] * 4, dtype=np.int64)
+    gm._fix_balance(tptr, tadj, tw, np.array([6, 6]), parts)
+    assert np.bincount(parts).tolist() == [6, 6]
+
+
+def test_spmv_task_graph_column_net_volumes():
+    # 1-D Laplacian of 6 rows split 2/2/2: each part sends one boundary entry to each neighbour part
+    n = 6
+    indptr, indices = [0], []
+    for i in range(n):
+        row = [j for j in (i - 1, i, i + 1) if 0 <= j < n]
+        indices += row
+        indptr.append(len(indices))
+    g = gm.spmv_task_graph((indptr, indices, n), [0, 0, 1, 1, 2, 2])
+    edges = sorted(zip(g.sources().tolist(), g.indices.tolist(), g.weights.tolist()))
+    assert edges == [(0, 1, 1.0), (1, 0, 1.0), (1, 2, 1.0), (2, 1, 1.0)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_refinement_never_increases_its_objective(seed):
+    rng = np.random.default_rng(seed)
+    m = titan_machine(16, cores_per_node=4, seed=seed)
+    g = TaskGraph.from_edges(rng.integers(0, 64, 300), rng.integers(0, 64, 300), rng.integers(1, 9, 300), n_tasks=64)
+    start = Mapping(rng.permutation(64), m, g)
+    wh0 = start.metric("weighted_hops")
+    r = gm.refine_wh(start)
+    assert r.metric("weighted_hops") <= wh0
+    for objective, name in (("latency", "latency"), ("max_messages", "max_messages")):
+        c = gm.refine_congestion(start, objective=objective)
+        assert c.metric(name) <= start.metric(name)
+        assert np.bincount(c.task_to_proc, minlength=64).max() == 1
+
+
+def test_refine_congestion_lowers_the_hot_link_on_hopper():
+    g = TaskGraph.stencil([8, 8, 8])
+    geo = map_geometric(g, hopper_machine())
+    c = gm.refine_congestion(geo)
+    assert c.metric("latency") < geo.metric("latency")
+    assert c.info["congestion_swaps"] > 0
+
+
+def test_deterministic():
+    g = TaskGraph.stencil([8, 4, 4])
+    m = titan_machine(16, cores_per_node=8, seed=2)
+    a = gm.refine_wh(gm.map_greedy(g, m))
+    b = gm.refine_wh(gm.map_greedy(g, m))
+    assert np.array_equal(a.task_to_proc, b.task_to_proc)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_incremental_link_loads_equal_recomputation_after_random_swaps(seed):
+    rng = np.random.default_rng(seed)
+    m = titan_machine(24, cores_per_node=2, seed=seed)
+    g = TaskGraph.from_edges(rng.integers(0, 48, 200), rng.integers(0, 48, 200), rng.integers(1, 5, 200), n_tasks=48)
+    nn = gm.NodeNetwork(m)
+    ttp = rng.permutation(48)
+    task_node = nn.task_nodes(ttp)
+    mptr, madj, mw = g.indptr.astype(np.int64), g.indices.astype(np.int64), g.weights
+    iptr, iadj, iw = gm._incoming(g)
+    data = np.zeros(m.n_links)
+    msgs = np.zeros(m.n_links, dtype=np.int64)
+    _graphmap.link_loads_nodes(mptr, madj, mw, task_node, nn.net, data, msgs)
+    swaps = rng.integers(0, 48, size=(40, 2)).astype(np.int64)
+    swaps = swaps[swaps[:, 0] != swaps[:, 1]]
+    _graphmap.apply_swaps_incrementally(mptr, madj, mw, iptr, iadj, iw, task_node, nn.net,
+                                        np.ascontiguousarray(swaps), data, msgs, m.link_bandwidths())
+    fresh = metrics.link_loads(g, m, nn.task_procs(task_node))
+    assert np.array_equal(msgs, fresh.messages)
+    assert np.allclose(data, fresh.data)
+
+
+def test_generic_machine_uses_the_hop_matrix():
+    m = FlatMachine([0, 0, 1, 1, 2, 2])
+    g = TaskGraph.from_edges([0, 1, 2, 3, 4, 5], [1, 0, 3, 2, 5, 4], n_tasks=6)
+    mp = gm.refine_wh(gm.map_greedy(g, m))
+    assert mp.metric("weighted_hops") == 0.0  # every pair shares a node
+    with pytest.raises(InvalidInputError, match="needs static routes"):
+        gm.refine_congestion(mp)
+
+
+def test_graph_family_in_the_candidate_list():
+    m = torus_machine([4, 4])
+    g = TaskGraph.stencil([4, 4], periodic=True)
+    cands = candidate_list(g, m, families=["geometric", "graph"])
+    assert [(c.family, c.method) for c in cands[-3:]] == [
+        ("graph", "greedy+uwh"), ("graph", "geometric+uwh"), ("graph", "identity+uwh")]
+    assert [c.label() for c in cands[-3:]] == ["greedy+uwh", "geometric+uwh fz", "identity+uwh"]
+    for c in cands[-3:]:
+        assert apply(c, Problem(g, m)).metric("average_hops") <= identity_mapping(g, m).metric("average_hops") + 1
+    # without task coordinates the family leaves out geometric+uwh
+    bare = TaskGraph.from_edges(g.sources(), g.indices, g.weights, n_tasks=g.n_tasks)
+    assert [c.method for c in candidate_list(bare, m, families="graph")] == ["greedy+uwh", "identity+uwh"]
+
+
+def test_too_many_tasks():
+    with pytest.raises(InvalidInputError, match="do not fit"):
+        gm.map_greedy(TaskGraph.stencil([5]), line_machine(4))
+
+
+def test_metis_two_phase_with_exact_balance():
+    pytest.importorskip("pymetis", reason="the optional 'graph' extra (pymetis) is not installed")
+    g = TaskGraph.stencil([16, 16])
+    sizes = np.array([70, 60, 66, 60])
+    parts, used = gm.partition_graph(g, sizes, method="metis", return_method=True)
+    assert used == "metis" and np.bincount(parts).tolist() == sizes.tolist()
+    m = titan_machine(16, cores_per_node=16, seed=1)
+    mp = gm.map_greedy(g, m, two_phase=True)
+    assert mp.info["partitioner"] == "metis"
+    assert np.bincount(m.node_ids[mp.task_to_proc]).max() <= 16
+    assert mp.metric("weighted_hops") < identity_mapping(g, m).metric("weighted_hops")
+
+
+def test_refinement_pass_by_pass_equals_one_kernel_call():
+    # the kernel keeps each node's tasks in ascending order, so passes carry no hidden state
+    rng = np.random.default_rng(3)
+    m = titan_machine(16, cores_per_node=4, seed=3)
+    g = TaskGraph.from_edges(rng.integers(0, 64, 400), rng.integers(0, 64, 400), rng.integers(1, 9, 400), n_tasks=64)
+    nn = gm.NodeNetwork(m)
+    tptr, tadj, tw = gm._undirected(g)
+    start = nn.task_nodes(rng.permutation(64))
+    one = start.copy()
+    _graphmap.refine_wh(tptr, tadj, tw, nn.capacity, nn.net, 8, 20, one)
+    stepped = start.copy()
+    gm._refine_passes(tptr, tadj, tw, nn.capacity, nn.net, 8, 20, stepped, None)
+    assert np.array_equal(one, stepped)
+
+
+def test_fit_parts_when_keeping_fitting_parts_strands_a_large_one():
+    # nodes of capacity 2 and 1; the size-2 part was grown on the small node and the size-1
+    # part on the big one.  Keeping the size-1 part leaves no free node for the size-2 part,
+    # so both are placed largest first: size 2 -> node 0, size 1 -> node 1.
+    nn = gm.NodeNetwork(FlatMachine([0, 0, 1]))
+    assert nn.capacity.tolist() == [2, 1]
+    out = gm._fit_parts(np.array([1, 0]), np.array([2, 1]), nn)
+    assert out.tolist() == [0, 1]
+
+
+def test_greedy_two_phase_on_nodes_of_unequal_size():
+    # Hopper's 512 ranks sit on 21 nodes of 24 cores and one of 8: the two-phase greedy
+    # mapper used to raise IndexError here (a part stranded by _fit_parts)
+    g, m = TaskGraph.stencil([8, 8, 8]), hopper_machine()
+    mp = gm.map_greedy(g, m)
+    assert mp.is_permutation
+    assert mp.metric("weighted_hops") < identity_mapping(g, m).metric("weighted_hops")

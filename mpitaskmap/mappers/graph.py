@@ -272,24 +272,42 @@ def _node_shares(n_tasks: int, capacity: np.ndarray) -> np.ndarray:
 
 def _fit_parts(part_node: np.ndarray, sizes: np.ndarray, nn: "NodeNetwork") -> np.ndarray:
     """Keep each part on its greedy node when it fits; move the others to the nearest free
-    node that can hold them (largest parts first; ties: lowest node)."""
+    node that can hold them (largest parts first; ties: lowest node).
+
+    Keeping every fitting part first can leave a large displaced part without a free node
+    big enough (a small part kept on a big node); then every part is placed largest first,
+    keeping its greedy node only when still free, which always succeeds because the sizes
+    are the nodes' shares (the k-th largest part fits the k-th largest node).
+    """
     cap = nn.capacity
     if (sizes <= cap[part_node]).all():
         return part_node
-    n = part_node.size
-    out = np.full(n, -1, dtype=np.int64)
+    order = np.lexsort((np.arange(part_node.size), -sizes))
+    out = _place_parts(part_node, sizes, nn, order, keep_first=True)
+    return out if out is not None else _place_parts(part_node, sizes, nn, order, keep_first=False)
+
+
+def _place_parts(part_node, sizes, nn: "NodeNetwork", order, *, keep_first: bool):
+    """One placement of :func:`_fit_parts`; None when a part finds no free node that fits."""
+    cap, rep = nn.capacity, nn.view.representative
+    out = np.full(part_node.size, -1, dtype=np.int64)
     taken = np.zeros(cap.size, dtype=bool)
-    order = np.lexsort((np.arange(n), -sizes))
-    for p in order:
-        v = part_node[p]
-        if not taken[v] and sizes[p] <= cap[v]:
-            out[p], taken[v] = v, True
-    rep = nn.view.representative
+    if keep_first:
+        for p in order:
+            v = part_node[p]
+            if not taken[v] and sizes[p] <= cap[v]:
+                out[p], taken[v] = v, True
     for p in order:
         if out[p] >= 0:
             continue
+        v = part_node[p]
+        if not keep_first and not taken[v] and sizes[p] <= cap[v]:
+            out[p], taken[v] = v, True
+            continue
         ok = np.flatnonzero(~taken & (cap >= sizes[p]))
-        d = nn.machine.hops(np.full(ok.size, rep[part_node[p]]), rep[ok])
+        if ok.size == 0:
+            return None
+        d = nn.machine.hops(np.full(ok.size, rep[v]), rep[ok])
         v = int(ok[np.lexsort((ok, d))[0]])
         out[p], taken[v] = v, True
     return out
