@@ -214,7 +214,7 @@ def candidates(
     return out
 
 
-def apply(cand: Candidate, problem: Problem, *, prime_split: bool = True) -> Mapping:
+def apply(candidate: Candidate, problem: Problem, *, prime_split: bool = True) -> Mapping:
     """Compute a geometric candidate with :func:`~mpitaskmap.mappers.geometric.map_geometric`.
 
     Raises
@@ -224,7 +224,7 @@ def apply(cand: Candidate, problem: Problem, *, prime_split: bool = True) -> Map
     """
     if problem.graph.coords is None:
         raise NotApplicableError("geometric: the tasks have no coordinates")
-    o = dict(cand.options)
+    o = dict(candidate.options)
     return map_geometric(
         problem.graph, problem.machine, ordering=o.get("ordering", "fz"), task_perm=o.get("task_perm"),
         proc_perm=o.get("proc_perm"), shift=o.get("shift", True), bandwidth=o.get("bandwidth", False),

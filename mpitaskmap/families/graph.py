@@ -58,13 +58,13 @@ def candidates(problem: Problem) -> list[Candidate]:
     return out
 
 
-def apply(cand: Candidate, problem: Problem, *, progress: Callable | None = None,
+def apply(candidate: Candidate, problem: Problem, *, progress: Callable | None = None,
           congestion_progress: Callable | None = None) -> Mapping:
     """Compute a graph-family candidate.
 
     Parameters
     ----------
-    cand : Candidate
+    candidate : Candidate
         Family "graph".
     problem : Problem
         The task graph and machine.
@@ -77,8 +77,8 @@ def apply(cand: Candidate, problem: Problem, *, progress: Callable | None = None
         geometric+uwh without task coordinates; umc/ummc on a machine without static
         routes.
     """
-    g, m, method = problem.graph, problem.machine, cand.method
-    delta = cand.option("delta", 8)
+    g, m, method = problem.graph, problem.machine, candidate.method
+    delta = candidate.option("delta", 8)
     if method == "greedy":
         return map_greedy(g, m, delta=delta)
     if method in ("greedy+uwh", "umc", "ummc"):
@@ -93,7 +93,7 @@ def apply(cand: Candidate, problem: Problem, *, progress: Callable | None = None
     if method == "geometric+uwh":
         if g.coords is None:
             raise NotApplicableError("graph geometric+uwh: the tasks have no coordinates")
-        return refine_wh(map_geometric(g, m, ordering=cand.option("ordering", "fz")), delta=delta, progress=progress)
+        return refine_wh(map_geometric(g, m, ordering=candidate.option("ordering", "fz")), delta=delta, progress=progress)
     if method == "identity+uwh":
         return refine_wh(identity_mapping(g, m), delta=delta, progress=progress)
     raise ValueError(f"method: unknown graph method {method!r}; valid: {list(METHODS)}")

@@ -78,7 +78,7 @@ def candidates(problem: Problem) -> list[Candidate]:
     return out
 
 
-def apply(cand: Candidate, problem: Problem) -> Mapping:
+def apply(candidate: Candidate, problem: Problem) -> Mapping:
     """Compute one grid heuristic candidate.
 
     Raises
@@ -96,7 +96,7 @@ def apply(cand: Candidate, problem: Problem) -> Mapping:
     if graph.n_tasks != machine.n_procs:
         raise NotApplicableError("grid: task and processor counts differ")
     dims = pattern.dims
-    h, f = cand.method, cand.option("fold_dim")
+    h, f = candidate.method, candidate.option("fold_dim")
     grid = proc_grid(machine, fold_dim=f)
     shape2 = tuple(dims) + (1,) * (2 - len(dims))
     if h in HEURISTICS_2D:
@@ -107,23 +107,23 @@ def apply(cand: Candidate, problem: Problem) -> Mapping:
         if len(dims) > 2 or grid.n_dims != 3:
             raise NotApplicableError(f"grid {h}: needs a 1-D or 2-D object grid on a 3-D cell grid")
         variants = stack_variants(shape2, grid.shape)
-        v = cand.option("variant", 0)
+        v = candidate.option("variant", 0)
         if v >= len(variants):
             raise NotApplicableError(f"grid {h}: variant {v} of {len(variants)} for these shapes")
         s, c = variants[v]
         fn = map_fold if h == "fold" else map_stack
         return fn(graph, machine, shape=shape2, fold_dim=f, stack_dim=s, cut_dim=c)
     if h == "sfc":
-        return map_sfc(graph, machine, shape=dims, fold_dim=f, curve=cand.option("curve", "hilbert"))
+        return map_sfc(graph, machine, shape=dims, fold_dim=f, curve=candidate.option("curve", "hilbert"))
     if h == "block":
         if len(dims) > 2 or grid.cores == 1:
             raise NotApplicableError("grid block: needs a 1-D or 2-D object grid and several cores per router")
         blocks = block_shapes(shape2, grid.cores)
-        v = cand.option("variant", 0)
+        v = candidate.option("variant", 0)
         if v >= len(blocks):
             raise NotApplicableError(f"grid block: variant {v} of {len(blocks)} block shapes")
         return map_blocked(graph, machine, shape=shape2, block=blocks[v])
     if h == "pairs":  # from the default order; map_regular runs it from the best heuristic
-        return map_pairs(graph, machine, seed=cand.option("seed", 0))
+        return map_pairs(graph, machine, seed=candidate.option("seed", 0))
     valid = sorted(HEURISTICS_2D + HEURISTICS_3D + ("pairs",))
     raise InvalidInputError(f"method: unknown grid heuristic {h!r}; valid: {valid}")

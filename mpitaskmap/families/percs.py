@@ -33,6 +33,6 @@ def candidates(problem: Problem) -> list[Candidate]:
     return [candidate(s) for s in SEARCHED]
 
 
-def apply(cand: Candidate, problem: Problem) -> Mapping:
+def apply(candidate: Candidate, problem: Problem) -> Mapping:
     """Map with the candidate's strategy (:func:`~mpitaskmap.percs.map_percs`); ``seed`` option for random ones."""
-    return map_percs(problem.graph, problem.machine, method=cand.method, seed=cand.option("seed", 0))
+    return map_percs(problem.graph, problem.machine, method=candidate.method, seed=candidate.option("seed", 0))

@@ -5,29 +5,15 @@ Part of :mod:`mpitaskmap.mapfiles`; the formats are documented there.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import sys
 from typing import Iterator, TextIO
 
 import numpy as np
 
+from .._textio import _opened, write_coordinate_lines
 from ..errors import InvalidInputError
 from ..machine import TorusMachine
 from ..mapping import Mapping
-
-
-# -- file plumbing ------------------------------------------------------------------------
-@contextlib.contextmanager
-def _opened(target, mode: str) -> Iterator[TextIO]:
-    """Yield a text stream for ``target``: a path is opened (and closed), a stream passed on."""
-    if isinstance(target, (str, os.PathLike)):
-        with open(target, mode, encoding="utf-8", newline="") as fh:
-            yield fh
-    elif hasattr(target, "write" if "w" in mode else "read"):
-        yield target
-    else:
-        raise InvalidInputError(f"path: expected a path or a text stream; got {type(target).__name__}")
 
 
 def _name(target) -> str:
@@ -55,41 +41,6 @@ def _torus(mapping: Mapping) -> TorusMachine:
             f"got {type(mapping.machine).__name__}"
         )
     return mapping.machine
-
-
-# -- coordinate lines ---------------------------------------------------------------------
-def write_coordinate_lines(coords, path=None) -> None:
-    """Write one line of space-separated integers per row of ``coords``.
-
-    Parameters
-    ----------
-    coords : (n, n_cols) array_like of int
-        Row ``r`` becomes line ``r``.
-    path : str, path-like or text stream, optional
-        Where to write (default ``sys.stdout``).
-
-    Raises
-    ------
-    InvalidInputError
-        If ``coords`` is not a 2-D integer array.
-
-    Notes
-    -----
-    Exactly the released Rubik's map-file lines: single spaces, ``\\n`` after every line,
-    no header, no trailing space.
-
-    Examples
-    --------
-    >>> write_coordinate_lines([[0, 1, 2], [3, 0, 1]])
-    0 1 2
-    3 0 1
-    """
-    arr = np.asarray(coords)
-    if arr.ndim != 2 or (arr.size and arr.dtype.kind not in "iu"):
-        raise InvalidInputError(f"coords: expected a 2-D integer array; got shape {arr.shape}, dtype {arr.dtype}")
-    text = "".join(" ".join(str(int(v)) for v in row) + "\n" for row in arr.tolist())
-    with _opened(sys.stdout if path is None else path, "w") as fh:
-        fh.write(text)
 
 
 def read_coordinate_lines(path) -> np.ndarray:

@@ -14,7 +14,7 @@ import numpy as np
 from . import permute as _permute
 from ..errors import InvalidInputError
 from ..machine import Machine, TorusMachine
-from ..mapfiles import write_coordinate_lines
+from .._textio import write_coordinate_lines
 from ..mapping import Mapping
 from ..taskgraph import TaskGraph
 

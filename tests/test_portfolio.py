@@ -1,0 +1,156 @@
+"""Every method of the front end and every family of the search, through every door.
+
+For each method of :data:`mpitaskmap.portfolio.METHODS` (and every heuristic of the grid
+family and strategy of the PERCS family) on an input where it applies: the result is a
+valid mapping that respects node capacities, is deterministic, and is the same through
+:func:`mpitaskmap.map`, :func:`mpitaskmap.best_of` (one candidate) and the command line
+(``mpitaskmap map ... -o csv=PATH`` read back).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mpitaskmap
+from mpitaskmap import Problem, TaskGraph, best_of, candidate_list, families_for, method_candidate
+from mpitaskmap.cli import main
+from mpitaskmap.cli._inputs import load_machine, load_tasks
+from mpitaskmap.errors import InvalidInputError
+from mpitaskmap.mapfiles import read_map
+from mpitaskmap.mappers.regular import GRID_METHODS
+from mpitaskmap.percs import STRATEGIES
+from mpitaskmap.portfolio import METHODS
+from mpitaskmap.search import FAMILIES
+
+TITAN = ("sim:titan:nodes=8,ppn=4,seed=1", "stencil3d:4x4x2")  # 32 ranks, 4 per node
+MESH = ("sim:torus:dims=8x4,wrap=0", "stencil2d:8x4")
+BOX3 = ("sim:torus:dims=2x4x4,wrap=0", "stencil2d:8x4")
+CORES = ("sim:torus:dims=4x4,ppn=2", "stencil2d:8x4")
+PERCS = ("percs:ns=32,nd=1", "stencil2d:64x64")  # mod-colouring needs P = 64, Q >= 64
+
+
+def _case(method: str) -> tuple[str, str]:
+    name, _, arg = method.partition(":")
+    if name == "grid":
+        return {"stack": BOX3, "fold": BOX3, "block": CORES}.get(arg, MESH)
+    if name == "percs":
+        return PERCS
+    if name == "regular":
+        return MESH
+    return TITAN
+
+
+SPECS = ([m for m in METHODS if m not in ("grid", "percs")] + [f"grid:{h}" for h in GRID_METHODS]
+         + [f"percs:{s}" for s in STRATEGIES])
+
+
+def _inputs(case):
+    tasks = load_tasks(case[1]).graph
+    return load_machine(case[0], tasks.n_tasks).machine, tasks
+
+
+def test_every_method_of_the_table_is_covered():
+    assert {s.partition(":")[0] for s in SPECS} == set(METHODS)
+    assert set(FAMILIES) == {"identity", "geometric", "graph", "grid", "percs"}
+
+
+@pytest.mark.parametrize("method", SPECS)
+def test_method_through_map_best_of_and_the_cli(method, tmp_path, capsys):
+    case = _case(method)
+    machine, graph = _inputs(case)
+    a = mpitaskmap.map(graph, machine, method)
+    b = mpitaskmap.map(graph, machine, method)
+    # valid, deterministic, within the node capacities (one task per core here)
+    assert a.n_tasks == graph.n_tasks and a.is_permutation
+    np.testing.assert_array_equal(a.task_to_proc, b.task_to_proc)
+    nodes, cap = machine.node_capacity()
+    used = np.bincount(np.searchsorted(nodes, machine.node_ids[a.task_to_proc]), minlength=nodes.size)
+    assert (used <= cap).all()
+    # one candidate through best_of gives the same mapping
+    if method not in ("regular", "auto"):
+        one = best_of(graph, machine, [method_candidate(method)])
+        np.testing.assert_array_equal(one.mapping.task_to_proc, a.task_to_proc)
+    # the command line writes the same mapping
+    path = tmp_path / "map.csv"
+    status = main(["map", "-m", case[0], "-t", case[1], "--method", method, "-q", "-o", f"csv={path}"])
+    capsys.readouterr()
+    assert status == 0
+    back = read_map(path, machine, "csv", graph=graph)
+    np.testing.assert_array_equal(back.task_to_proc, a.task_to_proc)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_every_family_searched_alone_is_deterministic_and_applies(family):
+    case = {"grid": MESH, "percs": PERCS}.get(family, TITAN)
+    machine, graph = _inputs(case)
+    cands = candidate_list(graph, machine, families=family, rotate=False)
+    assert cands and all(c.family == family for c in cands)
+    assert cands == candidate_list(graph, machine, families=[family], rotate=False)
+    res = best_of(graph, machine, cands)
+    again = best_of(graph, machine, cands)
+    assert res.index == again.index and res.scores == again.scores
+    np.testing.assert_array_equal(res.mapping.task_to_proc, again.mapping.task_to_proc)
+    assert res.mapping.is_permutation
+
+
+def test_auto_searches_the_applicable_families_with_the_identity_first():
+    machine, graph = _inputs(TITAN)
+    # this small allocation is a full box of 4 routers (8 cores each), so grid applies too
+    assert families_for(Problem(graph, machine)) == ["geometric", "graph", "grid"]
+    m = mpitaskmap.map(graph, machine)
+    assert m.info["families"] == "geometric,graph,grid"
+    cands = candidate_list(graph, machine, families=["geometric", "graph", "grid"], include_identity=True)
+    assert m.info["candidates"] == len(cands)
+    best = best_of(graph, machine, cands)
+    np.testing.assert_array_equal(m.task_to_proc, best.mapping.task_to_proc)
+    assert m.info["candidate_index"] == best.index and m.info["candidate"] == cands[best.index].label()
+    # a single family name works like a list
+    one = mpitaskmap.map(graph, machine, families="graph")
+    assert one.info["families"] == "graph"
+    # a sparse allocation is no box: no grid family; without coordinates no geometric family
+    sparse, tasks = _inputs(("sim:titan:nodes=16,ppn=2,seed=3", "stencil3d:4x4x2"))
+    assert families_for(Problem(tasks, sparse)) == ["geometric", "graph"]
+    bare = TaskGraph.from_edges(tasks.sources(), tasks.indices, tasks.weights, n_tasks=tasks.n_tasks)
+    assert families_for(Problem(bare, sparse)) == ["graph"]
+    pm, pg = _inputs(PERCS)
+    assert "percs" in families_for(Problem(pg, pm))
+
+
+def test_auto_ties_go_to_the_identity():
+    # a 4x4 mesh of tasks on a 4x4 mesh: the default order is optimal, and so are many candidates
+    g = TaskGraph.stencil([4, 4])
+    machine = mpitaskmap.torus_machine([4, 4], wrap=False)
+    m = mpitaskmap.map(g, machine)
+    assert m.info["candidate_index"] == 0 and m.info["candidate"] == "identity (default order)"
+    res = best_of(g, machine, candidate_list(g, machine, include_identity=True))
+    assert res.scores.count(res.scores[0]) > 1  # several candidates tie with the identity
+
+
+def test_front_end_errors_name_the_method_and_option():
+    machine, graph = _inputs(TITAN)
+    with pytest.raises(InvalidInputError, match="unknown 'bogus'"):
+        mpitaskmap.map(graph, machine, "bogus")
+    with pytest.raises(InvalidInputError, match="spiral: not an option of method 'geometric'"):
+        mpitaskmap.map(graph, machine, "geometric", spiral=1)
+    with pytest.raises(InvalidInputError, match="grid needs a name"):
+        mpitaskmap.map(graph, machine, "grid")
+    with pytest.raises(InvalidInputError, match="unknown grid heuristic 'nope'"):
+        mpitaskmap.map(graph, machine, "grid:nope")
+    with pytest.raises(InvalidInputError, match="only method 'auto' searches families"):
+        mpitaskmap.map(graph, machine, "geometric", families="graph")
+    with pytest.raises(InvalidInputError, match="is a search, not one candidate"):
+        method_candidate("auto")
+    with pytest.raises(InvalidInputError, match="families: unknown 'nope'"):
+        mpitaskmap.map(graph, machine, families=["geometric", "nope"])
+    bare = TaskGraph.from_edges(graph.sources(), graph.indices, graph.weights, n_tasks=graph.n_tasks)
+    with pytest.raises(InvalidInputError, match="geometric needs task coordinates"):
+        mpitaskmap.map(bare, machine, families="geometric")
+
+
+def test_winner_is_the_lowest_score_then_the_lowest_index():
+    from mpitaskmap.search import winner
+
+    assert winner([(2, 5.0), (0, 5.0), (1, 7.0)]) == (5.0, 0)
+    assert winner([(3, 1.0), (1, 2.0)]) == (1.0, 3)
+    assert winner([(0, float("inf")), (4, 9.0)]) == (9.0, 4)
