@@ -21,6 +21,7 @@ method              what it computes
 ``grid:NAME``       one regular-grid heuristic (affn, mxovlp, fold, stack, sfc, block, ...)
 ``regular``         the grid analyser, every grid heuristic, the best refined by PAIRS
 ``percs:NAME``      one PERCS strategy (PERCS machines)
+``rubik:NAME``      Rubik's box mapping: ``map``, ``tilt`` (options ``axis``, ``direction``), ``zorder``
 ``auto``            the best of every applicable family's candidates by ``metric``,
                     the identity first (:func:`~mpitaskmap.search.families_for`)
 ==================  ============================================================================
@@ -39,6 +40,7 @@ from .families import identity as identity_family
 from .families import graph as graph_family
 from .families import grid as grid_family
 from .families import percs as percs_family
+from .families import rubik as rubik_family
 from .grid_analysis import GridPattern, _to_coo, analyse_grid
 from .machine import Machine
 from .mappers._grids import proc_grid
@@ -66,8 +68,13 @@ METHODS: dict[str, str] = {
     "grid": "one regular-grid heuristic grid:NAME (affn, fold, stack, sfc, block, ...)",
     "regular": "regular-grid analyser, every grid heuristic, the best refined by PAIRS",
     "percs": "one PERCS strategy percs:NAME (blocking, mod_colouring, transpose; PERCS machines)",
+    "rubik": "Rubik's box mapping rubik:map|tilt|zorder (regular grids on box allocations; tilt options axis, "
+             "direction)",
     "auto": "best of every applicable candidate family by the metric (identity included)",
 }
+
+#: Methods written NAME:ARG, and the valid ARGs.
+_NAMED = {"grid": GRID_METHODS, "percs": tuple(percs_family.STRATEGIES), "rubik": rubik_family.METHODS}
 
 _GEOMETRIC_OPTIONS = ("ordering", "shift", "bandwidth", "box", "drop", "task_perm", "proc_perm")
 _GRAPH_OPTIONS = ("ordering", "delta")
@@ -80,11 +87,10 @@ def _split(method: str) -> tuple[str, str]:
     name = name.lower()
     if name not in METHODS:
         raise InvalidInputError(f"method: unknown {name!r}; valid: {list(METHODS)}")
-    if arg and name not in ("grid", "percs"):
+    if arg and name not in _NAMED:
         raise InvalidInputError(f"method: {name} takes no ':' argument; got {method!r} (options are keywords)")
-    if not arg and name in ("grid", "percs"):
-        valid = sorted(GRID_METHODS) if name == "grid" else sorted(percs_family.STRATEGIES)
-        raise InvalidInputError(f"method: {name} needs a name, {name}:NAME with NAME in {valid}")
+    if not arg and name in _NAMED:
+        raise InvalidInputError(f"method: {name} needs a name, {name}:NAME with NAME in {sorted(_NAMED[name])}")
     return name, arg
 
 
@@ -139,6 +145,11 @@ def method_candidate(method: str, **options) -> Candidate:
         if arg not in percs_family.STRATEGIES:
             raise InvalidInputError(f"method: unknown PERCS strategy {arg!r}; valid: {sorted(percs_family.STRATEGIES)}")
         return Candidate.make("percs", arg, **options)
+    if name == "rubik":
+        _check_options(name, options, ("axis", "direction") if arg == "tilt" else ())
+        if arg not in rubik_family.METHODS:
+            raise InvalidInputError(f"method: unknown rubik method {arg!r}; valid: {list(rubik_family.METHODS)}")
+        return Candidate.make("rubik", arg, **options)
     raise InvalidInputError(f"method: {name!r} is a search, not one candidate; call map(..., method={name!r})")
 
 

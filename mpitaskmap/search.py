@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import Callable, Iterable, Sequence
 
 from .errors import InvalidInputError, NotApplicableError
-from .families import geometric, graph, grid, identity, percs
+from .families import geometric, graph, grid, identity, percs, rubik
 from .machine import Machine
 from .mapping import Mapping
 from .metrics import METRICS, evaluate
@@ -46,6 +46,7 @@ FAMILIES: dict[str, ModuleType] = {
     "graph": graph,
     "grid": grid,
     "percs": percs,
+    "rubik": rubik,
 }
 
 #: Families searched when none are named: the geometric mapper (ALGORITHMS.md section 2).
@@ -70,7 +71,7 @@ def families_for(problem: Problem) -> list[str]:
     --------
     >>> from mpitaskmap import TaskGraph, torus_machine
     >>> families_for(Problem(TaskGraph.stencil([4, 4]), torus_machine([4, 4])))
-    ['geometric', 'graph', 'grid']
+    ['geometric', 'graph', 'grid', 'rubik']
     """
     out = []
     for name, module in FAMILIES.items():

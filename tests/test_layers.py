@@ -104,7 +104,7 @@ def test_only_the_runtime_imports_mpi4py_at_module_level():
     assert at_top == ["mpitaskmap.runtime"]
 
 
-@pytest.mark.parametrize("family", ["geometric", "graph", "grid", "identity", "percs"])
+@pytest.mark.parametrize("family", ["geometric", "graph", "grid", "identity", "percs", "rubik"])
 def test_every_family_module_has_candidates_and_apply(family):
     import importlib
     import inspect

@@ -22,6 +22,7 @@ from mpitaskmap.mappers.regular import GRID_METHODS
 from mpitaskmap.percs import STRATEGIES
 from mpitaskmap.portfolio import METHODS
 from mpitaskmap.search import FAMILIES
+from mpitaskmap.families.rubik import METHODS as RUBIK_METHODS
 
 TITAN = ("sim:titan:nodes=8,ppn=4,seed=1", "stencil3d:4x4x2")  # 32 ranks, 4 per node
 MESH = ("sim:torus:dims=8x4,wrap=0", "stencil2d:8x4")
@@ -36,13 +37,13 @@ def _case(method: str) -> tuple[str, str]:
         return {"stack": BOX3, "fold": BOX3, "block": CORES}.get(arg, MESH)
     if name == "percs":
         return PERCS
-    if name == "regular":
+    if name in ("regular", "rubik"):
         return MESH
     return TITAN
 
 
-SPECS = ([m for m in METHODS if m not in ("grid", "percs")] + [f"grid:{h}" for h in GRID_METHODS]
-         + [f"percs:{s}" for s in STRATEGIES])
+SPECS = ([m for m in METHODS if m not in ("grid", "percs", "rubik")] + [f"grid:{h}" for h in GRID_METHODS]
+         + [f"percs:{s}" for s in STRATEGIES] + [f"rubik:{r}" for r in RUBIK_METHODS])
 
 
 def _inputs(case):
@@ -52,7 +53,7 @@ def _inputs(case):
 
 def test_every_method_of_the_table_is_covered():
     assert {s.partition(":")[0] for s in SPECS} == set(METHODS)
-    assert set(FAMILIES) == {"identity", "geometric", "graph", "grid", "percs"}
+    assert set(FAMILIES) == {"identity", "geometric", "graph", "grid", "percs", "rubik"}
 
 
 @pytest.mark.parametrize("method", SPECS)
@@ -82,7 +83,7 @@ def test_method_through_map_best_of_and_the_cli(method, tmp_path, capsys):
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_every_family_searched_alone_is_deterministic_and_applies(family):
-    case = {"grid": MESH, "percs": PERCS}.get(family, TITAN)
+    case = {"grid": MESH, "percs": PERCS, "rubik": MESH}.get(family, TITAN)
     machine, graph = _inputs(case)
     cands = candidate_list(graph, machine, families=family, rotate=False)
     assert cands and all(c.family == family for c in cands)
@@ -97,10 +98,11 @@ def test_every_family_searched_alone_is_deterministic_and_applies(family):
 def test_auto_searches_the_applicable_families_with_the_identity_first():
     machine, graph = _inputs(TITAN)
     # this small allocation is a full box of 4 routers (8 cores each), so grid applies too
-    assert families_for(Problem(graph, machine)) == ["geometric", "graph", "grid"]
+    # (at router 0, so Rubik's model fits as well)
+    assert families_for(Problem(graph, machine)) == ["geometric", "graph", "grid", "rubik"]
     m = mpitaskmap.map(graph, machine)
-    assert m.info["families"] == "geometric,graph,grid"
-    cands = candidate_list(graph, machine, families=["geometric", "graph", "grid"], include_identity=True)
+    assert m.info["families"] == "geometric,graph,grid,rubik"
+    cands = candidate_list(graph, machine, families=["geometric", "graph", "grid", "rubik"], include_identity=True)
     assert m.info["candidates"] == len(cands)
     best = best_of(graph, machine, cands)
     np.testing.assert_array_equal(m.task_to_proc, best.mapping.task_to_proc)
@@ -154,3 +156,26 @@ def test_winner_is_the_lowest_score_then_the_lowest_index():
     assert winner([(2, 5.0), (0, 5.0), (1, 7.0)]) == (5.0, 0)
     assert winner([(3, 1.0), (1, 2.0)]) == (1.0, 3)
     assert winner([(0, float("inf")), (4, 9.0)]) == (9.0, 4)
+
+
+def test_rubik_family_places_the_task_grid_like_rubik():
+    # 6x5 tasks (x fastest) on a 10x3 mesh: the family runs Rubik's own program (app box
+    # [5, 6], network box [10, 3], network.map(app)); task t is Rubik rank t
+    g = TaskGraph.stencil([6, 5])
+    m = mpitaskmap.torus_machine([10, 3], wrap=False)
+    p = Problem(g, m)
+    from mpitaskmap.families import rubik as rubik_family
+    from mpitaskmap.rubik import box
+
+    cands = rubik_family.candidates(p)
+    assert [c.label() for c in cands] == [
+        "rubik map", "rubik tilt axis=0 direction=1", "rubik tilt axis=1 direction=0", "rubik zorder"]
+    mp = mpitaskmap.map(g, m, "rubik:map")
+    net, app = box([10, 3]), box([5, 6])
+    net.map(app)
+    np.testing.assert_array_equal(mp.task_to_proc, net.to_mapping(m).task_to_proc)
+    assert mp.metric("weighted_hops") < mpitaskmap.identity_mapping(g, m).metric("weighted_hops")
+    # not a box at router 0, or not a grid: no candidates
+    assert rubik_family.candidates(Problem(g, mpitaskmap.titan_machine(15, cores_per_node=2, seed=2))) == []
+    bare = TaskGraph.from_matrix(np.ones((30, 30)) - np.eye(30))
+    assert rubik_family.candidates(Problem(bare, m)) == []

@@ -88,7 +88,7 @@ def run_method(spec: str, graph: TaskGraph, machine: Machine, ctx: Context) -> t
         raise InvalidInputError(f"--method: the default order is called {IDENTITY!r}; got {spec!r}")
     if name not in METHODS:
         raise InvalidInputError(f"--method: unknown {name!r}; valid: {sorted(METHODS)}")
-    if arg and name not in ("geometric", "geometric+uwh", "percs", "grid"):
+    if arg and name not in ("geometric", "geometric+uwh", "percs", "grid", "rubik"):
         raise InvalidInputError(f"--method: {name} takes no options; got {spec!r}")
     method, options, progress = name, {}, None
     if name in ("geometric", "geometric+uwh"):
@@ -98,7 +98,7 @@ def run_method(spec: str, graph: TaskGraph, machine: Machine, ctx: Context) -> t
         options = dict(ordering=o.ordering)
         if name == "geometric":
             options.update(shift=o.shift, bandwidth=o.bandwidth, box=o.box)
-    elif name in ("grid", "percs"):
+    elif name in ("grid", "percs", "rubik"):
         method = f"{name}:{arg}"
     elif name == "auto":
         options = dict(metric=ctx.metric, families=ctx.families, orderings=ctx.orderings)
