@@ -2,7 +2,7 @@
 
 A :class:`Problem` is one task graph on one machine plus a lazy cache of what the mapper
 families derive from them (the number of varying task dimensions, processor-coordinate
-variants, the detected grid pattern), so a search over hundreds of candidates builds each
+variants, the node view, the detected grid pattern), so a search over hundreds of candidates builds each
 of those once.  A :class:`Candidate` is a small immutable description of one mapping:
 ``(family, method, options)``; the family module that made it knows how to compute it.
 
@@ -20,7 +20,7 @@ import numpy as np
 
 from .errors import InvalidInputError
 from .grid_analysis import GridPattern, analyse_grid
-from .machine import Machine
+from .machine import Machine, NodeView
 from .mapping import IDENTITY
 from .taskgraph import TaskGraph
 
@@ -125,6 +125,11 @@ class Problem:
         if self.graph.coords is None:
             return 0
         return int(np.count_nonzero(np.ptp(self.graph.coords, axis=0) > 0))
+
+    @property
+    def node_view(self) -> NodeView:
+        """The machine seen node by node (:meth:`~mpitaskmap.machine.Machine.node_view`, built once)."""
+        return self.machine.node_view()
 
     @property
     def grid_pattern(self) -> GridPattern:
