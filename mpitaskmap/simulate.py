@@ -16,15 +16,18 @@ into ``$MPITASKMAP_CACHE_DIR`` or ``$XDG_CACHE_HOME/mpitaskmap`` (default
 platform file and a message list.  :func:`mpitaskmap.simgrid.simgrid_missing` with
 ``compiler=True`` says what is missing.
 
-Why this and not SimGrid's Python binding: Debian's ``python3-simgrid`` is built for the
-system Python only (our environments are virtualenvs of other Pythons), and the ``simgrid``
-package on PyPI is a source distribution that compiles all of SimGrid (C++, cmake, Boost)
-on install: a large share of CI's 90-minute budget on 2 cores, for every fresh machine.
-Debian's ``libsimgrid-dev`` (3.32) installs in seconds (measured here: 9 s for
-``apt-get install libsimgrid-dev gfortran`` after ``apt-get update``), brings
-``smpicc``/``smpirun`` for the SMPI side (:mod:`mpitaskmap.simgrid`) as well, and the
-replay program compiles against it once (measured: 2 s of CPU, about 20 s of wall time on
-this shared 2-core machine).
+Why this and not SimGrid's Python binding (measured on this machine, Debian 12, 2 shared
+cores): Debian's ``python3-simgrid`` (3.32) is built for Debian's ``/usr/bin/python3`` and
+installed in its ``dist-packages``, outside our virtualenvs (a pyenv Python here: importing
+it needs a path hack that holds only while the two minor versions match); the ``simgrid`` package on PyPI
+(4.1) is a source distribution only (5.4 MB, about 380 C/C++ files of the library itself)
+whose ``setup.py`` runs cmake and needs Boost and pybind11 from the system, and compiles
+all of SimGrid on every fresh machine: tens of CPU minutes against CI's 90-minute budget
+on 2 cores (not built here, to keep the shared cores free), and a SimGrid (4.1) other than
+the one whose ``smpirun`` the SMPI side uses.  Debian's ``libsimgrid-dev`` (3.32) installs
+in 9 s (``apt-get update`` and ``apt-get install libsimgrid-dev gfortran`` together), serves both
+the SMPI side (:mod:`mpitaskmap.simgrid`) and this replay, and the replay program compiles
+against it once in 2 s of CPU (about 20 s of wall time on this loaded machine).
 
 The network model
 -----------------
@@ -38,10 +41,17 @@ latency x 13.01) is one ``config=("network/model:LV08",)`` away.
 Messages between tasks of one node cross no network link; they are not sent (hop 0, as
 in every metric of the library).
 
-Measured (this machine, 2 shared cores, ``benchmarks``-style single run): the 7-point
-stencil of 16 x 16 x 16 = 4096 tasks, one step, on a 24 x 24 x 24 torus (one task per
-node, tasks on the first 4096 nodes in router order) -- see :func:`simulate_exchange`'s
-notes for the figure.
+Speed (``benchmarks/simulate_speed.py``, this machine, 2 cores shared with other jobs):
+one step of the 7-point stencil of 16 x 16 x 16 = 4096 tasks (23,040 messages of 16 KiB)
+on a 24 x 24 x 24 torus, one task per node.  Writing the platform takes 0.3-0.4 s.  With
+the tasks on a 16^3 sub-cube (no link shared) the whole call takes 8 s of wall time, 3.3 s
+of it SimGrid's CPU; with task t on router t (rows of 16 tasks on rows of 24 routers: long,
+contended routes) 53 s of wall time at a load average of 5, 21.5 s of SimGrid's CPU.  What
+limits it is SimGrid's max-min sharing solver, whose cost grows about quadratically with
+the number of flows that contend (router-order placement: 3,000 / 6,000 / 12,000 / 23,040
+messages take 0.8 / 1.6 / 5.3 / 21.5 s of CPU), so a step of about 25,000 concurrent
+messages is the practical size on such a machine; well-mapped graphs, whose messages share
+few links, go further.
 """
 
 from __future__ import annotations
@@ -255,11 +265,10 @@ def simulate_exchange(
 
     Notes
     -----
-    Platform size O(distinct node pairs x route length): only the routes of node pairs
-    that exchange messages are declared.  Measured on this machine (2 shared cores): a
-    4096-task 7-point stencil step (24,576 messages) on a 24 x 24 x 24 torus, one task per
-    node, takes about 6 s of wall time in total (writing the platform, SimGrid parsing it,
-    the simulation itself); see the report of the change that added this module.
+    Platform size O(distinct node pairs x route length): only the nodes and the routes of
+    node pairs that exchange messages are declared.  Time: see the module notes (a
+    4096-task 7-point stencil step on a 24^3 torus takes 8 to 53 s of wall time here,
+    depending on how much the mapping makes messages contend).
     """
     if not isinstance(mapping, Mapping):
         raise InvalidInputError(f"mapping: expected a Mapping; got {type(mapping).__name__}")
