@@ -113,7 +113,7 @@ def test_round_trip_every_format(fmt, machine_name, tmp_path):
     path = tmp_path / f"map.{fmt}"
     write_map(m, path, fmt)
     back = read_map(path, machine, fmt, graph=graph)
-    if fmt == "slurm_hostfile":  # node-level format: the ranks of a node come back in ascending order
+    if fmt in ("slurm_hostfile", "smpi_hostfile"):  # node-level formats: the ranks of a node come back in ascending order
         m = node_canonical(m)
     assert_array_equal(back.task_to_proc, m.task_to_proc)
     assert back.graph is graph and back.metric("total_hops") == m.metric("total_hops", graph)
@@ -231,7 +231,7 @@ def test_csv_errors():
 def test_format_registry_and_writer_errors():
     machine = torus_machine([2])
     m = Mapping([1, 0], machine)
-    with pytest.raises(InvalidInputError, match=r"format: unknown map-file format 'rankfile'; valid: \['bluegene', 'csv', 'mpich_rank_order', 'openmpi_rankfile', 'slurm_hostfile'\]"):
+    with pytest.raises(InvalidInputError, match=r"format: unknown map-file format 'rankfile'; valid: \['bluegene', 'csv', 'mpich_rank_order', 'openmpi_rankfile', 'slurm_hostfile', 'smpi_hostfile'\]"):
         write_map(m, io.StringIO(), "rankfile")
     with pytest.raises(InvalidInputError, match="needs a machine with router coordinates"):
         write_bluegene_map(Mapping([1, 0], FlatMachine([0, 1])), io.StringIO())

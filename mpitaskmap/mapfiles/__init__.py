@@ -82,9 +82,15 @@ Formats
     the written one already kept each node's ranks in ascending processor order (see
     :func:`node_canonical`).
 
+``"smpi_hostfile"`` -- SimGrid SMPI hostfile (:func:`write_smpi_hostfile`).
+    Read by ``smpirun -np N -platform P -hostfile FILE``: line ``i`` is the host that runs
+    rank ``i``; the same text as the Slurm host list (one writer and one reader serve
+    both), with the same node-level meaning.  The platform ``P`` of the allocation comes
+    from :func:`mpitaskmap.simgrid.platform_xml`, whose hosts have the same names.
+
 Host names
 ----------
-Both host files name nodes.  ``hosts=None`` uses :data:`DEFAULT_HOST_FORMAT`
+The host files name nodes.  ``hosts=None`` uses :data:`DEFAULT_HOST_FORMAT`
 (``"nid%05d"``: Cray's ``nid`` names from the node id, as on the Cray systems and the
 simulated Titan); a ``%`` format string is applied to the node id (``"node%d"``); a
 sequence gives the name of node id ``k`` at position ``k`` (e.g. the names of a job's
@@ -115,6 +121,7 @@ from .csvfile import read_mapping_csv, write_mapping_csv
 from .hosts import DEFAULT_HOST_FORMAT, host_names, node_canonical, node_slots
 from .openmpi import read_openmpi_rankfile, write_openmpi_rankfile
 from .slurm import read_slurm_hostfile, write_slurm_hostfile
+from .smpi import read_smpi_hostfile, write_smpi_hostfile
 
 __all__ = [
     "write_coordinate_lines",
@@ -135,6 +142,8 @@ __all__ = [
     "read_openmpi_rankfile",
     "write_slurm_hostfile",
     "read_slurm_hostfile",
+    "write_smpi_hostfile",
+    "read_smpi_hostfile",
     "MAP_FORMATS",
     "write_map",
     "read_map",
@@ -147,6 +156,7 @@ MAP_FORMATS: dict[str, tuple[Callable, Callable]] = {
     "csv": (write_mapping_csv, read_mapping_csv),
     "openmpi_rankfile": (write_openmpi_rankfile, read_openmpi_rankfile),
     "slurm_hostfile": (write_slurm_hostfile, read_slurm_hostfile),
+    "smpi_hostfile": (write_smpi_hostfile, read_smpi_hostfile),
 }
 
 
@@ -167,7 +177,7 @@ def write_map(mapping: Mapping, path, format: str, **options) -> None:
         Where to write.
     format : str
         A key of :data:`MAP_FORMATS` (``"bluegene"``, ``"csv"``, ``"mpich_rank_order"``,
-        ``"openmpi_rankfile"``, ``"slurm_hostfile"``).
+        ``"openmpi_rankfile"``, ``"slurm_hostfile"``, ``"smpi_hostfile"``).
     **options
         Keyword options of that format's writer (``hosts=`` for the host files,
         ``ranges=`` for the rank order).
