@@ -140,7 +140,13 @@ def test_torus_link_id_reads_explicit_names_only():
 
 # -- platforms: bad input ------------------------------------------------------------------------
 class OddMachine(Machine):
-    pass
+    """A machine kind SimGrid's platform writer does not know (all hops 1)."""
+
+    def hops(self, src, dst):
+        return (np.asarray(src) != np.asarray(dst)).astype(np.int64)
+
+    def geometric_coords(self):
+        return np.zeros((self.n_procs, 1))
 
 
 def test_bad_input_names_why():
