@@ -13,11 +13,17 @@ The MPI counterpart of the tie rule (``remap`` winner index 0 on a tie) is in
 import numpy as np
 import pytest
 
-from mpitaskmap import TaskGraph, TorusMachine, best_of, candidate_list, torus_machine
+from mpitaskmap import TaskGraph, TorusMachine, best_of, candidate_list, map_greedy, torus_machine
 from mpitaskmap.mappers.geometric import select_compact_subset
 
 # Private helpers guarded here: if they move, this is the one line to fix.
 from mpitaskmap.mappers.graph import NodeNetwork, _fit_parts, _node_shares
+
+
+def line_of_nodes(cores):
+    """Mesh line of routers, one node per router, node ``i`` with ``cores[i]`` cores."""
+    node_ids = np.repeat(np.arange(len(cores)), cores)
+    return TorusMachine(node_ids[:, None], [len(cores)], wrap=False, node_ids=node_ids)
 
 
 # -- best_of: ties go to the lowest index ------------------------------------------------
@@ -127,13 +133,22 @@ def test_node_shares_rounds_by_largest_remainder(n_tasks, capacity, expected):
     assert int(shares.sum()) == n_tasks and (shares <= np.array(capacity)).all()
 
 
+def test_two_phase_greedy_gives_each_node_its_share():
+    """Public behaviour of the shares: nodes 0-1-2 on a line with 2, 3, 1 cores and a line of
+    5 tasks.  Exact shares 5 * [2, 3, 1] / 6 = [1.667, 2.5, 0.833], floors [1, 2, 0] leave 2
+    tasks for the largest remainders, nodes 2 (0.833) and 0 (0.667): shares [2, 2, 1].  The
+    two-phase mapper makes one part per share and puts the parts on distinct nodes, so the
+    tasks per used node are 2, 2 and 1 in some order.
+
+    Mutation check: ascending remainders give shares [2, 3, 0] and the assertion fails.
+    """
+    machine = line_of_nodes([2, 3, 1])
+    mapping = map_greedy(TaskGraph.stencil([5]), machine, two_phase=True, partitioner="greedy")
+    per_node = np.bincount(machine.node_ids[mapping.task_to_proc], minlength=3)
+    assert sorted(per_node.tolist()) == [1, 2, 2]
+
+
 # -- _fit_parts: keep a part on its greedy node when it fits --------------------------------
-
-
-def line_of_nodes(cores):
-    """Mesh line of routers, one node per router, node ``i`` with ``cores[i]`` cores."""
-    node_ids = np.repeat(np.arange(len(cores)), cores)
-    return TorusMachine(node_ids[:, None], [len(cores)], wrap=False, node_ids=node_ids)
 
 
 def test_fit_parts_keeps_a_part_on_its_greedy_node_when_it_fits():
@@ -174,3 +189,18 @@ def test_fit_parts_always_finds_room_when_the_shares_fit_the_nodes():
     out = _fit_parts(np.array([1, 0, 2]), sizes, nn)
     assert sorted(out.tolist()) == [0, 1, 2]
     assert (sizes <= nn.capacity[out]).all()
+
+
+@pytest.mark.xfail(strict=True, raises=IndexError, reason="known bug in _fit_parts, see the test above")
+def test_two_phase_greedy_on_a_job_that_does_not_fill_its_last_node():
+    """The public symptom of the bug above: 9 ranks at 4 per node on the Titan-like machine
+    (nodes of 4, 4 and 1 cores).  Found with ``map_greedy(two_phase=True)`` on line graphs:
+    ``sim:titan:ppn=4,seed=1`` fails at 9, 10, 11, 17, 19, ... ranks,
+    ``sim:torus:dims=4x4,ppn=3`` at 7, 11, 14, 16, ...; ``remap(..., families=("graph",))``
+    and ``best_of`` over the graph family fail the same way.  The result must be a valid
+    mapping: distinct processors."""
+    from mpitaskmap.providers import get_provider, machine_from_provider
+
+    machine = machine_from_provider(get_provider("sim:titan:ppn=4,seed=1"), 9)
+    mapping = map_greedy(TaskGraph.stencil([9]), machine, two_phase=True)
+    assert sorted(mapping.task_to_proc.tolist()) == list(range(9))
