@@ -398,7 +398,7 @@ def test_remap_searches_graph_and_grid_families_in_one_list(comm):
                      rotate=False, report=True)
     new.Free()
     machine = comm_machine(comm, spec)
-    task_dims = sum(1 for g in (a, comm.size // a) if g > 1)
+    task_dims = max(1, sum(1 for g in (a, comm.size // a) if g > 1))  # remap keeps >= 1 dimension
     expected = candidate_list(task_dims, machine, families=["geometric", "graph", "grid"], rotate=False)
     assert rep.n_candidates == 1 + len(expected)
     assert {c.kind for c in expected} >= {"geometric", "greedy", "geometric+uwh", "grid"}
