@@ -26,3 +26,47 @@ def pytest_runtest_logreport(report):
     rank, size = _world()
     if size > 1 and rank != 0 and report.failed:
         sys.stderr.write(f"[rank {rank}] FAILED {report.nodeid} ({report.when})\n{report.longreprtext}\n")
+
+
+#: The communicators the ``comm`` fixture runs an MPI test on (see :func:`comm`).
+COMM_KINDS = ("world", "reversed", "half", "self")
+
+
+@pytest.fixture(scope="session", params=COMM_KINDS)
+def comm(request):
+    """An intracommunicator to run a collective test on, one per :data:`COMM_KINDS`.
+
+    * ``world``: ``MPI.COMM_WORLD``.
+    * ``reversed``: every world rank, in reversed order (``Split(0, size - 1 - rank)``):
+      comm rank ``r`` is world rank ``size - 1 - r``.
+    * ``half``: the world cut into a lower and an upper half, each keeping world order
+      (``Split(rank >= size // 2, rank)``): two disjoint communicators run the same test
+      at the same time, each on a contiguous block of world ranks (sizes
+      ``size // 2`` and ``size - size // 2``; at ``-n 1`` just one communicator).
+    * ``self``: ``MPI.COMM_SELF``: every process alone.
+
+    Tests that need particular sizes skip the others with a reason.  Session-scoped: pytest
+    groups the tests by communicator (the same order on every rank), each communicator
+    made here is created once and freed when its group ends, which saves a ``Split`` and a
+    ``Free`` per test under oversubscribed ``mpiexec``.  Tests must not free or modify it.
+    mpi4py is imported only when the fixture runs (MPI tests), as the rest of this file
+    does for the rank and size.
+    """
+    from mpi4py import MPI
+
+    world = MPI.COMM_WORLD
+    kind = request.param
+    if kind == "world":
+        yield world
+        return
+    if kind == "self":
+        yield MPI.COMM_SELF
+        return
+    if kind == "reversed":
+        made = world.Split(0, world.size - 1 - world.rank)
+    else:
+        made = world.Split(int(world.rank >= world.size // 2), world.rank)
+    try:
+        yield made
+    finally:
+        made.Free()
