@@ -9,6 +9,8 @@
 #              link set and de-duplicates it with a stamp array (stamp[link] == pair id means
 #              "already counted for this pair").  A striped L segment src->dst in supernode s
 #              crosses src->x and x->dst for every node x of src's drawer (self-loops skipped).
+#              The L hops of inter-supernode routes are striped segments (model "striped") or
+#              the single link src->dst (model "paper"): argument striped_hops.
 # Arrays     : pair arrays su, u, sv, v, mult (n_pairs,) int64: source supernode, node
 #              (0..31), destination supernode, node, multiplicity.  msg (n_full,) int64 and
 #              stamp (n_full,) int64 in the full numbering: L link s*1024 + y*32 + z, D link
@@ -41,9 +43,19 @@ cdef inline void _segment(Py_ssize_t s, Py_ssize_t src, Py_ssize_t dst, long lon
             _mark(base + x * 32 + dst, m, sid, msg, stamp)
 
 
+cdef inline void _hop(Py_ssize_t s, Py_ssize_t src, Py_ssize_t dst, long long m, long long sid,
+                      bint striped, long long[::1] msg, long long[::1] stamp) noexcept nogil:
+    # one L hop of an inter-supernode route: striped segment or the single link src -> dst
+    if striped:
+        _segment(s, src, dst, m, sid, msg, stamp)
+    elif src != dst:
+        _mark(s * 1024 + src * 32 + dst, m, sid, msg, stamp)
+
+
 def pair_messages(const long long[::1] su, const long long[::1] u, const long long[::1] sv,
                   const long long[::1] v, const long long[::1] mult, Py_ssize_t n_s, Py_ssize_t n_d,
-                  bint indirect, long long[::1] msg, long long[::1] stamp, long long first_id):
+                  bint indirect, bint striped_hops, long long[::1] msg, long long[::1] stamp,
+                  long long first_id):
     """Add the Congestion(e) of distinct node pairs to msg; return the next free stamp id.
 
     Under indirect routing the D links and the middle segments in supernodes other than
@@ -62,26 +74,26 @@ def pair_messages(const long long[::1] su, const long long[::1] u, const long lo
                 _segment(a, u[i], v[i], m, sid, msg, stamp)
             elif not indirect:
                 for j in range(n_d):
-                    _segment(a, u[i], j * W + b % W, m, sid, msg, stamp)
+                    _hop(a, u[i], j * W + b % W, m, sid, striped_hops, msg, stamp)
                     _mark(dbase + (a * n_d + j) * n_s + b, m, sid, msg, stamp)
-                    _segment(b, j * W + a % W, v[i], m, sid, msg, stamp)
+                    _hop(b, j * W + a % W, v[i], m, sid, striped_hops, msg, stamp)
             else:
                 ra = a % W
                 rb = b % W
                 for j in range(n_d):
                     for r in range(n_res):
-                        _segment(a, u[i], j * W + r, m, sid, msg, stamp)
-                    _segment(a, j * W + ra, j * W + rb, m, sid, msg, stamp)
+                        _hop(a, u[i], j * W + r, m, sid, striped_hops, msg, stamp)
+                    _hop(a, j * W + ra, j * W + rb, m, sid, striped_hops, msg, stamp)
                 sid += 1
                 for j in range(n_d):
-                    _segment(b, j * W + ra, j * W + rb, m, sid, msg, stamp)
+                    _hop(b, j * W + ra, j * W + rb, m, sid, striped_hops, msg, stamp)
                     for r in range(n_res):
-                        _segment(b, j * W + r, v[i], m, sid, msg, stamp)
+                        _hop(b, j * W + r, v[i], m, sid, striped_hops, msg, stamp)
             sid += 1
     return sid
 
 
-def class_messages(const long long[:, :, ::1] nc, Py_ssize_t n_d, long long[::1] msg,
+def class_messages(const long long[:, :, ::1] nc, Py_ssize_t n_d, bint striped_hops, long long[::1] msg,
                    long long[::1] stamp, long long first_id):
     """Add the middle-segment Congestion(e) of every supernode from class counts; return the next id."""
     cdef Py_ssize_t c, ra, rb, j, n_s = nc.shape[0], W = nc.shape[1]
@@ -94,6 +106,6 @@ def class_messages(const long long[:, :, ::1] nc, Py_ssize_t n_d, long long[::1]
                     if m == 0 or ra == rb:
                         continue
                     for j in range(n_d):
-                        _segment(c, j * W + ra, j * W + rb, m, sid, msg, stamp)
+                        _hop(c, j * W + ra, j * W + rb, m, sid, striped_hops, msg, stamp)
                     sid += 1
     return sid
