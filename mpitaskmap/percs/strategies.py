@@ -24,6 +24,51 @@ strategy needs), as the default placement does.
 * ``transpose`` row-wise (rows of P tasks contiguous: the default order), column-wise
   (columns contiguous) and hybrid (lines of the shorter dimension contiguous, so they
   stay inside one supernode whenever they fit).
+
+Which links limit each strategy (halo, throughput per node)
+-----------------------------------------------------------
+Throughput is ``4 / t`` GB/s per node with ``t = max(L_LL/21, L_LR/5, L_D/10)`` (every
+task sends one unit, 1/4 to each neighbour).  Closed forms below hold for a periodic
+P x Q halo with P a multiple of 64 (the study's grids 64 x 32 for n_s = 16, 64 x 64 for
+n_s = 32) under the default machine model (``model="paper"``: striped intra-supernode
+messages, single-link L hops of inter-supernode routes, bucket wiring ``jW + (b mod W)``);
+``tests/test_percs_closed_forms.py`` checks each of them against the simulator on
+n_s = 16 and 32 for n_d = 1, 2, 4, 8, 16.
+
+Direct routing: a supernode pair exchanging ``V`` units loads each of its ``n_d`` D links
+with ``V / n_d``, so the D links allow ``40 n_d / V``.
+
+=====================  ==============================  ==================  ===========================
+strategy               supernode holds                 busiest pair V      throughput, bottleneck
+=====================  ==============================  ==================  ===========================
+default                2 rows of 64 (64 x 2 strip)     16 units            2.5 n_d, D (n_d <= 16)
+node blocking seq.     32 node blocks = 64 x 2 strip   16 units            2.5 n_d, D (n_d <= 16)
+drawer blocking seq.   4 drawer blocks = 32 x 4 strip  8 units             5 n_d, D (n_d <= 16)
+supernode blocking     one 16 x 8 block                4 units             10 n_d, D (n_d <= 16; LR ties at 16)
+mod-colouring          two 8 x 8 blocks, 8 distinct    2 units             D allows 20 n_d; LR limits:
+                       neighbour supernodes                                320 n_d / (16 + n_d), LR
+=====================  ==============================  ==================  ===========================
+
+* Mod-colouring's LR limit: a node on the corner of a block sends 1/2 unit to each of two
+  neighbour supernodes over ``n_d`` gateways, and the colours put two such L hops of
+  ``1 / (2 n_d)`` on one LR link, which also carries 1/16 of striped intra-supernode
+  traffic: ``L_LR = 1/n_d + 1/16``.  Hence 18.8, 35.6, 64, 106.7 (the paper's 107, LR)
+  and 160 GB/s for n_d = 1..16, i.e. 1.88, 1.78, 1.6, 1.33 and 1 times supernode
+  blocking (the paper: "twice, until the LR links limit").
+* Random block orders have no closed form (they scatter neighbours over many
+  supernodes: better than sequential on the D links, worse on the L links as n_d grows).
+
+Indirect routing: the D link ``(a -> c, j)`` carries ``(out(a) + in(c)) / (n_s n_d)``; for a
+mapping where every supernode sends and receives ``V`` inter-supernode units the D links
+allow ``20 n_s n_d / V``: default and node blocking V = 32 (``0.625 n_s n_d``), drawer
+blocking V = 18 (``1.11 n_s n_d``), supernode blocking V = 12 (``1.67 n_s n_d``),
+mod-colouring V = 16 (``1.25 n_s n_d``).  At n_s = 32 this beats direct routing while
+D-bound (n_d = 1); from n_d = 2 (4 for mod-colouring) the three L hops of L-D-L-D-L
+make LR or LL the limit.
+
+Model ``"striped"`` (every L hop striped over its source drawer) leaves the D loads, and so
+every D-bound cell, unchanged; it moves the L limit of mod-colouring from LR
+(106.7 at n_d = 8) to LL (137.8, L_LL = 39/64).
 """
 
 from __future__ import annotations
