@@ -88,3 +88,13 @@ def test_striped_model_moves_the_limit_to_ll():
     assert L.bottleneck() == "LL"
     assert L.class_max_data()["LL"] == pytest.approx(39 / 64)
     assert L.throughput() == pytest.approx(4 * 21 * 64 / 39)
+
+
+def test_uniform_model_gives_the_text_and_table_i_for_mod_colouring_not_for_supernode_blocking():
+    # model "uniform" (every segment over all 32 nodes): LR link y->z carries (R(y) + C(z)) / 32
+    mod = [loads("mod_colouring", 32, n_d, model="uniform") for n_d in (1, 2, 4, 8)]
+    assert [round(L.throughput(), 1) for L in mod] == [20.0, 40.0, 80.0, 106.7]
+    assert [L.bottleneck() for L in mod] == ["D", "D", "D", "LR"]
+    assert mod[-1].class_max_data()["LR"] == pytest.approx(6 / 32)
+    sn = loads("supernode_sequential", 32, 16, model="uniform")
+    assert sn.throughput() == pytest.approx(128) and sn.bottleneck() == "LR"  # the paper: 160

@@ -43,10 +43,11 @@ class PercsMachine(Machine):
         D links between every pair of supernodes: 1, 2, 4, 8, 16 or 32.
     routing : {"direct", "indirect"}, optional
         Inter-supernode routing used by :meth:`link_loads` (default "direct").
-    model : {"paper", "striped"}, optional
-        L-hop model of inter-supernode routes used by :meth:`link_loads` (default
-        "paper": each L hop of an L-D-L route is one L link; "striped": every L hop is
-        striped over its source drawer).  See :mod:`mpitaskmap.percs.routing`.
+    model : {"paper", "striped", "uniform"}, optional
+        L-link model used by :meth:`link_loads` (default "paper": intra-supernode messages
+        striped over the source drawer, each L hop of an L-D-L route one L link;
+        "striped": every L hop striped too; "uniform": every segment spread over all 32
+        nodes).  See :mod:`mpitaskmap.percs.routing`.
     name : str, optional
         Description used in reports.
 
@@ -68,7 +69,8 @@ class PercsMachine(Machine):
 
     **Link loads** (:meth:`link_loads`) follow :mod:`mpitaskmap.percs.routing`: striped
     intra-supernode segments, direct (L-D-L) or indirect (L-D-L-D-L) inter-supernode
-    routes whose L hops are single links (model "paper") or striped (model "striped"),
+    routes whose L hops are single links (model "paper"), striped (model "striped") or
+    spread over the whole supernode (model "uniform"),
     fractional Data(e) in float64, and Congestion(e) counting a split message once on
     every link one of its paths crosses.
 

@@ -199,7 +199,7 @@ class PercsLinkLoads(LinkLoads):
     routing : str
         ``"direct"`` or ``"indirect"``.
     model : str
-        L-hop model of inter-supernode routes, ``"paper"`` or ``"striped"``
+        L-link model, ``"paper"``, ``"striped"`` or ``"uniform"``
         (:data:`mpitaskmap.percs.routing.MODELS`).
     """
 

@@ -21,7 +21,8 @@ their supernode, ``W = 32 / n_d``:
   ``a`` or ``b`` one D link is the conventional self-loop (free); the route keeps its
   three L hops.
 
-**Models** (:data:`MODELS`) differ only in the L hops of inter-supernode routes:
+**Models** (:data:`MODELS`) differ only in how L segments use the L links (D loads are the
+same in all three):
 
 * ``"paper"`` (default): each L hop of an L-D-L or L-D-L-D-L route is the single L link
   between its two nodes; only intra-supernode messages are striped.  This is the model
@@ -29,6 +30,13 @@ their supernode, ``W = 32 / n_d``:
   intra-supernode transfers, the inter-supernode route is the path L-D-L); it
   reproduces the paper's published cells (mod-colouring 107 GB/s, LR-bound, at
   n_s = 32, n_d = 8; supernode blocking still D-bound at 160 GB/s for n_d = 16).
+* ``"uniform"``: every intra-supernode message and every L hop is spread evenly over
+  the 32 two-hop paths ``u -> x -> v``, ``x`` any node of the supernode, so the link
+  ``y -> z`` carries ``(R(y) + C(z)) / 32`` (all segment volume leaving ``y`` plus all
+  entering ``z``).  Not the paper's stated rule; kept because it is the one L model we
+  found under which mod-colouring gives the paper's text (20 n_d GB/s, D-bound, for
+  n_d <= 4) *and* its Table I cell (106.7, LR-bound, at n_d = 8) -- at the price of
+  supernode blocking at n_d = 16 (128 instead of the paper's 160).
 * ``"striped"``: every L hop is itself a striped segment over the 8 nodes of its
   source's drawer.  The Power 775 hub stripes L traffic whatever its origin, so this is
   our estimate of the hardware rather than of the paper; it moves load from the LR
@@ -62,8 +70,9 @@ from .network import (
 __all__ = ["ROUTINGS", "MODELS", "percs_link_loads", "compact_index"]
 
 ROUTINGS = ("direct", "indirect")
-#: L-hop models of inter-supernode routes (see the module notes); "paper" is the default.
-MODELS = ("paper", "striped")
+#: L-link models (see the module notes); "paper" is the default.
+MODELS = ("paper", "striped", "uniform")
+_MODEL_CODE = {"paper": 0, "striped": 1, "uniform": 2}  # the kernel's mode argument
 _N = NODES_PER_SUPERNODE
 
 
@@ -117,6 +126,16 @@ def check_model(model: str) -> str:
     return model
 
 
+def _spread(demand: np.ndarray) -> np.ndarray:
+    """Loads (n_s, 32, 32) of segments spread over all 32 two-hop paths: ``(R(y) + C(z)) / 32``."""
+    dem = demand.copy()
+    idx = np.arange(_N)
+    dem[:, idx, idx] = 0.0
+    load = (dem.sum(axis=2)[:, :, None] + dem.sum(axis=1)[:, None, :]) / _N
+    load[:, idx, idx] = 0.0
+    return load
+
+
 def _hop_loads(demand: np.ndarray) -> np.ndarray:
     """Loads (n_s, 32, 32) of L hops: each demand on its one link, node-to-itself hops free."""
     load = demand.copy()
@@ -140,7 +159,7 @@ def percs_link_loads(indptr, indices, weights, task_to_proc, n_s: int, n_d: int,
         Network size.
     routing : {"direct", "indirect"}, optional
         Inter-supernode routing (default "direct").
-    model : {"paper", "striped"}, optional
+    model : {"paper", "striped", "uniform"}, optional
         L-hop model of inter-supernode routes (default "paper"; see the module notes).
 
     Returns
@@ -202,8 +221,10 @@ def percs_link_loads(indptr, indices, weights, task_to_proc, n_s: int, n_d: int,
         d_full += (out_sn[:, None, None] + in_sn[None, None, :]) * share
     if model == "paper":
         l_load = _stripe(demand) + _hop_loads(hops)
-    else:
+    elif model == "striped":
         l_load = _stripe(demand + hops)
+    else:
+        l_load = _spread(demand + hops)
     full_data = np.concatenate([l_load.ravel(), d_full.ravel()])
 
     # Congestion(e): distinct node pairs with multiplicity, counted by the kernel.
@@ -218,7 +239,7 @@ def percs_link_loads(indptr, indices, weights, task_to_proc, n_s: int, n_d: int,
     i64 = lambda x: np.ascontiguousarray(x, dtype=np.int64)  # noqa: E731
     nxt = _percs.pair_messages(
         i64(psa), i64(pu), i64(psb), i64(pv), i64(mult), n_s, n_d, routing == "indirect",
-        model == "striped", msg, stamp, 1
+        _MODEL_CODE[model], msg, stamp, 1
     )
     if routing == "indirect" and inter.any():
         m_sn = np.bincount(ai * n_s + bi, minlength=n_s * n_s).reshape(n_s, n_s)
@@ -232,7 +253,7 @@ def percs_link_loads(indptr, indices, weights, task_to_proc, n_s: int, n_d: int,
         nc = np.broadcast_to(n_cls, (n_s, W, W)).copy()
         nc[np.arange(n_s), res, :] -= from_c
         nc[np.arange(n_s), :, res] -= into_c
-        _percs.class_messages(np.ascontiguousarray(nc), n_d, model == "striped", msg, stamp, nxt)
+        _percs.class_messages(np.ascontiguousarray(nc), n_d, _MODEL_CODE[model], msg, stamp, nxt)
         out_m, in_m = m_sn.sum(axis=1), m_sn.sum(axis=0)
         d_msg = out_m[:, None, None] + in_m[None, None, :] - m_sn[:, None, :]
         msg[n_s * _N * _N:] += np.broadcast_to(d_msg, (n_s, n_d, n_s)).ravel()

@@ -66,9 +66,12 @@ mod-colouring V = 16 (``1.25 n_s n_d``).  At n_s = 32 this beats direct routing 
 D-bound (n_d = 1); from n_d = 2 (4 for mod-colouring) the three L hops of L-D-L-D-L
 make LR or LL the limit.
 
-Model ``"striped"`` (every L hop striped over its source drawer) leaves the D loads, and so
-every D-bound cell, unchanged; it moves the L limit of mod-colouring from LR
-(106.7 at n_d = 8) to LL (137.8, L_LL = 39/64).
+The other L models leave the D loads, and so every D-bound cell, unchanged.  Model
+``"striped"`` (every L hop striped over its source drawer) moves the L limit of
+mod-colouring from LR (106.7 at n_d = 8) to LL (137.8, L_LL = 39/64), and keeps it D-bound
+(20 n_d) up to n_d = 4.  Model ``"uniform"`` (every segment over all 32 nodes; link
+``y -> z`` carries ``(R(y) + C(z)) / 32``) gives mod-colouring 20 n_d (D) up to n_d = 4 and
+106.7 (LR, L_LR = 6/32) at n_d = 8, but limits supernode blocking at n_d = 16 to 128 (LR).
 """
 
 from __future__ import annotations
