@@ -93,8 +93,8 @@ PAPER_CELLS = [
 #: Why a cell still differs from the paper by more than the tolerance (keyed like PAPER_CELLS).
 REASONS = {
     ("halo_nd", 32, 1, "default"):
-        "2.5 = 40 n_d / 16 (two 64-task rows send 16 units over the one D link); t = 2 would need "
-        "an L link with 10 units, which neither model has: we read the paper's 2 as 2.5 rounded down",
+        "2.5 = 40 n_d / 16 (two 64-task rows send 16 units over the one D link); 2 would need 20 units "
+        "on a D link or 10 on an LR link, which no layout or L model gives: we read it as 2.5 rounded down",
     ("halo_nd", 32, 1, "mod_colouring"):
         "two L hops of 1/(2 n_d) share an LR link into a gateway (+1/16 striped): LR limits just below "
         "the D links, 320 n_d/(16+n_d) = 18.8, the formula of Table I's own 107 at n_d = 8",
