@@ -28,8 +28,10 @@ same in all three):
   between its two nodes; only intra-supernode messages are striped.  This is the model
   of Chakaravarthy et al. (ALGORITHMS.md section 5: striping is stated for
   intra-supernode transfers, the inter-supernode route is the path L-D-L); it
-  reproduces the paper's published cells (mod-colouring 107 GB/s, LR-bound, at
-  n_s = 32, n_d = 8; supernode blocking still D-bound at 160 GB/s for n_d = 16).
+  reproduces the published table cells we have (mod-colouring 107 GB/s, LR-bound, at
+  n_s = 32, n_d = 8; supernode blocking still D-bound at 160 GB/s for n_d = 16) but
+  makes mod-colouring LR-bound below the 20 n_d of the paper's text for n_d <= 4
+  (``benchmarks/percs_study.py`` lists every cell).
 * ``"uniform"``: every intra-supernode message and every L hop is spread evenly over
   the 32 two-hop paths ``u -> x -> v``, ``x`` any node of the supernode, so the link
   ``y -> z`` carries ``(R(y) + C(z)) / 32`` (all segment volume leaving ``y`` plus all
@@ -38,10 +40,11 @@ same in all three):
   n_d <= 4) *and* its Table I cell (106.7, LR-bound, at n_d = 8) -- at the price of
   supernode blocking at n_d = 16 (128 instead of the paper's 160).
 * ``"striped"``: every L hop is itself a striped segment over the 8 nodes of its
-  source's drawer.  The Power 775 hub stripes L traffic whatever its origin, so this is
-  our estimate of the hardware rather than of the paper; it moves load from the LR
-  links into a gateway node onto the LL links of the source drawer (mod-colouring at
-  n_d = 8 becomes LL-bound at 137.8 GB/s instead of LR-bound at 106.7 GB/s).
+  source's drawer (the model before issue 16).  It assumes the hardware stripes every
+  L hop the way the paper stripes intra-supernode transfers -- our reading, not the
+  paper's; it moves load from the LR links into a gateway node onto the LL links of the
+  source drawer (mod-colouring at n_d = 8 becomes LL-bound at 137.8 GB/s instead of
+  LR-bound at 106.7 GB/s) and keeps mod-colouring D-bound (20 n_d) up to n_d = 4.
 
 Data(e) is linear in the traffic, so it is computed from aggregated demands (node to
 node inside each supernode, node to supernode across) and the closed form of striping:
