@@ -9,6 +9,10 @@
 #              link set and de-duplicates it with a stamp array (stamp[link] == pair id means
 #              "already counted for this pair").  A striped L segment src->dst in supernode s
 #              crosses src->x and x->dst for every node x of src's drawer (self-loops skipped).
+#              Argument mode (the L model): 0 "paper" = intra-supernode messages striped, the
+#              L hops of inter-supernode routes the single link src->dst; 1 "striped" = every
+#              L hop striped too; 2 "uniform" = every segment and hop spread over all 32
+#              nodes x of the supernode (src->x, x->dst).
 # Arrays     : pair arrays su, u, sv, v, mult (n_pairs,) int64: source supernode, node
 #              (0..31), destination supernode, node, multiplicity.  msg (n_full,) int64 and
 #              stamp (n_full,) int64 in the full numbering: L link s*1024 + y*32 + z, D link
@@ -18,7 +22,8 @@
 #              their middle segments in c depend on the class only).
 # Invariants : 0 <= u, v < 32, 0 <= su, sv < n_s; stamps start at 0 and ids are > 0.
 # Tie-break  : none (counts are exact integers).
-# Complexity : intra/direct O(n_pairs * 17 * n_d); indirect O(n_pairs * 16 * 32 + n_s * W^2 * 16 * n_d).
+# Complexity : intra/direct O(n_pairs * 17 * n_d); indirect O(n_pairs * 16 * 32 + n_s * W^2 * 16 * n_d);
+#              four times more marks per segment under mode 2.
 # Source     : ALGORITHMS.md section 5 (routing) and section 1 (Congestion(e)).
 
 cdef inline void _mark(Py_ssize_t link, long long m, long long sid,
@@ -41,9 +46,43 @@ cdef inline void _segment(Py_ssize_t s, Py_ssize_t src, Py_ssize_t dst, long lon
             _mark(base + x * 32 + dst, m, sid, msg, stamp)
 
 
+cdef inline void _spread(Py_ssize_t s, Py_ssize_t src, Py_ssize_t dst, long long m, long long sid,
+                         long long[::1] msg, long long[::1] stamp) noexcept nogil:
+    # a segment spread over the 32 two-hop paths src -> x -> dst of its supernode
+    cdef Py_ssize_t x, base = s * 1024
+    if src == dst:
+        return
+    for x in range(32):
+        if x != src:
+            _mark(base + src * 32 + x, m, sid, msg, stamp)
+        if x != dst:
+            _mark(base + x * 32 + dst, m, sid, msg, stamp)
+
+
+cdef inline void _intra(Py_ssize_t s, Py_ssize_t src, Py_ssize_t dst, long long m, long long sid,
+                        int mode, long long[::1] msg, long long[::1] stamp) noexcept nogil:
+    # an intra-supernode message
+    if mode == 2:
+        _spread(s, src, dst, m, sid, msg, stamp)
+    else:
+        _segment(s, src, dst, m, sid, msg, stamp)
+
+
+cdef inline void _hop(Py_ssize_t s, Py_ssize_t src, Py_ssize_t dst, long long m, long long sid,
+                      int mode, long long[::1] msg, long long[::1] stamp) noexcept nogil:
+    # one L hop of an inter-supernode route: the single link, a striped or a spread segment
+    if mode == 1:
+        _segment(s, src, dst, m, sid, msg, stamp)
+    elif mode == 2:
+        _spread(s, src, dst, m, sid, msg, stamp)
+    elif src != dst:
+        _mark(s * 1024 + src * 32 + dst, m, sid, msg, stamp)
+
+
 def pair_messages(const long long[::1] su, const long long[::1] u, const long long[::1] sv,
                   const long long[::1] v, const long long[::1] mult, Py_ssize_t n_s, Py_ssize_t n_d,
-                  bint indirect, long long[::1] msg, long long[::1] stamp, long long first_id):
+                  bint indirect, int mode, long long[::1] msg, long long[::1] stamp,
+                  long long first_id):
     """Add the Congestion(e) of distinct node pairs to msg; return the next free stamp id.
 
     Under indirect routing the D links and the middle segments in supernodes other than
@@ -59,29 +98,29 @@ def pair_messages(const long long[::1] su, const long long[::1] u, const long lo
             b = sv[i]
             m = mult[i]
             if a == b:
-                _segment(a, u[i], v[i], m, sid, msg, stamp)
+                _intra(a, u[i], v[i], m, sid, mode, msg, stamp)
             elif not indirect:
                 for j in range(n_d):
-                    _segment(a, u[i], j * W + b % W, m, sid, msg, stamp)
+                    _hop(a, u[i], j * W + b % W, m, sid, mode, msg, stamp)
                     _mark(dbase + (a * n_d + j) * n_s + b, m, sid, msg, stamp)
-                    _segment(b, j * W + a % W, v[i], m, sid, msg, stamp)
+                    _hop(b, j * W + a % W, v[i], m, sid, mode, msg, stamp)
             else:
                 ra = a % W
                 rb = b % W
                 for j in range(n_d):
                     for r in range(n_res):
-                        _segment(a, u[i], j * W + r, m, sid, msg, stamp)
-                    _segment(a, j * W + ra, j * W + rb, m, sid, msg, stamp)
+                        _hop(a, u[i], j * W + r, m, sid, mode, msg, stamp)
+                    _hop(a, j * W + ra, j * W + rb, m, sid, mode, msg, stamp)
                 sid += 1
                 for j in range(n_d):
-                    _segment(b, j * W + ra, j * W + rb, m, sid, msg, stamp)
+                    _hop(b, j * W + ra, j * W + rb, m, sid, mode, msg, stamp)
                     for r in range(n_res):
-                        _segment(b, j * W + r, v[i], m, sid, msg, stamp)
+                        _hop(b, j * W + r, v[i], m, sid, mode, msg, stamp)
             sid += 1
     return sid
 
 
-def class_messages(const long long[:, :, ::1] nc, Py_ssize_t n_d, long long[::1] msg,
+def class_messages(const long long[:, :, ::1] nc, Py_ssize_t n_d, int mode, long long[::1] msg,
                    long long[::1] stamp, long long first_id):
     """Add the middle-segment Congestion(e) of every supernode from class counts; return the next id."""
     cdef Py_ssize_t c, ra, rb, j, n_s = nc.shape[0], W = nc.shape[1]
@@ -94,6 +133,6 @@ def class_messages(const long long[:, :, ::1] nc, Py_ssize_t n_d, long long[::1]
                     if m == 0 or ra == rb:
                         continue
                     for j in range(n_d):
-                        _segment(c, j * W + ra, j * W + rb, m, sid, msg, stamp)
+                        _hop(c, j * W + ra, j * W + rb, m, sid, mode, msg, stamp)
                     sid += 1
     return sid

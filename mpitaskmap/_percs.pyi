@@ -5,9 +5,10 @@ import numpy.typing as npt
 
 def pair_messages(
     su: npt.NDArray[np.int64], u: npt.NDArray[np.int64], sv: npt.NDArray[np.int64], v: npt.NDArray[np.int64],
-    mult: npt.NDArray[np.int64], n_s: int, n_d: int, indirect: bool, msg: npt.NDArray[np.int64],
+    mult: npt.NDArray[np.int64], n_s: int, n_d: int, indirect: bool, mode: int, msg: npt.NDArray[np.int64],
     stamp: npt.NDArray[np.int64], first_id: int,
 ) -> int: ...
 def class_messages(
-    nc: npt.NDArray[np.int64], n_d: int, msg: npt.NDArray[np.int64], stamp: npt.NDArray[np.int64], first_id: int,
+    nc: npt.NDArray[np.int64], n_d: int, mode: int, msg: npt.NDArray[np.int64], stamp: npt.NDArray[np.int64],
+    first_id: int,
 ) -> int: ...

@@ -29,16 +29,28 @@ def d_index(n_s, n_d, a, j, b):
     return n_s * 992 + (a * n_d + j) * (n_s - 1) + (b if b < a else b - 1)
 
 
-def striped(s, src, dst):
-    """Paths (fraction, links) of a striped segment; self-loops are dropped."""
+def striped(s, src, dst, over=None):
+    """Paths (fraction, links) of a segment striped over the intermediate nodes ``over``
+    (default: the source's drawer); self-loops are dropped."""
     if src == dst:
         return [(Fraction(1), [])]
-    d0 = src // 8 * 8
+    if over is None:
+        over = range(src // 8 * 8, src // 8 * 8 + 8)
+    over = list(over)
     out = []
-    for x in range(d0, d0 + 8):
+    for x in over:
         links = [("L", s, src, x), ("L", s, x, dst)]
-        out.append((Fraction(1, 8), [lk for lk in links if lk[2] != lk[3]]))
+        out.append((Fraction(1, len(over)), [lk for lk in links if lk[2] != lk[3]]))
     return out
+
+
+def hop(s, src, dst, model):
+    """Paths of one L hop of an inter-supernode route: the single link ("paper") or striped."""
+    if model == "striped":
+        return striped(s, src, dst)
+    if model == "uniform":
+        return striped(s, src, dst, over=range(32))
+    return [(Fraction(1), [("L", s, src, dst)] if src != dst else [])]
 
 
 def chain(*parts):
@@ -49,7 +61,7 @@ def chain(*parts):
     return out
 
 
-def reference_loads(messages, n_s, n_d, routing):
+def reference_loads(messages, n_s, n_d, routing, model="paper"):
     """Data (Fractions) and message counts per compact link id, by enumerating every path."""
     W = 32 // n_d
     data, count = {}, {}
@@ -60,20 +72,21 @@ def reference_loads(messages, n_s, n_d, routing):
         a, u = divmod(gu, 32)
         b, v = divmod(gv, 32)
         if a == b:
-            paths = striped(a, u, v)
+            paths = striped(a, u, v, over=range(32) if model == "uniform" else None)
         elif routing == "direct":
             paths = []
             for j in range(n_d):
                 d = [(Fraction(1, n_d), [("D", a, j, b)])]
-                paths += chain(striped(a, u, j * W + b % W), d, striped(b, j * W + a % W, v))
+                paths += chain(hop(a, u, j * W + b % W, model), d, hop(b, j * W + a % W, v, model))
         else:
             paths = []
             for c in range(n_s):
                 for j in range(n_d):
                     d1 = [(Fraction(1, n_s * n_d), [("D", a, j, c)] if c != a else [])]
                     d2 = [(Fraction(1), [("D", c, j, b)] if c != b else [])]
-                    paths += chain(striped(a, u, j * W + c % W), d1, striped(c, j * W + a % W, j * W + b % W),
-                                   d2, striped(b, j * W + c % W, v))
+                    paths += chain(hop(a, u, j * W + c % W, model), d1,
+                                   hop(c, j * W + a % W, j * W + b % W, model), d2,
+                                   hop(b, j * W + c % W, v, model))
         assert sum(f for f, _ in paths) == 1
         used = set()
         for f, links in paths:
@@ -95,8 +108,8 @@ def graph_of(messages, n_procs):
     return TaskGraph.from_edges(src, dst, w, n_tasks=n_procs)
 
 
-def loads_of(messages, n_s, n_d, routing):
-    m = PercsMachine(n_s, n_d, routing=routing)
+def loads_of(messages, n_s, n_d, routing, model="paper"):
+    m = PercsMachine(n_s, n_d, routing=routing, model=model)
     g = graph_of(messages, m.n_procs)
     return m.link_loads(g.indptr, g.indices, g.weights, np.arange(m.n_procs))
 
@@ -134,21 +147,35 @@ def test_inter_drawer_message_by_hand():
 
 def test_direct_one_d_link_by_hand():
     # n_d = 1: SN0 node 0 -> SN1 node 0. Gateway to SN1 is node 0*32 + 1 = 1; the link
-    # arrives in SN1 at node 0 = the destination, so: striped 0->1 in SN0, then D.
+    # arrives in SN1 at node 0 = the destination.  Paper model: the L hop 0->1 is one link.
     loads = loads_of([(0, 128, 1)], 2, 1, "direct")
     data, count = as_dicts(loads)
-    assert data[d_index(2, 1, 0, 0, 1)] == 1.0
-    assert data[l_index(0, 0, 1)] == 0.25
-    assert all(i < 2 * 992 for i in data if i != d_index(2, 1, 0, 0, 1))
-    assert not any(992 <= i < 2 * 992 for i in data)  # nothing inside SN1
+    assert data == {l_index(0, 0, 1): 1.0, d_index(2, 1, 0, 0, 1): 1.0}
+    assert count == {l_index(0, 0, 1): 1, d_index(2, 1, 0, 0, 1): 1}
     assert loads.bottleneck() == "D"
     assert loads.throughput() == pytest.approx(4 / (1 / 10))
+    assert loads.model == "paper"
+    # striped model: the hop 0->1 is a striped segment (2/8 on 0->1, 1/8 on 0->x and x->1)
+    data, count = as_dicts(loads_of([(0, 128, 1)], 2, 1, "direct", model="striped"))
+    assert data[d_index(2, 1, 0, 0, 1)] == 1.0
+    assert data[l_index(0, 0, 1)] == 0.25
+    assert data[l_index(0, 0, 5)] == data[l_index(0, 5, 1)] == 0.125
+    assert len(data) == 1 + 1 + 2 * 6
+    assert not any(992 <= i < 2 * 992 for i in data)  # nothing inside SN1
 
 
 def test_direct_two_d_links_by_hand():
     # n_d = 2 (W = 16): SN0 node 3 -> SN1 node 5, w = 1.  Half over bucket 0 (leaves node 1,
     # arrives at node 0), half over bucket 1 (leaves node 17, arrives at node 16).
     data, count = as_dicts(loads_of([(12, 128 + 20, 1)], 2, 2, "direct"))
+    assert data == {
+        d_index(2, 2, 0, 0, 1): 0.5, d_index(2, 2, 0, 1, 1): 0.5,
+        l_index(0, 3, 1): 0.5, l_index(0, 3, 17): 0.5,  # LL and LR first hops
+        l_index(1, 0, 5): 0.5, l_index(1, 16, 5): 0.5,  # LL and LR last hops
+    }
+    assert set(count.values()) == {1}
+    # striped model
+    data, count = as_dicts(loads_of([(12, 128 + 20, 1)], 2, 2, "direct", model="striped"))
     assert data[d_index(2, 2, 0, 0, 1)] == 0.5
     assert data[d_index(2, 2, 0, 1, 1)] == 0.5
     # 3->1: first hop of both halves (1/8 of 1) + second hop of the bucket-0 half (1/8 of 1/2)
@@ -161,22 +188,58 @@ def test_direct_two_d_links_by_hand():
 
 def test_indirect_two_supernodes_by_hand():
     # n_s = 2, n_d = 1: SN0 node 0 -> SN1 node 0 splits 1/2 via c = 0 and 1/2 via c = 1.
-    # c = 0: segment 0->1 in SN0, D 0->1.  c = 1: segment 0->1 in SN0, D 0->1, then in SN1
-    # the segment 0->1 (middle) and 1->0 (last), each with 1/2.
+    # c = 0: hop 0->1 in SN0, D 0->1.  c = 1: hop 0->1 in SN0, D 0->1, then in SN1
+    # the hops 0->1 (middle) and 1->0 (last), each with 1/2.
     loads = loads_of([(0, 128, 1)], 2, 1, "indirect")
     data, count = as_dicts(loads)
+    assert data == {d_index(2, 1, 0, 0, 1): 1.0, l_index(0, 0, 1): 1.0, l_index(1, 0, 1): 0.5,
+                    l_index(1, 1, 0): 0.5}
+    assert set(count.values()) == {1}
+    data, count = as_dicts(loads_of([(0, 128, 1)], 2, 1, "indirect", model="striped"))
     assert data[d_index(2, 1, 0, 0, 1)] == 1.0
     assert data[l_index(0, 0, 1)] == 0.25
     assert data[l_index(1, 0, 1)] == 0.125 and data[l_index(1, 1, 0)] == 0.125
     assert count[d_index(2, 1, 0, 0, 1)] == 1 and count[l_index(1, 0, 1)] == 1
 
 
+def test_models_differ_only_in_inter_supernode_hops():
+    # an intra-supernode message is striped over the source drawer in models paper and
+    # striped; an inter-supernode one is not
+    intra = [(0, 36, 1)]
+    assert as_dicts(loads_of(intra, 2, 1, "direct")) == as_dicts(loads_of(intra, 2, 1, "direct", "striped"))
+
+
+def test_uniform_model_by_hand():
+    # node 0 -> node 9 (other drawer), spread over 32 intermediates: 0->9 carries 2/32,
+    # 0->x and x->9 carry 1/32 for the 30 other nodes x
+    data, count = as_dicts(loads_of([(0, 36, 1)], 2, 1, "direct", "uniform"))
+    assert data[l_index(0, 0, 9)] == 2 / 32
+    assert data[l_index(0, 0, 20)] == data[l_index(0, 20, 9)] == 1 / 32
+    assert len(data) == 1 + 2 * 30 and set(count.values()) == {1}
+    # indirect (n_s = 2, n_d = 1), SN0 node 0 -> SN1 node 0: segment 0->1 in SN0 (volume 1),
+    # 0->1 and 1->0 in SN1 (1/2 each); link y->z carries (R(y) + C(z)) / 32
+    data, count = as_dicts(loads_of([(0, 128, 1)], 2, 1, "indirect", "uniform"))
+    assert data[d_index(2, 1, 0, 0, 1)] == 1.0
+    assert data[l_index(0, 0, 1)] == 2 / 32 and data[l_index(0, 0, 7)] == data[l_index(0, 7, 1)] == 1 / 32
+    assert data[l_index(1, 0, 1)] == data[l_index(1, 1, 0)] == 1 / 32
+    assert data[l_index(1, 0, 7)] == data[l_index(1, 7, 1)] == data[l_index(1, 1, 7)] == 1 / 64
+    assert len(data) == 1 + (1 + 2 * 30) + (2 + 4 * 30)
+    assert count[l_index(1, 0, 7)] == 1 and count[l_index(1, 7, 0)] == 1
+    with pytest.raises(ValueError, match="model"):
+        PercsMachine(2, 1, model="valiant")
+    m = PercsMachine(2, 1, model="striped")
+    assert m.with_routing("indirect").model == "striped" and m.with_model("paper").routing == "direct"
+
+
 # ---------------------------------------------------------------- reference ---------
 
 
+@pytest.mark.parametrize("model", ["paper", "striped", "uniform"])
 @pytest.mark.parametrize("routing", ["direct", "indirect"])
 @pytest.mark.parametrize("n_s, n_d", [(2, 1), (2, 2), (3, 1), (4, 2), (4, 8), (5, 4), (3, 32)])
-def test_loads_match_path_enumeration(routing, n_s, n_d):
+def test_loads_match_path_enumeration(routing, n_s, n_d, model):
+    if model == "uniform" and (routing == "indirect" or (n_s, n_d) not in ((2, 1), (4, 2))):
+        pytest.skip("32-way spreading: the exact Fraction reference is slow; see test_uniform_model_by_hand")
     rng = np.random.default_rng(n_s * 100 + n_d)
     n_procs = 128 * n_s
     pairs = set()
@@ -188,8 +251,8 @@ def test_loads_match_path_enumeration(routing, n_s, n_d):
     p0 = sorted(pairs)[0]
     pairs |= {(p0[0] ^ 1, p0[1] ^ 1), (4, 5)}
     messages = [(p, q, int(rng.integers(1, 5))) for p, q in sorted(pairs)]
-    ref_data, ref_count = reference_loads(messages, n_s, n_d, routing)
-    loads = loads_of(messages, n_s, n_d, routing)
+    ref_data, ref_count = reference_loads(messages, n_s, n_d, routing, model)
+    loads = loads_of(messages, n_s, n_d, routing, model)
     data, count = as_dicts(loads)
     assert set(data) == set(ref_data)
     for i, v in ref_data.items():

@@ -21,7 +21,7 @@ from .network import (
     PercsLinkLoads,
     check_network,
 )
-from .routing import ROUTINGS, percs_link_loads
+from .routing import ROUTINGS, check_model, percs_link_loads
 
 __all__ = ["PercsMachine", "EMBEDDING_SPACING"]
 
@@ -43,6 +43,11 @@ class PercsMachine(Machine):
         D links between every pair of supernodes: 1, 2, 4, 8, 16 or 32.
     routing : {"direct", "indirect"}, optional
         Inter-supernode routing used by :meth:`link_loads` (default "direct").
+    model : {"paper", "striped", "uniform"}, optional
+        L-link model used by :meth:`link_loads` (default "paper": intra-supernode messages
+        striped over the source drawer, each L hop of an L-D-L route one L link;
+        "striped": every L hop striped too; "uniform": every segment spread over all 32
+        nodes).  See :mod:`mpitaskmap.percs.routing`.
     name : str, optional
         Description used in reports.
 
@@ -51,7 +56,7 @@ class PercsMachine(Machine):
     InvalidInputError
         On an invalid ``n_s`` or ``n_d``.
     ValueError
-        On an unknown routing (listing the valid ones).
+        On an unknown routing or model (listing the valid ones).
 
     Notes
     -----
@@ -64,8 +69,10 @@ class PercsMachine(Machine):
 
     **Link loads** (:meth:`link_loads`) follow :mod:`mpitaskmap.percs.routing`: striped
     intra-supernode segments, direct (L-D-L) or indirect (L-D-L-D-L) inter-supernode
-    routes, fractional Data(e) in float64, and Congestion(e) counting a split message
-    once on every link one of its paths crosses.
+    routes whose L hops are single links (model "paper"), striped (model "striped") or
+    spread over the whole supernode (model "uniform"),
+    fractional Data(e) in float64, and Congestion(e) counting a split message once on
+    every link one of its paths crosses.
 
     **Embedding** (:meth:`geometric_coords`): (supernode, drawer, node, core) scaled by
     :data:`EMBEDDING_SPACING` so that every coarser level spans more than all finer ones
@@ -83,17 +90,20 @@ class PercsMachine(Machine):
 
     name = "percs"
 
-    def __init__(self, n_s: int, n_d: int, *, routing: str = "direct", name: str | None = None) -> None:
+    def __init__(self, n_s: int, n_d: int, *, routing: str = "direct", model: str = "paper",
+                 name: str | None = None) -> None:
         self.n_s, self.n_d = check_network(n_s, n_d)
         if routing not in ROUTINGS:
             raise ValueError(f"routing: unknown {routing!r}; valid: {sorted(ROUTINGS)}")
         self.routing = routing
+        self.model = check_model(model)
         n_procs = self.n_s * PROCS_PER_SUPERNODE
+        tag = "" if model == "paper" else f", {model}"
         super().__init__(n_procs, np.arange(n_procs, dtype=np.intp) // PROCS_PER_NODE,
-                         name or f"percs({self.n_s}x{self.n_d}, {routing})")
+                         name or f"percs({self.n_s}x{self.n_d}, {routing}{tag})")
 
     def __repr__(self) -> str:
-        return f"PercsMachine(n_s={self.n_s}, n_d={self.n_d}, routing={self.routing!r})"
+        return f"PercsMachine(n_s={self.n_s}, n_d={self.n_d}, routing={self.routing!r}, model={self.model!r})"
 
     @property
     def bucket_width(self) -> int:
@@ -101,8 +111,12 @@ class PercsMachine(Machine):
         return NODES_PER_SUPERNODE // self.n_d
 
     def with_routing(self, routing: str) -> "PercsMachine":
-        """Return the same system with another inter-supernode routing."""
-        return PercsMachine(self.n_s, self.n_d, routing=routing)
+        """Return the same system (same L-hop model) with another inter-supernode routing."""
+        return PercsMachine(self.n_s, self.n_d, routing=routing, model=self.model)
+
+    def with_model(self, model: str) -> "PercsMachine":
+        """Return the same system (same routing) with another L-hop model."""
+        return PercsMachine(self.n_s, self.n_d, routing=self.routing, model=model)
 
     def locate(self, procs) -> np.ndarray:
         """Return (supernode, drawer, node in drawer, core) of every processor, (n, 4) int64.
@@ -159,7 +173,8 @@ class PercsMachine(Machine):
         See :func:`mpitaskmap.percs.routing.percs_link_loads`; inputs are trusted
         (validated by the metric functions).
         """
-        return percs_link_loads(indptr, indices, weights, task_to_proc, self.n_s, self.n_d, self.routing)
+        return percs_link_loads(indptr, indices, weights, task_to_proc, self.n_s, self.n_d, self.routing,
+                                self.model)
 
     # -- embedding -------------------------------------------------------------------
     def geometric_coords(self) -> np.ndarray:

@@ -198,12 +198,16 @@ class PercsLinkLoads(LinkLoads):
         Network size.
     routing : str
         ``"direct"`` or ``"indirect"``.
+    model : str
+        L-link model, ``"paper"``, ``"striped"`` or ``"uniform"``
+        (:data:`mpitaskmap.percs.routing.MODELS`).
     """
 
     link_class: np.ndarray = None  # type: ignore[assignment]
     n_s: int = 0
     n_d: int = 0
     routing: str = "direct"
+    model: str = "paper"
 
     def class_max_data(self) -> dict:
         """Return the largest Data(e) of each link class: ``{"LL": L_LL, "LR": L_LR, "D": L_D}``."""
