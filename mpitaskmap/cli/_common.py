@@ -10,16 +10,16 @@ import csv
 import io
 import json
 import sys
-import time
 from dataclasses import dataclass, field
 from typing import TextIO
 
 from ..mapping import Mapping
 from ..metrics import METRICS, evaluate
-from ._inputs import MACHINE_FORMS, TASK_FORMS, MachineInput, TaskInput, load_machine, load_tasks
 from ..partition import ORDERINGS
 from ..portfolio import METHODS
+from ._inputs import MACHINE_FORMS, TASK_FORMS, MachineInput, TaskInput, load_machine, load_tasks
 from ._methods import Context, GeometricOptions
+from ._progress import Progress
 
 __all__ = ["Row", "Progress", "announce", "add_io_options", "add_method_options", "load_inputs", "context_from",
            "metric_rows", "render_table", "SHORT_NAMES"]
@@ -47,38 +47,6 @@ class Row:
     metrics: dict
     seconds: float | None = None
     info: dict = field(default_factory=dict)
-
-
-class Progress:
-    """A one-line progress bar on a stream: ``label [#####.....] 12/49 1.3 s``.
-
-    On a terminal it redraws in place; otherwise it prints one final line (so logs and
-    captured output stay short).  ``quiet`` silences it.
-    """
-
-    def __init__(self, label: str, *, stream: TextIO | None = None, quiet: bool = False, width: int = 30) -> None:
-        self.label, self.quiet, self.width = label, quiet, width
-        self.stream = stream if stream is not None else sys.stderr
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.t0 = time.perf_counter()
-        self._last = 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        """Report ``done`` of ``total`` items finished."""
-        if self.quiet:
-            return
-        now = time.perf_counter()
-        final = done >= total
-        if self.tty and (final or now - self._last > 0.1):
-            fill = int(self.width * done / max(total, 1))
-            bar = "#" * fill + "." * (self.width - fill)
-            self.stream.write(f"\r{self.label} [{bar}] {done}/{total} {now - self.t0:.1f} s")
-            self._last = now
-            if final:
-                self.stream.write("\n")
-            self.stream.flush()
-        elif not self.tty and final:
-            self.stream.write(f"{self.label}: {done}/{total} done in {now - self.t0:.1f} s\n")
 
 
 def announce(label: str, *, stream: TextIO | None = None, quiet: bool = False):

@@ -18,6 +18,7 @@ from ..partition import ORDERINGS
 from ..portfolio import METHODS, map as map_tasks
 from ..taskgraph import TaskGraph
 from ._inputs import parse_options
+from ._progress import Progress
 
 __all__ = ["run_method", "GeometricOptions", "Context"]
 
@@ -72,8 +73,6 @@ class Context:
 
 def _bar(ctx: Context, what: str):
     """A progress bar for a refinement, quiet when the command's bar is quiet."""
-    from ._common import Progress
-
     base = ctx.progress
     if base is None:
         return None
