@@ -82,7 +82,7 @@ def test_the_parser_sees_relative_and_lazy_imports():
     assert names["mpitaskmap.families"] is True and "mpitaskmap.families.geometric" in names
     assert ("mpitaskmap.percs", True) in _imports(MODULES["mpitaskmap.families.percs"])
     # a lazy import inside a function is seen, and marked as not at module level
-    assert ("mpitaskmap.cli._common", False) in _imports(MODULES["mpitaskmap.cli._methods"])
+    assert ("pymetis", False) in _imports(MODULES["mpitaskmap.mappers.graph"])
 
 
 def test_nothing_below_the_search_layer_imports_it_or_anything_above():
