@@ -344,13 +344,14 @@ class NodeView:
 
         Raises
         ------
-        InvalidInputError
-            When the machine has more than :data:`MAX_MATRIX_NODES` nodes.
+        NotApplicableError
+            When the machine has more than :data:`MAX_MATRIX_NODES` nodes (a limit of the
+            methods that need the matrix; an :class:`InvalidInputError` too).
         """
         if self._hop_matrix is None:
             n = self.n_nodes
             if n > MAX_MATRIX_NODES:
-                raise InvalidInputError(
+                raise NotApplicableError(
                     f"machine: the node hop matrix of a {type(self._machine).__name__} is n x n and supports "
                     f"at most {MAX_MATRIX_NODES} nodes; got {n}"
                 )

@@ -23,7 +23,8 @@ method              what it computes
 ``percs:NAME``      one PERCS strategy (PERCS machines)
 ``rubik:NAME``      Rubik's box mapping: ``map``, ``tilt`` (options ``axis``, ``direction``), ``zorder``
 ``auto``            the best of every applicable family's candidates by ``metric``,
-                    the identity first (:func:`~mpitaskmap.search.families_for`)
+                    the identity first (:func:`~mpitaskmap.search.families_for`), then
+                    the ``refine`` (default 4) best refined (a two-stage search)
 ==================  ============================================================================
 """
 
@@ -49,7 +50,7 @@ from .mappers.regular import GRID_METHODS
 from .mapping import IDENTITY, Mapping
 from .metrics import weighted_hops
 from .problem import Candidate, Problem
-from .search import apply, best_of, candidate_list, families_for, score_candidates
+from .search import REFINE_TOP, apply, best_of, candidate_list, families_for, score_candidates
 from .taskgraph import TaskGraph
 
 __all__ = ["map", "METHODS", "method_candidate", "map_regular", "RegularResult"]
@@ -188,7 +189,7 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     **options
         Options of the method (``ordering=...`` for geometric, ``delta=`` for the graph
         refinements, ``pairs=`` for regular, ``orderings``/``rotate``/``variants`` for
-        auto's geometric candidates, ...).
+        auto's geometric candidates, ``refine`` for auto's second stage, ...).
 
     Returns
     -------
@@ -229,10 +230,12 @@ def _auto(problem: Problem, metric, families, progress, options) -> Mapping:
                                                             list(families))
     if "geometric" in names and problem.task_dims == 0:
         raise InvalidInputError("families: geometric needs task coordinates; the tasks have none")
+    refine = options.pop("refine", REFINE_TOP)
     cands = candidate_list(problem, families=names, include_identity=True, **options)
-    result = best_of(problem, None, cands, metric=metric, progress=progress)
+    result = best_of(problem, None, cands, metric=metric, refine=refine, progress=progress)
     mapping = result.mapping
-    mapping.info.update(candidates=len(cands), families=",".join(names), search_seconds=result.seconds)
+    mapping.info.update(candidates=len(result.candidates), refined=len(result.candidates) - len(cands),
+                        families=",".join(names), search_seconds=result.seconds)
     return mapping
 
 

@@ -8,8 +8,9 @@ back a communicator in which new rank ``t`` is the process that runs task ``t``.
 
 Collectives (a constant number, whatever the candidate count): one ``bcast`` of the
 environment configuration, one ``allgather`` of every rank's task, location and local
-errors, one ``allgather`` of every rank's candidate scores and errors, one ``Bcast`` of
-the winning mapping from the rank that computed it, one ``Split``.
+errors, one ``allgather`` of every rank's candidate scores and errors, one more for the
+second stage (the best candidates refined; not with ``refine=0``), one ``Bcast`` of the
+winning mapping from the rank that computed it, one ``Split``.
 
 Never hang: nothing raises between collectives.  Local failures (bad coordinates, a
 provider error, an exception inside a mapper) travel in the gathered data, every rank
@@ -47,7 +48,8 @@ from .mapping import IDENTITY
 from .partition import ORDERINGS
 from .problem import Candidate, Problem
 from .providers import Provider, assemble_machine, get_provider
-from .search import DEFAULT_FAMILIES, candidate_list, score_candidates, winner
+from .search import (DEFAULT_FAMILIES, REFINE_TOP, candidate_list, refinement_candidates, score_candidates,
+                     top_indices, winner)
 from .taskgraph import TaskGraph
 
 __all__ = ["remap", "RemapReport", "search_candidates", "SearchResult", "METRIC_NAMES"]
@@ -74,7 +76,9 @@ class RemapReport:
     metric : str
         Metric optimised.
     n_candidates : int
-        Candidates evaluated.
+        Candidates evaluated, both stages.
+    n_refined : int
+        Of those, second-stage refinements of the best first-stage candidates.
     winner : str
         Label of the winning candidate.
     winner_index : int
@@ -97,6 +101,7 @@ class RemapReport:
     machine: str = ""
     metric: str = ""
     n_candidates: int = 0
+    n_refined: int = 0
     winner: str = ""
     winner_index: int = 0
     before: float = float("nan")
@@ -118,6 +123,7 @@ class RemapReport:
             lines.append(
                 f"  {self.metric}: default {self.before:.6g} -> {self.after:.6g} ({gain:.1f}% lower); "
                 f"winner #{self.winner_index} {self.winner} of {self.n_candidates} candidates"
+                + (f" ({self.n_refined} refined)" if self.n_refined else "")
             )
         if self.seconds:
             lines.append("  seconds: " + ", ".join(f"{k} {v:.3f}" for k, v in self.seconds.items()))
@@ -215,6 +221,7 @@ def remap(
     variants="auto",
     families: str | Sequence[str] = DEFAULT_FAMILIES,
     candidates: Sequence[Candidate] | None = None,
+    refine: int = REFINE_TOP,
     on_error: str = "raise",
     report: bool = False,
 ):
@@ -251,6 +258,13 @@ def remap(
         :data:`~mpitaskmap.search.FAMILIES`, e.g. ``"graph"``, to the search).
     candidates : sequence of Candidate, optional
         An explicit candidate list (the identity is still put first).
+    refine : int, optional
+        Two-stage search: after the candidate list, the ``refine`` best candidates are
+        refined (weighted-hop swaps, plus congestion refinement for ``latency``), spread
+        over the ranks like the first stage, and the best of both stages wins (default
+        :data:`~mpitaskmap.search.REFINE_TOP`; 0 = one stage, one collective less).  A
+        refinement costs about one graph-mapper pass over all tasks on the rank that
+        computes it.
     on_error : {"raise", "identity"}, optional
         On any failure on any rank: every rank raises the same ``MappingError``
         (default), or every rank returns ``comm.Dup()`` and the report says why.
@@ -290,7 +304,7 @@ def remap(
     try:
         options = dict(orderings=orderings, rotate=rotate, variants=variants, families=families)
         return _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provider, metric,
-                      options, candidates, on_error, report)
+                      options, candidates, int(refine), on_error, report)
     finally:
         if handler is not None:
             logger.removeHandler(handler)
@@ -311,7 +325,7 @@ def _finish(comm, rep: RemapReport, report: bool, on_error: str, new=None):
 
 
 def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provider, metric,
-           options, candidates, on_error, report):
+           options, candidates, refine, on_error, report):
     rep = RemapReport(metric=metric)
     if config["disable"]:
         rep.status = "disabled"
@@ -359,16 +373,17 @@ def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provid
         cands, list_err = [identity] + [c for c in base if c.family != IDENTITY], ""
     except Exception as exc:  # deterministic, so every rank fails alike; still agreed below
         cands, list_err = [identity], f"candidate list: {type(exc).__name__}: {exc}"
-    search = _search(comm, problem, cands, metric, list_err)
+    search = _search(comm, problem, cands, metric, list_err, refine)
     if search.error:
         rep.error = search.error
         return _finish(comm, rep, report, on_error)
-    rep.n_candidates = len(cands)
+    rep.n_candidates = len(search.candidates)
+    rep.n_refined = search.n_refined
     rep.candidates_per_rank = search.candidates_per_rank
     rep.before = search.scores[0]
     rep.after = search.score
     rep.winner_index = search.index
-    rep.winner = cands[search.index].label()
+    rep.winner = search.candidates[search.index].label()
     task_to_proc = search.task_to_proc
     t_map, t_bcast = search.seconds["map_max"], search.seconds["bcast"]
 
@@ -441,6 +456,11 @@ class SearchResult:
         list), ``bcast``.
     error : str
         The agreed error ("" when all went well).
+    candidates : list of Candidate
+        Everything evaluated: the given list, then the second stage (``index`` points
+        here).
+    n_refined : int
+        Second-stage candidates evaluated.
     """
 
     task_to_proc: np.ndarray | None = None
@@ -450,16 +470,22 @@ class SearchResult:
     candidates_per_rank: list = field(default_factory=list)
     seconds: dict = field(default_factory=dict)
     error: str = ""
+    candidates: list = field(default_factory=list)
+    n_refined: int = 0
 
 
 def search_candidates(
-    comm: MPI.Intracomm, graph: TaskGraph, machine, candidates: Sequence[Candidate], *, metric: str = "weighted_hops"
+    comm: MPI.Intracomm, graph: TaskGraph, machine, candidates: Sequence[Candidate], *, metric: str = "weighted_hops",
+    refine: int = 0,
 ) -> SearchResult:
     """Evaluate a candidate list in parallel and agree on the best mapping.
 
     Collective over ``comm``.  Rank ``r`` evaluates candidates ``r, r + size, ...``; one
     ``allgather`` of the scores (and of any mapper error) and one ``Bcast`` of the winning
     mapping from the rank that computed it: two collectives whatever the list length.
+    With ``refine > 0`` a second stage refines the ``refine`` best candidates
+    (:func:`~mpitaskmap.search.refinement_candidates`), spread over the ranks the same
+    way, with one more ``allgather``.
     Every rank must pass the same graph, machine and list (as :func:`remap` guarantees by
     building them from gathered data).
 
@@ -472,9 +498,11 @@ def search_candidates(
     machine : Machine
         The processors.
     candidates : sequence of Candidate
-        Candidate list, e.g. :func:`~mpitaskmap.candidates.candidate_list`.
+        Candidate list, e.g. :func:`~mpitaskmap.search.candidate_list`.
     metric : str, optional
         A name from :data:`mpitaskmap.metrics.METRICS` (default "weighted_hops").
+    refine : int, optional
+        Candidates of the first stage refined in a second (default 0: one stage).
 
     Returns
     -------
@@ -486,34 +514,58 @@ def search_candidates(
     -----
     Per-rank work is about ``len(candidates) / comm.size`` candidate evaluations.
     """
-    return _search(comm, Problem(graph, machine), list(candidates), metric, "")
+    return _search(comm, Problem(graph, machine), list(candidates), metric, "", refine)
 
 
-def _search(comm, problem: Problem, cands: list, metric: str, list_err: str) -> SearchResult:
+def _score_share(comm, problem: Problem, cands: list, first: int, metric: str, err: str):
+    """Score this rank's share of ``cands[first:]`` (never raises) and gather every rank's."""
     rank, size = comm.Get_rank(), comm.Get_size()
     t0 = MPI.Wtime()
-    err, mine, best_local, c_map = list_err, [], None, 0.0
+    mine, best_local, c_map = [], None, 0.0
     if not err:
         try:
-            found = score_candidates(problem, cands, range(rank, len(cands), size), metric, catch=True)
+            found = score_candidates(problem, cands, range(first + rank, len(cands), size), metric, catch=True)
             err, mine, best_local, c_map = found.error, found.scores, found.best, found.cpu_seconds
         except Exception as exc:  # e.g. an unknown metric: still agreed below, never raised here
             err = f"{type(exc).__name__}: {exc}"
         if err:
             logger.debug("%s\n%s", err, traceback.format_exc())
-    t_map = MPI.Wtime() - t0
-    results = comm.allgather((err, mine, t_map, c_map))
+    results = comm.allgather((err, mine, MPI.Wtime() - t0, c_map))
+    return results, best_local
+
+
+def _search(comm, problem: Problem, cands: list, metric: str, list_err: str, refine: int = 0) -> SearchResult:
+    rank, size = comm.Get_rank(), comm.Get_size()
+    results, best_local = _score_share(comm, problem, cands, 0, metric, list_err)
     res = SearchResult(
         candidates_per_rank=[len(r[1]) for r in results],
         seconds={"map_max": max(r[2] for r in results), "map_cpu": [r[3] for r in results]},
+        candidates=list(cands),
     )
     res.error = _first_error([r[0] for r in results], "mapper") or ""
     if res.error:
         return res
     every = [pair for r in results for pair in r[1]]
+    # second stage: the top candidates refined, spread over the ranks like the first
+    second = refinement_candidates([cands[i] for i in top_indices(every, refine)], metric) if refine else []
+    if second:
+        res.candidates = list(cands) + second
+        results2, best2 = _score_share(comm, problem, res.candidates, len(cands), metric, "")
+        res.error = _first_error([r[0] for r in results2], "mapper") or ""
+        if res.error:
+            return res
+        every += [pair for r in results2 for pair in r[1]]
+        res.candidates_per_rank = [a + len(r[1]) for a, r in zip(res.candidates_per_rank, results2)]
+        res.seconds["map_max"] += max(r[2] for r in results2)
+        res.seconds["map_cpu"] = [a + r[3] for a, r in zip(res.seconds["map_cpu"], results2)]
+        if best2 is not None and (best_local is None or best2[:2] < best_local[:2]):
+            best_local = best2
+    res.n_refined = len(second)
     res.score, res.index = winner(every)
     res.scores = [s for _, s in sorted(every)]
-    owner = res.index % size
+    # the rank that computed the winner: candidate i of the first stage on rank i % size,
+    # of the second on rank (i - len(cands)) % size; its best is the winner (lowest globally)
+    owner = (res.index if res.index < len(cands) else res.index - len(cands)) % size
     t0 = MPI.Wtime()
     task_to_proc = np.empty(problem.graph.n_tasks, dtype=np.int64)
     if rank == owner:
@@ -522,4 +574,3 @@ def _search(comm, problem: Problem, cands: list, metric: str, list_err: str) -> 
     res.seconds["bcast"] = MPI.Wtime() - t0
     res.task_to_proc = task_to_proc
     return res
-

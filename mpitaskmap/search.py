@@ -20,7 +20,8 @@ from typing import Callable, Iterable, Sequence
 
 from .errors import InvalidInputError, NotApplicableError
 from .families import geometric, graph, grid, identity, percs, rubik
-from .machine import Machine
+from .machine import Machine, TorusMachine
+from .mappers.graph import refine_congestion, refine_wh
 from .mapping import Mapping
 from .metrics import METRICS, evaluate
 from .problem import Candidate, Problem
@@ -37,6 +38,9 @@ __all__ = [
     "winner",
     "best_of",
     "BestOf",
+    "REFINE_TOP",
+    "refinement_candidates",
+    "top_indices",
 ]
 
 #: Family name -> module with ``candidates(problem, **options)`` and ``apply(candidate, problem)``.
@@ -148,8 +152,65 @@ def _problem(graph, machine) -> Problem:
     return Problem(graph, machine)
 
 
+#: Candidates refined in the second stage of a search by default (0 = one stage).
+REFINE_TOP = 4
+
+#: Family name of second-stage candidates: option ``start`` (a first-stage candidate) refined.
+REFINED = "refined"
+
+
+def refinement_candidates(starts: Sequence[Candidate], metric="weighted_hops") -> list[Candidate]:
+    """Return the second-stage candidates: each start refined for ``metric``.
+
+    Every start gets weighted-hop swap refinement (UWH); when the metric is ``latency``
+    (Latency(M)) or ``max_messages`` (MMC) the UWH result is also refined for it by
+    congestion refinement (UMC / UMMC, torus machines).  Label: the start's, plus
+    ``" + uwh"`` (``" + uwh + umc"``, ...).
+
+    Examples
+    --------
+    >>> [c.label() for c in refinement_candidates([geometric.candidate("z")], "latency")]
+    ['geometric z T* P* shift + uwh', 'geometric z T* P* shift + uwh + umc']
+    """
+    steps: list[tuple[str, ...]] = [("uwh",)]
+    if metric == "latency":
+        steps.append(("uwh", "umc"))
+    elif metric == "max_messages":
+        steps.append(("uwh", "ummc"))
+    return [Candidate.make(REFINED, "+".join(st), title=" + ".join((c.label(),) + st), start=c)
+            for c in starts for st in steps]
+
+
+def top_indices(scores: Iterable[tuple[int, float]], k: int) -> list[int]:
+    """Return the indices of the ``k`` best finite scores, best first (ties: lower index).
+
+    Examples
+    --------
+    >>> top_indices([(0, 5.0), (1, 3.0), (2, float("inf")), (3, 3.0)], 2)
+    [1, 3]
+    """
+    ranked = sorted((s, i) for i, s in scores if s != float("inf"))
+    return [i for _, i in ranked[: max(0, int(k))]]
+
+
+def _apply_refined(candidate: Candidate, problem: Problem) -> Mapping:
+    start = apply(candidate.option("start"), problem)
+    steps = candidate.method.split("+")
+    if len(steps) > 1 and not isinstance(problem.machine, TorusMachine):
+        raise NotApplicableError(f"{candidate.label()}: congestion refinement needs a torus machine")
+    mapping = refine_wh(start)
+    if "umc" in steps:
+        mapping = refine_congestion(mapping, objective="latency")
+    elif "ummc" in steps:
+        mapping = refine_congestion(mapping, objective="max_messages")
+    return mapping
+
+
 def apply(candidate: Candidate, problem: Problem, **kwargs) -> Mapping:
     """Compute ``candidate``'s mapping with its family's ``apply`` (keyword options passed on).
+
+    Second-stage candidates (:func:`refinement_candidates`) compute their start and
+    refine it.
 
     Raises
     ------
@@ -158,6 +219,10 @@ def apply(candidate: Candidate, problem: Problem, **kwargs) -> Mapping:
     NotApplicableError
         When its preconditions fail on this problem.
     """
+    if candidate.family == REFINED:
+        mapping = _apply_refined(candidate, problem)
+        mapping.info["candidate"] = candidate.label()
+        return mapping
     module = FAMILIES.get(candidate.family)
     if module is None:
         raise InvalidInputError(f"candidate: unknown family {candidate.family!r}; valid: {sorted(FAMILIES)}")
@@ -297,9 +362,13 @@ class BestOf:
     index : int
         Its position in the candidate list.
     scores : list of float
-        Every candidate's score, in list order (infinity = did not apply).
+        Every candidate's score, in list order (infinity = did not apply): the given
+        list, then the second-stage candidates.
     seconds : float
         Total wall time spent.
+    candidates : list of Candidate
+        Everything evaluated: the given list, then the second stage (``index`` points
+        here).
     """
 
     mapping: Mapping
@@ -307,6 +376,7 @@ class BestOf:
     index: int
     scores: list = field(default_factory=list)
     seconds: float = 0.0
+    candidates: list = field(default_factory=list)
 
 
 def best_of(
@@ -315,6 +385,7 @@ def best_of(
     candidates: Iterable[Candidate],
     *,
     metric="weighted_hops",
+    refine: int = 0,
     progress: Callable[[int, int], None] | None = None,
 ) -> BestOf:
     """Evaluate candidates one after another and return the best (serial).
@@ -329,13 +400,18 @@ def best_of(
         Usually :func:`candidate_list`.
     metric : str or callable, optional
         See :func:`score_candidates` (default "weighted_hops").
+    refine : int, optional
+        Second stage: refine the ``refine`` best candidates of the list
+        (:func:`refinement_candidates`) and keep the best of both stages (default 0: one
+        stage; :data:`REFINE_TOP` is what ``map(method="auto")`` and ``remap`` use).
     progress : callable, optional
-        Called as ``progress(done, total)`` after each candidate.
+        Called as ``progress(done, total)`` after each first-stage candidate.
 
     Returns
     -------
     BestOf
-        Ties go to the lowest index; the mapping's ``info`` holds ``candidate`` (label)
+        Ties go to the lowest index, so a refinement wins only when strictly better than
+        every first-stage candidate; the mapping's ``info`` holds ``candidate`` (label)
         and ``candidate_index``.
 
     Raises
@@ -351,8 +427,16 @@ def best_of(
     found = score_candidates(problem, cands, metric=metric, progress=progress)
     if found.best is None:
         raise InvalidInputError(f"candidates: none of the {len(cands)} candidates applies to this input")
-    score, index, mapping = found.best
+    best, scores = found.best, list(found.scores)
+    second = refinement_candidates([cands[i] for i in top_indices(scores, refine)], metric) if refine else []
+    if second:
+        more = score_candidates(problem, cands + second, range(len(cands), len(cands) + len(second)), metric)
+        scores += more.scores
+        if more.best is not None and more.best[:2] < best[:2]:
+            best = more.best
+    score, index, mapping = best
+    cands += second
     mapping.info["candidate"] = cands[index].label()
     mapping.info["candidate_index"] = index
-    scores = [s for _, s in sorted(found.scores)]
-    return BestOf(mapping=mapping, score=score, index=index, scores=scores, seconds=time.perf_counter() - t0)
+    return BestOf(mapping=mapping, score=score, index=index, scores=[s for _, s in sorted(scores)],
+                  seconds=time.perf_counter() - t0, candidates=cands)

@@ -21,7 +21,7 @@ from mpitaskmap.mapfiles import read_map
 from mpitaskmap.mappers.regular import GRID_METHODS
 from mpitaskmap.percs import STRATEGIES
 from mpitaskmap.portfolio import METHODS
-from mpitaskmap.search import FAMILIES
+from mpitaskmap.search import FAMILIES, REFINE_TOP
 from mpitaskmap.families.rubik import METHODS as RUBIK_METHODS
 
 TITAN = ("sim:titan:nodes=8,ppn=4,seed=1", "stencil3d:4x4x2")  # 32 ranks, 4 per node
@@ -103,10 +103,11 @@ def test_auto_searches_the_applicable_families_with_the_identity_first():
     m = mpitaskmap.map(graph, machine)
     assert m.info["families"] == "geometric,graph,grid,rubik"
     cands = candidate_list(graph, machine, families=["geometric", "graph", "grid", "rubik"], include_identity=True)
-    assert m.info["candidates"] == len(cands)
-    best = best_of(graph, machine, cands)
+    best = best_of(graph, machine, cands, refine=REFINE_TOP)  # auto is the two-stage search
+    assert m.info["candidates"] == len(best.candidates) == len(cands) + m.info["refined"]
+    assert m.info["refined"] == REFINE_TOP  # weighted hops: one refinement (UWH) per top candidate
     np.testing.assert_array_equal(m.task_to_proc, best.mapping.task_to_proc)
-    assert m.info["candidate_index"] == best.index and m.info["candidate"] == cands[best.index].label()
+    assert m.info["candidate_index"] == best.index and m.info["candidate"] == best.candidates[best.index].label()
     # a single family name works like a list
     one = mpitaskmap.map(graph, machine, families="graph")
     assert one.info["families"] == "graph"
@@ -179,3 +180,43 @@ def test_rubik_family_places_the_task_grid_like_rubik():
     assert rubik_family.candidates(Problem(g, mpitaskmap.titan_machine(15, cores_per_node=2, seed=2))) == []
     bare = TaskGraph.from_matrix(np.ones((30, 30)) - np.eye(30))
     assert rubik_family.candidates(Problem(bare, m)) == []
+
+
+def test_two_stage_search_refines_the_top_candidates_and_never_loses():
+    # kNN-like irregular graph on a sparse allocation: refinement finds something better
+    rng = np.random.default_rng(7)
+    pts = rng.random((64, 3))
+    d = ((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(d, np.inf)
+    nbr = np.argsort(d, axis=1)[:, :4]
+    src, dst = np.repeat(np.arange(64), 4), nbr.ravel()
+    w = rng.integers(1, 11, size=src.size).astype(float)
+    graph = TaskGraph.from_edges(np.r_[src, dst], np.r_[dst, src], np.r_[w, w], n_tasks=64, coords=pts)
+    machine = mpitaskmap.titan_machine(64, cores_per_node=1, seed=4)
+    cands = candidate_list(graph, machine, include_identity=True, rotate=False)
+    one = best_of(graph, machine, cands)
+    two = best_of(graph, machine, cands, refine=3)
+    assert len(two.candidates) == len(cands) + 3 and two.scores[: len(cands)] == one.scores
+    # the second stage refines the three best of the first, in rank order
+    from mpitaskmap.search import top_indices
+
+    starts = [c.option("start") for c in two.candidates[len(cands):]]
+    assert starts == [cands[i] for i in top_indices(list(enumerate(one.scores)), 3)]
+    assert two.score <= one.score <= one.scores[0]  # never worse than stage one or the identity
+    assert two.score < one.score and two.index >= len(cands)  # here refinement helps
+    assert two.mapping.info["candidate"] == starts[two.index - len(cands)].label() + " + uwh"
+    again = best_of(graph, machine, cands, refine=3)
+    np.testing.assert_array_equal(again.mapping.task_to_proc, two.mapping.task_to_proc)
+    # for latency, each start is also refined for congestion
+    lat = best_of(graph, machine, cands, refine=2, metric="latency")
+    assert [c.method for c in lat.candidates[len(cands):]] == ["uwh", "uwh+umc", "uwh", "uwh+umc"]
+    assert lat.score <= lat.scores[0]
+
+
+def test_refinement_ties_keep_the_first_stage_winner():
+    # a full torus where geometric is optimal: UWH cannot improve, so the first stage wins
+    g = TaskGraph.stencil([4, 4, 4])
+    machine = mpitaskmap.torus_machine([4, 4, 4])
+    cands = candidate_list(g, machine, include_identity=True, rotate=False)
+    res = best_of(g, machine, cands, refine=4)
+    assert res.index == 0 and res.score == res.scores[0]

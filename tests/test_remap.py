@@ -71,8 +71,10 @@ def test_remap_agrees_is_valid_and_never_worse_than_default(comm):
         assert sorted(rep.new_rank_of) == list(range(comm.size))
         assert new.size == comm.size and new.rank == rep.new_rank_of[comm.rank]
         assert rep.after <= rep.before
-        # one task has no coordinate extent: the identity is the only candidate then
-        assert (rep.n_candidates > 1) == (comm.size > 1) and sum(rep.candidates_per_rank) == rep.n_candidates
+        # one task has no coordinate extent: the identity (and its refinement) is all then
+        first_stage = rep.n_candidates - rep.n_refined
+        assert (first_stage > 1) == (comm.size > 1) and sum(rep.candidates_per_rank) == rep.n_candidates
+        assert rep.n_refined == min(4, first_stage)
         # the placement the new communicator realises has exactly the reported score, on the
         # machine of comm's ranks (where their world ranks sit)
         task_to_proc = np.array(new.allgather(comm.rank))  # task t runs on comm rank task_to_proc[t]
@@ -124,7 +126,7 @@ def test_remap_tie_with_the_identity_keeps_the_identity(comm, orderings):
         assert len(tied) == len(cands) >= 2
         moved = [i for i in tied if best_of(graph, machine, [cands[i]]).mapping.task_to_proc.tolist() != list(range(k * k))]
         assert moved
-        assert rep.n_candidates == len(cands) and rep.before == rep.after == scores[0]
+        assert rep.n_candidates == len(cands) + rep.n_refined and rep.before == rep.after == scores[0]
         # the rule: the lowest index wins the tie
         assert (rep.winner_index, rep.status) == (0, "identity")
         assert rep.new_rank_of == list(range(comm.size)) and new.rank == comm.rank
@@ -346,14 +348,18 @@ def test_collective_count_does_not_grow_with_the_candidate_list(comm):
     from mpitaskmap import torus_machine
 
     grid = grid_for(comm.size)
-    counts = []
-    for n_cands in (1, 200):
-        cands = (candidate_list(TaskGraph.stencil([4, 4, 4]), torus_machine([4, 4, 4]), rotate=False) * 40)[:n_cands]
-        c = counting_comm(comm)
-        new = remap(c, task_of(comm.rank, grid), provider=SIM, candidates=cands)
-        new.Free()
-        counts.append(list(type(c).calls))
-    assert counts[0] == counts[1] == ["bcast", "allgather", "allgather", "Bcast", "Split"]
+    counts = {}
+    for refine in (0, 4):
+        for n_cands in (1, 200):
+            cands = (candidate_list(TaskGraph.stencil([4, 4, 4]), torus_machine([4, 4, 4]), rotate=False) * 40)[:n_cands]
+            c = counting_comm(comm)
+            new = remap(c, task_of(comm.rank, grid), provider=SIM, candidates=cands, refine=refine)
+            new.Free()
+            counts[refine, n_cands] = list(type(c).calls)
+    one_stage = ["bcast", "allgather", "allgather", "Bcast", "Split"]
+    assert counts[0, 1] == counts[0, 200] == one_stage
+    # the second stage (the default) adds one allgather, whatever the list length
+    assert counts[4, 1] == counts[4, 200] == ["bcast", "allgather", "allgather", "allgather", "Bcast", "Split"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -365,7 +371,7 @@ def search_case():
     machine = titan_machine(32, cores_per_node=4, seed=3)
     graph = TaskGraph.stencil([8, 4, 4])  # 128 tasks, independent of the number of ranks
     cands = candidate_list(graph, machine, include_identity=True, orderings=["fz", "z"])
-    return graph, machine, cands, best_of(graph, machine, cands)
+    return graph, machine, cands, best_of(graph, machine, cands), best_of(graph, machine, cands, refine=4)
 
 
 @pytest.mark.mpi
@@ -375,13 +381,22 @@ def test_search_candidates_spreads_work_and_matches_serial_best_of(comm):
     if comm.size < 2:
         pytest.skip("one rank evaluates every candidate, as the serial reference does: nothing to spread")
 
-    graph, machine, cands, serial = search_case()
+    graph, machine, cands, serial, serial2 = search_case()
     res = search_candidates(comm, graph, machine, cands)
     assert res.error == "" and res.index == serial.index and res.score == serial.score
     assert res.scores == serial.scores
     assert np.array_equal(res.task_to_proc, serial.mapping.task_to_proc)
     per = res.candidates_per_rank
     assert len(per) == comm.size and sum(per) == len(cands) and max(per) - min(per) <= 1
+    # the two-stage search: the same winner, scores and mapping as serially, whatever the
+    # number of ranks; its second stage is spread over the ranks too
+    two = search_candidates(comm, graph, machine, cands, refine=4)
+    assert two.error == "" and two.n_refined == 4 and two.candidates == serial2.candidates
+    assert (two.index, two.score, two.scores) == (serial2.index, serial2.score, serial2.scores)
+    assert np.array_equal(two.task_to_proc, serial2.mapping.task_to_proc)
+    assert two.score <= res.score
+    assert sum(two.candidates_per_rank) == len(cands) + 4
+    assert all_same(comm, (two.index, tuple(two.task_to_proc.tolist())))
 
 
 @pytest.mark.mpi
@@ -403,7 +418,7 @@ def test_remap_searches_graph_and_grid_families_in_one_list(comm):
     machine = comm_machine(comm, spec)
     graph = TaskGraph.stencil([a, comm.size // a])  # the graph remap builds from the neighbour lists
     expected = candidate_list(graph, machine, families=["geometric", "graph", "grid"], rotate=False)
-    assert rep.n_candidates == 1 + len(expected)
+    assert rep.n_candidates == 1 + len(expected) + rep.n_refined and rep.n_refined == min(4, rep.n_candidates)
     families = {(c.family, c.method) for c in expected}
     assert ("graph", "greedy+uwh") in families and ("graph", "identity+uwh") in families
     assert (("geometric", "mj") in families) == (comm.size > 1)  # one task has no coordinate extent
