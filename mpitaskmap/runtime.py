@@ -47,7 +47,8 @@ from .families import identity as identity_family
 from .mapping import IDENTITY
 from .partition import ORDERINGS
 from .problem import Candidate, Problem
-from .providers import Provider, assemble_machine, get_provider
+from ._allgather import LocalRank, gather_job, network_digest
+from .providers import Provider, assemble_machine_arrays, get_provider
 from .search import (DEFAULT_FAMILIES, REFINE_TOP, candidate_list, refinement_candidates, score_candidates,
                      top_indices, winner)
 from .taskgraph import TaskGraph
@@ -160,7 +161,7 @@ def _configure_logging(level: str | None, rank: int) -> logging.Handler | None:
 
 
 def _local_task(comm, coords, neighbors, weights):
-    """This rank's task: (coords tuple, neighbor list, weight list); raises on bad input."""
+    """This rank's task: (coords, neighbors, weights) arrays (None without neighbours); raises on bad input."""
     if coords is None and isinstance(comm, MPI.Cartcomm):
         coords = comm.Get_coords(comm.Get_rank())
     if coords is None:
@@ -198,7 +199,8 @@ def _local_task(comm, coords, neighbors, weights):
         for i, v in enumerate(weights):
             if not np.isfinite(v) or v < 0:
                 raise ValueError(f"weights: entry {i} must be finite and >= 0; got {v!r}")
-    return tuple(float(v) for v in c), neighbors, weights
+        return c, np.asarray(neighbors, dtype=np.int64), np.asarray(weights, dtype=np.float64)
+    return c, None, None
 
 
 def _first_error(items, what: str) -> str | None:
@@ -334,13 +336,12 @@ def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provid
         return _finish(comm, rep, report, on_error)
 
     # -- local phase: never raises --------------------------------------------------
-    task_err = loc_err = ""
-    task = location = network = None
+    local = LocalRank()
     try:
-        task = _local_task(comm, coords, neighbors, weights)
+        local.coords, local.neighbors, local.weights = _local_task(comm, coords, neighbors, weights)
     except Exception as exc:  # travels to every rank in the gather
-        task_err = f"{type(exc).__name__}: {exc}"
-    prov_name = ""
+        local.task_error = f"{type(exc).__name__}: {exc}"
+    prov_name, network = "", None
     try:
         prov = provider if isinstance(provider, Provider) else get_provider(provider or config["provider"])
         prov_name = prov.spec
@@ -348,18 +349,21 @@ def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provid
         world = MPI.COMM_WORLD
         location = prov.locate(world.Get_rank(), world.Get_size())
         network = prov.network(size=world.Get_size())
+        local.location = np.asarray(location.coords, dtype=np.int64)
+        local.node = location.node.encode("utf-8")
+        local.digest = network_digest(prov_name, network)
     except Exception as exc:
-        loc_err = f"{type(exc).__name__}: {exc}"
+        local.location_error = f"{type(exc).__name__}: {exc}"
 
-    # -- gather (one collective) --------------------------------------------------
+    # -- gather: arrays, a constant number of collectives ------------------------------
     t0 = MPI.Wtime()
-    gathered = comm.allgather((task_err, loc_err, prov_name, task, location, network))
+    job = gather_job(comm, local)
     t_gather = MPI.Wtime() - t0
-    rep.provider = gathered[0][2]
-    err = _first_error([g[0] for g in gathered], "task") or _first_error([g[1] for g in gathered], "provider")
+    rep.provider = prov_name
+    err = job.error
     graph = machine = None
     if not err:
-        err, graph, machine = _build_inputs(gathered, size)
+        err, graph, machine = _build_inputs(job, network, f"{prov_name} ({size} ranks)")
     if err:
         rep.error = err
         return _finish(comm, rep, report, on_error)
@@ -407,29 +411,14 @@ def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provid
     return _finish(comm, rep, report, on_error, new)
 
 
-def _build_inputs(gathered, size):
-    """Validate the gathered tasks and locations and build the graph and machine."""
-    tasks = [g[3] for g in gathered]
-    dims = {len(t[0]) for t in tasks}
-    if len(dims) != 1:
-        counts = [len(t[0]) for t in tasks]
-        first = next(r for r in range(size) if counts[r] != counts[0])
-        return f"coords: rank {first} gave {counts[first]} dimensions but rank 0 gave {counts[0]}", None, None
-    has_nbrs = [t[1] is not None for t in tasks]
-    if any(has_nbrs) and not all(has_nbrs):
-        first = has_nbrs.index(not has_nbrs[0])
-        return f"neighbors: rank {first} disagrees with rank 0 on whether neighbors were given", None, None
-    coords = np.array([t[0] for t in tasks], dtype=np.float64)
+def _build_inputs(job, network, name: str):
+    """Build the task graph and the machine from the gathered arrays (never raises)."""
     try:
-        if all(has_nbrs):
-            graph = TaskGraph.from_neighbor_lists([t[1] for t in tasks], [t[2] for t in tasks], coords=coords)
+        if job.counts is not None:
+            graph = TaskGraph.from_neighbor_arrays(job.counts, job.neighbors, job.weights, coords=job.coords)
         else:
-            graph = TaskGraph.from_coordinate_proxy(coords)
-        networks = [g[5] for g in gathered]
-        for r in range(1, size):
-            if networks[r] != networks[0]:
-                return f"provider: rank {r} reports network {networks[r]} but rank 0 reports {networks[0]}", None, None
-        machine = assemble_machine([g[4] for g in gathered], networks[0], name=f"{gathered[0][2]} ({size} ranks)")
+            graph = TaskGraph.from_coordinate_proxy(job.coords)
+        machine = assemble_machine_arrays(job.locations, job.nodes, network, name=name)
     except Exception as exc:
         return f"inputs: {type(exc).__name__}: {exc}", None, None
     return None, graph, machine

@@ -327,6 +327,14 @@ def counting_comm(base):
             self._count("allreduce")
             return super().allreduce(*a, **k)
 
+        def Allgather(self, *a, **k):
+            self._count("Allgather")
+            return super().Allgather(*a, **k)
+
+        def Allgatherv(self, *a, **k):
+            self._count("Allgatherv")
+            return super().Allgatherv(*a, **k)
+
         def Bcast(self, *a, **k):
             self._count("Bcast")
             return super().Bcast(*a, **k)
@@ -356,10 +364,18 @@ def test_collective_count_does_not_grow_with_the_candidate_list(comm):
             new = remap(c, task_of(comm.rank, grid), provider=SIM, candidates=cands, refine=refine)
             new.Free()
             counts[refine, n_cands] = list(type(c).calls)
-    one_stage = ["bcast", "allgather", "allgather", "Bcast", "Split"]
+    # the job's data as arrays: a fixed header, node names, the coordinates (no neighbours
+    # given here: no Allgatherv of them); then the scores, the winner, the new communicator
+    gather = ["Allgather", "Allgatherv", "Allgather"]
+    one_stage = ["bcast", *gather, "allgather", "Bcast", "Split"]
     assert counts[0, 1] == counts[0, 200] == one_stage
     # the second stage (the default) adds one allgather, whatever the list length
-    assert counts[4, 1] == counts[4, 200] == ["bcast", "allgather", "allgather", "allgather", "Bcast", "Split"]
+    assert counts[4, 1] == counts[4, 200] == ["bcast", *gather, "allgather", "allgather", "Bcast", "Split"]
+    # with neighbours, one Allgatherv of them more
+    c = counting_comm(comm)
+    new = remap(c, task_of(comm.rank, grid), neighbors=neighbors_of(comm.rank, grid), provider=SIM, refine=0)
+    new.Free()
+    assert list(type(c).calls) == ["bcast", *gather, "Allgatherv", "allgather", "Bcast", "Split"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -425,3 +441,49 @@ def test_remap_searches_graph_and_grid_families_in_one_list(comm):
     assert any(c.family == "grid" for c in expected) == (min(a, comm.size // a) > 1)
     assert all_same(comm, (rep.winner_index, rep.after))
     assert rep.after == rep.before  # the default order is already optimal on a matching mesh
+
+
+def _serial_remap(graph, machine, refine=4):
+    """What remap computes, serially, from inputs built the per-rank-object way
+    (``TaskGraph.from_neighbor_lists``, ``assemble_machine`` of Locations): the new rank of
+    every old rank."""
+    from mpitaskmap.families.identity import CANDIDATE
+    from mpitaskmap.problem import Problem
+
+    problem = Problem(graph, machine)
+    cands = [CANDIDATE] + candidate_list(problem)
+    res = best_of(problem, None, cands, refine=refine)
+    new_rank_of = np.empty(graph.n_tasks, dtype=np.int64)
+    new_rank_of[res.mapping.task_to_proc] = np.arange(graph.n_tasks)
+    return res, new_rank_of.tolist()
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("case", ["stencil", "long_list", "no_neighbors"])
+def test_array_gather_gives_what_per_rank_objects_give(comm, case):
+    """The array collectives build the same graph and machine as per-rank Python objects
+    did: same winner, same new ranks.  Also a rank whose neighbour list is 10x longer than
+    the others', and ranks with no neighbours at all."""
+    from mpitaskmap.providers import Location, assemble_machine
+
+    grid = grid_for(comm.size)
+    nbrs = neighbors_of(comm.rank, grid)
+    weights = [1.0 + (comm.rank + v) % 3 for v in nbrs]
+    if case == "long_list" and comm.rank == 1:  # 10x the others, every other rank, repeated
+        nbrs = [(comm.rank + 1 + i) % comm.size for i in range(10 * max(1, len(nbrs)))]
+        weights = [0.5] * len(nbrs)
+    if case == "no_neighbors" and comm.rank % 2:
+        nbrs, weights = [], []
+    new, rep = remap(comm, task_of(comm.rank, grid), neighbors=nbrs, weights=weights, provider=SIM, report=True)
+    new.Free()
+    everyone = comm.allgather((task_of(comm.rank, grid), nbrs, weights))
+    graph = TaskGraph.from_neighbor_lists([e[1] for e in everyone], [e[2] for e in everyone],
+                                          coords=np.array([e[0] for e in everyone], dtype=float))
+    machine = comm_machine(comm, SIM)
+    locs = [Location(tuple(int(c) for c in machine.router_coords[r]), f"node{int(machine.node_ids[r])}")
+            for r in range(comm.size)]
+    machine = assemble_machine(locs, get_provider(SIM).network(size=comm.size), name="x")
+    serial, new_rank_of = _serial_remap(graph, machine)
+    assert rep.error == "" and rep.winner_index == serial.index and rep.after == serial.score
+    assert rep.new_rank_of == new_rank_of
+    assert all_same(comm, tuple(rep.new_rank_of))

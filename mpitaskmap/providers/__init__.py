@@ -58,7 +58,7 @@ Examples
 (8, 4, [0, 2])
 """
 
-from ._base import Location, NetworkInfo, Provider, assemble_machine, machine_from_provider
+from ._base import Location, NetworkInfo, Provider, assemble_machine, assemble_machine_arrays, machine_from_provider
 from ._registry import available_providers, get_provider
 from .auto import AUTO_ORDER, detect_provider
 from .bgq import BgqProvider
@@ -74,6 +74,7 @@ __all__ = [
     "get_provider",
     "available_providers",
     "assemble_machine",
+    "assemble_machine_arrays",
     "machine_from_provider",
     "detect_provider",
     "AUTO_ORDER",
