@@ -91,6 +91,8 @@ class RemapReport:
         candidate evaluation, ``bcast``, ``split``, ``total``).
     candidates_per_rank : list of int
         How many candidates each rank evaluated.
+    gathered_bytes : int
+        Bytes each rank received in the collectives that gather the job's data.
     error : str
         The agreed error, when one happened.
     new_rank_of : list of int
@@ -109,6 +111,7 @@ class RemapReport:
     after: float = float("nan")
     seconds: dict = field(default_factory=dict)
     candidates_per_rank: list = field(default_factory=list)
+    gathered_bytes: int = 0
     error: str = ""
     new_rank_of: list = field(default_factory=list)
 
@@ -360,6 +363,7 @@ def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provid
     job = gather_job(comm, local)
     t_gather = MPI.Wtime() - t0
     rep.provider = prov_name
+    rep.gathered_bytes = job.bytes_moved
     err = job.error
     graph = machine = None
     if not err:
