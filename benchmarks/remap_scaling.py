@@ -4,8 +4,8 @@ Part 1 (in one process): the per-rank work of ``remap`` for a job of P simulated
 each running one task of a 3-D 7-point stencil (6 neighbours, unit weights) on
 
 * ``titan``: a Titan-like Cray Gemini machine, 16 cores per node, P/16 nodes sparsely
-  allocated in a 3-D torus large enough to hold them (Titan's own 25x16x24 up to its
-  18,688 nodes);
+  allocated (half the nodes busy) in a 3-D torus large enough to hold them (Titan's own
+  25x16x24 up to 9,000 nodes, then 48x32x48 and 64x48x48);
 * ``bgq``: a Blue Gene/Q block of P/16 nodes, 16 ranks per node.
 
 Phases (seconds, median of ``--repeat``; peak traced memory, NumPy buffers included):
@@ -72,7 +72,9 @@ def _grid(p: int) -> tuple[int, int, int]:
 def _machine(kind: str, p: int):
     nodes = p // PPN
     if kind == "titan":
-        dims = (25, 16, 24) if nodes <= 18_688 else (48, 32, 48)  # 73,728 nodes at most
+        # half the nodes busy with other jobs: Titan's 25x16x24 holds 9,600 free nodes; larger
+        # jobs get a larger torus of the same kind
+        dims = (25, 16, 24) if nodes <= 9_000 else (48, 32, 48) if nodes <= 36_000 else (64, 48, 48)
         return titan_machine(nodes, cores_per_node=PPN, dims=dims, seed=1)
     # a BG/Q block of `nodes` nodes: A x B x C x D x 2, powers of two
     e = int(round(math.log2(nodes // 2)))

@@ -106,3 +106,32 @@ class TestBadInput:
     def test_neighbor_weight_length_mismatch(self):
         with pytest.raises(InvalidInputError, match="task 0 has 2 neighbours but 1 weights"):
             TaskGraph.from_neighbor_lists([[1, 1], [0]], [[1.0], [1.0]])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_from_neighbor_arrays_equals_from_edges_sorted_or_not(seed):
+    # the no-sort fast path (partners strictly increasing in every task) and the sorting
+    # path give the canonical graph from_edges gives
+    rng = np.random.default_rng(seed)
+    n = 30
+    counts = rng.integers(0, 5, size=n)
+    nbrs = [np.sort(rng.choice(n, size=c, replace=False)) for c in counts]
+    if seed % 2:  # unsorted rows with a repeated partner: the sorting path
+        nbrs = [np.r_[v[::-1], v[:1]] if v.size else v for v in nbrs]
+        counts = np.array([v.size for v in nbrs])
+    flat = np.concatenate(nbrs).astype(np.int64)
+    w = rng.random(flat.size)
+    g = TaskGraph.from_neighbor_arrays(counts, flat, w)
+    ref = TaskGraph.from_edges(np.repeat(np.arange(n), counts), flat, w, n_tasks=n)
+    np.testing.assert_array_equal(g.indptr, ref.indptr)
+    np.testing.assert_array_equal(g.indices, ref.indices)
+    np.testing.assert_allclose(g.weights, ref.weights)
+
+
+def test_from_neighbor_arrays_errors():
+    with pytest.raises(InvalidInputError, match="counts add up to 3 partners; got 2"):
+        TaskGraph.from_neighbor_arrays([1, 2], [1, 0])
+    with pytest.raises(InvalidInputError, match="expected 2 volumes"):
+        TaskGraph.from_neighbor_arrays([1, 1], [1, 0], [1.0])
+    with pytest.raises(InvalidInputError, match="index out of range"):
+        TaskGraph.from_neighbor_arrays([1, 1], [1, 7])
