@@ -8,7 +8,11 @@ the job's data travels in at most four collectives over typed buffers:
    digest of the provider's network);
 2. ``Allgatherv`` of bytes: each rank's node name and, after a failure, its error text;
 3. ``Allgather`` of the fixed-size numbers: task coordinate and router coordinate;
-4. ``Allgatherv`` of every rank's neighbours and weights (only when neighbours are given).
+4. ``Allgatherv`` of every rank's neighbours, and one of their weights (only when
+   neighbours are given), used as the task graph's arrays without a copy.
+
+With a :class:`NodeShare`, each of these becomes a gather to the node leader, an
+exchange among leaders and one shared-memory window per node.
 
 Collectives 3 and 4 run only when the headers agree (no error, equal dimension counts,
 neighbours given by all or none); every rank decides that from the same headers, so all
@@ -29,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["LocalRank", "GatheredJob", "gather_job", "network_digest", "HEADER"]
+__all__ = ["LocalRank", "GatheredJob", "gather_job", "network_digest", "HEADER", "NodeShare"]
 
 #: Header fields, one int64 each.
 HEADER = ("flags", "task_dims", "loc_dims", "n_neighbors", "name_len", "error_len", "digest")
@@ -68,6 +72,100 @@ class GatheredJob:
     neighbors: np.ndarray | None = None
     weights: np.ndarray | None = None
     bytes_moved: int = 0
+    shared_bytes: int = 0
+
+
+class NodeShare:
+    """One copy per node: the gathered arrays live in MPI shared-memory windows.
+
+    The ranks of one node (``comm.Split_type(COMM_TYPE_SHARED)``) gather to their node
+    leader (node rank 0); the leaders exchange the blocks among themselves and write them,
+    in ``comm`` rank order, into a window that only the leader allocates
+    (``Win.Allocate_shared``); after a node barrier every rank of the node reads that
+    window.  Memory per node is one copy of the job's arrays (plus the leader's receive
+    buffer while it copies), whatever the number of ranks per node.  :meth:`free` frees
+    the windows and the two communicators; ``remap`` calls it when the returned
+    communicator is freed.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Intracomm
+        The job's communicator.  Collective.
+    node_color : int, optional
+        Group the ranks into nodes by this colour instead of by shared memory (tests use
+        it to make several "nodes" of one machine, whose ranks interleave).
+    """
+
+    def __init__(self, comm, node_color: int | None = None) -> None:
+        from mpi4py import MPI  # the runtime's import; this module stays importable without MPI
+
+        self.MPI = MPI
+        self.comm = comm
+        if node_color is None:
+            self.node = comm.Split_type(MPI.COMM_TYPE_SHARED, key=comm.Get_rank())
+        else:
+            self.node = comm.Split(int(node_color), comm.Get_rank())
+        self.leader = self.node.Get_rank() == 0
+        self.leaders = comm.Split(0 if self.leader else MPI.UNDEFINED, comm.Get_rank())
+        self.windows: list = []
+        # which comm ranks each node holds, in the order the leaders' blocks concatenate
+        size = comm.Get_size()
+        mine = np.array([comm.Get_rank()], dtype=np.int64)
+        local = np.empty(self.node.Get_size(), dtype=np.int64)
+        self.node.Gather(mine, local, root=0)
+        if self.leader:
+            ranks_per_node = np.empty(self.leaders.Get_size(), dtype=np.int64)
+            self.leaders.Allgather(np.array([local.size], dtype=np.int64), ranks_per_node)
+            order = np.empty(size, dtype=np.int64)
+            self.leaders.Allgatherv(local, [order, (ranks_per_node, _displacements(ranks_per_node))])
+            self.order = order  # order[i]: comm rank of the i-th row the leaders exchange
+            self.node_starts = _displacements(ranks_per_node)  # first row of every node
+
+    @property
+    def n_windows(self) -> int:
+        """Windows allocated so far (freed by :meth:`free`)."""
+        return len(self.windows)
+
+    def allgather(self, mine: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """Every rank's ``mine`` (``counts[r]`` items on comm rank ``r``), in comm rank order, shared.
+
+        Collective over the job.  Returns a read-only NumPy view of the node's window.
+        """
+        MPI = self.MPI
+        dtype, total = mine.dtype, int(counts.sum())
+        win = MPI.Win.Allocate_shared(total * dtype.itemsize if self.leader else 0, dtype.itemsize, comm=self.node)
+        self.windows.append(win)
+        node_counts = np.empty(self.node.Get_size(), dtype=np.int64)
+        self.node.Gather(np.array([mine.size], dtype=np.int64), node_counts, root=0)
+        if self.leader:
+            block = np.empty(int(node_counts.sum()), dtype=dtype)
+            self.node.Gatherv(mine, [block, (node_counts, _displacements(node_counts))], root=0)
+            rows = counts[self.order]  # items per row in the leaders' (node-major) order
+            per_node = np.add.reduceat(rows, self.node_starts)  # every node has >= 1 row
+            node_major = np.empty(total, dtype=dtype)
+            self.leaders.Allgatherv(block, [node_major, (per_node, _displacements(per_node))])
+            buf, _ = win.Shared_query(0)
+            out = np.ndarray(total, dtype=dtype, buffer=buf)
+            # row i of the node-major blocks is comm rank order[i]: place it there
+            dest = _displacements(counts)[self.order]
+            at = np.repeat(dest - _displacements(rows), rows) + np.arange(total, dtype=np.int64)
+            out[at] = node_major
+        else:
+            self.node.Gatherv(mine, None, root=0)
+        self.node.Barrier()
+        buf, _ = win.Shared_query(0)
+        view = np.ndarray(total, dtype=dtype, buffer=buf)
+        view.flags.writeable = False
+        return view
+
+    def free(self) -> None:
+        """Free the windows and the node and leader communicators (collective over the node)."""
+        for win in self.windows:
+            win.Free()
+        self.windows = []
+        if self.leaders != self.MPI.COMM_NULL:
+            self.leaders.Free()
+        self.node.Free()
 
 
 def _header(local: LocalRank) -> np.ndarray:
@@ -111,7 +209,7 @@ def _agreed_error(head: np.ndarray, text: np.ndarray) -> str:
     return ""
 
 
-def gather_job(comm, local: LocalRank) -> GatheredJob:
+def gather_job(comm, local: LocalRank, share: NodeShare | None = None) -> GatheredJob:
     """Gather every rank's :class:`LocalRank` (collective over ``comm``; never raises).
 
     Parameters
@@ -120,6 +218,8 @@ def gather_job(comm, local: LocalRank) -> GatheredJob:
         The ranks of the job.
     local : LocalRank
         This rank's part.
+    share : NodeShare, optional
+        Keep one copy of the arrays per node in shared windows (same results).
 
     Returns
     -------
@@ -132,36 +232,49 @@ def gather_job(comm, local: LocalRank) -> GatheredJob:
     O(P) bytes per rank for P ranks, no per-rank Python objects.
     """
     size = comm.Get_size()
-    head = np.empty((size, len(HEADER)), dtype=np.int64)
-    comm.Allgather(_header(local), head)
+    width = len(HEADER)
+    if share is None:
+        head = np.empty((size, width), dtype=np.int64)
+        comm.Allgather(_header(local), head)
+    else:
+        head = share.allgather(_header(local), np.full(size, width, dtype=np.int64)).reshape(size, width)
     err_text = (local.task_error or local.location_error).encode("utf-8", "replace")
     mine = np.frombuffer(local.node + err_text, dtype=np.uint8)
     sizes = head[:, 4] + head[:, 5]
-    text = np.empty(int(sizes.sum()), dtype=np.uint8)
-    comm.Allgatherv(mine, [text, (sizes, _displacements(sizes))])
+    if share is None:
+        text = np.empty(int(sizes.sum()), dtype=np.uint8)
+        comm.Allgatherv(mine, [text, (sizes, _displacements(sizes))])
+    else:
+        text = share.allgather(mine, sizes)
     job = GatheredJob(bytes_moved=head.nbytes + text.nbytes)
     job.error = _agreed_error(head, text)
     if job.error:
         return job
     d, k = int(head[0, 1]), int(head[0, 2])
-    fixed = np.empty((size, d + k), dtype=np.float64)
-    comm.Allgather(np.concatenate([local.coords, local.location.astype(np.float64)]), fixed)
-    job.coords = np.ascontiguousarray(fixed[:, :d])
+    numbers = np.concatenate([local.coords, local.location.astype(np.float64)])
+    if share is None:
+        fixed = np.empty((size, d + k), dtype=np.float64)
+        comm.Allgather(numbers, fixed)
+    else:
+        fixed = share.allgather(numbers, np.full(size, d + k, dtype=np.int64)).reshape(size, d + k)
+    job.coords = fixed[:, :d]
     job.locations = fixed[:, d:].astype(np.int64)
     job.nodes = _node_keys(text, head[:, 4], sizes)
     job.bytes_moved += fixed.nbytes
     if head[0, 3] >= 0:
-        counts = head[:, 3]
-        var = np.empty(int(2 * counts.sum()), dtype=np.float64)
-        comm.Allgatherv(np.concatenate([local.neighbors.astype(np.float64), local.weights]),
-                        [var, (2 * counts, _displacements(2 * counts))])
-        ptr = _displacements(2 * counts)
-        j = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(_displacements(counts), counts)
-        at = np.repeat(ptr, counts) + j
-        job.counts = counts
-        job.neighbors = var[at].astype(np.int64)
-        job.weights = var[at + np.repeat(counts, counts)]
-        job.bytes_moved += var.nbytes
+        counts = np.ascontiguousarray(head[:, 3])
+        if share is None:
+            nbrs = np.empty(int(counts.sum()), dtype=np.int64)
+            comm.Allgatherv(local.neighbors, [nbrs, (counts, _displacements(counts))])
+            wts = np.empty(int(counts.sum()), dtype=np.float64)
+            comm.Allgatherv(local.weights, [wts, (counts, _displacements(counts))])
+        else:
+            nbrs = share.allgather(local.neighbors, counts)
+            wts = share.allgather(local.weights, counts)
+        job.counts, job.neighbors, job.weights = counts, nbrs, wts
+        job.bytes_moved += nbrs.nbytes + wts.nbytes
+    if share is not None:
+        job.shared_bytes = job.bytes_moved
     return job
 
 

@@ -47,13 +47,13 @@ from .families import identity as identity_family
 from .mapping import IDENTITY
 from .partition import ORDERINGS
 from .problem import Candidate, Problem
-from ._allgather import LocalRank, gather_job, network_digest
+from ._allgather import LocalRank, NodeShare, gather_job, network_digest
 from .providers import Provider, assemble_machine_arrays, get_provider
 from .search import (DEFAULT_FAMILIES, REFINE_TOP, candidate_list, refinement_candidates, score_candidates,
                      top_indices, winner)
 from .taskgraph import TaskGraph
 
-__all__ = ["remap", "RemapReport", "search_candidates", "SearchResult", "METRIC_NAMES"]
+__all__ = ["remap", "RemapReport", "search_candidates", "SearchResult", "METRIC_NAMES", "shared_job_data"]
 
 logger = logging.getLogger("mpitaskmap")
 
@@ -93,6 +93,8 @@ class RemapReport:
         How many candidates each rank evaluated.
     gathered_bytes : int
         Bytes each rank received in the collectives that gather the job's data.
+    shared_bytes : int
+        Of those, bytes held once per node in shared memory (``shared_memory=True``).
     error : str
         The agreed error, when one happened.
     new_rank_of : list of int
@@ -112,6 +114,7 @@ class RemapReport:
     seconds: dict = field(default_factory=dict)
     candidates_per_rank: list = field(default_factory=list)
     gathered_bytes: int = 0
+    shared_bytes: int = 0
     error: str = ""
     new_rank_of: list = field(default_factory=list)
 
@@ -227,6 +230,7 @@ def remap(
     families: str | Sequence[str] = DEFAULT_FAMILIES,
     candidates: Sequence[Candidate] | None = None,
     refine: int = REFINE_TOP,
+    shared_memory: bool | None = None,
     on_error: str = "raise",
     report: bool = False,
 ):
@@ -270,6 +274,12 @@ def remap(
         :data:`~mpitaskmap.search.REFINE_TOP`; 0 = one stage, one collective less).  A
         refinement costs about one graph-mapper pass over all tasks on the rank that
         computes it.
+    shared_memory : bool, optional
+        Keep one copy of the gathered job data per node, in MPI shared-memory windows
+        (``Split_type(COMM_TYPE_SHARED)`` + ``Win.Allocate_shared``), so per-node memory
+        does not grow with the ranks per node; the candidate work is still spread over
+        every rank.  Default: on when the MPI library supports it (MPI-3 or later).  The
+        windows belong to the returned communicator and are freed with it.
     on_error : {"raise", "identity"}, optional
         On any failure on any rank: every rank raises the same ``MappingError``
         (default), or every rank returns ``comm.Dup()`` and the report says why.
@@ -308,14 +318,16 @@ def remap(
     handler = _configure_logging(config["log"], rank)
     try:
         options = dict(orderings=orderings, rotate=rotate, variants=variants, families=families)
+        if shared_memory is None:
+            shared_memory = MPI.Get_version() >= (3, 0)
         return _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provider, metric,
-                      options, candidates, int(refine), on_error, report)
+                      options, candidates, int(refine), bool(shared_memory), on_error, report)
     finally:
         if handler is not None:
             logger.removeHandler(handler)
 
 
-def _finish(comm, rep: RemapReport, report: bool, on_error: str, new=None):
+def _finish(comm, rep: RemapReport, report: bool, on_error: str, new=None, share=None):
     if rep.error and on_error == "raise":
         raise MappingError(rep.error)
     if new is None:
@@ -326,17 +338,50 @@ def _finish(comm, rep: RemapReport, report: bool, on_error: str, new=None):
             if comm.Get_rank() == 0:
                 logger.warning("remap returns the unchanged order: %s", rep.error)
     new.Set_name(f"mpitaskmap:{rep.provider or 'none'}")
+    if share is not None:  # the shared windows live as long as the returned communicator
+        new.Set_attr(_share_keyval(), share)
     return (new, rep) if report else new
 
 
+_SHARE_KEYVAL: list = []
+
+
+def _share_keyval() -> int:
+    """The communicator attribute holding a remap's :class:`NodeShare`; freed with the communicator."""
+    if not _SHARE_KEYVAL:
+        _SHARE_KEYVAL.append(MPI.Comm.Create_keyval(delete_fn=lambda comm, key, share: share.free()))
+    return _SHARE_KEYVAL[0]
+
+
+def shared_job_data(comm: MPI.Intracomm):
+    """The :class:`~mpitaskmap._allgather.NodeShare` of a communicator ``remap`` returned, or None.
+
+    Its ``windows`` hold the gathered job data, one copy per node; freeing ``comm`` frees
+    them.
+    """
+    return comm.Get_attr(_share_keyval())
+
+
 def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provider, metric,
-           options, candidates, refine, on_error, report):
+           options, candidates, refine, shared_memory, on_error, report):
     rep = RemapReport(metric=metric)
     if config["disable"]:
         rep.status = "disabled"
         if rank == 0:
             logger.info("MPITASKMAP_DISABLE is set: returning the communicator unchanged")
         return _finish(comm, rep, report, on_error)
+    share = NodeShare(comm) if shared_memory else None
+    try:
+        return _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights, provider, metric,
+                             options, candidates, refine, share, on_error, report, rep)
+    except BaseException:
+        if share is not None:  # raised only as the agreed MappingError, on every rank alike
+            share.free()
+        raise
+
+
+def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights, provider, metric,
+                  options, candidates, refine, share, on_error, report, rep):
 
     # -- local phase: never raises --------------------------------------------------
     local = LocalRank()
@@ -360,17 +405,18 @@ def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provid
 
     # -- gather: arrays, a constant number of collectives ------------------------------
     t0 = MPI.Wtime()
-    job = gather_job(comm, local)
+    job = gather_job(comm, local, share)
     t_gather = MPI.Wtime() - t0
     rep.provider = prov_name
     rep.gathered_bytes = job.bytes_moved
+    rep.shared_bytes = job.shared_bytes
     err = job.error
     graph = machine = None
     if not err:
         err, graph, machine = _build_inputs(job, network, f"{prov_name} ({size} ranks)")
     if err:
         rep.error = err
-        return _finish(comm, rep, report, on_error)
+        return _finish(comm, rep, report, on_error, share=share)
     rep.machine = machine.name
 
     # -- candidate search (two collectives) ----------------------------------------------
@@ -384,7 +430,7 @@ def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provid
     search = _search(comm, problem, cands, metric, list_err, refine)
     if search.error:
         rep.error = search.error
-        return _finish(comm, rep, report, on_error)
+        return _finish(comm, rep, report, on_error, share=share)
     rep.n_candidates = len(search.candidates)
     rep.n_refined = search.n_refined
     rep.candidates_per_rank = search.candidates_per_rank
@@ -412,7 +458,7 @@ def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provid
     }
     if rank == 0:
         logger.info("%s", rep.summary())
-    return _finish(comm, rep, report, on_error, new)
+    return _finish(comm, rep, report, on_error, new, share=share)
 
 
 def _build_inputs(job, network, name: str):

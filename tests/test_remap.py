@@ -343,6 +343,10 @@ def counting_comm(base):
             self._count("Split")
             return super().Split(*a, **k)
 
+        def Split_type(self, *a, **k):
+            self._count("Split_type")
+            return super().Split_type(*a, **k)
+
         def Dup(self, *a, **k):
             self._count("Dup")
             return super().Dup(*a, **k)
@@ -361,7 +365,8 @@ def test_collective_count_does_not_grow_with_the_candidate_list(comm):
         for n_cands in (1, 200):
             cands = (candidate_list(TaskGraph.stencil([4, 4, 4]), torus_machine([4, 4, 4]), rotate=False) * 40)[:n_cands]
             c = counting_comm(comm)
-            new = remap(c, task_of(comm.rank, grid), provider=SIM, candidates=cands, refine=refine)
+            new = remap(c, task_of(comm.rank, grid), provider=SIM, candidates=cands, refine=refine,
+                        shared_memory=False)
             new.Free()
             counts[refine, n_cands] = list(type(c).calls)
     # the job's data as arrays: a fixed header, node names, the coordinates (no neighbours
@@ -373,9 +378,17 @@ def test_collective_count_does_not_grow_with_the_candidate_list(comm):
     assert counts[4, 1] == counts[4, 200] == ["bcast", *gather, "allgather", "allgather", "Bcast", "Split"]
     # with neighbours, one Allgatherv of them more
     c = counting_comm(comm)
-    new = remap(c, task_of(comm.rank, grid), neighbors=neighbors_of(comm.rank, grid), provider=SIM, refine=0)
+    new = remap(c, task_of(comm.rank, grid), neighbors=neighbors_of(comm.rank, grid), provider=SIM, refine=0,
+                shared_memory=False)
     new.Free()
-    assert list(type(c).calls) == ["bcast", *gather, "Allgatherv", "allgather", "Bcast", "Split"]
+    assert list(type(c).calls) == ["bcast", *gather, "Allgatherv", "Allgatherv", "allgather", "Bcast", "Split"]
+    # with shared memory the job's data moves on the node and node-leader communicators
+    # (two made by remap, whatever the list length), the search on the job's
+    c = counting_comm(comm)
+    new = remap(c, task_of(comm.rank, grid), neighbors=neighbors_of(comm.rank, grid), provider=SIM, refine=0,
+                shared_memory=True)
+    new.Free()
+    assert list(type(c).calls) == ["bcast", "Split_type", "Split", "allgather", "Bcast", "Split"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -487,3 +500,67 @@ def test_array_gather_gives_what_per_rank_objects_give(comm, case):
     assert rep.error == "" and rep.winner_index == serial.index and rep.after == serial.score
     assert rep.new_rank_of == new_rank_of
     assert all_same(comm, tuple(rep.new_rank_of))
+
+
+@pytest.mark.mpi
+def test_shared_memory_one_copy_per_node_freed_with_the_communicator(comm):
+    """With shared memory the gathered job data lives once per node: the node leader
+    allocates every window, the other ranks of the node allocate none and read the
+    leader's; the data equal what the plain gather gives; freeing the returned
+    communicator frees the windows (and the node communicators)."""
+    from mpi4py import MPI
+
+    from mpitaskmap.runtime import shared_job_data
+
+    grid = grid_for(comm.size)
+    args = (task_of(comm.rank, grid),)
+    kw = dict(neighbors=neighbors_of(comm.rank, grid), provider=SIM, report=True)
+    new, rep = remap(comm, *args, shared_memory=True, **kw)
+    plain, rep_plain = remap(comm, *args, shared_memory=False, **kw)
+    try:
+        assert rep.new_rank_of == rep_plain.new_rank_of and rep.after == rep_plain.after
+        assert rep.shared_bytes == rep.gathered_bytes > 0 and rep_plain.shared_bytes == 0
+        assert shared_job_data(plain) is None
+        share = shared_job_data(new)
+        assert share is not None and share.n_windows >= 4  # header, names, numbers, neighbours, weights
+        node = share.node
+        for win in share.windows:
+            size = win.Get_attr(MPI.WIN_SIZE)
+            buf, _ = win.Shared_query(0)
+            data = np.frombuffer(buf, dtype=np.uint8)
+            # only the leader allocates; every rank of the node sees the same bytes
+            assert size == (len(data) if node.rank == 0 else 0)
+            assert all_same(node, data.tobytes())
+    finally:
+        windows = list(shared_job_data(new).windows)
+        new.Free()
+        plain.Free()
+    assert all(w == MPI.WIN_NULL for w in windows)
+    assert share.windows == [] and share.node == MPI.COMM_NULL
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("nodes", [1, 2, 3])
+def test_shared_gather_puts_interleaved_nodes_in_rank_order(nodes):
+    """Pseudo-nodes whose ranks interleave (rank r on node r % nodes): the leaders' blocks
+    arrive node by node and must land in rank order; every array equals the plain gather's."""
+    from mpi4py import MPI
+
+    from mpitaskmap._allgather import LocalRank, NodeShare, gather_job
+
+    comm = MPI.COMM_WORLD
+    r = comm.rank
+    n = r % 3  # 0, 1 or 2 neighbours: variable counts
+    local = LocalRank(coords=np.array([r, -r], dtype=float), neighbors=np.arange(n, dtype=np.int64),
+                      weights=np.full(n, r + 0.5), location=np.array([r % 5, r // 5]), node=f"host{r // 2}".encode(),
+                      digest=7)
+    plain = gather_job(comm, local)
+    share = NodeShare(comm, node_color=r % nodes)
+    try:
+        shared = gather_job(comm, local, share)
+        for name in ("coords", "locations", "nodes", "counts", "neighbors", "weights"):
+            np.testing.assert_array_equal(getattr(shared, name), getattr(plain, name), err_msg=name)
+        assert plain.coords[:, 0].tolist() == list(range(comm.size))
+        assert shared.shared_bytes == shared.bytes_moved == plain.bytes_moved
+    finally:
+        share.free()
