@@ -1,0 +1,53 @@
+"""Smoke test of benchmarks/remap_scaling.py at its smallest size: JSON schema, the arrays
+build equals the pickled (per-rank object) build, growth fit."""
+
+import importlib.util
+import json
+import os
+
+import numpy as np
+import pytest
+
+_PATH = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks", "remap_scaling.py")
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_remap_scaling", _PATH)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_smallest_size_json_schema(bench, tmp_path, capsys):
+    out = tmp_path / "s.json"
+    bench.main(["--max-p", "16384", "--repeat", "1", "--mpi", "", "--json", str(out)])
+    text = capsys.readouterr().out
+    assert "growth (titan)" in text and "16384" in text
+    data = json.loads(out.read_text())
+    recs = data["records"]
+    assert {r["machine"] for r in recs} == {"titan", "bgq"} and {r["P"] for r in recs} == {16384}
+    assert {r["path"] for r in recs} == {"arrays", "pickled"}
+    assert {r["phase"] for r in recs if r["path"] == "arrays"} == {"gathered", "build_inputs", "candidate", "agree",
+                                                                  "per_rank"}
+    for r in recs:
+        assert set(r) == {"P", "machine", "path", "phase", "seconds", "peak_mb"}
+        assert r["seconds"] >= 0 and r["peak_mb"] >= 0
+
+
+def test_arrays_build_equals_the_per_rank_object_build(bench):
+    job = bench._job("titan", 16384)
+    g1, m1 = bench._build_arrays(job)
+    g2, m2 = bench._build_pickled(bench._pickled_payload(job))
+    for a, b in ((g1.indptr, g2.indptr), (g1.indices, g2.indices), (g1.weights, g2.weights), (g1.coords, g2.coords),
+                 (m1.router_coords, m2.router_coords), (m1.node_ids, m2.node_ids)):
+        np.testing.assert_array_equal(a, b)
+    # 16 ranks per node on 1024 nodes; each rank receives the header, names, numbers, neighbours
+    assert m1.n_nodes == 1024 and bench._gathered_bytes(job) > 16384 * (7 * 8 + 6 * 8)
+
+
+def test_growth_fit(bench):
+    rows = [dict(P=p, t=3e-8 * p) for p in (1 << 14, 1 << 16, 1 << 18)]
+    assert bench._growth(rows, "t") == "P^1.00"
