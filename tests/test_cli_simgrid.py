@@ -94,11 +94,13 @@ def first_host(path):
 def test_writes_platform_hostfiles_equal_to_the_mappings_and_run_sh(capsys, tmp_path, inputs):
     mi, graph = inputs
     status, out, err = run(capsys, "simgrid", "-m", SIM, "-t", TASKS, "--methods", "identity,greedy+uwh",
-                           "-o", tmp_path, "-q")
+                           "-o", tmp_path, "-q", "--loopback", "400")
     assert status == 0 and err == ""
     # the platform has one host per node of the allocation, with its cores, under the provider's names
     root = ET.fromstring((tmp_path / "platform.xml").read_text().split("\n", 2)[2])
     hosts = {h.get("id"): int(h.get("core")) for h in root.iter("host")}
+    loop = {l.get("id"): l.get("bandwidth") for l in root.iter("link") if l.get("id").endswith("_loopback")}
+    assert set(loop.values()) == {"400000000000.0Bps"} and len(loop) == 8  # --loopback 400 (GB/s)
     assert hosts == {name: 2 for name in mi.hosts} and len(hosts) == 8
     # each hostfile reads back as its method's mapping (node of every rank)
     expected = {"identity": np.arange(16), "greedy+uwh": mpitaskmap.map(graph, mi.machine, "greedy+uwh").task_to_proc}
@@ -148,6 +150,7 @@ def test_bad_command_lines_name_the_option(capsys, tmp_path):
         (["--run", ""], "--run: expected an SMPI binary"),
         (["--timeout", "0"], "--timeout: must be positive"),
         (["--time-regex", "("], "--time-regex: not a regular expression"),
+        (["--loopback", "fast"], "--loopback: expected BANDWIDTH[,LATENCY]"),
     ]:
         status, out, err = run(capsys, "simgrid", "-m", SIM, "-t", TASKS, "-o", tmp_path, "-q", *extra)
         assert status == 1 and out == "" and err.startswith("mpitaskmap simgrid: error: ") and message in err, extra

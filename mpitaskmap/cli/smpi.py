@@ -23,7 +23,7 @@ from ..errors import InvalidInputError
 from ..mapfiles import write_smpi_hostfile
 from ..mapping import IDENTITY, Mapping
 from ..metrics import METRICS
-from ..simgrid import SMPI_DETERMINISTIC, SMPI_UNIT_FACTORS, platform_xml
+from ..simgrid import DEFAULT_LOOPBACK, SMPI_DETERMINISTIC, SMPI_UNIT_FACTORS, platform_xml
 from . import register
 from ._common import (
     SHORT_NAMES, Progress, _fmt, add_io_options, add_method_options, announce, context_from, load_inputs,
@@ -266,6 +266,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="read a figure from the app's output: group 1 of REGEX (e.g. 'max_comm_time (\\S+)')")
     g.add_argument("--latency", type=float, default=1e-7, metavar="S",
                    help="latency of every network link in seconds (default 1e-7, a Gemini hop)")
+    g.add_argument("--loopback", default=f"{DEFAULT_LOOPBACK[0]:g},{DEFAULT_LOOPBACK[1]:g}", metavar="BW[,LAT]",
+                   help="messages inside a node: bandwidth in the machine's link units (GB/s) and latency in s "
+                        f"(default {DEFAULT_LOOPBACK[0]:g},{DEFAULT_LOOPBACK[1]:g}, SimGrid's cluster examples)")
     g.add_argument("--unit-factors", action="store_true",
                    help="SMPI latency/bandwidth factors 1 and no cross-traffic (a message takes L + B/W)")
     g.add_argument("--cfg", action="append", default=[], metavar="KEY:VALUE", help="more smpirun --cfg settings")
@@ -351,6 +354,7 @@ def simgrid_command(argv: list) -> int:
     except re.error as exc:
         raise InvalidInputError(f"--time-regex: not a regular expression ({exc}); got {args.time_regex!r}") from None
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    loopback = _loopback(args.loopback)
     mi, ti = load_inputs(args)
     n_ranks = args.np if args.np is not None else ti.graph.n_tasks
     status = sys.stderr
@@ -361,7 +365,7 @@ def simgrid_command(argv: list) -> int:
     os.makedirs(args.output, exist_ok=True)
     platform = os.path.join(args.output, "platform.xml")
     with open(platform, "w", encoding="utf-8") as fh:
-        fh.write(platform_xml(mi.machine, link_latency=args.latency, hosts=hosts))
+        fh.write(platform_xml(mi.machine, link_latency=args.latency, hosts=hosts, loopback=loopback))
 
     mappings: list[tuple[str, Mapping, float | None]] = []
     for spec in methods:
@@ -414,7 +418,7 @@ def simgrid_command(argv: list) -> int:
     with open(os.path.join(args.output, "results.json"), "w", encoding="utf-8") as fh:
         json.dump({
             "machine": mi.describe(), "tasks": ti.describe(), "np": n_ranks, "run": args.run,
-            "latency": args.latency, "config": config, "baseline": base_label, "errors": errors,
+            "latency": args.latency, "loopback": loopback, "config": config, "baseline": base_label, "errors": errors,
             "rows": [{"method": r.label, "hostfile": f"{_slug(r.label)}.hostfile", "map_seconds": r.seconds,
                       "metrics": r.metrics,
                       "simulated": runs[r.label].simulated if r.label in runs else None,
@@ -423,6 +427,18 @@ def simgrid_command(argv: list) -> int:
                       "error": runs[r.label].error if r.label in runs else None} for r in rows],
         }, fh, indent=2)
     return 1 if errors else 0
+
+
+def _loopback(text: str) -> tuple[float, float]:
+    """Parse ``--loopback BW[,LAT]`` (LAT defaults to SimGrid's 1e-7 s)."""
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        values = []
+    if len(values) not in (1, 2) or values[0] <= 0 or (len(values) == 2 and values[1] < 0):
+        raise InvalidInputError(f"--loopback: expected BANDWIDTH[,LATENCY] (positive, seconds); got {text!r}")
+    return values[0], values[1] if len(values) == 2 else DEFAULT_LOOPBACK[1]
 
 
 def _abs_program(path: str) -> str:
