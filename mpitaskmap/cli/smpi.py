@@ -124,8 +124,20 @@ def smpirun_command(
     return cmd + list(_LOG) + list(program)
 
 
-def hostfile_ranks(path: str) -> int:
-    """Return the number of ranks of an SMPI hostfile (non-blank lines that are not ``#`` comments)."""
+def hostfile_ranks(path) -> int:
+    """Return the number of ranks of an SMPI hostfile.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The hostfile (one host per rank; blank lines and ``#`` comments skipped, as
+        :func:`~mpitaskmap.mapfiles.read_smpi_hostfile` skips them).
+
+    Returns
+    -------
+    int
+        Its rank lines.
+    """
     with open(path, encoding="utf-8") as fh:
         return sum(1 for line in fh if line.split("#", 1)[0].strip())
 
@@ -276,8 +288,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def results_table(rows, runs: dict, base_label: str, *, figure: bool) -> str:
-    """Return the text table: method, metrics, simulated seconds and (with ``figure``) the app's figure, each with
-    its change vs the row ``base_label``."""
+    """Return the text table of ``mpitaskmap simgrid``.
+
+    Parameters
+    ----------
+    rows : list of Row
+        The mappings and their model metrics (:func:`~mpitaskmap.cli._common.metric_rows`).
+    runs : dict
+        Method label -> :class:`SmpiRun`; a label without a run (or a failed one) shows ``-``.
+    base_label : str
+        The row the changes are relative to (identity when it is in the list).
+    figure : bool
+        Add the app's figure (``--time-regex``) and its change.
+
+    Returns
+    -------
+    str
+        Aligned text: method, metrics, ``sim s`` and its change in percent, then ``app``
+        and its change.
+    """
     names = list(rows[0].metrics)
     base = runs.get(base_label)
 
