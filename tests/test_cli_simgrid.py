@@ -162,6 +162,7 @@ def test_bad_command_lines_name_the_option(capsys, tmp_path):
         (["--timeout", "0"], "--timeout: must be positive"),
         (["--time-regex", "("], "--time-regex: not a regular expression"),
         (["--loopback", "fast"], "--loopback: expected BANDWIDTH[,LATENCY]"),
+        (["--run", f"{tmp_path}/nope 1 2"], f"--run: no such program '{tmp_path}/nope'"),
     ]:
         status, out, err = run(capsys, "simgrid", "-m", SIM, "-t", TASKS, "-o", tmp_path, "-q", *extra)
         assert status == 1 and out == "" and err.startswith("mpitaskmap simgrid: error: ") and message in err, extra
@@ -239,8 +240,9 @@ def test_hostfile_not_matching_np_is_not_run(capsys, tmp_path, apps):
 
 def test_missing_smpirun_is_one_line_and_the_table_prints(capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))  # no smpirun there
+    (tmp_path / "halo3d").write_text("")  # the app exists; SimGrid does not
     status, out, err = run(capsys, "simgrid", "-m", SIM, "-t", TASKS, "--methods", "identity,geometric",
-                           "-o", tmp_path / "o", "-q", "--run", "./halo3d 4 2 2 8 8 8 5 3")
+                           "-o", tmp_path / "o", "-q", "--run", f"{tmp_path / 'halo3d'} {HALO}")
     assert status == 1
     assert err == ("mpitaskmap simgrid: error: smpirun is not on PATH (install SimGrid: apt-get install "
                    f"libsimgrid-dev); files written to {tmp_path / 'o'}, no run made\n")

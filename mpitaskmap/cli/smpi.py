@@ -203,7 +203,7 @@ def run_smpi(
                                 f"{where}")
                 _end_bar(bar)
                 return result
-            bar(int(elapsed), max(int(timeout), 1))
+            bar(int(elapsed), int(timeout) + 1)  # never "done": the result line ends the run
             time.sleep(0.05 if elapsed < 1 else 0.2)
     result.wall = time.perf_counter() - t0
     _end_bar(bar)
@@ -376,6 +376,8 @@ def simgrid_command(argv: list) -> int:
     program = shlex.split(args.run) if args.run else None
     if args.run is not None and not program:
         raise InvalidInputError("--run: expected an SMPI binary and its arguments; got an empty string")
+    if program and os.sep in program[0] and not os.path.isfile(program[0]):
+        raise InvalidInputError(f"--run: no such program {program[0]!r} (build it with smpicc -O2 -o APP APP.c)")
     if args.timeout <= 0:
         raise InvalidInputError(f"--timeout: must be positive seconds; got {args.timeout!r}")
     try:
