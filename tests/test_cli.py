@@ -41,7 +41,7 @@ def json_rows(text):
 
 # -- dispatcher ------------------------------------------------------------------------------
 def test_registered_subcommands_and_help(capsys):
-    assert list(COMMANDS) == ["map", "eval", "compare", "plot"]
+    assert list(COMMANDS) == ["map", "eval", "compare", "plot", "simgrid"]
     status, out, _ = run(capsys, "--help")
     assert status == 0 and all(f"  {name} " in out for name in COMMANDS)
     for name in COMMANDS:

@@ -10,6 +10,10 @@ like a man page.  The subcommands:
 ``eval``     metrics of the default order or of existing reorder files
 ``compare``  several methods side by side: a table (text, CSV, JSON) and an HTML report
 ``plot``     allocation in 3-D, link loads per direction, hop histograms (PNG)
+``simgrid``  SimGrid SMPI platform, one hostfile per method, and simulated runs of an app
+
+The global options ``-q``/``--quiet`` and ``--debug`` may come before the subcommand
+(``mpitaskmap -q map ...``) or after it.
 
 Errors print one line (``mpitaskmap map: error: ...``) and exit with status 1 (2 for a
 bad command line); ``--debug`` shows the traceback instead.
@@ -21,7 +25,7 @@ import sys
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-__all__ = ["main", "register", "COMMANDS", "Command"]
+__all__ = ["main", "register", "COMMANDS", "Command", "GLOBAL_OPTIONS"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,10 @@ class Command:
     run: Callable[[list], int]
     summary: str
 
+
+#: Options every subcommand takes that may also come before it (``mpitaskmap -q map ...``, as in pip
+#: and git): spelling -> the subcommand's long form.
+GLOBAL_OPTIONS = {"-q": "--quiet", "--quiet": "--quiet", "--debug": "--debug"}
 
 #: Subcommand name -> Command, in registration order.
 COMMANDS: dict[str, Command] = {}
@@ -95,6 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 on success, 1 on an error (one line on stderr), 2 on a bad command line.
     """
     args = list(sys.argv[1:] if argv is None else argv)
+    leading = []  # global options before the subcommand, as in pip and git: passed on to it
+    while args and args[0] in GLOBAL_OPTIONS:
+        leading.append(GLOBAL_OPTIONS[args.pop(0)])
     if not args or args[0] in ("-h", "--help", "help"):
         sys.stdout.write(_usage())
         return 0 if args else 2
@@ -103,15 +114,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         sys.stdout.write(f"mpitaskmap {__version__}\n")
         return 0
-    debug = "--debug" in args
-    if args[0] == "--debug":
-        args = args[1:]
     name, rest = args[0], args[1:]
     if name not in COMMANDS:
-        sys.stderr.write(f"mpitaskmap: error: unknown subcommand {name!r}; valid: {sorted(COMMANDS)}\n")
+        hint = f" (global options: {', '.join(GLOBAL_OPTIONS)})" if name.startswith("-") else ""
+        sys.stderr.write(f"mpitaskmap: error: unknown subcommand {name!r}; valid: {sorted(COMMANDS)}{hint}\n")
         return 2
-    if debug and "--debug" not in rest:
-        rest.append("--debug")
+    rest = [o for o in dict.fromkeys(leading) if o not in rest] + rest  # first: before any '--' or value
+    debug = "--debug" in rest
     try:
         return COMMANDS[name].run(rest)
     except SystemExit as exc:  # argparse: --help (0) or a bad command line (2)
@@ -131,4 +140,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 # Register the subcommands (each module calls register at import).
-from . import map, eval, compare, plot  # noqa: E402,F401,A004
+from . import map, eval, compare, plot, smpi  # noqa: E402,F401,A004
