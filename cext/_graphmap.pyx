@@ -390,8 +390,14 @@ cdef class _Slots:
 
 def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
               const long long[::1] capacity, _Net net not None, int delta, int max_passes,
-              long long[::1] task_node):
-    """Swap/move refinement of weighted hops (UWH) in place; returns (moves, passes, gain)."""
+              long long[::1] task_node, int max_sources=0):
+    """Swap/move refinement of weighted hops (UWH) in place; returns (moves, passes, gain).
+
+    The candidate nodes of a task are the first ``delta`` nodes of a network BFS from the
+    nodes of its neighbours; with ``max_sources > 0`` only the nodes of its
+    ``max_sources`` heaviest neighbours (ties: lower task) seed that BFS, which bounds the
+    work per task on dense graphs (a task of degree <= max_sources is unaffected).
+    """
     cdef Py_ssize_t n = tptr.shape[0] - 1
     cdef Py_ssize_t e, i, k, passes = 0, moves = 0
     cdef long long t, s, a, b, v, u
@@ -402,8 +408,11 @@ def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double
     cdef double[::1] whs = whs_arr
     popped_arr = np.zeros(n, dtype=np.uint8)
     cdef unsigned char[::1] popped = popped_arr
+    w_to_t_arr = np.zeros(n, dtype=np.float64)
+    cdef double[::1] w_to_t = w_to_t_arr
     cdef priority_queue[keyed] heap
     cdef vector[long long] sources, cands, touched
+    cdef vector[keyed] heaviest
     cdef bint done
     with nogil:
         for t in range(n):
@@ -424,11 +433,21 @@ def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double
                 popped[t] = 1
                 a = task_node[t]
                 sources.clear()
-                for e in range(tptr[t], tptr[t + 1]):
-                    sources.push_back(task_node[tadj[e]])
+                if max_sources > 0 and tptr[t + 1] - tptr[t] > max_sources:
+                    heaviest.clear()
+                    for e in range(tptr[t], tptr[t + 1]):
+                        heaviest.push_back(keyed(-tw[e], tadj[e]))
+                    sort(heaviest.begin(), heaviest.end())
+                    for i in range(max_sources):
+                        sources.push_back(task_node[heaviest[i].second])
+                else:
+                    for e in range(tptr[t], tptr[t + 1]):
+                        sources.push_back(task_node[tadj[e]])
                 if sources.size() == 0:
                     continue
                 net.level_nodes(sources, capacity, False, a, delta, cands)
+                for e in range(tptr[t], tptr[t + 1]):
+                    w_to_t[tadj[e]] += tw[e]
                 done = False
                 for i in range(<Py_ssize_t> cands.size()):
                     b = cands[i]
@@ -448,10 +467,7 @@ def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double
                         # gain = whs[t] - wh_t(b) + whs[s] - wh_s(a) - 2 W(t,s) d(a,b)
                         if whs[t] - wh_tb + whs[s] <= eps:
                             continue
-                        w_ts = 0.0
-                        for e in range(tptr[t], tptr[t + 1]):
-                            if tadj[e] == s:
-                                w_ts += tw[e]
+                        w_ts = w_to_t[s]
                         gain = (whs[t] - wh_tb + whs[s] - _task_wh(tptr, tadj, tw, task_node, net, s, a, -1)
                                 - 2.0 * w_ts * d_ab)
                         if gain > eps:
@@ -462,6 +478,8 @@ def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double
                             break
                     if done:
                         break
+                for e in range(tptr[t], tptr[t + 1]):
+                    w_to_t[tadj[e]] = 0.0
                 if not done:
                     continue
                 moves += 1
@@ -862,3 +880,309 @@ def grow_parts(const long long[::1] tptr, const long long[::1] tadj, const doubl
             while not heap.empty():
                 prev.push(heap.top())
                 heap.pop()
+
+
+# ------------------------------------------------------------------ recursive bisection
+# One job of the dual recursive bisection (mappers/bisection.py): split the tasks of one
+# processor domain between its two sub-domains (representative nodes rep0, rep1) so that
+#     cost = d(rep0, rep1) * W(cut) + sum_t ext_side(t)(t)
+# is small, where ext_s(t) = sum over t's neighbours u outside the job of
+# W(t,u) * d(rep_s, dom_rep[task_dom[u]]) (the pull of the already placed neighbours).
+# Greedy graph growing (one run per seed) then Fiduccia-Mattheyses passes with a balance
+# window; the best of the tries wins (ties: the earlier try).
+
+
+cdef inline double _fm_gain(int s, double e0, double e1, double c0, double c1, double d01) noexcept nogil:
+    """Cost decrease of moving a task from side s to the other side."""
+    if s == 0:
+        return e0 - e1 + d01 * (c1 - c0)
+    return e1 - e0 + d01 * (c0 - c1)
+
+
+cdef long long _fill_side(Py_ssize_t k, const long long* lptr, const long long* ladj, const double* lw,
+                          const double* ext0, const double* ext1, double d01, int src, long long count,
+                          long long seed, unsigned char* side, double* c0, double* c1,
+                          double* cost) noexcept nogil:
+    """Move ``count`` tasks from side ``src`` to the other, each time the one of largest gain
+    (ties: lower task), the seed first when given; returns the number moved."""
+    cdef Py_ssize_t i, e, j
+    cdef long long u, done = 0
+    cdef double g
+    cdef priority_queue[keyed] heap
+    if count <= 0:
+        return 0
+    for i in range(k):
+        if side[i] == src:
+            heap.push(keyed(_fm_gain(src, ext0[i], ext1[i], c0[i], c1[i], d01), -i))
+    while done < count:
+        i = -1
+        if done == 0 and seed >= 0 and side[seed] == src:
+            i = seed
+        else:
+            while not heap.empty():
+                j = -heap.top().second
+                g = heap.top().first
+                heap.pop()
+                if side[j] == src and g == _fm_gain(src, ext0[j], ext1[j], c0[j], c1[j], d01):
+                    i = j
+                    break
+        if i < 0:
+            break
+        cost[0] -= _fm_gain(src, ext0[i], ext1[i], c0[i], c1[i], d01)
+        side[i] = 1 - src
+        done += 1
+        for e in range(lptr[i], lptr[i + 1]):
+            u = ladj[e]
+            if src == 1:
+                c1[u] -= lw[e]
+                c0[u] += lw[e]
+            else:
+                c0[u] -= lw[e]
+                c1[u] += lw[e]
+            if side[u] == src:
+                heap.push(keyed(_fm_gain(src, ext0[u], ext1[u], c0[u], c1[u], d01), -u))
+    return done
+
+
+cdef double _bisect_try(Py_ssize_t k, const long long* lptr, const long long* ladj, const double* lw,
+                        const double* ext0, const double* ext1, double d01, long long seed,
+                        const unsigned char* start, long long lo, long long hi, long long target,
+                        int max_passes, unsigned char* side, double* c0, double* c1, unsigned char* locked,
+                        long long* moved) noexcept nogil:
+    """One start + FM run; leaves the sides in ``side``, returns the cost.
+
+    The start is greedy growth of side 0 from ``seed`` up to ``target`` tasks when ``start``
+    is NULL; otherwise the given sides, brought into [lo, hi] by greedy moves.
+    """
+    cdef Py_ssize_t i, e, j, n_moves, best_moves, since
+    cdef long long size0 = 0, u, lo_w, hi_w, slack
+    cdef double cost = 0.0, g, best_cost, pass_start, ga, gb
+    cdef int s, pas
+    cdef priority_queue[keyed] h0, h1
+    cdef bint ok0, ok1
+    for i in range(k):
+        side[i] = 1 if start == NULL else start[i]
+        if side[i] == 0:
+            size0 += 1
+    for i in range(k):
+        c0[i] = 0.0
+        c1[i] = 0.0
+        for e in range(lptr[i], lptr[i + 1]):
+            if side[ladj[e]] == 0:
+                c0[i] += lw[e]
+            else:
+                c1[i] += lw[e]
+        if side[i] == 0:
+            cost += ext0[i] + 0.5 * d01 * c1[i]
+        else:
+            cost += ext1[i] + 0.5 * d01 * c0[i]
+    if start == NULL:
+        size0 += _fill_side(k, lptr, ladj, lw, ext0, ext1, d01, 1, target - size0, seed, side, c0, c1, &cost)
+    elif size0 > hi:
+        size0 -= _fill_side(k, lptr, ladj, lw, ext0, ext1, d01, 0, size0 - hi, -1, side, c0, c1, &cost)
+    elif size0 < lo:
+        size0 += _fill_side(k, lptr, ladj, lw, ext0, ext1, d01, 1, lo - size0, -1, side, c0, c1, &cost)
+    # FM passes
+    slack = max(1, k // 64)
+    lo_w = max(0, min(lo, target) - slack)
+    hi_w = min(<long long> k, max(hi, target) + slack)
+    for pas in range(max_passes):
+        pass_start = cost
+        best_cost = cost
+        best_moves = 0
+        n_moves = 0
+        since = 0
+        while not h0.empty():
+            h0.pop()
+        while not h1.empty():
+            h1.pop()
+        for i in range(k):
+            locked[i] = 0
+            g = _fm_gain(side[i], ext0[i], ext1[i], c0[i], c1[i], d01)
+            if side[i] == 0:
+                h0.push(keyed(g, -i))
+            else:
+                h1.push(keyed(g, -i))
+        while since < max(32, k // 16):
+            # clean stale tops
+            while not h0.empty():
+                j = -h0.top().second
+                if locked[j] or side[j] != 0 or h0.top().first != _fm_gain(0, ext0[j], ext1[j], c0[j], c1[j], d01):
+                    h0.pop()
+                else:
+                    break
+            while not h1.empty():
+                j = -h1.top().second
+                if locked[j] or side[j] != 1 or h1.top().first != _fm_gain(1, ext0[j], ext1[j], c0[j], c1[j], d01):
+                    h1.pop()
+                else:
+                    break
+            ok0 = not h0.empty() and size0 - 1 >= lo_w
+            ok1 = not h1.empty() and size0 + 1 <= hi_w
+            if not ok0 and not ok1:
+                break
+            if ok0 and ok1:
+                ga = h0.top().first
+                gb = h1.top().first
+                if ga > gb or (ga == gb and size0 > target) or (ga == gb and size0 == target
+                                                                and -h0.top().second < -h1.top().second):
+                    s = 0
+                else:
+                    s = 1
+            else:
+                s = 0 if ok0 else 1
+            if s == 0:
+                i = -h0.top().second
+                g = h0.top().first
+                h0.pop()
+            else:
+                i = -h1.top().second
+                g = h1.top().first
+                h1.pop()
+            locked[i] = 1
+            side[i] = 1 - s
+            size0 += 1 if s == 1 else -1
+            cost -= g
+            moved[n_moves] = i
+            n_moves += 1
+            for e in range(lptr[i], lptr[i + 1]):
+                u = ladj[e]
+                if s == 0:
+                    c0[u] -= lw[e]
+                    c1[u] += lw[e]
+                else:
+                    c1[u] -= lw[e]
+                    c0[u] += lw[e]
+                if not locked[u]:
+                    if side[u] == 0:
+                        h0.push(keyed(_fm_gain(0, ext0[u], ext1[u], c0[u], c1[u], d01), -u))
+                    else:
+                        h1.push(keyed(_fm_gain(1, ext0[u], ext1[u], c0[u], c1[u], d01), -u))
+            if lo <= size0 <= hi and cost < best_cost - 1e-9 * (1.0 + best_cost):
+                best_cost = cost
+                best_moves = n_moves
+                since = 0
+            else:
+                since += 1
+        # roll back to the best prefix
+        while n_moves > best_moves:
+            n_moves -= 1
+            i = moved[n_moves]
+            s = side[i]
+            side[i] = 1 - s
+            size0 += 1 if s == 1 else -1
+            for e in range(lptr[i], lptr[i + 1]):
+                u = ladj[e]
+                if s == 0:
+                    c0[u] -= lw[e]
+                    c1[u] += lw[e]
+                else:
+                    c1[u] -= lw[e]
+                    c0[u] += lw[e]
+        cost = best_cost
+        if pass_start - cost <= 1e-9 * (1.0 + pass_start):
+            break
+    return cost
+
+
+def bisect_tasks(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
+                 _Net net not None, const long long[::1] tasks, const long long[::1] task_dom,
+                 const long long[::1] dom_rep, long long rep0, long long rep1, long long lo, long long hi,
+                 long long target, int n_tries, int max_passes, long long[::1] loc,
+                 unsigned char[::1] side_out, const unsigned char[::1] start=None):
+    """Split ``tasks`` into side 0 (rep0) and side 1 (rep1) with lo <= |side 0| <= hi; returns the cost.
+
+    ``loc`` is scratch of n_tasks entries, all -1 on entry (and again on return).  Tries:
+    growth from the task pulled hardest towards side 0, then from the two ends of a BFS
+    diameter sweep of the job's subgraph (from its first task); ``n_tries`` of them.  With
+    ``start`` (one side per task, e.g. a METIS bisection), one more try starts from it.
+    """
+    cdef Py_ssize_t k = tasks.shape[0], i, e, m = 0, head, r
+    cdef long long t, u, a, seed
+    cdef double d01, cost, best = 0.0, pull, best_pull
+    if k == 0:
+        return 0.0
+    if not (0 <= lo <= target <= hi <= k):
+        raise ValueError(f"bisect_tasks: need 0 <= lo <= target <= hi <= {k}; got {lo}, {target}, {hi}")
+    lptr_v = np.zeros(k + 1, dtype=np.int64)
+    cdef long long[::1] lptr = lptr_v
+    ext_v = np.zeros((2, k), dtype=np.float64)
+    cdef double[:, ::1] ext = ext_v
+    work_v = np.zeros((2, k), dtype=np.float64)
+    cdef double[:, ::1] work = work_v
+    flags_v = np.zeros((3, k), dtype=np.uint8)
+    cdef unsigned char[:, ::1] flags = flags_v
+    moved_v = np.zeros(k + 1, dtype=np.int64)
+    cdef long long[::1] moved = moved_v
+    level_v = np.full(k, -1, dtype=np.int64)
+    cdef long long[::1] level = level_v
+    cdef vector[long long] ladj, queue, seeds
+    cdef vector[double] lw
+    cdef const unsigned char* start_ptr = NULL
+    if start is not None:
+        if start.shape[0] != k:
+            raise ValueError(f"bisect_tasks: start has {start.shape[0]} entries for {k} tasks")
+        start_ptr = &start[0]
+    with nogil:
+        for i in range(k):
+            loc[tasks[i]] = i
+        d01 = <double> net.dist(rep0, rep1)
+        if d01 < 1.0:
+            d01 = 1.0
+        for i in range(k):
+            t = tasks[i]
+            for e in range(tptr[t], tptr[t + 1]):
+                u = tadj[e]
+                if loc[u] >= 0:
+                    ladj.push_back(loc[u])
+                    lw.push_back(tw[e])
+                else:
+                    a = dom_rep[task_dom[u]]
+                    ext[0, i] += tw[e] * net.dist(rep0, a)
+                    ext[1, i] += tw[e] * net.dist(rep1, a)
+            lptr[i + 1] = <long long> ladj.size()
+        # seeds: the hardest pull towards side 0, then a BFS diameter sweep
+        seed = 0
+        best_pull = ext[1, 0] - ext[0, 0]
+        for i in range(1, k):
+            pull = ext[1, i] - ext[0, i]
+            if pull > best_pull:
+                best_pull = pull
+                seed = i
+        seeds.push_back(seed)
+        a = 0
+        for r in range(2):
+            for i in range(k):
+                level[i] = -1
+            queue.clear()
+            queue.push_back(a)
+            level[a] = 0
+            head = 0
+            while head < <Py_ssize_t> queue.size():
+                u = queue[head]
+                head += 1
+                for e in range(lptr[u], lptr[u + 1]):
+                    if level[ladj[e]] < 0:
+                        level[ladj[e]] = level[u] + 1
+                        queue.push_back(ladj[e])
+            for i in range(k):
+                if level[i] > level[a] or (level[i] == level[a] and i < a):
+                    a = i
+            seeds.push_back(a)
+        for r in range(min(<Py_ssize_t> n_tries, <Py_ssize_t> seeds.size()) + (1 if start_ptr != NULL else 0)):
+            if r < n_tries and r < <Py_ssize_t> seeds.size():
+                cost = _bisect_try(k, &lptr[0], ladj.data(), lw.data(), &ext[0, 0], &ext[1, 0], d01, seeds[r],
+                                   NULL, lo, hi, target, max_passes, &flags[0, 0], &work[0, 0], &work[1, 0],
+                                   &flags[1, 0], &moved[0])
+            else:
+                cost = _bisect_try(k, &lptr[0], ladj.data(), lw.data(), &ext[0, 0], &ext[1, 0], d01, -1,
+                                   start_ptr, lo, hi, target, max_passes, &flags[0, 0], &work[0, 0],
+                                   &work[1, 0], &flags[1, 0], &moved[0])
+            if r == 0 or cost < best - 1e-9 * (1.0 + best):
+                best = cost
+                for i in range(k):
+                    flags[2, i] = flags[0, i]
+        for i in range(k):
+            side_out[i] = flags[2, i]
+            loc[tasks[i]] = -1
+    return best

@@ -26,6 +26,7 @@ def greedy_map(
 def refine_wh(
     tptr: npt.NDArray[np.int64], tadj: npt.NDArray[np.int64], tw: npt.NDArray[np.float64],
     capacity: npt.NDArray[np.int64], net: _Net, delta: int, max_passes: int, task_node: npt.NDArray[np.int64],
+    max_sources: int = 0,
 ) -> tuple[int, int, float]: ...
 def link_loads_nodes(
     mptr: npt.NDArray[np.int64], madj: npt.NDArray[np.int64], mw: npt.NDArray[np.float64],
@@ -59,3 +60,9 @@ def grow_parts(
     tptr: npt.NDArray[np.int64], tadj: npt.NDArray[np.int64], tw: npt.NDArray[np.float64],
     sizes: npt.NDArray[np.int64], parts: npt.NDArray[np.int64],
 ) -> None: ...
+def bisect_tasks(
+    tptr: npt.NDArray[np.int64], tadj: npt.NDArray[np.int64], tw: npt.NDArray[np.float64], net: _Net,
+    tasks: npt.NDArray[np.int64], task_dom: npt.NDArray[np.int64], dom_rep: npt.NDArray[np.int64], rep0: int,
+    rep1: int, lo: int, hi: int, target: int, n_tries: int, max_passes: int, loc: npt.NDArray[np.int64],
+    side_out: npt.NDArray[np.uint8], start: npt.NDArray[np.uint8] | None = None,
+) -> float: ...
