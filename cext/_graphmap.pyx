@@ -390,13 +390,15 @@ cdef class _Slots:
 
 def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
               const long long[::1] capacity, _Net net not None, int delta, int max_passes,
-              long long[::1] task_node, int max_sources=0):
+              long long[::1] task_node, int max_sources=0, int max_partners=4):
     """Swap/move refinement of weighted hops (UWH) in place; returns (moves, passes, gain).
 
     The candidate nodes of a task are the first ``delta`` nodes of a network BFS from the
     nodes of its neighbours; with ``max_sources > 0`` only the nodes of its
     ``max_sources`` heaviest neighbours (ties: lower task) seed that BFS, which bounds the
-    work per task on dense graphs (a task of degree <= max_sources is unaffected).
+    work per task on dense graphs (a task of degree <= max_sources is unaffected); such a
+    dense task also tries as swap partners only the ``max_partners`` tasks of each
+    candidate node with the largest WH (ties: lower task).
     """
     cdef Py_ssize_t n = tptr.shape[0] - 1
     cdef Py_ssize_t e, i, k, passes = 0, moves = 0
@@ -412,8 +414,8 @@ def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double
     cdef double[::1] w_to_t = w_to_t_arr
     cdef priority_queue[keyed] heap
     cdef vector[long long] sources, cands, touched
-    cdef vector[keyed] heaviest
-    cdef bint done
+    cdef vector[keyed] heaviest, partners
+    cdef bint done, dense
     with nogil:
         for t in range(n):
             whs[t] = _task_wh(tptr, tadj, tw, task_node, net, t, task_node[t], -1)
@@ -446,6 +448,7 @@ def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double
                 if sources.size() == 0:
                     continue
                 net.level_nodes(sources, capacity, False, a, delta, cands)
+                dense = max_sources > 0 and tptr[t + 1] - tptr[t] > max_sources
                 for e in range(tptr[t], tptr[t + 1]):
                     w_to_t[tadj[e]] += tw[e]
                 done = False
@@ -461,8 +464,19 @@ def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double
                             done = True
                             break
                     d_ab = net.dist(a, b)
+                    partners.clear()
                     for k in range(slots.count[b]):
-                        s = slots.slots[b * slots.width + k]
+                        partners.push_back(keyed(-whs[slots.slots[b * slots.width + k]],
+                                                 slots.slots[b * slots.width + k]))
+                    if dense and <Py_ssize_t> partners.size() > max_partners:
+                        # a dense task tries only the partners that lose the most where they are
+                        sort(partners.begin(), partners.end())
+                        partners.resize(max_partners)
+                        for k in range(max_partners):  # then in task order, as for a sparse task
+                            partners[k] = keyed(<double> partners[k].second, partners[k].second)
+                        sort(partners.begin(), partners.end())
+                    for k in range(<Py_ssize_t> partners.size()):
+                        s = partners[k].second
                         # swap t (a -> b) with s (b -> a); the t-s edge keeps its length d(a, b):
                         # gain = whs[t] - wh_t(b) + whs[s] - wh_s(a) - 2 W(t,s) d(a,b)
                         if whs[t] - wh_tb + whs[s] <= eps:
@@ -488,13 +502,32 @@ def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double
                 touched.push_back(t)
                 if s >= 0:
                     touched.push_back(s)
+                if dense:
+                    # O(deg) update: a neighbour's WH changes only on its edges to t and s
+                    for e in range(tptr[t], tptr[t + 1]):
+                        u = tadj[e]
+                        if u != s:
+                            whs[u] += tw[e] * <double> (net.dist(task_node[u], b) - net.dist(task_node[u], a))
+                            touched.push_back(u)
+                    if s >= 0:
+                        for e in range(tptr[s], tptr[s + 1]):
+                            u = tadj[e]
+                            if u != t:
+                                whs[u] += tw[e] * <double> (net.dist(task_node[u], a) - net.dist(task_node[u], b))
+                                touched.push_back(u)
+                    whs[t] = _task_wh(tptr, tadj, tw, task_node, net, t, b, -1)
+                    if s >= 0:
+                        whs[s] = _task_wh(tptr, tadj, tw, task_node, net, s, a, -1)
+                else:
+                    for i in range(<Py_ssize_t> touched.size()):
+                        u = touched[i]
+                        for e in range(tptr[u], tptr[u + 1]):
+                            touched.push_back(tadj[e])
+                    for i in range(<Py_ssize_t> touched.size()):
+                        u = touched[i]
+                        whs[u] = _task_wh(tptr, tadj, tw, task_node, net, u, task_node[u], -1)
                 for i in range(<Py_ssize_t> touched.size()):
                     u = touched[i]
-                    for e in range(tptr[u], tptr[u + 1]):
-                        touched.push_back(tadj[e])
-                for i in range(<Py_ssize_t> touched.size()):
-                    u = touched[i]
-                    whs[u] = _task_wh(tptr, tadj, tw, task_node, net, u, task_node[u], -1)
                     if not popped[u] and whs[u] > 0:
                         heap.push(keyed(whs[u], -u))
             total_gain += pass_gain
