@@ -933,11 +933,12 @@ cdef inline double _fm_gain(int s, double e0, double e1, double c0, double c1, d
 
 
 cdef long long _fill_side(Py_ssize_t k, const long long* lptr, const long long* ladj, const double* lw,
-                          const double* ext0, const double* ext1, double d01, int src, long long count,
-                          long long seed, unsigned char* side, double* c0, double* c1,
+                          const long long* vw, const double* ext0, const double* ext1, double d01, int src,
+                          long long count, long long seed, unsigned char* side, double* c0, double* c1,
                           double* cost) noexcept nogil:
-    """Move ``count`` tasks from side ``src`` to the other, each time the one of largest gain
-    (ties: lower task), the seed first when given; returns the number moved."""
+    """Move tasks of total weight ``count`` (or just over) from side ``src`` to the other, each
+    time the one of largest gain (ties: lower task), the seed first when given; returns the
+    weight moved (vw NULL: unit weights)."""
     cdef Py_ssize_t i, e, j
     cdef long long u, done = 0
     cdef double g
@@ -963,7 +964,7 @@ cdef long long _fill_side(Py_ssize_t k, const long long* lptr, const long long* 
             break
         cost[0] -= _fm_gain(src, ext0[i], ext1[i], c0[i], c1[i], d01)
         side[i] = 1 - src
-        done += 1
+        done += 1 if vw == NULL else vw[i]
         for e in range(lptr[i], lptr[i + 1]):
             u = ladj[e]
             if src == 1:
@@ -978,25 +979,29 @@ cdef long long _fill_side(Py_ssize_t k, const long long* lptr, const long long* 
 
 
 cdef double _bisect_try(Py_ssize_t k, const long long* lptr, const long long* ladj, const double* lw,
-                        const double* ext0, const double* ext1, double d01, long long seed,
+                        const long long* vw, const double* ext0, const double* ext1, double d01, long long seed,
                         const unsigned char* start, long long lo, long long hi, long long target,
                         int max_passes, unsigned char* side, double* c0, double* c1, unsigned char* locked,
                         long long* moved) noexcept nogil:
     """One start + FM run; leaves the sides in ``side``, returns the cost.
 
     The start is greedy growth of side 0 from ``seed`` up to ``target`` tasks when ``start``
-    is NULL; otherwise the given sides, brought into [lo, hi] by greedy moves.
+    is NULL; otherwise the given sides, brought into [lo, hi] by greedy moves.  Sizes are
+    total vertex weights (vw NULL: one per task).
     """
     cdef Py_ssize_t i, e, j, n_moves, best_moves, since
-    cdef long long size0 = 0, u, lo_w, hi_w, slack
+    cdef long long size0 = 0, u, lo_w, hi_w, slack, total = 0, wmax = 1, wi
     cdef double cost = 0.0, g, best_cost, pass_start, ga, gb
     cdef int s, pas
     cdef priority_queue[keyed] h0, h1
     cdef bint ok0, ok1
     for i in range(k):
+        wi = 1 if vw == NULL else vw[i]
+        total += wi
+        wmax = max(wmax, wi)
         side[i] = 1 if start == NULL else start[i]
         if side[i] == 0:
-            size0 += 1
+            size0 += wi
     for i in range(k):
         c0[i] = 0.0
         c1[i] = 0.0
@@ -1010,15 +1015,15 @@ cdef double _bisect_try(Py_ssize_t k, const long long* lptr, const long long* la
         else:
             cost += ext1[i] + 0.5 * d01 * c0[i]
     if start == NULL:
-        size0 += _fill_side(k, lptr, ladj, lw, ext0, ext1, d01, 1, target - size0, seed, side, c0, c1, &cost)
+        size0 += _fill_side(k, lptr, ladj, lw, vw, ext0, ext1, d01, 1, target - size0, seed, side, c0, c1, &cost)
     elif size0 > hi:
-        size0 -= _fill_side(k, lptr, ladj, lw, ext0, ext1, d01, 0, size0 - hi, -1, side, c0, c1, &cost)
+        size0 -= _fill_side(k, lptr, ladj, lw, vw, ext0, ext1, d01, 0, size0 - hi, -1, side, c0, c1, &cost)
     elif size0 < lo:
-        size0 += _fill_side(k, lptr, ladj, lw, ext0, ext1, d01, 1, lo - size0, -1, side, c0, c1, &cost)
+        size0 += _fill_side(k, lptr, ladj, lw, vw, ext0, ext1, d01, 1, lo - size0, -1, side, c0, c1, &cost)
     # FM passes
-    slack = max(1, k // 64)
+    slack = max(wmax, total // 64)
     lo_w = max(0, min(lo, target) - slack)
-    hi_w = min(<long long> k, max(hi, target) + slack)
+    hi_w = min(total, max(hi, target) + slack)
     for pas in range(max_passes):
         pass_start = cost
         best_cost = cost
@@ -1050,8 +1055,8 @@ cdef double _bisect_try(Py_ssize_t k, const long long* lptr, const long long* la
                     h1.pop()
                 else:
                     break
-            ok0 = not h0.empty() and size0 - 1 >= lo_w
-            ok1 = not h1.empty() and size0 + 1 <= hi_w
+            ok0 = not h0.empty() and size0 - (1 if vw == NULL else vw[-h0.top().second]) >= lo_w
+            ok1 = not h1.empty() and size0 + (1 if vw == NULL else vw[-h1.top().second]) <= hi_w
             if not ok0 and not ok1:
                 break
             if ok0 and ok1:
@@ -1074,7 +1079,7 @@ cdef double _bisect_try(Py_ssize_t k, const long long* lptr, const long long* la
                 h1.pop()
             locked[i] = 1
             side[i] = 1 - s
-            size0 += 1 if s == 1 else -1
+            size0 += (1 if vw == NULL else vw[i]) * (1 if s == 1 else -1)
             cost -= g
             moved[n_moves] = i
             n_moves += 1
@@ -1103,7 +1108,7 @@ cdef double _bisect_try(Py_ssize_t k, const long long* lptr, const long long* la
             i = moved[n_moves]
             s = side[i]
             side[i] = 1 - s
-            size0 += 1 if s == 1 else -1
+            size0 += (1 if vw == NULL else vw[i]) * (1 if s == 1 else -1)
             for e in range(lptr[i], lptr[i + 1]):
                 u = ladj[e]
                 if s == 0:
@@ -1118,17 +1123,189 @@ cdef double _bisect_try(Py_ssize_t k, const long long* lptr, const long long* la
     return cost
 
 
+cdef long long _bfs_far(Py_ssize_t n, const long long* ptr, const long long* adj, long long a,
+                        long long* level, vector[long long]& queue) noexcept nogil:
+    """The vertex farthest (BFS) from ``a`` in its component, ties: lowest index."""
+    cdef Py_ssize_t i, head = 0, e
+    cdef long long u, best = a
+    for i in range(n):
+        level[i] = -1
+    queue.clear()
+    queue.push_back(a)
+    level[a] = 0
+    while head < <Py_ssize_t> queue.size():
+        u = queue[head]
+        head += 1
+        for e in range(ptr[u], ptr[u + 1]):
+            if level[adj[e]] < 0:
+                level[adj[e]] = level[u] + 1
+                queue.push_back(adj[e])
+    for i in range(n):
+        if level[i] > level[best] or (level[i] == level[best] and i < best):
+            best = i
+    return best
+
+
+cdef void _multilevel_start(Py_ssize_t k, const long long* lptr, const long long* ladj, const double* lw,
+                            const double* ext0, const double* ext1, double d01, long long lo, long long hi,
+                            long long target, int max_passes, unsigned char* out) noexcept nogil:
+    """Multilevel bisection: heavy-edge matching down to <= 64 vertices, two greedy growths on
+    the coarsest graph, then projection with FM at every level; the sides go to ``out``."""
+    cdef vector[vector[long long]] ptrs, adjs, vws, cmaps
+    cdef vector[vector[double]] ws, e0s, e1s
+    cdef vector[long long] cmap, first, second, marker, cptr, cadj, cvw, queue, lev, moved
+    cdef vector[double] cw, ce0, ce1, c0, c1
+    cdef vector[unsigned char] side, best_side, locked, proj
+    cdef Py_ssize_t n = k, v, e, c, m, L, i
+    cdef long long u, best, nc, st, cu, seed, wmax, total, lo_c, hi_c
+    cdef double bw, cost, best_cost = 0.0
+    cdef int r
+    # level 0 = the job's graph, unit vertex weights
+    cptr.clear()
+    for v in range(k + 1):
+        cptr.push_back(lptr[v])
+    ptrs.push_back(cptr)
+    cadj.clear()
+    cw.clear()
+    for e in range(lptr[k]):
+        cadj.push_back(ladj[e])
+        cw.push_back(lw[e])
+    adjs.push_back(cadj)
+    ws.push_back(cw)
+    cvw.assign(k, 1)
+    vws.push_back(cvw)
+    ce0.clear()
+    ce1.clear()
+    for v in range(k):
+        ce0.push_back(ext0[v])
+        ce1.push_back(ext1[v])
+    e0s.push_back(ce0)
+    e1s.push_back(ce1)
+    while n > 64:
+        L = ptrs.size() - 1
+        cmap.assign(n, -1)
+        first.clear()
+        second.clear()
+        nc = 0
+        for v in range(n):
+            if cmap[v] >= 0:
+                continue
+            best = -1
+            bw = -1.0
+            for e in range(ptrs[L][v], ptrs[L][v + 1]):
+                u = adjs[L][e]
+                if u != v and cmap[u] < 0 and (ws[L][e] > bw or (ws[L][e] == bw and u < best)):
+                    best = u
+                    bw = ws[L][e]
+            cmap[v] = nc
+            if best >= 0:
+                cmap[best] = nc
+            first.push_back(v)
+            second.push_back(best)
+            nc += 1
+        if nc * 10 > n * 9:
+            break
+        cptr.assign(1, 0)
+        cadj.clear()
+        cw.clear()
+        cvw.assign(nc, 0)
+        ce0.assign(nc, 0.0)
+        ce1.assign(nc, 0.0)
+        marker.assign(nc, -1)
+        for c in range(nc):
+            st = cadj.size()
+            for m in range(2):
+                v = first[c] if m == 0 else second[c]
+                if v < 0:
+                    continue
+                cvw[c] += vws[L][v]
+                ce0[c] += e0s[L][v]
+                ce1[c] += e1s[L][v]
+                for e in range(ptrs[L][v], ptrs[L][v + 1]):
+                    cu = cmap[adjs[L][e]]
+                    if cu == c:
+                        continue
+                    if marker[cu] < st:
+                        marker[cu] = cadj.size()
+                        cadj.push_back(cu)
+                        cw.push_back(ws[L][e])
+                    else:
+                        cw[marker[cu]] += ws[L][e]
+            cptr.push_back(cadj.size())
+        cmaps.push_back(cmap)
+        ptrs.push_back(cptr)
+        adjs.push_back(cadj)
+        ws.push_back(cw)
+        vws.push_back(cvw)
+        e0s.push_back(ce0)
+        e1s.push_back(ce1)
+        n = nc
+    # the coarsest graph: growth from the hardest pull to side 0 and from a BFS end
+    L = ptrs.size() - 1
+    n = vws[L].size()
+    c0.assign(k, 0.0)
+    c1.assign(k, 0.0)
+    side.assign(k, 0)
+    best_side.assign(k, 0)
+    locked.assign(k, 0)
+    moved.assign(k + 1, 0)
+    lev.assign(k, 0)
+    wmax = 1
+    total = 0
+    for v in range(n):
+        wmax = max(wmax, vws[L][v])
+        total += vws[L][v]
+    lo_c = max(0, lo - wmax) if L > 0 else lo
+    hi_c = min(total, hi + wmax) if L > 0 else hi
+    seed = 0
+    for v in range(1, n):
+        if e1s[L][v] - e0s[L][v] > e1s[L][seed] - e0s[L][seed]:
+            seed = v
+    for r in range(2):
+        if r == 1:
+            seed = _bfs_far(n, ptrs[L].data(), adjs[L].data(), 0, lev.data(), queue)
+        cost = _bisect_try(n, ptrs[L].data(), adjs[L].data(), ws[L].data(), vws[L].data(), e0s[L].data(),
+                           e1s[L].data(), d01, seed, NULL, lo_c, hi_c, target, max_passes, side.data(),
+                           c0.data(), c1.data(), locked.data(), moved.data())
+        if r == 0 or cost < best_cost - 1e-9 * (1.0 + best_cost):
+            best_cost = cost
+            for v in range(n):
+                best_side[v] = side[v]
+    # project and refine level by level
+    while L > 0:
+        L -= 1
+        n = vws[L].size()
+        proj.assign(n, 0)
+        for v in range(n):
+            proj[v] = best_side[cmaps[L][v]]
+        wmax = 1
+        total = 0
+        for v in range(n):
+            wmax = max(wmax, vws[L][v])
+            total += vws[L][v]
+        lo_c = max(0, lo - wmax) if L > 0 else lo
+        hi_c = min(total, hi + wmax) if L > 0 else hi
+        _bisect_try(n, ptrs[L].data(), adjs[L].data(), ws[L].data(), vws[L].data(), e0s[L].data(),
+                    e1s[L].data(), d01, -1, proj.data(), lo_c, hi_c, target, max_passes, side.data(),
+                    c0.data(), c1.data(), locked.data(), moved.data())
+        for v in range(n):
+            best_side[v] = side[v]
+    for v in range(k):
+        out[v] = best_side[v]
+
+
 def bisect_tasks(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
                  _Net net not None, const long long[::1] tasks, const long long[::1] task_dom,
                  const long long[::1] dom_rep, long long rep0, long long rep1, long long lo, long long hi,
                  long long target, int n_tries, int max_passes, long long[::1] loc,
-                 unsigned char[::1] side_out, const unsigned char[::1] start=None):
+                 unsigned char[::1] side_out, const unsigned char[::1] start=None, bint multilevel=False):
     """Split ``tasks`` into side 0 (rep0) and side 1 (rep1) with lo <= |side 0| <= hi; returns the cost.
 
     ``loc`` is scratch of n_tasks entries, all -1 on entry (and again on return).  Tries:
     growth from the task pulled hardest towards side 0, then from the two ends of a BFS
     diameter sweep of the job's subgraph (from its first task); ``n_tries`` of them.  With
-    ``start`` (one side per task, e.g. a METIS bisection), one more try starts from it.
+    ``start`` (one side per task, e.g. a METIS bisection), one more try starts from it; with
+    ``multilevel``, one more from a multilevel bisection (heavy-edge matching coarsening).
     """
     cdef Py_ssize_t k = tasks.shape[0], i, e, m = 0, head, r
     cdef long long t, u, a, seed
@@ -1152,6 +1329,8 @@ def bisect_tasks(const long long[::1] tptr, const long long[::1] tadj, const dou
     cdef vector[long long] ladj, queue, seeds
     cdef vector[double] lw
     cdef const unsigned char* start_ptr = NULL
+    ml_v = np.zeros(k if multilevel else 0, dtype=np.uint8)
+    cdef unsigned char[::1] ml_side = ml_v
     if start is not None:
         if start.shape[0] != k:
             raise ValueError(f"bisect_tasks: start has {start.shape[0]} entries for {k} tasks")
@@ -1204,14 +1383,24 @@ def bisect_tasks(const long long[::1] tptr, const long long[::1] tadj, const dou
             seeds.push_back(a)
         for r in range(min(<Py_ssize_t> n_tries, <Py_ssize_t> seeds.size()) + (1 if start_ptr != NULL else 0)):
             if r < n_tries and r < <Py_ssize_t> seeds.size():
-                cost = _bisect_try(k, &lptr[0], ladj.data(), lw.data(), &ext[0, 0], &ext[1, 0], d01, seeds[r],
+                cost = _bisect_try(k, &lptr[0], ladj.data(), lw.data(), NULL, &ext[0, 0], &ext[1, 0], d01, seeds[r],
                                    NULL, lo, hi, target, max_passes, &flags[0, 0], &work[0, 0], &work[1, 0],
                                    &flags[1, 0], &moved[0])
             else:
-                cost = _bisect_try(k, &lptr[0], ladj.data(), lw.data(), &ext[0, 0], &ext[1, 0], d01, -1,
+                cost = _bisect_try(k, &lptr[0], ladj.data(), lw.data(), NULL, &ext[0, 0], &ext[1, 0], d01, -1,
                                    start_ptr, lo, hi, target, max_passes, &flags[0, 0], &work[0, 0],
                                    &work[1, 0], &flags[1, 0], &moved[0])
             if r == 0 or cost < best - 1e-9 * (1.0 + best):
+                best = cost
+                for i in range(k):
+                    flags[2, i] = flags[0, i]
+        if multilevel:
+            _multilevel_start(k, &lptr[0], ladj.data(), lw.data(), &ext[0, 0], &ext[1, 0], d01, lo, hi, target,
+                              max_passes, &ml_side[0])
+            cost = _bisect_try(k, &lptr[0], ladj.data(), lw.data(), NULL, &ext[0, 0], &ext[1, 0], d01, -1,
+                               &ml_side[0], lo, hi, target, max_passes, &flags[0, 0], &work[0, 0],
+                               &work[1, 0], &flags[1, 0], &moved[0])
+            if cost < best - 1e-9 * (1.0 + best):
                 best = cost
                 for i in range(k):
                     flags[2, i] = flags[0, i]

@@ -26,7 +26,7 @@ def greedy_map(
 def refine_wh(
     tptr: npt.NDArray[np.int64], tadj: npt.NDArray[np.int64], tw: npt.NDArray[np.float64],
     capacity: npt.NDArray[np.int64], net: _Net, delta: int, max_passes: int, task_node: npt.NDArray[np.int64],
-    max_sources: int = 0,
+    max_sources: int = 0, max_partners: int = 4,
 ) -> tuple[int, int, float]: ...
 def link_loads_nodes(
     mptr: npt.NDArray[np.int64], madj: npt.NDArray[np.int64], mw: npt.NDArray[np.float64],
@@ -64,5 +64,5 @@ def bisect_tasks(
     tptr: npt.NDArray[np.int64], tadj: npt.NDArray[np.int64], tw: npt.NDArray[np.float64], net: _Net,
     tasks: npt.NDArray[np.int64], task_dom: npt.NDArray[np.int64], dom_rep: npt.NDArray[np.int64], rep0: int,
     rep1: int, lo: int, hi: int, target: int, n_tries: int, max_passes: int, loc: npt.NDArray[np.int64],
-    side_out: npt.NDArray[np.uint8], start: npt.NDArray[np.uint8] | None = None,
+    side_out: npt.NDArray[np.uint8], start: npt.NDArray[np.uint8] | None = None, multilevel: bool = False,
 ) -> float: ...

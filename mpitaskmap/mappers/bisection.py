@@ -13,8 +13,10 @@ of the same depth.  Leaves are nodes; their tasks go on the node's processors.  
 
 The bisection of a job (``_graphmap.bisect_tasks``) is greedy graph growing from three
 seeds (the task pulled hardest to the first half, and both ends of a BFS sweep), each
-followed by Fiduccia-Mattheyses passes with a small balance window; the lowest cost wins.
-Deterministic: fixed seeds, ties by lower index.
+followed by Fiduccia-Mattheyses passes with a small balance window, plus on large jobs a
+multilevel try (heavy-edge matching coarsening, growth on the coarsest graph, FM at each
+level on the way back) and optionally a METIS start; the lowest cost wins.
+Deterministic: fixed seeds, ties by lower index, no optional dependency by default.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from ..mapping import Mapping
 from ..taskgraph import TaskGraph
 from .graph import MAX_SOURCES, NodeNetwork, _check_inputs, _check_max_sources, _refine_passes, _undirected
 
-__all__ = ["map_bisection", "processor_tree", "ProcessorTree"]
+__all__ = ["map_bisection", "processor_tree", "ProcessorTree", "PARTITIONERS", "MULTILEVEL_MIN_TASKS"]
 
 
 @dataclass(frozen=True)
@@ -169,21 +171,22 @@ def processor_tree(machine: Machine) -> ProcessorTree:
     return ProcessorTree(children, node, capacity, rep)
 
 
-#: Jobs with at least this many tasks also try a METIS bisection (partitioner "metis").
-METIS_MIN_TASKS = 32
+#: Jobs with at least this many tasks also try the multilevel (and METIS) bisection.
+MULTILEVEL_MIN_TASKS = 32
+
+#: Values of ``partitioner`` of :func:`map_bisection`.
+PARTITIONERS = ("multilevel", "greedy", "metis")
 
 
 def _use_metis(partitioner: str) -> bool:
-    if partitioner not in ("auto", "metis", "greedy"):
-        raise InvalidInputError(f"partitioner: unknown {partitioner!r}; valid: ['auto', 'greedy', 'metis']")
-    if partitioner == "greedy":
+    if partitioner not in PARTITIONERS:
+        raise InvalidInputError(f"partitioner: unknown {partitioner!r}; valid: {list(PARTITIONERS)}")
+    if partitioner != "metis":
         return False
     try:
         import pymetis  # noqa: F401
     except ImportError:
-        if partitioner == "metis":
-            raise InvalidInputError("partitioner: 'metis' needs pymetis (pip install 'mpitaskmap[graph]')") from None
-        return False
+        raise InvalidInputError("partitioner: 'metis' needs pymetis (pip install 'mpitaskmap[graph]')") from None
     return True
 
 
@@ -232,7 +235,7 @@ def map_bisection(
     n_tries: int = 3,
     fm_passes: int = 8,
     imbalance: float = 0.03,
-    partitioner: str = "auto",
+    partitioner: str = "multilevel",
     progress=None,
 ) -> Mapping:
     """Map a task graph by dual recursive bisection, then UWH refinement.
@@ -254,10 +257,13 @@ def map_bisection(
     imbalance : float, optional
         When a domain has more processors than tasks, a half may take up to this fraction
         of the job's tasks more or fewer than its share of the capacity (default 0.03).
-    partitioner : {"auto", "metis", "greedy"}, optional
-        "metis": every job of at least :data:`METIS_MIN_TASKS` tasks also tries a METIS
-        bisection (pymetis, seed 0) as a start for the FM passes; "greedy": only the
-        greedy growths; "auto" (default): METIS when pymetis is installed.
+    partitioner : {"multilevel", "greedy", "metis"}, optional
+        How a job is bisected.  "greedy": greedy growths from ``n_tries`` seeds, each
+        refined by FM; "multilevel" (default): also, for jobs of at least
+        :data:`MULTILEVEL_MIN_TASKS` tasks, a multilevel bisection (heavy-edge matching
+        down to 64 vertices, growth on the coarsest graph, FM at every level on the way
+        back); "metis": also a METIS bisection (pymetis, seed 0) as a start for FM.  The
+        lowest cost wins (ties: the earlier try).
     progress : callable, optional
         ``progress(done, total)`` after each refinement pass.
 
@@ -315,14 +321,16 @@ def map_bisection(
         tol = int(imbalance * k)
         lo, hi = max(lo, target - tol), min(hi, target + tol)
         side = np.zeros(k, dtype=np.uint8)
-        start = _metis_bisection(tptr, tadj, tw, tasks, target, loc) if use_metis and k >= METIS_MIN_TASKS else None
+        large = k >= MULTILEVEL_MIN_TASKS
+        start = _metis_bisection(tptr, tadj, tw, tasks, target, loc) if use_metis and large else None
         _graphmap.bisect_tasks(tptr, tadj, tw, nn.net, tasks, task_dom, rep, int(rep[c0]), int(rep[c1]),
-                               lo, hi, target, int(n_tries), int(fm_passes), loc, side, start)
+                               lo, hi, target, int(n_tries), int(fm_passes), loc, side, start,
+                               large and partitioner != "greedy")
         for child, part in ((c0, tasks[side == 0]), (c1, tasks[side == 1])):
             task_dom[part] = child
             if part.size:
                 queue.append((child, part))
-    info: dict = {"bisection_seconds": time.perf_counter() - t0, "partitioner": "metis" if use_metis else "greedy"}
+    info: dict = {"bisection_seconds": time.perf_counter() - t0, "partitioner": partitioner}
     if refine:
         moves, passes = _refine_passes(tptr, tadj, tw, nn.capacity, nn.net, delta, 20, task_node, progress,
                                        max_sources=_check_max_sources(max_sources))
