@@ -22,16 +22,25 @@ Rows per input:
   go to the nearest free node), when libscotch is installed
   (``bash benchmarks/peers/install_peers.sh``);
 * ``greedy+uwh``: the family's greedy growth + UWH (the issue's "today");
-* ``bisection``: the new dual recursive bisection + UWH (:func:`map_bisection`);
+* ``bisection``: the family's new method, dual recursive bisection (multilevel, no
+  optional dependency) + UWH (:func:`~mpitaskmap.mappers.bisection.map_bisection`);
+* ``bisection metis``: the same with a METIS start as one more try per job (pymetis);
 * ``family best``: the best of the graph family's search candidates
-  (``families.graph.candidates``) by weighted hops.
+  (``families.graph.candidates``) by weighted hops (seconds = the whole search).
+
+Then the scale-free Barabasi-Albert input of ``graph_mappers.py`` (2^17 vertices, m = 4,
+4096 parts) on ``titan_machine(256, 16)``: Scotch, greedy+uwh, bisection.
 
 Then UWH on the 2-D Laplacian SpMV input of ``graph_mappers.py`` (512x512, random symmetric
-permutation, 4096 row blocks, ``titan_machine(256, 16)``), from the same greedy start:
-unbounded (``max_sources=0``: every neighbour's node a BFS source, the old behaviour) and
-bounded (the default), seconds and WH.
+permutation, 4096 row blocks, ``titan_machine(256, 16)``, ~250 neighbours per task), from
+the same greedy start: ``max_sources=0`` (every neighbour's node a BFS source and every
+swap partner tried: the old candidate set, with today's exact speed-ups) and the default
+bound; then the bisection method on the same input.
 
-Run:  python benchmarks/graph_family.py [--no-scotch] [--no-spmv] [--json PATH]
+Seconds are wall time of one run on a 2-core machine shared with other work (the load
+average is printed).
+
+Run:  python benchmarks/graph_family.py [--no-scotch] [--no-spmv] [--no-ba] [--json PATH]
 """
 
 from __future__ import annotations
@@ -51,6 +60,7 @@ from _util import print_table, write_json  # noqa: E402
 from mpitaskmap import TaskGraph, torus_machine  # noqa: E402
 from mpitaskmap.families import graph as graph_family  # noqa: E402
 from mpitaskmap.machine import TorusMachine  # noqa: E402
+from mpitaskmap.mappers.bisection import map_bisection  # noqa: E402
 from mpitaskmap.mappers.graph import map_greedy, refine_wh  # noqa: E402
 from mpitaskmap.metrics import weighted_hops  # noqa: E402
 from mpitaskmap.problem import Problem  # noqa: E402
@@ -118,13 +128,21 @@ def scotch_best(graph: TaskGraph, machine: TorusMachine):
     return best
 
 
+def _has_pymetis() -> bool:
+    try:
+        import pymetis  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def timed(fn):
     t0 = time.perf_counter()
     out = fn()
     return out, time.perf_counter() - t0
 
 
-def family_rows(name, graph, machine, with_scotch: bool) -> list[dict]:
+def family_rows(name, graph, machine, with_scotch: bool, family: bool = True) -> list[dict]:
     rows = []
     ref = scotch_best(graph, machine) if with_scotch else None
     if ref is not None:
@@ -137,11 +155,17 @@ def family_rows(name, graph, machine, with_scotch: bool) -> list[dict]:
         m, s = timed(lambda: graph_family.apply(graph_family.candidate("bisection"), problem))
         rows.append(dict(input=name, method="bisection", value=per_weight(graph, machine, m.task_to_proc),
                          seconds=s, note=""))
-    problem = Problem(graph, machine)
-    cands = graph_family.candidates(problem)
-    res, s = timed(lambda: best_of(problem, None, cands))
-    rows.append(dict(input=name, method="family best", value=per_weight(graph, machine, res.mapping.task_to_proc),
-                     seconds=s, note=res.mapping.info.get("candidate", "")))
+    if _has_pymetis():
+        m, s = timed(lambda: map_bisection(graph, machine, partitioner="metis"))
+        rows.append(dict(input=name, method="bisection metis", value=per_weight(graph, machine, m.task_to_proc),
+                         seconds=s, note=""))
+    if family:
+        problem = Problem(graph, machine)
+        cands = graph_family.candidates(problem)
+        res, s = timed(lambda: best_of(problem, None, cands))
+        rows.append(dict(input=name, method="family best", value=per_weight(graph, machine,
+                                                                            res.mapping.task_to_proc),
+                         seconds=s, note=res.mapping.info.get("candidate", "")))
     best_ref = rows[0]["value"] if ref is not None else None
     for r in rows:
         r["vs Scotch"] = "-" if best_ref is None else f"{r['value'] / best_ref:.3f}"
@@ -163,20 +187,35 @@ def spmv_rows() -> list[dict]:
                          note=f"{out.info['refine_passes']} passes, {out.info['refine_moves']} moves"))
     rows.append(dict(input=rows[0]["input"], method="greedy start", value=per_weight(g, m, start.task_to_proc),
                      seconds=float("nan"), note=""))
+    out, s = timed(lambda: map_bisection(g, m))
+    rows.append(dict(input=rows[0]["input"], method="bisection", value=per_weight(g, m, out.task_to_proc),
+                     seconds=s, note=f"bisection {out.info['bisection_seconds']:.2f} s + UWH"))
     return rows
+
+
+def ba_rows(with_scotch: bool) -> list[dict]:
+    from graph_mappers import ba_input, sparse_titan
+
+    inp = ba_input(17, 4, N, sparse_titan(N // 16))
+    g, m = inp.graph, inp.machine
+    name = f"scale-free BA 2^17 -> {N} parts (Titan 256x16)"
+    return family_rows(name, g, m, with_scotch, family=False)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--no-scotch", action="store_true")
     ap.add_argument("--no-spmv", action="store_true")
+    ap.add_argument("--no-ba", action="store_true")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     print(f"load average {'/'.join(f'{x:.2f}' for x in os.getloadavg())}")
     rows = []
     for name, g, m in inputs():
         rows += family_rows(name, g, m, not args.no_scotch)
-    table = [dict(r, value=f"{r['value']:.3f}", seconds=f"{r['seconds']:.2f}") for r in rows]
+    ba = [] if args.no_ba else ba_rows(not args.no_scotch)
+    table = [dict(r, value=f"{r['value']:.3f}", seconds=f"{r['seconds']:.2f}") for r in rows + ba]
+    print("average hops per unit weight (weighted hops / total weight), lower is better")
     print_table(table, ["input", "method", "value", "vs Scotch", "seconds", "note"])
     spmv = [] if args.no_spmv else spmv_rows()
     if spmv:
@@ -184,7 +223,7 @@ def main(argv=None) -> int:
         print_table([dict(r, value=f"{r['value']:.3f}", seconds=f"{r['seconds']:.2f}") for r in spmv],
                     ["input", "method", "value", "seconds", "note"])
     if args.json:
-        write_json(args.json, {"family": rows, "spmv": spmv})
+        write_json(args.json, rows + ba + spmv)
     return 0
 
 
