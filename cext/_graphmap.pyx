@@ -390,7 +390,7 @@ cdef class _Slots:
 
 def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
               const long long[::1] capacity, _Net net not None, int delta, int max_passes,
-              long long[::1] task_node, int max_sources=0, int max_partners=4):
+              long long[::1] task_node, int max_sources=0, int max_partners=2):
     """Swap/move refinement of weighted hops (UWH) in place; returns (moves, passes, gain).
 
     The candidate nodes of a task are the first ``delta`` nodes of a network BFS from the

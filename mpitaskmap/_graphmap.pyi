@@ -26,7 +26,7 @@ def greedy_map(
 def refine_wh(
     tptr: npt.NDArray[np.int64], tadj: npt.NDArray[np.int64], tw: npt.NDArray[np.float64],
     capacity: npt.NDArray[np.int64], net: _Net, delta: int, max_passes: int, task_node: npt.NDArray[np.int64],
-    max_sources: int = 0, max_partners: int = 4,
+    max_sources: int = 0, max_partners: int = 2,
 ) -> tuple[int, int, float]: ...
 def link_loads_nodes(
     mptr: npt.NDArray[np.int64], madj: npt.NDArray[np.int64], mw: npt.NDArray[np.float64],

@@ -308,3 +308,27 @@ def test_bounded_uwh_on_a_dense_graph():
                               gm.refine_wh(start, max_sources=0).task_to_proc)
     with pytest.raises(InvalidInputError, match="max_sources"):
         gm.refine_wh(start, max_sources=1.5)
+
+
+def test_dense_uwh_kernel_gain_matches_the_wh_drop_and_partner_cap_matters():
+    # the incremental WH updates of dense tasks must add up: reported gain == WH before - after
+    rng = np.random.default_rng(6)
+    n = 96
+    a, b = np.triu_indices(n, 1)
+    keep = rng.random(a.size) < 0.4
+    g = undirected(n, a[keep], b[keep], rng.integers(1, 5, int(keep.sum())))
+    m = torus_machine([4, 4, 2], cores_per_node=3)
+    nn = gm.NodeNetwork(m)
+    tptr, tadj, tw = _csr(g)
+    start = nn.task_nodes(gm.map_greedy(g, m).task_to_proc)
+    before = _graphmap.node_assignment_wh(tptr, tadj, tw, nn.net, start)
+    results = {}
+    for partners in (1, 2, 3):
+        tn = start.copy()
+        moves, _, gain = _graphmap.refine_wh(tptr, tadj, tw, nn.capacity, nn.net, 8, 20, tn, 4, partners)
+        after = _graphmap.node_assignment_wh(tptr, tadj, tw, nn.net, tn)
+        assert moves > 0
+        assert gain == pytest.approx(before - after, abs=1e-9)
+        assert np.bincount(tn, minlength=nn.n_nodes).max() <= 3
+        results[partners] = tn
+    assert not np.array_equal(results[1], results[3])  # the cap changes which swaps are seen

@@ -466,8 +466,11 @@ def refine_wh(mapping: Mapping, *, delta: int = 8, max_passes: int = 20, max_sou
         The BFS that finds a task's candidate nodes starts from the nodes of its
         ``max_sources`` heaviest neighbours only (ties: lower task; default
         :data:`MAX_SOURCES`); 0 = from every neighbour's node.  Tasks with at most that
-        many neighbours are unaffected; on dense graphs (hundreds of neighbours per task)
-        it keeps the candidates near the heavy traffic and the work per task bounded.
+        many neighbours are unaffected.  A task with more (a dense task) also tries as
+        swap partners only the 2 tasks of each candidate node that incur the largest WH,
+        and updates its neighbours' WH incrementally.  On dense graphs (hundreds of
+        neighbours per task) this keeps the candidates near the heavy traffic and the work
+        per task O(delta * deg) instead of O(delta * cores * deg).
     progress : callable, optional
         ``progress(done, total)`` after each pass (``done == total`` at the end).
 
