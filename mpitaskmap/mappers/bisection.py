@@ -298,6 +298,7 @@ def map_bisection(
     if not 0.0 <= float(imbalance) < 1.0:
         raise InvalidInputError(f"imbalance: must be in [0, 1); got {imbalance}")
     use_metis = _use_metis(partitioner)
+    max_sources = _check_max_sources(max_sources)
     t0 = time.perf_counter()
     nn = NodeNetwork(machine)
     tree = processor_tree(machine)
@@ -333,7 +334,7 @@ def map_bisection(
     info: dict = {"bisection_seconds": time.perf_counter() - t0, "partitioner": partitioner}
     if refine:
         moves, passes = _refine_passes(tptr, tadj, tw, nn.capacity, nn.net, delta, 20, task_node, progress,
-                                       max_sources=_check_max_sources(max_sources))
+                                       max_sources=max_sources)
         info.update(refine_moves=moves, refine_passes=passes)
     info["seconds"] = time.perf_counter() - t0
     return Mapping(nn.task_procs(task_node), machine, graph, method="bisection+uwh" if refine else "bisection",

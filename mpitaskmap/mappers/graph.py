@@ -229,6 +229,7 @@ def map_greedy(
     1.0
     """
     _check_inputs(graph, machine)
+    max_sources = _check_max_sources(max_sources)
     t0 = time.perf_counter()
     nn = NodeNetwork(machine)
     tptr, tadj, tw = _undirected(graph)
@@ -247,7 +248,7 @@ def map_greedy(
     info["greedy_seconds"] = time.perf_counter() - t0
     if refine:
         moves, passes = _refine_passes(tptr, tadj, tw, nn.capacity, nn.net, delta, 20, task_node, progress,
-                                       max_sources=_check_max_sources(max_sources))
+                                       max_sources=max_sources)
         info.update(refine_moves=moves, refine_passes=passes)
     info["seconds"] = time.perf_counter() - t0
     method = "greedy+uwh" if refine else "greedy"
