@@ -22,7 +22,7 @@
 
 cimport cython
 from libc.stdlib cimport free, malloc
-from libcpp.algorithm cimport sort
+from libcpp.algorithm cimport partial_sort, sort
 from libcpp.pair cimport pair
 from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
@@ -439,7 +439,7 @@ def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double
                     heaviest.clear()
                     for e in range(tptr[t], tptr[t + 1]):
                         heaviest.push_back(keyed(-tw[e], tadj[e]))
-                    sort(heaviest.begin(), heaviest.end())
+                    partial_sort(heaviest.begin(), heaviest.begin() + max_sources, heaviest.end())
                     for i in range(max_sources):
                         sources.push_back(task_node[heaviest[i].second])
                 else:
@@ -470,7 +470,7 @@ def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double
                                                  slots.slots[b * slots.width + k]))
                     if dense and <Py_ssize_t> partners.size() > max_partners:
                         # a dense task tries only the partners that lose the most where they are
-                        sort(partners.begin(), partners.end())
+                        partial_sort(partners.begin(), partners.begin() + max_partners, partners.end())
                         partners.resize(max_partners)
                         for k in range(max_partners):  # then in task order, as for a sparse task
                             partners[k] = keyed(<double> partners[k].second, partners[k].second)
