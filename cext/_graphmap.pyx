@@ -1408,3 +1408,142 @@ def bisect_tasks(const long long[::1] tptr, const long long[::1] tadj, const dou
             side_out[i] = flags[2, i]
             loc[tasks[i]] = -1
     return best
+
+
+def torus_tree(const long long[:, ::1] coords, const long long[::1] dims, const unsigned char[::1] wrap,
+               const long long[::1] cap, long long[:, ::1] children, long long[::1] node,
+               long long[::1] capacity, long long[::1] rep):
+    """Recursive geometric bisection of the nodes of a torus (mappers/bisection.processor_tree).
+
+    Node v sits at router ``coords[v]`` with ``cap[v]`` processors.  Domain 0 holds every node;
+    domains are numbered breadth first.  A domain of one node is a leaf (``node`` = it).
+    Otherwise: per dimension the extent of its routers (on a wrapping dimension the span that
+    leaves out the largest gap between occupied coordinates, the first such gap on ties), the
+    nodes ordered along the longest extent (ties: lowest dimension) by (position along it,
+    then the other dimensions' positions in dimension order, then node index), cut after the
+    prefix whose capacity is closest to half (ties: the shorter prefix).  ``rep`` = the node
+    nearest the span's centre (ties: lowest node index).  Outputs have 2 n - 1 rows.
+    """
+    cdef Py_ssize_t n = coords.shape[0], d = coords.shape[1]
+    cdef Py_ssize_t dom, next_id = 1, i, j, k, kbest, s, e, size, m, cut
+    cdef long long total, acc, best_diff, diff, key, v, length, gap, best_gap, c
+    cdef double dist, best_dist, x
+    perm_arr = np.arange(n, dtype=np.int64)
+    cdef long long[::1] perm = perm_arr
+    lo_arr = np.zeros(2 * n, dtype=np.int64)
+    cdef long long[::1] dom_lo = lo_arr
+    hi_arr = np.zeros(2 * n, dtype=np.int64)
+    cdef long long[::1] dom_hi = hi_arr
+    ext_arr = np.zeros(d, dtype=np.int64)
+    cdef long long[::1] ext = ext_arr
+    start_arr = np.zeros(d, dtype=np.int64)
+    cdef long long[::1] start = start_arr
+    centre_arr = np.zeros(d, dtype=np.float64)
+    cdef double[::1] centre = centre_arr
+    cdef vector[long long] vals, keys
+    if n == 0:
+        return
+    dom_lo[0] = 0
+    dom_hi[0] = n
+    with nogil:
+        dom = 0
+        while dom < next_id:
+            s = dom_lo[dom]
+            e = dom_hi[dom]
+            size = e - s
+            total = 0
+            for i in range(s, e):
+                total += cap[perm[i]]
+            capacity[dom] = total
+            children[dom, 0] = -1
+            children[dom, 1] = -1
+            if size == 1:
+                node[dom] = perm[s]
+                rep[dom] = perm[s]
+                dom += 1
+                continue
+            node[dom] = -1
+            for k in range(d):
+                length = dims[k]
+                vals.clear()
+                for i in range(s, e):
+                    vals.push_back(coords[perm[i], k])
+                sort(vals.begin(), vals.end())
+                m = 0
+                for i in range(<Py_ssize_t> vals.size()):  # unique, in place
+                    if i == 0 or vals[i] != vals[m - 1]:
+                        vals[m] = vals[i]
+                        m += 1
+                if not wrap[k] or m == 1:
+                    ext[k] = vals[m - 1] - vals[0]
+                    start[k] = vals[0]
+                else:
+                    best_gap = -1
+                    j = 0
+                    for i in range(m):
+                        gap = (vals[i + 1] if i + 1 < m else vals[0] + length) - vals[i]
+                        if gap > best_gap:
+                            best_gap = gap
+                            j = i
+                    ext[k] = length - best_gap
+                    start[k] = vals[(j + 1) % m]
+                centre[k] = start[k] + ext[k] / 2.0
+                if wrap[k] and centre[k] >= length:
+                    centre[k] -= length
+            kbest = 0
+            for k in range(1, d):
+                if ext[k] > ext[kbest]:
+                    kbest = k
+            # representative: nearest the centre (members are in ascending node order)
+            best_dist = -1.0
+            for i in range(s, e):
+                v = perm[i]
+                dist = 0.0
+                for k in range(d):
+                    x = coords[v, k] - centre[k]
+                    if x < 0:
+                        x = -x
+                    if wrap[k] and dims[k] - x < x:
+                        x = dims[k] - x
+                    dist += x
+                if best_dist < 0 or dist < best_dist:
+                    best_dist = dist
+                    rep[dom] = v
+            # order along the longest extent
+            keys.clear()
+            for i in range(s, e):
+                v = perm[i]
+                key = (coords[v, kbest] - start[kbest]) % dims[kbest]
+                if key < 0:
+                    key += dims[kbest]
+                for k in range(d):
+                    if k != kbest:
+                        c = (coords[v, k] - start[k]) % dims[k]
+                        if c < 0:
+                            c += dims[k]
+                        key = key * dims[k] + c
+                keys.push_back(key * n + v)
+            sort(keys.begin(), keys.end())
+            acc = 0
+            cut = 1
+            best_diff = -1
+            for i in range(size - 1):
+                acc += cap[keys[i] % n]
+                diff = 2 * acc - total
+                if diff < 0:
+                    diff = -diff
+                if best_diff < 0 or diff < best_diff:
+                    best_diff = diff
+                    cut = i + 1
+            for i in range(size):
+                perm[s + i] = keys[i] % n
+            sort(&perm[s], &perm[s] + cut)
+            sort(&perm[s] + cut, &perm[s] + size)
+            children[dom, 0] = next_id
+            dom_lo[next_id] = s
+            dom_hi[next_id] = s + cut
+            children[dom, 1] = next_id + 1
+            dom_lo[next_id + 1] = s + cut
+            dom_hi[next_id + 1] = e
+            next_id += 2
+            dom += 1

@@ -66,3 +66,8 @@ def bisect_tasks(
     rep1: int, lo: int, hi: int, target: int, n_tries: int, max_passes: int, loc: npt.NDArray[np.int64],
     side_out: npt.NDArray[np.uint8], start: npt.NDArray[np.uint8] | None = None, multilevel: bool = False,
 ) -> float: ...
+def torus_tree(
+    coords: npt.NDArray[np.int64], dims: npt.NDArray[np.int64], wrap: npt.NDArray[np.uint8],
+    cap: npt.NDArray[np.int64], children: npt.NDArray[np.int64], node: npt.NDArray[np.int64],
+    capacity: npt.NDArray[np.int64], rep: npt.NDArray[np.int64],
+) -> None: ...

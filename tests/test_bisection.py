@@ -40,13 +40,77 @@ def knn_like(n=300, k=4, seed=3):
 
 
 # ----------------------------------------------------------------------------- processor tree
-def test_cyclic_extent_leaves_out_the_largest_gap():
+def _cyclic_extent(c, length, wraps):
+    """Reference: (extent, start) of coordinates on a ring (or a line), largest gap left out."""
+    u = np.unique(c)
+    if not wraps or u.size == 1:
+        return int(u[-1] - u[0]), int(u[0])
+    gaps = np.diff(np.concatenate([u, [u[0] + length]]))
+    j = int(np.argmax(gaps))
+    return int(length - gaps[j]), int(u[(j + 1) % u.size])
+
+
+def reference_torus_tree(machine):
+    """Reference processor tree of a torus in NumPy (the documented rule, domain by domain)."""
+    view = machine.node_view()
+    n, cap = view.n_nodes, view.capacity
+    coords = machine.router_coords[view.representative]
+    dims, wrap = machine.dims, np.asarray(machine.wrap, dtype=bool)
+    children = np.full((2 * n - 1, 2), -1)
+    node, capacity, rep = np.full(2 * n - 1, -1), np.zeros(2 * n - 1, int), np.zeros(2 * n - 1, int)
+    members, queue, next_id = {0: np.arange(n)}, [0], 1
+    while queue:
+        dom = queue.pop(0)
+        nodes = members.pop(dom)
+        capacity[dom] = cap[nodes].sum()
+        if nodes.size == 1:
+            node[dom] = rep[dom] = nodes[0]
+            continue
+        c = coords[nodes]
+        ext, start = zip(*(_cyclic_extent(c[:, k], int(dims[k]), bool(wrap[k])) for k in range(c.shape[1])))
+        ext, start = np.array(ext), np.array(start)
+        centre = np.where(wrap, (start + ext / 2.0) % dims, start + ext / 2.0)
+        diff = np.abs(c - centre)
+        diff = np.where(wrap, np.minimum(diff, dims - diff), diff)
+        rep[dom] = nodes[int(np.argmin(diff.sum(axis=1)))]
+        shifted = (c - start) % dims
+        k = int(np.argmax(ext))
+        others = [shifted[:, j] for j in range(c.shape[1] - 1, -1, -1) if j != k]
+        order = np.lexsort([np.arange(nodes.size)] + others + [shifted[:, k]])
+        csum = np.cumsum(cap[nodes[order]])
+        cut = int(np.argmin(np.abs(2 * csum[:-1] - csum[-1]))) + 1
+        for half, part in enumerate((nodes[order[:cut]], nodes[order[cut:]])):
+            children[dom, half] = next_id
+            members[next_id] = np.sort(part)
+            queue.append(next_id)
+            next_id += 1
+    return children, node, capacity, rep
+
+
+def test_cyclic_extent_reference():
     # ring of 8, routers 0 1 2 7: the largest gap is 2 -> 7 (5 steps), so the span is 7 0 1 2
-    assert bm._cyclic_extent(np.array([0, 1, 2, 7]), 8, True) == (3, 7)
+    assert _cyclic_extent(np.array([0, 1, 2, 7]), 8, True) == (3, 7)
     # on a line there is no wrap: 0 .. 7
-    assert bm._cyclic_extent(np.array([0, 1, 2, 7]), 8, False) == (7, 0)
+    assert _cyclic_extent(np.array([0, 1, 2, 7]), 8, False) == (7, 0)
     # a full ring: every gap is 1; the first one (after 0) is left out
-    assert bm._cyclic_extent(np.arange(8), 8, True) == (7, 1)
+    assert _cyclic_extent(np.arange(8), 8, True) == (7, 1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_torus_tree_kernel_matches_the_reference(seed):
+    rng = np.random.default_rng(seed)
+    dims = [int(x) for x in rng.integers(2, 9, size=3)]
+    total = int(np.prod(dims))
+    routers = rng.choice(total, size=min(total, 40), replace=False)
+    xyz = np.stack([routers % dims[0], (routers // dims[0]) % dims[1], routers // (dims[0] * dims[1])], axis=1)
+    cores = rng.integers(1, 4, size=routers.size)  # unequal node capacities
+    coords = np.repeat(xyz, cores, axis=0)
+    node_ids = np.repeat(np.arange(routers.size), cores)
+    m = TorusMachine(coords, dims, wrap=[True, bool(seed % 2), True], node_ids=node_ids)
+    t = bm.processor_tree(m)
+    ref = reference_torus_tree(m)
+    for got, want in zip((t.children, t.node, t.capacity, t.representative), ref):
+        assert np.array_equal(got, want)
 
 
 def test_processor_tree_of_a_line_halves_it():

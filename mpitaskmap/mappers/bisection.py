@@ -65,38 +65,6 @@ class ProcessorTree:
         return int(self.node.size)
 
 
-def _cyclic_extent(c: np.ndarray, length: int, wraps: bool) -> tuple[int, int]:
-    """(extent, start) of coordinates on a ring (or a line): the span that leaves out the largest gap."""
-    u = np.unique(c)
-    if not wraps or u.size == 1:
-        return int(u[-1] - u[0]), int(u[0])
-    gaps = np.diff(np.concatenate([u, [u[0] + length]]))
-    j = int(np.argmax(gaps))  # largest gap after u[j] (ties: first)
-    start = int(u[(j + 1) % u.size])
-    return int(length - gaps[j]), start
-
-
-def _torus_split(coords: np.ndarray, dims: np.ndarray, wrap: np.ndarray):
-    """Order of the nodes along the longest extent and the centre of the domain (float coords)."""
-    d = coords.shape[1]
-    ext = np.empty(d, dtype=np.int64)
-    start = np.empty(d, dtype=np.int64)
-    for k in range(d):
-        ext[k], start[k] = _cyclic_extent(coords[:, k], int(dims[k]), bool(wrap[k]))
-    shifted = (coords - start) % dims  # position along each dimension from the start of its span
-    k = int(np.argmax(ext))  # longest extent, ties: lowest dimension
-    keys = [np.arange(coords.shape[0])] + [shifted[:, j] for j in range(d - 1, -1, -1) if j != k] + [shifted[:, k]]
-    order = np.lexsort(keys)
-    centre = start + ext / 2.0
-    return order, centre
-
-
-def _torus_representative(coords, dims, wrap, centre) -> int:
-    diff = np.abs(coords - centre)
-    diff = np.where(wrap, np.minimum(diff, dims - diff), diff)
-    return int(np.argmin(diff.sum(axis=1)))
-
-
 def _half_by_capacity(cap_in_order: np.ndarray) -> int:
     """Number of leading nodes whose capacity is closest to half the total (at least 1, at most n-1)."""
     csum = np.cumsum(cap_in_order)
@@ -121,7 +89,14 @@ def processor_tree(machine: Machine) -> ProcessorTree:
 
     Notes
     -----
-    O(n_nodes log^2 n_nodes) on a torus; O(n_nodes^2 log n_nodes) with a hop matrix.
+    On a torus (compiled kernel ``_graphmap.torus_tree``): per domain, the extent of its
+    routers in every dimension (on a wrapping dimension the span that leaves out the
+    largest gap between occupied coordinates), the nodes ordered along the longest extent
+    (ties: lowest dimension; then the other dimensions, then node index), cut where the
+    prefix holds closest to half the capacity (ties: fewer nodes); the representative is
+    the node nearest the span's centre.  O(n_nodes log^2 n_nodes).  Elsewhere: the nodes
+    ordered by d(a, v) - d(b, v) for a far pair (a, b) found by two sweeps from the first
+    node, the representative is the medoid; O(n_nodes^2 log n_nodes).
 
     Examples
     --------
@@ -133,16 +108,16 @@ def processor_tree(machine: Machine) -> ProcessorTree:
     view = machine.node_view()
     n = view.n_nodes
     cap = np.asarray(view.capacity, dtype=np.int64)
-    torus = isinstance(machine, TorusMachine)
-    if torus:
-        coords = np.asarray(machine.router_coords[view.representative], dtype=np.int64)
-        dims, wrap = np.asarray(machine.dims, dtype=np.int64), np.asarray(machine.wrap, dtype=bool)
-    else:
-        hop = view.hop_matrix()
     children = np.full((2 * n - 1, 2), -1, dtype=np.int64)
     node = np.full(2 * n - 1, -1, dtype=np.int64)
     capacity = np.zeros(2 * n - 1, dtype=np.int64)
     rep = np.zeros(2 * n - 1, dtype=np.int64)
+    if isinstance(machine, TorusMachine):
+        coords = np.ascontiguousarray(machine.router_coords[view.representative], dtype=np.int64)
+        _graphmap.torus_tree(coords, np.ascontiguousarray(machine.dims, dtype=np.int64),
+                             np.ascontiguousarray(machine.wrap, dtype=np.uint8), cap, children, node, capacity, rep)
+        return ProcessorTree(children, node, capacity, rep)
+    hop = view.hop_matrix()
     members = {0: np.arange(n, dtype=np.int64)}
     next_id = 1
     queue = deque([0])
@@ -150,18 +125,14 @@ def processor_tree(machine: Machine) -> ProcessorTree:
         dom = queue.popleft()
         nodes = members.pop(dom)
         capacity[dom] = int(cap[nodes].sum())
-        if torus:
-            order, centre = _torus_split(coords[nodes], dims, wrap)
-            rep[dom] = nodes[_torus_representative(coords[nodes], dims, wrap, centre)]
-        else:
-            sub = hop[np.ix_(nodes, nodes)].astype(np.int64)
-            rep[dom] = nodes[int(np.argmin(sub.sum(axis=1)))]  # medoid, ties: lowest
-            a = int(np.argmax(sub[0]))
-            b = int(np.argmax(sub[a]))
-            order = np.lexsort((np.arange(nodes.size), sub[a] - sub[b]))
         if nodes.size == 1:
-            node[dom] = nodes[0]
+            node[dom] = rep[dom] = nodes[0]
             continue
+        sub = hop[np.ix_(nodes, nodes)].astype(np.int64)
+        rep[dom] = nodes[int(np.argmin(sub.sum(axis=1)))]  # medoid, ties: lowest
+        a = int(np.argmax(sub[0]))
+        b = int(np.argmax(sub[a]))
+        order = np.lexsort((np.arange(nodes.size), sub[a] - sub[b]))
         cut = _half_by_capacity(cap[nodes[order]])
         for half, part in enumerate((nodes[order[:cut]], nodes[order[cut:]])):
             children[dom, half] = next_id
