@@ -22,7 +22,7 @@
 
 cimport cython
 from libc.stdlib cimport free, malloc
-from libcpp.algorithm cimport sort
+from libcpp.algorithm cimport partial_sort, sort
 from libcpp.pair cimport pair
 from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
@@ -390,8 +390,16 @@ cdef class _Slots:
 
 def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
               const long long[::1] capacity, _Net net not None, int delta, int max_passes,
-              long long[::1] task_node):
-    """Swap/move refinement of weighted hops (UWH) in place; returns (moves, passes, gain)."""
+              long long[::1] task_node, int max_sources=0, int max_partners=2):
+    """Swap/move refinement of weighted hops (UWH) in place; returns (moves, passes, gain).
+
+    The candidate nodes of a task are the first ``delta`` nodes of a network BFS from the
+    nodes of its neighbours; with ``max_sources > 0`` only the nodes of its
+    ``max_sources`` heaviest neighbours (ties: lower task) seed that BFS, which bounds the
+    work per task on dense graphs (a task of degree <= max_sources is unaffected); such a
+    dense task also tries as swap partners only the ``max_partners`` tasks of each
+    candidate node with the largest WH (ties: lower task).
+    """
     cdef Py_ssize_t n = tptr.shape[0] - 1
     cdef Py_ssize_t e, i, k, passes = 0, moves = 0
     cdef long long t, s, a, b, v, u
@@ -402,9 +410,12 @@ def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double
     cdef double[::1] whs = whs_arr
     popped_arr = np.zeros(n, dtype=np.uint8)
     cdef unsigned char[::1] popped = popped_arr
+    w_to_t_arr = np.zeros(n, dtype=np.float64)
+    cdef double[::1] w_to_t = w_to_t_arr
     cdef priority_queue[keyed] heap
     cdef vector[long long] sources, cands, touched
-    cdef bint done
+    cdef vector[keyed] heaviest, partners
+    cdef bint done, dense
     with nogil:
         for t in range(n):
             whs[t] = _task_wh(tptr, tadj, tw, task_node, net, t, task_node[t], -1)
@@ -424,11 +435,22 @@ def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double
                 popped[t] = 1
                 a = task_node[t]
                 sources.clear()
-                for e in range(tptr[t], tptr[t + 1]):
-                    sources.push_back(task_node[tadj[e]])
+                if max_sources > 0 and tptr[t + 1] - tptr[t] > max_sources:
+                    heaviest.clear()
+                    for e in range(tptr[t], tptr[t + 1]):
+                        heaviest.push_back(keyed(-tw[e], tadj[e]))
+                    partial_sort(heaviest.begin(), heaviest.begin() + max_sources, heaviest.end())
+                    for i in range(max_sources):
+                        sources.push_back(task_node[heaviest[i].second])
+                else:
+                    for e in range(tptr[t], tptr[t + 1]):
+                        sources.push_back(task_node[tadj[e]])
                 if sources.size() == 0:
                     continue
                 net.level_nodes(sources, capacity, False, a, delta, cands)
+                dense = max_sources > 0 and tptr[t + 1] - tptr[t] > max_sources
+                for e in range(tptr[t], tptr[t + 1]):
+                    w_to_t[tadj[e]] += tw[e]
                 done = False
                 for i in range(<Py_ssize_t> cands.size()):
                     b = cands[i]
@@ -442,16 +464,24 @@ def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double
                             done = True
                             break
                     d_ab = net.dist(a, b)
+                    partners.clear()
                     for k in range(slots.count[b]):
-                        s = slots.slots[b * slots.width + k]
+                        partners.push_back(keyed(-whs[slots.slots[b * slots.width + k]],
+                                                 slots.slots[b * slots.width + k]))
+                    if dense and <Py_ssize_t> partners.size() > max_partners:
+                        # a dense task tries only the partners that lose the most where they are
+                        partial_sort(partners.begin(), partners.begin() + max_partners, partners.end())
+                        partners.resize(max_partners)
+                        for k in range(max_partners):  # then in task order, as for a sparse task
+                            partners[k] = keyed(<double> partners[k].second, partners[k].second)
+                        sort(partners.begin(), partners.end())
+                    for k in range(<Py_ssize_t> partners.size()):
+                        s = partners[k].second
                         # swap t (a -> b) with s (b -> a); the t-s edge keeps its length d(a, b):
                         # gain = whs[t] - wh_t(b) + whs[s] - wh_s(a) - 2 W(t,s) d(a,b)
                         if whs[t] - wh_tb + whs[s] <= eps:
                             continue
-                        w_ts = 0.0
-                        for e in range(tptr[t], tptr[t + 1]):
-                            if tadj[e] == s:
-                                w_ts += tw[e]
+                        w_ts = w_to_t[s]
                         gain = (whs[t] - wh_tb + whs[s] - _task_wh(tptr, tadj, tw, task_node, net, s, a, -1)
                                 - 2.0 * w_ts * d_ab)
                         if gain > eps:
@@ -462,6 +492,8 @@ def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double
                             break
                     if done:
                         break
+                for e in range(tptr[t], tptr[t + 1]):
+                    w_to_t[tadj[e]] = 0.0
                 if not done:
                     continue
                 moves += 1
@@ -470,13 +502,32 @@ def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double
                 touched.push_back(t)
                 if s >= 0:
                     touched.push_back(s)
+                if dense:
+                    # O(deg) update: a neighbour's WH changes only on its edges to t and s
+                    for e in range(tptr[t], tptr[t + 1]):
+                        u = tadj[e]
+                        if u != s:
+                            whs[u] += tw[e] * <double> (net.dist(task_node[u], b) - net.dist(task_node[u], a))
+                            touched.push_back(u)
+                    if s >= 0:
+                        for e in range(tptr[s], tptr[s + 1]):
+                            u = tadj[e]
+                            if u != t:
+                                whs[u] += tw[e] * <double> (net.dist(task_node[u], a) - net.dist(task_node[u], b))
+                                touched.push_back(u)
+                    whs[t] = _task_wh(tptr, tadj, tw, task_node, net, t, b, -1)
+                    if s >= 0:
+                        whs[s] = _task_wh(tptr, tadj, tw, task_node, net, s, a, -1)
+                else:
+                    for i in range(<Py_ssize_t> touched.size()):
+                        u = touched[i]
+                        for e in range(tptr[u], tptr[u + 1]):
+                            touched.push_back(tadj[e])
+                    for i in range(<Py_ssize_t> touched.size()):
+                        u = touched[i]
+                        whs[u] = _task_wh(tptr, tadj, tw, task_node, net, u, task_node[u], -1)
                 for i in range(<Py_ssize_t> touched.size()):
                     u = touched[i]
-                    for e in range(tptr[u], tptr[u + 1]):
-                        touched.push_back(tadj[e])
-                for i in range(<Py_ssize_t> touched.size()):
-                    u = touched[i]
-                    whs[u] = _task_wh(tptr, tadj, tw, task_node, net, u, task_node[u], -1)
                     if not popped[u] and whs[u] > 0:
                         heap.push(keyed(whs[u], -u))
             total_gain += pass_gain
@@ -862,3 +913,637 @@ def grow_parts(const long long[::1] tptr, const long long[::1] tadj, const doubl
             while not heap.empty():
                 prev.push(heap.top())
                 heap.pop()
+
+
+# ------------------------------------------------------------------ recursive bisection
+# One job of the dual recursive bisection (mappers/bisection.py): split the tasks of one
+# processor domain between its two sub-domains (representative nodes rep0, rep1) so that
+#     cost = d(rep0, rep1) * W(cut) + sum_t ext_side(t)(t)
+# is small, where ext_s(t) = sum over t's neighbours u outside the job of
+# W(t,u) * d(rep_s, dom_rep[task_dom[u]]) (the pull of the already placed neighbours).
+# Greedy graph growing (one run per seed) then Fiduccia-Mattheyses passes with a balance
+# window; the best of the tries wins (ties: the earlier try).
+
+
+cdef inline double _fm_gain(int s, double e0, double e1, double c0, double c1, double d01) noexcept nogil:
+    """Cost decrease of moving a task from side s to the other side."""
+    if s == 0:
+        return e0 - e1 + d01 * (c1 - c0)
+    return e1 - e0 + d01 * (c0 - c1)
+
+
+cdef long long _fill_side(Py_ssize_t k, const long long* lptr, const long long* ladj, const double* lw,
+                          const long long* vw, const double* ext0, const double* ext1, double d01, int src,
+                          long long count, long long seed, unsigned char* side, double* c0, double* c1,
+                          double* cost) noexcept nogil:
+    """Move tasks of total weight ``count`` (or just over) from side ``src`` to the other, each
+    time the one of largest gain (ties: lower task), the seed first when given; returns the
+    weight moved (vw NULL: unit weights)."""
+    cdef Py_ssize_t i, e, j
+    cdef long long u, done = 0
+    cdef double g
+    cdef priority_queue[keyed] heap
+    if count <= 0:
+        return 0
+    for i in range(k):
+        if side[i] == src:
+            heap.push(keyed(_fm_gain(src, ext0[i], ext1[i], c0[i], c1[i], d01), -i))
+    while done < count:
+        i = -1
+        if done == 0 and seed >= 0 and side[seed] == src:
+            i = seed
+        else:
+            while not heap.empty():
+                j = -heap.top().second
+                g = heap.top().first
+                heap.pop()
+                if side[j] == src and g == _fm_gain(src, ext0[j], ext1[j], c0[j], c1[j], d01):
+                    i = j
+                    break
+        if i < 0:
+            break
+        cost[0] -= _fm_gain(src, ext0[i], ext1[i], c0[i], c1[i], d01)
+        side[i] = 1 - src
+        done += 1 if vw == NULL else vw[i]
+        for e in range(lptr[i], lptr[i + 1]):
+            u = ladj[e]
+            if src == 1:
+                c1[u] -= lw[e]
+                c0[u] += lw[e]
+            else:
+                c0[u] -= lw[e]
+                c1[u] += lw[e]
+            if side[u] == src:
+                heap.push(keyed(_fm_gain(src, ext0[u], ext1[u], c0[u], c1[u], d01), -u))
+    return done
+
+
+cdef double _bisect_try(Py_ssize_t k, const long long* lptr, const long long* ladj, const double* lw,
+                        const long long* vw, const double* ext0, const double* ext1, double d01, long long seed,
+                        const unsigned char* start, long long lo, long long hi, long long target,
+                        int max_passes, unsigned char* side, double* c0, double* c1, unsigned char* locked,
+                        long long* moved) noexcept nogil:
+    """One start + FM run; leaves the sides in ``side``, returns the cost.
+
+    The start is greedy growth of side 0 from ``seed`` up to ``target`` tasks when ``start``
+    is NULL; otherwise the given sides, brought into [lo, hi] by greedy moves.  Sizes are
+    total vertex weights (vw NULL: one per task).
+    """
+    cdef Py_ssize_t i, e, j, n_moves, best_moves, since
+    cdef long long size0 = 0, u, lo_w, hi_w, slack, total = 0, wmax = 1, wi
+    cdef double cost = 0.0, g, best_cost, pass_start, ga, gb
+    cdef int s, pas
+    cdef priority_queue[keyed] h0, h1
+    cdef bint ok0, ok1
+    for i in range(k):
+        wi = 1 if vw == NULL else vw[i]
+        total += wi
+        wmax = max(wmax, wi)
+        side[i] = 1 if start == NULL else start[i]
+        if side[i] == 0:
+            size0 += wi
+    for i in range(k):
+        c0[i] = 0.0
+        c1[i] = 0.0
+        for e in range(lptr[i], lptr[i + 1]):
+            if side[ladj[e]] == 0:
+                c0[i] += lw[e]
+            else:
+                c1[i] += lw[e]
+        if side[i] == 0:
+            cost += ext0[i] + 0.5 * d01 * c1[i]
+        else:
+            cost += ext1[i] + 0.5 * d01 * c0[i]
+    if start == NULL:
+        size0 += _fill_side(k, lptr, ladj, lw, vw, ext0, ext1, d01, 1, target - size0, seed, side, c0, c1, &cost)
+    elif size0 > hi:
+        size0 -= _fill_side(k, lptr, ladj, lw, vw, ext0, ext1, d01, 0, size0 - hi, -1, side, c0, c1, &cost)
+    elif size0 < lo:
+        size0 += _fill_side(k, lptr, ladj, lw, vw, ext0, ext1, d01, 1, lo - size0, -1, side, c0, c1, &cost)
+    # FM passes
+    slack = max(wmax, total // 64)
+    lo_w = max(0, min(lo, target) - slack)
+    hi_w = min(total, max(hi, target) + slack)
+    for pas in range(max_passes):
+        pass_start = cost
+        best_cost = cost
+        best_moves = 0
+        n_moves = 0
+        since = 0
+        while not h0.empty():
+            h0.pop()
+        while not h1.empty():
+            h1.pop()
+        for i in range(k):
+            locked[i] = 0
+            g = _fm_gain(side[i], ext0[i], ext1[i], c0[i], c1[i], d01)
+            if side[i] == 0:
+                h0.push(keyed(g, -i))
+            else:
+                h1.push(keyed(g, -i))
+        while since < max(32, k // 16):
+            # clean stale tops
+            while not h0.empty():
+                j = -h0.top().second
+                if locked[j] or side[j] != 0 or h0.top().first != _fm_gain(0, ext0[j], ext1[j], c0[j], c1[j], d01):
+                    h0.pop()
+                else:
+                    break
+            while not h1.empty():
+                j = -h1.top().second
+                if locked[j] or side[j] != 1 or h1.top().first != _fm_gain(1, ext0[j], ext1[j], c0[j], c1[j], d01):
+                    h1.pop()
+                else:
+                    break
+            ok0 = not h0.empty() and size0 - (1 if vw == NULL else vw[-h0.top().second]) >= lo_w
+            ok1 = not h1.empty() and size0 + (1 if vw == NULL else vw[-h1.top().second]) <= hi_w
+            if not ok0 and not ok1:
+                break
+            if ok0 and ok1:
+                ga = h0.top().first
+                gb = h1.top().first
+                if ga > gb or (ga == gb and size0 > target) or (ga == gb and size0 == target
+                                                                and -h0.top().second < -h1.top().second):
+                    s = 0
+                else:
+                    s = 1
+            else:
+                s = 0 if ok0 else 1
+            if s == 0:
+                i = -h0.top().second
+                g = h0.top().first
+                h0.pop()
+            else:
+                i = -h1.top().second
+                g = h1.top().first
+                h1.pop()
+            locked[i] = 1
+            side[i] = 1 - s
+            size0 += (1 if vw == NULL else vw[i]) * (1 if s == 1 else -1)
+            cost -= g
+            moved[n_moves] = i
+            n_moves += 1
+            for e in range(lptr[i], lptr[i + 1]):
+                u = ladj[e]
+                if s == 0:
+                    c0[u] -= lw[e]
+                    c1[u] += lw[e]
+                else:
+                    c1[u] -= lw[e]
+                    c0[u] += lw[e]
+                if not locked[u]:
+                    if side[u] == 0:
+                        h0.push(keyed(_fm_gain(0, ext0[u], ext1[u], c0[u], c1[u], d01), -u))
+                    else:
+                        h1.push(keyed(_fm_gain(1, ext0[u], ext1[u], c0[u], c1[u], d01), -u))
+            if lo <= size0 <= hi and cost < best_cost - 1e-9 * (1.0 + best_cost):
+                best_cost = cost
+                best_moves = n_moves
+                since = 0
+            else:
+                since += 1
+        # roll back to the best prefix
+        while n_moves > best_moves:
+            n_moves -= 1
+            i = moved[n_moves]
+            s = side[i]
+            side[i] = 1 - s
+            size0 += (1 if vw == NULL else vw[i]) * (1 if s == 1 else -1)
+            for e in range(lptr[i], lptr[i + 1]):
+                u = ladj[e]
+                if s == 0:
+                    c0[u] -= lw[e]
+                    c1[u] += lw[e]
+                else:
+                    c1[u] -= lw[e]
+                    c0[u] += lw[e]
+        cost = best_cost
+        if pass_start - cost <= 1e-9 * (1.0 + pass_start):
+            break
+    return cost
+
+
+cdef long long _bfs_far(Py_ssize_t n, const long long* ptr, const long long* adj, long long a,
+                        long long* level, vector[long long]& queue) noexcept nogil:
+    """The vertex farthest (BFS) from ``a`` in its component, ties: lowest index."""
+    cdef Py_ssize_t i, head = 0, e
+    cdef long long u, best = a
+    for i in range(n):
+        level[i] = -1
+    queue.clear()
+    queue.push_back(a)
+    level[a] = 0
+    while head < <Py_ssize_t> queue.size():
+        u = queue[head]
+        head += 1
+        for e in range(ptr[u], ptr[u + 1]):
+            if level[adj[e]] < 0:
+                level[adj[e]] = level[u] + 1
+                queue.push_back(adj[e])
+    for i in range(n):
+        if level[i] > level[best] or (level[i] == level[best] and i < best):
+            best = i
+    return best
+
+
+cdef void _multilevel_start(Py_ssize_t k, const long long* lptr, const long long* ladj, const double* lw,
+                            const double* ext0, const double* ext1, double d01, long long lo, long long hi,
+                            long long target, int max_passes, unsigned char* out) noexcept nogil:
+    """Multilevel bisection: heavy-edge matching down to <= 64 vertices, two greedy growths on
+    the coarsest graph, then projection with FM at every level; the sides go to ``out``."""
+    cdef vector[vector[long long]] ptrs, adjs, vws, cmaps
+    cdef vector[vector[double]] ws, e0s, e1s
+    cdef vector[long long] cmap, first, second, marker, cptr, cadj, cvw, queue, lev, moved
+    cdef vector[double] cw, ce0, ce1, c0, c1
+    cdef vector[unsigned char] side, best_side, locked, proj
+    cdef Py_ssize_t n = k, v, e, c, m, L, i
+    cdef long long u, best, nc, st, cu, seed, wmax, total, lo_c, hi_c
+    cdef double bw, cost, best_cost = 0.0
+    cdef int r
+    # level 0 = the job's graph, unit vertex weights
+    cptr.clear()
+    for v in range(k + 1):
+        cptr.push_back(lptr[v])
+    ptrs.push_back(cptr)
+    cadj.clear()
+    cw.clear()
+    for e in range(lptr[k]):
+        cadj.push_back(ladj[e])
+        cw.push_back(lw[e])
+    adjs.push_back(cadj)
+    ws.push_back(cw)
+    cvw.assign(k, 1)
+    vws.push_back(cvw)
+    ce0.clear()
+    ce1.clear()
+    for v in range(k):
+        ce0.push_back(ext0[v])
+        ce1.push_back(ext1[v])
+    e0s.push_back(ce0)
+    e1s.push_back(ce1)
+    while n > 64:
+        L = ptrs.size() - 1
+        cmap.assign(n, -1)
+        first.clear()
+        second.clear()
+        nc = 0
+        for v in range(n):
+            if cmap[v] >= 0:
+                continue
+            best = -1
+            bw = -1.0
+            for e in range(ptrs[L][v], ptrs[L][v + 1]):
+                u = adjs[L][e]
+                if u != v and cmap[u] < 0 and (ws[L][e] > bw or (ws[L][e] == bw and u < best)):
+                    best = u
+                    bw = ws[L][e]
+            cmap[v] = nc
+            if best >= 0:
+                cmap[best] = nc
+            first.push_back(v)
+            second.push_back(best)
+            nc += 1
+        if nc * 10 > n * 9:
+            break
+        cptr.assign(1, 0)
+        cadj.clear()
+        cw.clear()
+        cvw.assign(nc, 0)
+        ce0.assign(nc, 0.0)
+        ce1.assign(nc, 0.0)
+        marker.assign(nc, -1)
+        for c in range(nc):
+            st = cadj.size()
+            for m in range(2):
+                v = first[c] if m == 0 else second[c]
+                if v < 0:
+                    continue
+                cvw[c] += vws[L][v]
+                ce0[c] += e0s[L][v]
+                ce1[c] += e1s[L][v]
+                for e in range(ptrs[L][v], ptrs[L][v + 1]):
+                    cu = cmap[adjs[L][e]]
+                    if cu == c:
+                        continue
+                    if marker[cu] < st:
+                        marker[cu] = cadj.size()
+                        cadj.push_back(cu)
+                        cw.push_back(ws[L][e])
+                    else:
+                        cw[marker[cu]] += ws[L][e]
+            cptr.push_back(cadj.size())
+        cmaps.push_back(cmap)
+        ptrs.push_back(cptr)
+        adjs.push_back(cadj)
+        ws.push_back(cw)
+        vws.push_back(cvw)
+        e0s.push_back(ce0)
+        e1s.push_back(ce1)
+        n = nc
+    # the coarsest graph: growth from the hardest pull to side 0 and from a BFS end
+    L = ptrs.size() - 1
+    n = vws[L].size()
+    c0.assign(k, 0.0)
+    c1.assign(k, 0.0)
+    side.assign(k, 0)
+    best_side.assign(k, 0)
+    locked.assign(k, 0)
+    moved.assign(k + 1, 0)
+    lev.assign(k, 0)
+    wmax = 1
+    total = 0
+    for v in range(n):
+        wmax = max(wmax, vws[L][v])
+        total += vws[L][v]
+    lo_c = max(0, lo - wmax) if L > 0 else lo
+    hi_c = min(total, hi + wmax) if L > 0 else hi
+    seed = 0
+    for v in range(1, n):
+        if e1s[L][v] - e0s[L][v] > e1s[L][seed] - e0s[L][seed]:
+            seed = v
+    for r in range(2):
+        if r == 1:
+            seed = _bfs_far(n, ptrs[L].data(), adjs[L].data(), 0, lev.data(), queue)
+        cost = _bisect_try(n, ptrs[L].data(), adjs[L].data(), ws[L].data(), vws[L].data(), e0s[L].data(),
+                           e1s[L].data(), d01, seed, NULL, lo_c, hi_c, target, max_passes, side.data(),
+                           c0.data(), c1.data(), locked.data(), moved.data())
+        if r == 0 or cost < best_cost - 1e-9 * (1.0 + best_cost):
+            best_cost = cost
+            for v in range(n):
+                best_side[v] = side[v]
+    # project and refine level by level
+    while L > 0:
+        L -= 1
+        n = vws[L].size()
+        proj.assign(n, 0)
+        for v in range(n):
+            proj[v] = best_side[cmaps[L][v]]
+        wmax = 1
+        total = 0
+        for v in range(n):
+            wmax = max(wmax, vws[L][v])
+            total += vws[L][v]
+        lo_c = max(0, lo - wmax) if L > 0 else lo
+        hi_c = min(total, hi + wmax) if L > 0 else hi
+        _bisect_try(n, ptrs[L].data(), adjs[L].data(), ws[L].data(), vws[L].data(), e0s[L].data(),
+                    e1s[L].data(), d01, -1, proj.data(), lo_c, hi_c, target, max_passes, side.data(),
+                    c0.data(), c1.data(), locked.data(), moved.data())
+        for v in range(n):
+            best_side[v] = side[v]
+    for v in range(k):
+        out[v] = best_side[v]
+
+
+def bisect_tasks(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
+                 _Net net not None, const long long[::1] tasks, const long long[::1] task_dom,
+                 const long long[::1] dom_rep, long long rep0, long long rep1, long long lo, long long hi,
+                 long long target, int n_tries, int max_passes, long long[::1] loc,
+                 unsigned char[::1] side_out, const unsigned char[::1] start=None, bint multilevel=False):
+    """Split ``tasks`` into side 0 (rep0) and side 1 (rep1) with lo <= |side 0| <= hi; returns the cost.
+
+    ``loc`` is scratch of n_tasks entries, all -1 on entry (and again on return).  Tries:
+    growth from the task pulled hardest towards side 0, then from the two ends of a BFS
+    diameter sweep of the job's subgraph (from its first task); ``n_tries`` of them.  With
+    ``start`` (one side per task, e.g. a METIS bisection), one more try starts from it; with
+    ``multilevel``, one more from a multilevel bisection (heavy-edge matching coarsening).
+    """
+    cdef Py_ssize_t k = tasks.shape[0], i, e, m = 0, head, r
+    cdef long long t, u, a, seed
+    cdef double d01, cost, best = 0.0, pull, best_pull
+    if k == 0:
+        return 0.0
+    if not (0 <= lo <= target <= hi <= k):
+        raise ValueError(f"bisect_tasks: need 0 <= lo <= target <= hi <= {k}; got {lo}, {target}, {hi}")
+    lptr_v = np.zeros(k + 1, dtype=np.int64)
+    cdef long long[::1] lptr = lptr_v
+    ext_v = np.zeros((2, k), dtype=np.float64)
+    cdef double[:, ::1] ext = ext_v
+    work_v = np.zeros((2, k), dtype=np.float64)
+    cdef double[:, ::1] work = work_v
+    flags_v = np.zeros((3, k), dtype=np.uint8)
+    cdef unsigned char[:, ::1] flags = flags_v
+    moved_v = np.zeros(k + 1, dtype=np.int64)
+    cdef long long[::1] moved = moved_v
+    level_v = np.full(k, -1, dtype=np.int64)
+    cdef long long[::1] level = level_v
+    cdef vector[long long] ladj, queue, seeds
+    cdef vector[double] lw
+    cdef const unsigned char* start_ptr = NULL
+    ml_v = np.zeros(k if multilevel else 0, dtype=np.uint8)
+    cdef unsigned char[::1] ml_side = ml_v
+    if start is not None:
+        if start.shape[0] != k:
+            raise ValueError(f"bisect_tasks: start has {start.shape[0]} entries for {k} tasks")
+        start_ptr = &start[0]
+    with nogil:
+        for i in range(k):
+            loc[tasks[i]] = i
+        d01 = <double> net.dist(rep0, rep1)
+        if d01 < 1.0:
+            d01 = 1.0
+        for i in range(k):
+            t = tasks[i]
+            for e in range(tptr[t], tptr[t + 1]):
+                u = tadj[e]
+                if loc[u] >= 0:
+                    ladj.push_back(loc[u])
+                    lw.push_back(tw[e])
+                else:
+                    a = dom_rep[task_dom[u]]
+                    ext[0, i] += tw[e] * net.dist(rep0, a)
+                    ext[1, i] += tw[e] * net.dist(rep1, a)
+            lptr[i + 1] = <long long> ladj.size()
+        # seeds: the hardest pull towards side 0, then a BFS diameter sweep
+        seed = 0
+        best_pull = ext[1, 0] - ext[0, 0]
+        for i in range(1, k):
+            pull = ext[1, i] - ext[0, i]
+            if pull > best_pull:
+                best_pull = pull
+                seed = i
+        seeds.push_back(seed)
+        a = 0
+        for r in range(2):
+            for i in range(k):
+                level[i] = -1
+            queue.clear()
+            queue.push_back(a)
+            level[a] = 0
+            head = 0
+            while head < <Py_ssize_t> queue.size():
+                u = queue[head]
+                head += 1
+                for e in range(lptr[u], lptr[u + 1]):
+                    if level[ladj[e]] < 0:
+                        level[ladj[e]] = level[u] + 1
+                        queue.push_back(ladj[e])
+            for i in range(k):
+                if level[i] > level[a] or (level[i] == level[a] and i < a):
+                    a = i
+            seeds.push_back(a)
+        for r in range(min(<Py_ssize_t> n_tries, <Py_ssize_t> seeds.size()) + (1 if start_ptr != NULL else 0)):
+            if r < n_tries and r < <Py_ssize_t> seeds.size():
+                cost = _bisect_try(k, &lptr[0], ladj.data(), lw.data(), NULL, &ext[0, 0], &ext[1, 0], d01, seeds[r],
+                                   NULL, lo, hi, target, max_passes, &flags[0, 0], &work[0, 0], &work[1, 0],
+                                   &flags[1, 0], &moved[0])
+            else:
+                cost = _bisect_try(k, &lptr[0], ladj.data(), lw.data(), NULL, &ext[0, 0], &ext[1, 0], d01, -1,
+                                   start_ptr, lo, hi, target, max_passes, &flags[0, 0], &work[0, 0],
+                                   &work[1, 0], &flags[1, 0], &moved[0])
+            if r == 0 or cost < best - 1e-9 * (1.0 + best):
+                best = cost
+                for i in range(k):
+                    flags[2, i] = flags[0, i]
+        if multilevel:
+            _multilevel_start(k, &lptr[0], ladj.data(), lw.data(), &ext[0, 0], &ext[1, 0], d01, lo, hi, target,
+                              max_passes, &ml_side[0])
+            cost = _bisect_try(k, &lptr[0], ladj.data(), lw.data(), NULL, &ext[0, 0], &ext[1, 0], d01, -1,
+                               &ml_side[0], lo, hi, target, max_passes, &flags[0, 0], &work[0, 0],
+                               &work[1, 0], &flags[1, 0], &moved[0])
+            if cost < best - 1e-9 * (1.0 + best):
+                best = cost
+                for i in range(k):
+                    flags[2, i] = flags[0, i]
+        for i in range(k):
+            side_out[i] = flags[2, i]
+            loc[tasks[i]] = -1
+    return best
+
+
+def torus_tree(const long long[:, ::1] coords, const long long[::1] dims, const unsigned char[::1] wrap,
+               const long long[::1] cap, long long[:, ::1] children, long long[::1] node,
+               long long[::1] capacity, long long[::1] rep):
+    """Recursive geometric bisection of the nodes of a torus (mappers/bisection.processor_tree).
+
+    Node v sits at router ``coords[v]`` with ``cap[v]`` processors.  Domain 0 holds every node;
+    domains are numbered breadth first.  A domain of one node is a leaf (``node`` = it).
+    Otherwise: per dimension the extent of its routers (on a wrapping dimension the span that
+    leaves out the largest gap between occupied coordinates, the first such gap on ties), the
+    nodes ordered along the longest extent (ties: lowest dimension) by (position along it,
+    then the other dimensions' positions in dimension order, then node index), cut after the
+    prefix whose capacity is closest to half (ties: the shorter prefix).  ``rep`` = the node
+    nearest the span's centre (ties: lowest node index).  Outputs have 2 n - 1 rows.
+    """
+    cdef Py_ssize_t n = coords.shape[0], d = coords.shape[1]
+    cdef Py_ssize_t dom, next_id = 1, i, j, k, kbest, s, e, size, m, cut
+    cdef long long total, acc, best_diff, diff, key, v, length, gap, best_gap, c
+    cdef double dist, best_dist, x
+    perm_arr = np.arange(n, dtype=np.int64)
+    cdef long long[::1] perm = perm_arr
+    lo_arr = np.zeros(2 * n, dtype=np.int64)
+    cdef long long[::1] dom_lo = lo_arr
+    hi_arr = np.zeros(2 * n, dtype=np.int64)
+    cdef long long[::1] dom_hi = hi_arr
+    ext_arr = np.zeros(d, dtype=np.int64)
+    cdef long long[::1] ext = ext_arr
+    start_arr = np.zeros(d, dtype=np.int64)
+    cdef long long[::1] start = start_arr
+    centre_arr = np.zeros(d, dtype=np.float64)
+    cdef double[::1] centre = centre_arr
+    cdef vector[long long] vals, keys
+    if n == 0:
+        return
+    dom_lo[0] = 0
+    dom_hi[0] = n
+    with nogil:
+        dom = 0
+        while dom < next_id:
+            s = dom_lo[dom]
+            e = dom_hi[dom]
+            size = e - s
+            total = 0
+            for i in range(s, e):
+                total += cap[perm[i]]
+            capacity[dom] = total
+            children[dom, 0] = -1
+            children[dom, 1] = -1
+            if size == 1:
+                node[dom] = perm[s]
+                rep[dom] = perm[s]
+                dom += 1
+                continue
+            node[dom] = -1
+            for k in range(d):
+                length = dims[k]
+                vals.clear()
+                for i in range(s, e):
+                    vals.push_back(coords[perm[i], k])
+                sort(vals.begin(), vals.end())
+                m = 0
+                for i in range(<Py_ssize_t> vals.size()):  # unique, in place
+                    if i == 0 or vals[i] != vals[m - 1]:
+                        vals[m] = vals[i]
+                        m += 1
+                if not wrap[k] or m == 1:
+                    ext[k] = vals[m - 1] - vals[0]
+                    start[k] = vals[0]
+                else:
+                    best_gap = -1
+                    j = 0
+                    for i in range(m):
+                        gap = (vals[i + 1] if i + 1 < m else vals[0] + length) - vals[i]
+                        if gap > best_gap:
+                            best_gap = gap
+                            j = i
+                    ext[k] = length - best_gap
+                    start[k] = vals[(j + 1) % m]
+                centre[k] = start[k] + ext[k] / 2.0
+                if wrap[k] and centre[k] >= length:
+                    centre[k] -= length
+            kbest = 0
+            for k in range(1, d):
+                if ext[k] > ext[kbest]:
+                    kbest = k
+            # representative: nearest the centre (members are in ascending node order)
+            best_dist = -1.0
+            for i in range(s, e):
+                v = perm[i]
+                dist = 0.0
+                for k in range(d):
+                    x = coords[v, k] - centre[k]
+                    if x < 0:
+                        x = -x
+                    if wrap[k] and dims[k] - x < x:
+                        x = dims[k] - x
+                    dist += x
+                if best_dist < 0 or dist < best_dist:
+                    best_dist = dist
+                    rep[dom] = v
+            # order along the longest extent
+            keys.clear()
+            for i in range(s, e):
+                v = perm[i]
+                key = (coords[v, kbest] - start[kbest]) % dims[kbest]
+                if key < 0:
+                    key += dims[kbest]
+                for k in range(d):
+                    if k != kbest:
+                        c = (coords[v, k] - start[k]) % dims[k]
+                        if c < 0:
+                            c += dims[k]
+                        key = key * dims[k] + c
+                keys.push_back(key * n + v)
+            sort(keys.begin(), keys.end())
+            acc = 0
+            cut = 1
+            best_diff = -1
+            for i in range(size - 1):
+                acc += cap[keys[i] % n]
+                diff = 2 * acc - total
+                if diff < 0:
+                    diff = -diff
+                if best_diff < 0 or diff < best_diff:
+                    best_diff = diff
+                    cut = i + 1
+            for i in range(size):
+                perm[s + i] = keys[i] % n
+            sort(&perm[s], &perm[s] + cut)
+            sort(&perm[s] + cut, &perm[s] + size)
+            children[dom, 0] = next_id
+            dom_lo[next_id] = s
+            dom_hi[next_id] = s + cut
+            children[dom, 1] = next_id + 1
+            dom_lo[next_id + 1] = s + cut
+            dom_hi[next_id + 1] = e
+            next_id += 2
+            dom += 1

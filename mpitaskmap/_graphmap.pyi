@@ -26,6 +26,7 @@ def greedy_map(
 def refine_wh(
     tptr: npt.NDArray[np.int64], tadj: npt.NDArray[np.int64], tw: npt.NDArray[np.float64],
     capacity: npt.NDArray[np.int64], net: _Net, delta: int, max_passes: int, task_node: npt.NDArray[np.int64],
+    max_sources: int = 0, max_partners: int = 2,
 ) -> tuple[int, int, float]: ...
 def link_loads_nodes(
     mptr: npt.NDArray[np.int64], madj: npt.NDArray[np.int64], mw: npt.NDArray[np.float64],
@@ -58,4 +59,15 @@ def node_assignment_wh(
 def grow_parts(
     tptr: npt.NDArray[np.int64], tadj: npt.NDArray[np.int64], tw: npt.NDArray[np.float64],
     sizes: npt.NDArray[np.int64], parts: npt.NDArray[np.int64],
+) -> None: ...
+def bisect_tasks(
+    tptr: npt.NDArray[np.int64], tadj: npt.NDArray[np.int64], tw: npt.NDArray[np.float64], net: _Net,
+    tasks: npt.NDArray[np.int64], task_dom: npt.NDArray[np.int64], dom_rep: npt.NDArray[np.int64], rep0: int,
+    rep1: int, lo: int, hi: int, target: int, n_tries: int, max_passes: int, loc: npt.NDArray[np.int64],
+    side_out: npt.NDArray[np.uint8], start: npt.NDArray[np.uint8] | None = None, multilevel: bool = False,
+) -> float: ...
+def torus_tree(
+    coords: npt.NDArray[np.int64], dims: npt.NDArray[np.int64], wrap: npt.NDArray[np.uint8],
+    cap: npt.NDArray[np.int64], children: npt.NDArray[np.int64], node: npt.NDArray[np.int64],
+    capacity: npt.NDArray[np.int64], rep: npt.NDArray[np.int64],
 ) -> None: ...

@@ -18,6 +18,7 @@ method              what it computes
 ``geometric+uwh``   geometric (option ``ordering``), then UWH
 ``identity+uwh``    the default order refined by UWH
 ``umc``, ``ummc``   greedy+uwh, then refinement of Latency(M) / of the max message count
+``bisection``       dual recursive bisection of tasks and processors, then UWH
 ``grid:NAME``       one regular-grid heuristic (affn, mxovlp, fold, stack, sfc, block, ...)
 ``regular``         the grid analyser, every grid heuristic, the best refined by PAIRS
 ``percs:NAME``      one PERCS strategy (PERCS machines)
@@ -66,6 +67,7 @@ METHODS: dict[str, str] = {
     "identity+uwh": "the default order, then weighted-hop swap refinement",
     "umc": "greedy+uwh, then refinement of the max link latency Latency(M)",
     "ummc": "greedy+uwh, then refinement of the max message count MMC",
+    "bisection": "dual recursive bisection of tasks and processors (Scotch-like), then UWH",
     "grid": "one regular-grid heuristic grid:NAME (affn, fold, stack, sfc, block, ...)",
     "regular": "regular-grid analyser, every grid heuristic, the best refined by PAIRS",
     "percs": "one PERCS strategy percs:NAME (blocking, mod_colouring, transpose; PERCS machines)",

@@ -102,7 +102,7 @@ def run_method(spec: str, graph: TaskGraph, machine: Machine, ctx: Context) -> t
     elif name == "auto":
         options = dict(metric=ctx.metric, families=ctx.families, orderings=ctx.orderings)
         progress = ctx.progress
-    if name in ("greedy+uwh", "geometric+uwh", "identity+uwh", "umc", "ummc"):
+    if name in ("greedy+uwh", "geometric+uwh", "identity+uwh", "umc", "ummc", "bisection"):
         progress = _bar(ctx, "UWH refinement passes")
     if name in ("umc", "ummc"):
         options["congestion_progress"] = _bar(ctx, f"{name} refinement iterations")

@@ -4,10 +4,11 @@ Methods (:data:`METHODS`): ``greedy`` (UG alone), ``greedy+uwh`` (UG then weight
 refinement), ``geometric+uwh`` (the FZ geometric mapping refined; needs task
 coordinates), ``identity+uwh`` (the application's own order refined: partitioners often
 number parts locally), ``umc`` and ``ummc`` (greedy+uwh, then congestion refinement of
-Latency(M) or of the max message count; torus machines).
+Latency(M) or of the max message count; torus machines), ``bisection`` (dual recursive
+bisection of tasks and processors, then UWH: :func:`~mpitaskmap.mappers.bisection.map_bisection`).
 
-The family's search candidates are ``greedy+uwh``, ``geometric+uwh`` (with coordinates)
-and ``identity+uwh``, in this order.
+The family's search candidates are ``greedy+uwh``, ``bisection``, ``geometric+uwh`` (with
+coordinates) and ``identity+uwh``, in this order.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Callable
 
 from ..errors import NotApplicableError
 from ..machine import TorusMachine
+from ..mappers.bisection import map_bisection
 from ..mappers.geometric import map_geometric
 from ..mappers.graph import map_greedy, refine_congestion, refine_wh
 from ..mapping import Mapping, identity_mapping
@@ -24,7 +26,7 @@ from ..problem import Candidate, Problem
 __all__ = ["candidates", "apply", "METHODS"]
 
 #: Every method of the family, in table order.
-METHODS = ("greedy", "greedy+uwh", "geometric+uwh", "identity+uwh", "umc", "ummc")
+METHODS = ("greedy", "greedy+uwh", "geometric+uwh", "identity+uwh", "umc", "ummc", "bisection")
 
 
 def _title(method: str, options: dict) -> str:
@@ -51,7 +53,7 @@ def candidate(method: str, **options) -> Candidate:
 
 def candidates(problem: Problem) -> list[Candidate]:
     """Return the family's search candidates (see the module docstring)."""
-    out = [candidate("greedy+uwh")]
+    out = [candidate("greedy+uwh"), candidate("bisection")]
     if problem.task_dims:
         out.append(candidate("geometric+uwh"))
     out.append(candidate("identity+uwh"))
@@ -96,4 +98,6 @@ def apply(candidate: Candidate, problem: Problem, *, progress: Callable | None =
         return refine_wh(map_geometric(g, m, ordering=candidate.option("ordering", "fz")), delta=delta, progress=progress)
     if method == "identity+uwh":
         return refine_wh(identity_mapping(g, m), delta=delta, progress=progress)
+    if method == "bisection":
+        return map_bisection(g, m, delta=delta, progress=progress)
     raise ValueError(f"method: unknown graph method {method!r}; valid: {list(METHODS)}")

@@ -37,8 +37,13 @@ __all__ = [
     "spmv_task_graph",
     "NodeNetwork",
     "MAX_MATRIX_NODES",
+    "MAX_SOURCES",
     "CONGESTION_OBJECTIVES",
 ]
+
+#: Default BFS sources per task of the UWH refinement (:func:`refine_wh`): the nodes of the
+#: task's 16 heaviest neighbours.
+MAX_SOURCES = 16
 
 #: Objectives of :func:`refine_congestion` (metric names of :mod:`mpitaskmap.metrics`):
 #: Latency(M) (UMC) and the max message count MMC (UMMC).
@@ -126,6 +131,12 @@ def _undirected(graph: TaskGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return g.indptr.astype(np.int64), g.indices.astype(np.int64), g.weights
 
 
+def _check_max_sources(max_sources) -> int:
+    if isinstance(max_sources, bool) or not isinstance(max_sources, (int, np.integer)) or max_sources < 0:
+        raise InvalidInputError(f"max_sources: expected an integer >= 0 (0 = every neighbour); got {max_sources!r}")
+    return int(max_sources)
+
+
 def _check_inputs(graph: TaskGraph, machine: Machine) -> None:
     if not isinstance(graph, TaskGraph):
         raise InvalidInputError(f"graph: expected a TaskGraph; got {type(graph).__name__}")
@@ -164,6 +175,7 @@ def map_greedy(
     partitioner: str = "auto",
     refine: bool = False,
     delta: int = 8,
+    max_sources: int = MAX_SOURCES,
     progress=None,
 ) -> Mapping:
     """Map a task graph by greedy growth (UG), optionally followed by WH refinement.
@@ -187,6 +199,8 @@ def map_greedy(
         Run :func:`refine_wh` on the result (default False).
     delta : int, optional
         Candidate nodes per task for the refinement.
+    max_sources : int, optional
+        BFS sources per task for the refinement (see :func:`refine_wh`).
     progress : callable, optional
         ``progress(done, total)`` after each refinement pass.
 
@@ -215,6 +229,7 @@ def map_greedy(
     1.0
     """
     _check_inputs(graph, machine)
+    max_sources = _check_max_sources(max_sources)
     t0 = time.perf_counter()
     nn = NodeNetwork(machine)
     tptr, tadj, tw = _undirected(graph)
@@ -232,14 +247,16 @@ def map_greedy(
         task_node = _greedy_nodes(tptr, tadj, tw, nn.capacity, nn.net, n_bfs)
     info["greedy_seconds"] = time.perf_counter() - t0
     if refine:
-        moves, passes = _refine_passes(tptr, tadj, tw, nn.capacity, nn.net, delta, 20, task_node, progress)
+        moves, passes = _refine_passes(tptr, tadj, tw, nn.capacity, nn.net, delta, 20, task_node, progress,
+                                       max_sources=max_sources)
         info.update(refine_moves=moves, refine_passes=passes)
     info["seconds"] = time.perf_counter() - t0
     method = "greedy+uwh" if refine else "greedy"
     return Mapping(nn.task_procs(task_node), machine, graph, method=method, info=info)
 
 
-def _refine_passes(tptr, tadj, tw, capacity, net, delta: int, max_passes: int, task_node, progress) -> tuple:
+def _refine_passes(tptr, tadj, tw, capacity, net, delta: int, max_passes: int, task_node, progress, *,
+                   max_sources: int = 0) -> tuple:
     """Run the UWH kernel one pass at a time (identical to one call with ``max_passes``).
 
     A pass depends only on ``task_node``: the kernel keeps every node's tasks in ascending
@@ -249,7 +266,7 @@ def _refine_passes(tptr, tadj, tw, capacity, net, delta: int, max_passes: int, t
     """
     moves, passes = 0, 0
     while passes < max_passes:
-        m, _, gain = _graphmap.refine_wh(tptr, tadj, tw, capacity, net, int(delta), 1, task_node)
+        m, _, gain = _graphmap.refine_wh(tptr, tadj, tw, capacity, net, int(delta), 1, task_node, int(max_sources))
         moves += int(m)
         passes += 1
         if progress is not None:
@@ -432,7 +449,8 @@ def _fix_balance(tptr, tadj, tw, sizes, parts) -> None:
             excess -= 1
 
 
-def refine_wh(mapping: Mapping, *, delta: int = 8, max_passes: int = 20, progress=None) -> Mapping:
+def refine_wh(mapping: Mapping, *, delta: int = 8, max_passes: int = 20, max_sources: int = MAX_SOURCES,
+              progress=None) -> Mapping:
     """Improve a mapping's weighted hops by moves and swaps (UWH).
 
     Parameters
@@ -445,6 +463,15 @@ def refine_wh(mapping: Mapping, *, delta: int = 8, max_passes: int = 20, progres
     max_passes : int, optional
         Passes over the heap of tasks ordered by the WH they incur (default 20); stops
         earlier when a pass gains nothing.
+    max_sources : int, optional
+        The BFS that finds a task's candidate nodes starts from the nodes of its
+        ``max_sources`` heaviest neighbours only (ties: lower task; default
+        :data:`MAX_SOURCES`); 0 = from every neighbour's node.  Tasks with at most that
+        many neighbours are unaffected.  A task with more (a dense task) also tries as
+        swap partners only the 2 tasks of each candidate node that incur the largest WH,
+        and updates its neighbours' WH incrementally.  On dense graphs (hundreds of
+        neighbours per task) this keeps the candidates near the heavy traffic and the work
+        per task O(delta * deg) instead of O(delta * cores * deg).
     progress : callable, optional
         ``progress(done, total)`` after each pass (``done == total`` at the end).
 
@@ -463,7 +490,8 @@ def refine_wh(mapping: Mapping, *, delta: int = 8, max_passes: int = 20, progres
     nn = NodeNetwork(mapping.machine)
     tptr, tadj, tw = _undirected(graph)
     task_node = nn.task_nodes(mapping.task_to_proc)
-    moves, passes = _refine_passes(tptr, tadj, tw, nn.capacity, nn.net, delta, int(max_passes), task_node, progress)
+    moves, passes = _refine_passes(tptr, tadj, tw, nn.capacity, nn.net, delta, int(max_passes), task_node, progress,
+                                   max_sources=_check_max_sources(max_sources))
     info = dict(mapping.info, refine_moves=moves, refine_passes=passes,
                 refine_seconds=time.perf_counter() - t0)
     return Mapping(nn.task_procs(task_node), mapping.machine, graph, method=f"{mapping.method}+uwh", info=info)

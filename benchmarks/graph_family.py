@@ -1,0 +1,231 @@
+"""The graph family against Scotch on the issue-13 inputs, and UWH's time on a dense SpMV graph.
+
+Inputs (all seeded, 4096 tasks, one task per processor):
+
+* ``stencil``: the 16^3 7-point stencil (unit volumes, not periodic);
+* ``kNN``: 4096 points uniform in the unit cube (seed 7), each joined to its k = 6 nearest
+  neighbours, symmetrised; integer weights 1..10 per undirected edge (seed 8), the same
+  weight both ways;
+
+each on two machines:
+
+* ``full``: the whole 16^3 torus (one processor per node, ranks in router order);
+* ``sparse``: 4096 distinct random nodes of a 24^3 torus (seed 9, one processor per node,
+  ranks in ascending router id).
+
+Metric: average hops per unit weight = weighted hops / total weight (lower is better).
+
+Rows per input:
+
+* ``Scotch best``: the best of Scotch's strategies (default, quality, speed, balance,
+  safety; seed 0, one thread, ``repair=True``: tasks Scotch puts beyond a node's capacity
+  go to the nearest free node), when libscotch is installed
+  (``bash benchmarks/peers/install_peers.sh``);
+* ``greedy+uwh``: the family's greedy growth + UWH (the issue's "today");
+* ``bisection``: the family's new method, dual recursive bisection (multilevel, no
+  optional dependency) + UWH (:func:`~mpitaskmap.mappers.bisection.map_bisection`);
+* ``bisection metis``: the same with a METIS start as one more try per job (pymetis);
+* ``family best``: the best of the graph family's search candidates
+  (``families.graph.candidates``) by weighted hops (seconds = the whole search).
+
+Then the scale-free Barabasi-Albert input of ``graph_mappers.py`` (2^17 vertices, m = 4,
+4096 parts) on ``titan_machine(256, 16)``: Scotch, greedy+uwh, bisection.
+
+Then UWH on the 2-D Laplacian SpMV input of ``graph_mappers.py`` (512x512, random symmetric
+permutation, 4096 row blocks, ``titan_machine(256, 16)``, ~250 neighbours per task), from
+the same greedy start: ``max_sources=0`` (every neighbour's node a BFS source and every
+swap partner tried: the old candidate set, with today's exact speed-ups) and the default
+bound; then the bisection method on the same input.
+
+Seconds are wall time of one run on a 2-core machine shared with other work (the load
+average is printed).
+
+Run:  python benchmarks/graph_family.py [--no-scotch] [--no-spmv] [--no-ba] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _util import print_table, write_json  # noqa: E402
+
+from mpitaskmap import TaskGraph, torus_machine  # noqa: E402
+from mpitaskmap.families import graph as graph_family  # noqa: E402
+from mpitaskmap.machine import TorusMachine  # noqa: E402
+from mpitaskmap.mappers.bisection import map_bisection  # noqa: E402
+from mpitaskmap.mappers.graph import map_greedy, refine_wh  # noqa: E402
+from mpitaskmap.metrics import weighted_hops  # noqa: E402
+from mpitaskmap.problem import Problem  # noqa: E402
+from mpitaskmap.search import best_of  # noqa: E402
+
+N = 4096
+SCOTCH_STRATEGIES = ("default", "quality", "speed", "balance", "safety")
+
+
+def knn_graph(n: int = N, k: int = 6, seed_points: int = 7, seed_weights: int = 8) -> TaskGraph:
+    """kNN graph of n uniform points in the unit cube, symmetrised, integer weights 1..10."""
+    from scipy.spatial import cKDTree
+
+    pts = np.random.default_rng(seed_points).random((n, 3))
+    _, nb = cKDTree(pts).query(pts, k=k + 1)
+    src = np.repeat(np.arange(n), k)
+    dst = nb[:, 1:].ravel()
+    a, b = np.minimum(src, dst), np.maximum(src, dst)
+    pairs = np.unique(a * n + b)
+    a, b = pairs // n, pairs % n
+    w = np.random.default_rng(seed_weights).integers(1, 11, size=a.size).astype(float)
+    return TaskGraph.from_edges(np.concatenate([a, b]), np.concatenate([b, a]), np.concatenate([w, w]), n_tasks=n)
+
+
+def sparse_machine(n: int = N, dims=(24, 24, 24), seed: int = 9) -> TorusMachine:
+    """n distinct random routers of a torus, one processor each, in ascending router id."""
+    total = int(np.prod(dims))
+    routers = np.sort(np.random.default_rng(seed).choice(total, size=n, replace=False))
+    X, Y, _ = dims
+    coords = np.stack([routers % X, (routers // X) % Y, routers // (X * Y)], axis=1)
+    return TorusMachine(coords, list(dims), name=f"sparse {n} of {'x'.join(map(str, dims))}")
+
+
+def inputs():
+    """Yield (name, graph, machine) for the four inputs."""
+    stencil, knn = TaskGraph.stencil([16, 16, 16]), knn_graph()
+    full, sparse = torus_machine([16, 16, 16]), sparse_machine()
+    yield "stencil, full", stencil, full
+    yield "stencil, sparse", stencil, sparse
+    yield "kNN, full", knn, full
+    yield "kNN, sparse", knn, sparse
+
+
+def per_weight(graph: TaskGraph, machine, task_to_proc) -> float:
+    """Average hops per unit weight."""
+    return weighted_hops(graph, machine, task_to_proc) / float(graph.weights.sum())
+
+
+def scotch_best(graph: TaskGraph, machine: TorusMachine):
+    """Best Scotch strategy: (value, strategy, seconds) or None when libscotch is missing."""
+    try:
+        from peers.scotch import TorusTarget, map_scotch, scotch_available
+    except ImportError:  # pragma: no cover
+        return None
+    if not scotch_available():
+        return None
+    target = TorusTarget.from_proc_coords(tuple(machine.dims), machine.router_coords)
+    best = None
+    for strategy in SCOTCH_STRATEGIES:
+        ttp, seconds = map_scotch(graph.indptr, graph.indices, graph.weights, target, seed=0,
+                                  strategy=strategy, repair=True)
+        value = per_weight(graph, machine, ttp)
+        if best is None or value < best[0]:
+            best = (value, strategy, seconds)
+    return best
+
+
+def _has_pymetis() -> bool:
+    try:
+        import pymetis  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
+def family_rows(name, graph, machine, with_scotch: bool, family: bool = True) -> list[dict]:
+    rows = []
+    ref = scotch_best(graph, machine) if with_scotch else None
+    if ref is not None:
+        rows.append(dict(input=name, method="Scotch best", value=ref[0], seconds=ref[2], note=ref[1]))
+    m, s = timed(lambda: map_greedy(graph, machine, refine=True))
+    rows.append(dict(input=name, method="greedy+uwh", value=per_weight(graph, machine, m.task_to_proc), seconds=s,
+                     note=""))
+    if "bisection" in graph_family.METHODS:
+        problem = Problem(graph, machine)
+        m, s = timed(lambda: graph_family.apply(graph_family.candidate("bisection"), problem))
+        rows.append(dict(input=name, method="bisection", value=per_weight(graph, machine, m.task_to_proc),
+                         seconds=s, note=""))
+    if _has_pymetis():
+        m, s = timed(lambda: map_bisection(graph, machine, partitioner="metis"))
+        rows.append(dict(input=name, method="bisection metis", value=per_weight(graph, machine, m.task_to_proc),
+                         seconds=s, note=""))
+    if family:
+        problem = Problem(graph, machine)
+        cands = graph_family.candidates(problem)
+        res, s = timed(lambda: best_of(problem, None, cands))
+        rows.append(dict(input=name, method="family best", value=per_weight(graph, machine,
+                                                                            res.mapping.task_to_proc),
+                         seconds=s, note=res.mapping.info.get("candidate", "")))
+    best_ref = rows[0]["value"] if ref is not None else None
+    for r in rows:
+        r["vs Scotch"] = "-" if best_ref is None else f"{r['value'] / best_ref:.3f}"
+    return rows
+
+
+def spmv_rows() -> list[dict]:
+    from graph_mappers import laplacian_input, sparse_titan
+
+    inp = laplacian_input((512, 512), N, sparse_titan(N // 16))
+    g, m = inp.graph, inp.machine
+    start = map_greedy(g, m)
+    deg = float(np.diff(g.indptr).mean())
+    rows = []
+    for label, opts in (("UWH unbounded (max_sources=0)", dict(max_sources=0)), ("UWH bounded (default)", {})):
+        out, s = timed(lambda: refine_wh(start, **opts))
+        rows.append(dict(input=f"Laplacian 2D SpMV (avg degree {deg:.0f})", method=label,
+                         value=per_weight(g, m, out.task_to_proc), seconds=s,
+                         note=f"{out.info['refine_passes']} passes, {out.info['refine_moves']} moves"))
+    rows.append(dict(input=rows[0]["input"], method="greedy start", value=per_weight(g, m, start.task_to_proc),
+                     seconds=float("nan"), note=""))
+    out, s = timed(lambda: map_bisection(g, m))
+    rows.append(dict(input=rows[0]["input"], method="bisection", value=per_weight(g, m, out.task_to_proc),
+                     seconds=s, note=f"bisection {out.info['bisection_seconds']:.2f} s + UWH"))
+    return rows
+
+
+def ba_rows(with_scotch: bool) -> list[dict]:
+    from graph_mappers import ba_input, sparse_titan
+
+    inp = ba_input(17, 4, N, sparse_titan(N // 16))
+    g, m = inp.graph, inp.machine
+    name = f"scale-free BA 2^17 -> {N} parts (Titan 256x16)"
+    return family_rows(name, g, m, with_scotch, family=False)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--no-scotch", action="store_true")
+    ap.add_argument("--no-spmv", action="store_true")
+    ap.add_argument("--no-ba", action="store_true")
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    print(f"load average {'/'.join(f'{x:.2f}' for x in os.getloadavg())}")
+    rows = []
+    for name, g, m in inputs():
+        rows += family_rows(name, g, m, not args.no_scotch)
+    ba = [] if args.no_ba else ba_rows(not args.no_scotch)
+    table = [dict(r, value=f"{r['value']:.3f}", seconds=f"{r['seconds']:.2f}") for r in rows + ba]
+    print("average hops per unit weight (weighted hops / total weight), lower is better")
+    print_table(table, ["input", "method", "value", "vs Scotch", "seconds", "note"])
+    spmv = [] if args.no_spmv else spmv_rows()
+    if spmv:
+        print()
+        print_table([dict(r, value=f"{r['value']:.3f}", seconds=f"{r['seconds']:.2f}") for r in spmv],
+                    ["input", "method", "value", "seconds", "note"])
+    if args.json:
+        write_json(args.json, rows + ba + spmv)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
