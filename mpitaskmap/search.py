@@ -274,7 +274,7 @@ def score_candidates(
     *,
     catch: bool = False,
     progress: Callable[[int, int], None] | None = None,
-    keep: Callable[[int, Mapping, float], None] | None = None,
+    keep: Callable[[int, Mapping | None, float, float], None] | None = None,
 ) -> Scores:
     """The one scoring loop: compute and score ``candidates[i]`` for ``i`` in ``indices``.
 
