@@ -55,15 +55,22 @@ def torus_shift(coords, dims: Sequence[int], wrap) -> np.ndarray:
     Notes
     -----
     Per dimension: take the sorted distinct values ``f0 < ... < fk``; the wrap gap is
-    ``L - fk + f0``; an interior gap is ``b - a`` for consecutive values.  Shift when the
-    largest interior gap exceeds 1 and is larger than the wrap gap, or equal to it with
-    fewer processors on its two sides (Zoltan2's tie rule); on equal interior gaps the
-    first wins.  O(n log n) per dimension.
+    ``L - fk + f0``; an interior gap is ``b - a`` for consecutive values, weighted by the
+    processors on its two sides (``count[a] + count[b]``).  The best interior gap is the
+    largest, on equal gaps the one of smallest weight, then the first.  Shift when it is
+    larger than the wrap gap, or equal to it with a strictly smaller weight (Zoltan2's
+    rule, ``shiftMachineCoordinates``).  This includes gaps of 1: on a dimension where
+    every value is occupied the ring is opened between the two adjacent values with the
+    fewest processors (a full, uniform torus is never shifted).  Measured on 4096 random
+    nodes of a 24^3 torus (issue 13) this is what made our per-rotation MJ candidates
+    worse than Zoltan2's.  O(n log n) per dimension.
 
     Examples
     --------
     >>> torus_shift([[0], [1], [4], [5], [6], [7]], [8], True)[:, 0].tolist()
     [8.0, 9.0, 4.0, 5.0, 6.0, 7.0]
+    >>> torus_shift([[0], [0], [1], [2], [2], [3], [3], [3]], [4], True)[:, 0].tolist()
+    [4.0, 4.0, 1.0, 2.0, 2.0, 3.0, 3.0, 3.0]
     """
     c = np.asarray(coords)
     out = np.array(c, dtype=np.float64, copy=True)
@@ -84,7 +91,7 @@ def torus_shift(coords, dims: Sequence[int], wrap) -> np.ndarray:
         ties = np.flatnonzero(gaps == gaps[best])
         best = int(ties[np.argmin(weights[ties])])
         gap, weight = int(gaps[best]), int(weights[best])
-        if gap > 1 and (gap > wrap_gap or (gap == wrap_gap and weight < wrap_weight)):
+        if gap > wrap_gap or (gap == wrap_gap and weight < wrap_weight):
             border = values[best + 1]
             out[c[:, k] < border, k] += length
     return out
