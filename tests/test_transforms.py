@@ -39,6 +39,11 @@ def test_torus_shift_opens_a_fully_occupied_ring_at_its_lightest_adjacent_pair()
     assert torus_shift([[0], [1], [2], [3]], [4], True)[:, 0].tolist() == [0, 1, 2, 3]
 
 
+def test_torus_shift_rejects_coordinates_outside_the_ring():
+    with pytest.raises(InvalidInputError, match=r"dimension 0 needs integer values in \[0, 4\); got 0..4"):
+        torus_shift([[0], [4]], [4], True)
+
+
 def test_torus_shift_hopper_worked_example():
     m = hopper_machine()
     s = torus_shift(m.router_coords, m.dims, m.wrap)
