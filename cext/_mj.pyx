@@ -60,8 +60,9 @@
 # coordinates, so no pass gathers coords[idx] at random, and the selection is bucketed
 # (mj_select3: a counting pass over key buckets, a partition pass, and introselect only on
 # the bucket holding the boundary; nothing more when the boundary is a bucket boundary, as
-# on grids).  Same (key, index) order, same parts; at 2**20 grid points about 35% less CPU
-# time than the item kernel (issue 13).  Work memory 28 bytes per point.
+# on grids; nodes below MJ_BUCKET_MIN = 64 records use introselect directly).  Same
+# (key, index) order, same parts; at 2**20 points about 2x less CPU time than the item
+# kernel on a grid, 1.8x on random points (issue 13).  Work memory 28 bytes per point.
 #
 # Invariants: every buf range of a node at level l holds exactly the points of that
 # node; sign rows 0..l are the flips on the path from the root; part ids of a node are
@@ -146,7 +147,7 @@ cdef extern from * nogil:
        after them, and introselect runs on that bucket alone (on a grid: the points of one
        coordinate value).  kmin > kmax means "unknown": one more pass computes them. */
     #define MJ_NB 4096
-    #define MJ_BUCKET_MIN 512
+    #define MJ_BUCKET_MIN 64
     static inline int mj_bucket3(const mj_p3& r, int col, double s, double kmin, double scale,
                                  int nb) {
         double v = (s * r.x[col] + 0.0 - kmin) * scale;
