@@ -14,7 +14,10 @@ Prints (median of 5 ``perf_counter`` runs, setup untimed, fixed seeds):
   with and without the returned part array (target <= 10);
 * a pure-NumPy baseline in the same run: the same recursive bisection done level by
   level with a full ``np.lexsort`` at every level, its agreement with the kernel
-  (bit-identical parts) and the speed ratio.
+  (bit-identical parts) and the speed ratio;
+* one MJ candidate as the search layer runs it (``map_geometric``, FZ, default options,
+  128 x 128 x 64 stencil onto the full torus of that shape; the largest size of the run),
+  its target (0.3 s), the ratio to the NumPy baseline mapping and the load average.
 
 Usage: ``python benchmarks/mj_speed.py [--quick] [--json PATH]``.  Not a test.
 """
@@ -32,6 +35,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core: no idle BLAS thr
 
 import numpy as np  # noqa: E402
 
+from mpitaskmap import TaskGraph, map_geometric, torus_machine  # noqa: E402
 from mpitaskmap.partition import mj_part_sizes, mj_partition  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -47,6 +51,7 @@ SHAPES = {
     20: (128, 128, 64),
 }
 TARGETS = {18: 0.25, 20: 1.0}
+CANDIDATE_TARGET = 0.3  # s, one map_geometric candidate at 2**20 tasks (issue 13)
 REPEATS = 5
 
 
@@ -196,6 +201,29 @@ def main(argv=None) -> int:
         print(f"{n:>9} {t_np:>9.3f} {t_k:>9.4f} {t_np / t_k:>8.1f}x {'yes' if same else 'NO':>10}")
         results["baseline"].append(dict(n=n, numpy_s=t_np, numpy_repeats=reps, kernel_s=t_k,
                                         speedup=t_np / t_k, identical=same))
+
+    # one MJ candidate as the search layer runs it (issue 13, part 4): map_geometric on the
+    # 1M-task stencil onto the full torus, FZ, default options (torus shift, longest dim)
+    e = exps[-1]
+    shape = SHAPES[e]
+    n = 2**e
+    graph = TaskGraph.stencil(list(shape))
+    machine = torus_machine(list(shape))
+    t_cand = median_time(lambda: map_geometric(graph, machine))
+    cand = map_geometric(graph, machine)
+    assert cand.is_permutation
+    tc, pc = task_coords(shape), torus_coords(shape)
+    reps = 1 if e >= 18 else 3
+    t_np_map = median_time(lambda: map_fz(tc, pc, partition=lambda c, k, ordering: numpy_mj(c, k, ordering)), reps)
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    print(f"\none MJ candidate (map_geometric, FZ, default options), {'x'.join(map(str, shape))} stencil "
+          f"onto the full torus, n = {n}:")
+    print(f"  {t_cand:.3f} s (median of {REPEATS}), target {CANDIDATE_TARGET} s "
+          f"({'met' if t_cand <= CANDIDATE_TARGET else 'NOT met'}); NumPy baseline mapping "
+          f"{t_np_map:.2f} s ({reps} run): {t_np_map / t_cand:.0f}x faster; "
+          f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores")
+    results["candidate"] = dict(n=n, shape=shape, seconds=t_cand, target_s=CANDIDATE_TARGET,
+                                numpy_mapping_s=t_np_map, ratio=t_np_map / t_cand, loadavg=list(load))
 
     if not args.no_zoltan2:
         import zoltan2_compare

@@ -44,6 +44,10 @@ def as_float_matrix(a, name: str, *, n_cols: int | None = None, allow_1d: bool =
         raise InvalidInputError(f"{name}: needs at least one dimension; got shape {arr.shape}")
     if n_cols is not None and arr.shape[1] != n_cols:
         raise InvalidInputError(f"{name}: expected {n_cols} columns; got shape {arr.shape}")
+    # fast path: NaN propagates into min/max and an infinity shows up in one of them, so
+    # two reductions replace an (n, d) boolean mask when everything is finite
+    if arr.size and np.isfinite(arr.min()) and np.isfinite(arr.max()):
+        return np.ascontiguousarray(arr)
     bad = ~np.isfinite(arr)
     if bad.any():
         idx = first_bad(bad)

@@ -309,7 +309,9 @@ def mj_partition(
     Each node orders its points by (signed coordinate along the cut dimension, original
     row index) and sends the first ``round_half_up(n * np_left / np)`` to the left,
     found by selection (``std::nth_element``), not sorting: O(n * (n_dims + 1)) per
-    level, O(n * n_dims * log n_parts) in total, 16 bytes of work memory per point.
+    level, O(n * n_dims * log n_parts) in total, 16 bytes of work memory per point
+    (three-dimensional bisection: 28-byte records carrying the coordinates and a bucketed
+    selection, same result).
     Flips are per-frame signs, the coordinates are never copied.  The result depends
     only on the values and row order of ``coords`` (deterministic on every rank).
     ``"hilbert"`` costs O(n log n) (one sort).

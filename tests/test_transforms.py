@@ -27,6 +27,23 @@ def test_torus_shift_equal_gaps_prefer_fewer_processors_beside_the_gap():
     assert torus_shift([[0], [1], [5]], [8], True)[:, 0].tolist() == [8, 9, 5]
 
 
+def test_torus_shift_opens_a_fully_occupied_ring_at_its_lightest_adjacent_pair():
+    # Zoltan2's rule with gaps of 1 (issue 13): ring of 4, every router occupied, processors
+    # per router 2, 1, 2, 3.  Adjacent pairs (0,1): 2+1 = 3, (1,2): 1+2 = 3, (2,3): 2+3 = 5,
+    # wrap pair (3,0): 3+2 = 5.  Lightest = 3, first of the tie = (0,1): border 1, router 0 -> 4.
+    routers = [[0], [0], [1], [2], [2], [3], [3], [3]]
+    assert torus_shift(routers, [4], True)[:, 0].tolist() == [4, 4, 1, 2, 2, 3, 3, 3]
+    # the wrap pair strictly lightest (1+1 < 2+2): unchanged
+    assert torus_shift([[0], [1], [1], [2], [2], [3]], [4], True)[:, 0].tolist() == [0, 1, 1, 2, 2, 3]
+    # a full, uniform ring: every pair weighs the same, so no shift (strictly smaller needed)
+    assert torus_shift([[0], [1], [2], [3]], [4], True)[:, 0].tolist() == [0, 1, 2, 3]
+
+
+def test_torus_shift_rejects_coordinates_outside_the_ring():
+    with pytest.raises(InvalidInputError, match=r"dimension 0 needs integer values in \[0, 4\); got 0..4"):
+        torus_shift([[0], [4]], [4], True)
+
+
 def test_torus_shift_hopper_worked_example():
     m = hopper_machine()
     s = torus_shift(m.router_coords, m.dims, m.wrap)

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["zoltan2_available", "map_zoltan2", "driver_path"]
+__all__ = ["zoltan2_available", "map_zoltan2", "driver_path", "rotation_of_rank"]
 
 _HERE = Path(__file__).resolve().parent
 _MPIRUN = "/usr/bin/mpirun.openmpi"   # the MPI the driver was built against (Debian Open MPI)
@@ -97,8 +97,12 @@ def _write_graph(path: Path, indptr, indices, weights, n_tasks: int) -> None:
 def map_zoltan2(proc_coords, task_coords, indptr, indices, weights, *, machine_extent=None,
                 ranks_per_node: int = 1, divide_prime_first: bool = False,
                 recursion_depth: int = -1, nranks: int = 1, timeout: float = 600.0,
-                verbose: bool = False):
+                verbose: bool = False, each_rank: bool = False):
     """Run Zoltan2's coordinate task mapper; return ``(task_to_proc, seconds)``.
+
+    ``each_rank=True`` (with ``nranks = k``): no best-of reduction; return
+    ``(list of k task_to_proc arrays, seconds)``, entry ``r`` being the candidate of
+    Zoltan2's rotation ``r`` (rank ``r``; see ``rotation_of_rank``).
 
     ``indptr``/``indices``/``weights``: directed CSR task graph (list both directions of a
     symmetric edge; Zoltan2 uses it only to pick the cheapest candidate when ``nranks > 1``).
@@ -136,6 +140,8 @@ def map_zoltan2(proc_coords, task_coords, indptr, indices, weights, *, machine_e
             cmd.append("--prime-first")
         if verbose:
             cmd.append("--verbose")
+        if each_rank:
+            cmd.append("--each-rank")
         env = dict(os.environ)
         env.setdefault("OMP_NUM_THREADS", "1")
         if nranks > 1:
@@ -155,16 +161,52 @@ def map_zoltan2(proc_coords, task_coords, indptr, indices, weights, *, machine_e
                         "depth; pass an explicit recursion_depth (e.g. 2*ceil(log2(P)) + 2)")
             raise RuntimeError(f"zoltan2_map failed (exit {proc.returncode}):\n"
                                f"{proc.stderr.strip() or proc.stdout.strip()}{hint}")
-        try:
-            lines = (tmp / "out.txt").read_text().split()
-            n_out, seconds = int(lines[0]), float(lines[1])
-            task_to_proc = np.array(lines[2:], dtype=np.int64)
-        except (OSError, ValueError, IndexError) as exc:
-            raise RuntimeError(f"cannot parse zoltan2_map output: {exc}\n{proc.stderr}") from exc
-    if n_out != n_tasks or task_to_proc.size != n_tasks:
-        raise RuntimeError("zoltan2_map returned the wrong number of tasks")
-    if task_to_proc.size and (task_to_proc.min() < 0 or task_to_proc.max() >= n_procs):
-        raise RuntimeError("zoltan2_map returned an out-of-range processor")
+        names = [f"out.txt.{r}" for r in range(max(1, int(nranks)))] if each_rank else ["out.txt"]
+        results = []
+        for name in names:
+            try:
+                lines = (tmp / name).read_text().split()
+                n_out, seconds = int(lines[0]), float(lines[1])
+                task_to_proc = np.array(lines[2:], dtype=np.int64)
+            except (OSError, ValueError, IndexError) as exc:
+                raise RuntimeError(f"cannot parse zoltan2_map output: {exc}\n{proc.stderr}") from exc
+            if n_out != n_tasks or task_to_proc.size != n_tasks:
+                raise RuntimeError("zoltan2_map returned the wrong number of tasks")
+            if task_to_proc.size and (task_to_proc.min() < 0 or task_to_proc.max() >= n_procs):
+                raise RuntimeError("zoltan2_map returned an out-of-range processor")
+            results.append(task_to_proc)
     if verbose and proc.stderr:
         print(proc.stderr.rstrip(), file=sys.stderr)
-    return task_to_proc, seconds
+    return (results if each_rank else results[0]), seconds
+
+
+def _ith_permutation(n: int, i: int) -> tuple[int, ...]:
+    """Zoltan2's ``ithPermutation``: the i-th permutation of 0..n-1 in lexicographic order."""
+    import itertools
+    return next(p for k, p in enumerate(itertools.permutations(range(n))) if k == i)
+
+
+def rotation_of_rank(rank: int, task_dim: int, proc_dim: int):
+    """The ``(task_perm, proc_perm)`` rotation Zoltan2's rank ``rank`` computes (None = longest).
+
+    Enumeration of ``Zoltan2_TaskMapping.hpp`` (13.2): ``m = rank mod G`` with
+    ``G = tp*pp + tp + pp + 1`` (``tp = task_dim!``, ``pp = proc_dim!``); m = 0 longest/longest,
+    then task permutations with processors longest, processor permutations with tasks
+    longest, then every pair (task index = q // pp, processor index = q % pp).
+    NOTE: Trilinos 13.2 computes the processor permutation but never applies it (the
+    reordering block is commented out): its processor side is either "longest" or the
+    natural cycle 0, 1, 2, ... whatever ``proc_perm`` says.
+    """
+    import math
+    tp, pp = math.factorial(task_dim), math.factorial(proc_dim)
+    m = rank % (tp * pp + tp + pp + 1)
+    if m == 0:
+        return None, None
+    m -= 1
+    if m < tp:
+        return _ith_permutation(task_dim, m), None
+    m -= tp
+    if m < pp:
+        return None, _ith_permutation(proc_dim, m)
+    m -= pp
+    return _ith_permutation(task_dim, m // pp), _ith_permutation(proc_dim, m % pp)

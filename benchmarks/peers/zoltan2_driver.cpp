@@ -14,6 +14,9 @@
 //               [--parts a,b,c]       explicit per-level part counts (product must equal
 //                                     min(n_procs, n_tasks)); sets depth = count
 //               [--verbose]           print the configuration (and MPI size) to stderr
+//               [--each-rank]         under `mpirun -np k`: no cost reduction; every rank
+//                                     keeps its own rotation candidate and writes it to
+//                                     OUT.txt.<rank> (rank r = Zoltan2 rotation r mod G)
 //   zoltan2_map --selftest            map a 4x4x4 stencil onto a 4x4x4 torus, check it
 //
 // Runs as one process (plain `./zoltan2_map ...`, MPI singleton). It also works under
@@ -133,7 +136,7 @@ struct Options {
   std::string procs, tasks, graph, out;
   std::vector<int> extent, parts;
   int rpn = 1, depth = -1;
-  bool prime_first = false, selftest = false, verbose = false;
+  bool prime_first = false, selftest = false, verbose = false, each_rank = false;
 };
 
 // Runs the mapper; returns task_to_proc and sets seconds (time of the Zoltan2 call only).
@@ -176,6 +179,10 @@ std::vector<int> run_mapping(const Teuchos::RCP<const Teuchos::Comm<int>> &comm,
   part_t *xadj = g.xadj.data();
   part_t *adj = g.ne ? g.adj.data() : nullptr;
   double *w = g.ne ? g.w.data() : nullptr;
+  // --each-rank: an edgeless graph makes Zoltan2 skip the cost and the best-mapping
+  // reduction, so every rank keeps the candidate of its own rotation.
+  std::vector<part_t> empty_xadj(ntasks + 1, 0);
+  if (o.each_rank) { xadj = empty_xadj.data(); adj = nullptr; w = nullptr; }
 
   if (o.verbose && comm->getRank() == 0)
     std::fprintf(stderr,
@@ -257,7 +264,7 @@ void usage() {
   std::fprintf(stderr,
                "usage: zoltan2_map --procs P.bin --tasks T.bin --graph G.bin --out OUT.txt\n"
                "                   [--extent X,Y,Z] [--rpn N] [--prime-first] [--depth D]"
-               " [--parts a,b,c]\n"
+               " [--parts a,b,c] [--each-rank]\n"
                "       zoltan2_map --selftest\n"
                "(file formats are documented at the top of zoltan2_driver.cpp)\n");
 }
@@ -287,6 +294,7 @@ int main(int argc, char **argv) {
       else if (a == "--prime-first") o.prime_first = true;
       else if (a == "--selftest") o.selftest = true;
       else if (a == "--verbose") o.verbose = true;
+      else if (a == "--each-rank") o.each_rank = true;
       else if (a == "-h" || a == "--help") { usage(); return 0; }
       else { std::fprintf(stderr, "unknown argument: %s\n", a.c_str()); usage(); return 2; }
     } catch (const std::exception &e) {
@@ -313,8 +321,8 @@ int main(int argc, char **argv) {
         Graph g = read_graph(o.graph);
         double secs = 0;
         std::vector<int> t2p = run_mapping(comm, procs, tasks, g, o, secs);
-        if (comm->getRank() == 0) {
-          std::ofstream out(o.out);
+        if (comm->getRank() == 0 || o.each_rank) {
+          std::ofstream out(o.each_rank ? o.out + "." + std::to_string(comm->getRank()) : o.out);
           if (!out) fail("cannot open output file " + o.out);
           out << t2p.size() << ' ';
           char buf[64];
