@@ -42,9 +42,10 @@ def stencil_graph() -> TaskGraph:
 
 
 @lru_cache(maxsize=None)
-def knn_graph() -> TaskGraph:
-    """4096 random unit-cube points, symmetrised 6-NN graph, integer weights 1..10."""
-    pts = np.random.default_rng(0).random((N_TASKS, 3))
+def knn_graph(seed: int = 0) -> TaskGraph:
+    """4096 random unit-cube points (``default_rng(seed)``), symmetrised 6-NN graph, integer
+    weights 1..10 (``default_rng(seed + 1)``)."""
+    pts = np.random.default_rng(seed).random((N_TASKS, 3))
     d2 = ((pts[:, None, :] - pts[None, :, :]) ** 2).sum(axis=2)
     np.fill_diagonal(d2, np.inf)
     nbr = np.argsort(d2, axis=1, kind="stable")[:, :KNN_K]
@@ -53,7 +54,7 @@ def knn_graph() -> TaskGraph:
     lo, hi = np.minimum(src, dst), np.maximum(src, dst)
     pairs = np.unique(lo * N_TASKS + hi)
     a, b = pairs // N_TASKS, pairs % N_TASKS
-    w = np.random.default_rng(1).integers(1, 11, size=pairs.size).astype(np.float64)
+    w = np.random.default_rng(seed + 1).integers(1, 11, size=pairs.size).astype(np.float64)
     return TaskGraph.from_edges(
         np.concatenate([a, b]), np.concatenate([b, a]), np.concatenate([w, w]),
         n_tasks=N_TASKS, coords=pts,
@@ -67,9 +68,9 @@ def full_machine() -> TorusMachine:
 
 
 @lru_cache(maxsize=None)
-def sparse_machine() -> TorusMachine:
-    """4096 distinct random nodes of a 24^3 torus, one processor per node."""
-    nodes = np.sort(np.random.default_rng(0).choice(int(np.prod(SPARSE_DIMS)), N_TASKS, replace=False))
+def sparse_machine(seed: int = 0) -> TorusMachine:
+    """4096 distinct random nodes of a 24^3 torus (``default_rng(seed)``), one processor per node."""
+    nodes = np.sort(np.random.default_rng(seed).choice(int(np.prod(SPARSE_DIMS)), N_TASKS, replace=False))
     xyz = np.stack([nodes // 576, (nodes // 24) % 24, nodes % 24], axis=1)
     return TorusMachine(xyz, SPARSE_DIMS, name="sparse 4096 of 24^3")
 
@@ -78,11 +79,13 @@ GRAPHS = {"stencil": stencil_graph, "knn": knn_graph}
 MACHINES = {"full": full_machine, "sparse": sparse_machine}
 
 
-def inputs():
-    """Yield ``(label, graph, machine)`` for the four issue-13 inputs."""
+def inputs(seed: int = 0):
+    """Yield ``(label, graph, machine)`` for the four issue-13 inputs (random parts from ``seed``)."""
     for gname, g in GRAPHS.items():
         for mname, m in MACHINES.items():
-            yield f"{gname}, {mname}", g(), m()
+            graph = g(seed) if gname == "knn" else g()
+            machine = m(seed) if mname == "sparse" else m()
+            yield f"{gname}, {mname}", graph, machine
 
 
 def avg_hops(graph: TaskGraph, machine, task_to_proc) -> float:

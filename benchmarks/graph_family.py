@@ -55,6 +55,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _inputs13  # noqa: E402
 from _util import print_table, write_json  # noqa: E402
 
 from mpitaskmap import TaskGraph, torus_machine  # noqa: E402
@@ -70,38 +71,10 @@ N = 4096
 SCOTCH_STRATEGIES = ("default", "quality", "speed", "balance", "safety")
 
 
-def knn_graph(n: int = N, k: int = 6, seed_points: int = 7, seed_weights: int = 8) -> TaskGraph:
-    """kNN graph of n uniform points in the unit cube, symmetrised, integer weights 1..10."""
-    from scipy.spatial import cKDTree
-
-    pts = np.random.default_rng(seed_points).random((n, 3))
-    _, nb = cKDTree(pts).query(pts, k=k + 1)
-    src = np.repeat(np.arange(n), k)
-    dst = nb[:, 1:].ravel()
-    a, b = np.minimum(src, dst), np.maximum(src, dst)
-    pairs = np.unique(a * n + b)
-    a, b = pairs // n, pairs % n
-    w = np.random.default_rng(seed_weights).integers(1, 11, size=a.size).astype(float)
-    return TaskGraph.from_edges(np.concatenate([a, b]), np.concatenate([b, a]), np.concatenate([w, w]), n_tasks=n)
-
-
-def sparse_machine(n: int = N, dims=(24, 24, 24), seed: int = 9) -> TorusMachine:
-    """n distinct random routers of a torus, one processor each, in ascending router id."""
-    total = int(np.prod(dims))
-    routers = np.sort(np.random.default_rng(seed).choice(total, size=n, replace=False))
-    X, Y, _ = dims
-    coords = np.stack([routers % X, (routers // X) % Y, routers // (X * Y)], axis=1)
-    return TorusMachine(coords, list(dims), name=f"sparse {n} of {'x'.join(map(str, dims))}")
-
-
-def inputs():
-    """Yield (name, graph, machine) for the four inputs."""
-    stencil, knn = TaskGraph.stencil([16, 16, 16]), knn_graph()
-    full, sparse = torus_machine([16, 16, 16]), sparse_machine()
-    yield "stencil, full", stencil, full
-    yield "stencil, sparse", stencil, sparse
-    yield "kNN, full", knn, full
-    yield "kNN, sparse", knn, sparse
+def inputs(seed: int = 7):
+    """Yield (name, graph, machine) for the four issue-13 inputs (``_inputs13``, one definition)."""
+    for name, graph, machine in _inputs13.inputs(seed):
+        yield name.replace("knn", "kNN"), graph, machine
 
 
 def per_weight(graph: TaskGraph, machine, task_to_proc) -> float:
