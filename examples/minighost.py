@@ -168,9 +168,9 @@ def format_table(rows, simulated: dict, why: str | None) -> list[str]:
     simulated step seconds (``n/a`` where absent), ``why`` is printed when it is not None.
     """
     lines = [f"{'mapping':<10} {'AverageHops':>11} {'WeightedHops (B)':>17} {'Latency(M)':>11} "
-             f"{'simulated s':>11}  {WALL_HEADER}"]
+             f"{'simulated s':>12}  {WALL_HEADER}"]
     for name, v, t in rows:
-        sim = f"{simulated[name]:>11.4g}" if name in simulated else f"{'n/a':>11}"
+        sim = f"{simulated[name]:>12.4g}" if name in simulated else f"{'n/a':>12}"
         lines.append(f"{name:<10} {v['average_hops']:>11.3f} {v['weighted_hops']:>17,.0f} "
                      f"{v['latency']:>11.4g} {sim}  {t:>{len(WALL_HEADER)}.4f}")
     if why is not None:
