@@ -18,7 +18,7 @@ from ._common import (
 from ._inputs import read_mapping_file
 from ._methods import run_method
 
-__all__ = ["compare_command", "build_parser", "report_figures"]
+__all__ = ["compare_command", "build_parser", "report_figures", "simulated_seconds"]
 
 DESCRIPTION = """\
 Run several mapping methods on the same task graph and allocation and print their
@@ -109,12 +109,10 @@ def simulated_seconds(mapping, *, link_latency: float, bytes_per_weight: float) 
     float
         :attr:`mpitaskmap.simulate.ExchangeSimulation.seconds`.
     """
-    from ..simulate import simulate_exchange
+    from ..simulate import _messages, simulate_exchange
 
-    graph = mapping.graph
-    node = mapping.machine.node_ids[mapping.task_to_proc]
-    src = np.repeat(np.arange(graph.n_tasks), np.diff(graph.indptr))
-    if not np.any(node[src] != node[graph.indices]):
+    src, _, _ = _messages(mapping.graph, mapping, bytes_per_weight)  # the messages the replay would send
+    if src.size == 0:
         return 0.0
     return simulate_exchange(mapping, link_latency=link_latency, bytes_per_weight=bytes_per_weight).seconds
 
