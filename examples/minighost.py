@@ -15,10 +15,15 @@ stencil update.  The same run is repeated under each placement:
 * ``geometric`` - ``mpitaskmap.remap(comm, coords, neighbors=...)``.
 
 Printed by rank 0: for each placement the model metrics on the machine (AverageHops,
-WeightedHops, Latency(M) with the Gemini link bandwidths) and the measured maximum
-communication time over ranks.  On an oversubscribed laptop the measured times mostly
-reflect process scheduling, not the network: the model metrics are what the mapping
-changes; on a real machine the communication time follows them.
+WeightedHops, Latency(M) with the Gemini link bandwidths), ``simulated s``: the simulated
+communication time of one exchange step on the simulated Titan (SimGrid replays the
+proxy's messages, ``n^2 x vars x 8`` bytes per face, over the machine's Gemini links with
+``--link-latency`` seconds per hop; ``n/a`` and one line saying why when SimGrid is not
+installed: ``apt-get install libsimgrid-dev``), and ``laptop wall s``: the measured
+maximum communication time over ranks of this run.  The laptop column is *not* a network
+time: on an oversubscribed laptop it reflects process scheduling (the ranks share a few
+cores and exchange through shared memory), so it says nothing about the mapping; the
+simulated column is the time the mapping gives on the network.
 """
 
 from __future__ import annotations
@@ -32,6 +37,11 @@ from mpi4py import MPI
 import mpitaskmap
 from mpitaskmap import metrics
 from mpitaskmap.providers import assemble_machine, get_provider
+from mpitaskmap.simgrid import simgrid_missing
+from mpitaskmap.simulate import simulate_exchange
+
+#: Header of the measured column: wall-clock time of this run, not a network time.
+WALL_HEADER = "laptop wall s (not a network)"
 
 FACES = [(-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0), (0, 0, -1), (0, 0, 1)]
 
@@ -134,6 +144,40 @@ def _face(u, d, n, *, inner: bool):
     return u[tuple(idx)]
 
 
+def simulated_step_seconds(graph, machine, task_to_proc_by_name: dict, link_latency: float):
+    """Simulated seconds of one exchange step of every mapping, or why there are none.
+
+    Returns ``({name: seconds}, None)`` when SimGrid runs here, else ``({}, reason)``.  Every
+    message of ``graph`` (its weights are bytes) crosses the machine's links (Gemini
+    bandwidths in GB/s, ``link_latency`` seconds per hop) in SimGrid's max-min model.
+    """
+    why = simgrid_missing(compiler=True)
+    if why is not None:
+        return {}, why
+    out = {}
+    for name, ttp in task_to_proc_by_name.items():
+        mapping = mpitaskmap.Mapping(np.asarray(ttp), machine, graph)
+        out[name] = simulate_exchange(mapping, link_latency=link_latency, timeout=300).seconds
+    return out, None
+
+
+def format_table(rows, simulated: dict, why: str | None) -> list[str]:
+    """Lines of the result table: the model metrics, simulated s, laptop wall s.
+
+    ``rows`` holds (name, metric values, wall seconds); ``simulated`` maps a name to its
+    simulated step seconds (``n/a`` where absent), ``why`` is printed when it is not None.
+    """
+    lines = [f"{'mapping':<10} {'AverageHops':>11} {'WeightedHops (B)':>17} {'Latency(M)':>11} "
+             f"{'simulated s':>12}  {WALL_HEADER}"]
+    for name, v, t in rows:
+        sim = f"{simulated[name]:>12.4g}" if name in simulated else f"{'n/a':>12}"
+        lines.append(f"{name:<10} {v['average_hops']:>11.3f} {v['weighted_hops']:>17,.0f} "
+                     f"{v['latency']:>11.4g} {sim}  {t:>{len(WALL_HEADER)}.4f}")
+    if why is not None:
+        lines.append(f"simulated s: n/a: {why}")
+    return lines
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--grid", help="task grid PXxPYxPZ (default: MPI.Compute_dims of the rank count)")
@@ -144,6 +188,8 @@ def main(argv=None) -> int:
                     help="comma list of default, group, geometric (default: all three)")
     ap.add_argument("--provider", default="sim:titan:ppn=1,seed=1",
                     help="coordinate provider spec (default: a sparse simulated Titan-like allocation)")
+    ap.add_argument("--link-latency", type=float, default=1e-7,
+                    help="simulated latency per hop in seconds, default 1e-7 (a Gemini router's order)")
     args = ap.parse_args(argv)
     world = MPI.COMM_WORLD
     size, rank = world.Get_size(), world.Get_rank()
@@ -179,7 +225,7 @@ def main(argv=None) -> int:
         t_comm = run_stencil(comm, grid, args.n, args.vars, args.steps)
         t_max = world.allreduce(t_comm, op=MPI.MAX)
         values = metrics.evaluate(graph, machine, task_to_proc, ["average_hops", "weighted_hops", "latency"])
-        rows.append((name, values, t_max, report))
+        rows.append((name, values, t_max, report, task_to_proc))
         comm.Free()
     if rank == 0:
         print(f"MiniGhost-style proxy: {size} ranks, task grid {'x'.join(map(str, grid))}, "
@@ -187,14 +233,15 @@ def main(argv=None) -> int:
         print(f"machine: {machine.name}: {machine.n_procs} ranks on {machine.n_nodes} nodes, "
               f"{len(np.unique(machine.router_ids()))} routers of a "
               f"{'x'.join(map(str, machine.dims))} torus")
-        print(f"{'mapping':<10} {'AverageHops':>11} {'WeightedHops (B)':>17} {'Latency(M)':>11} {'max comm s':>11}")
-        for name, v, t, _ in rows:
-            print(f"{name:<10} {v['average_hops']:>11.3f} {v['weighted_hops']:>17,.0f} "
-                  f"{v['latency']:>11.4g} {t:>11.4f}")
+        simulated, why = simulated_step_seconds(graph, machine, {r[0]: r[4] for r in rows}, args.link_latency)
+        print("\n".join(format_table([r[:3] for r in rows], simulated, why)))
         base = rows[0][1]
-        for name, v, _, rep in rows[1:]:
+        for name, v, _, rep, _ in rows[1:]:
+            sim = ""
+            if name in simulated and rows[0][0] in simulated:
+                sim = f", simulated time {100 * (1 - simulated[name] / simulated[rows[0][0]]):.1f}% lower"
             print(f"{name}: AverageHops {100 * (1 - v['average_hops'] / base['average_hops']):.1f}% lower, "
-                  f"Latency(M) {100 * (1 - v['latency'] / base['latency']):.1f}% lower than {rows[0][0]}")
+                  f"Latency(M) {100 * (1 - v['latency'] / base['latency']):.1f}% lower{sim} than {rows[0][0]}")
             if rep is not None:
                 print("  " + rep.summary().replace("\n", "\n  "))
         sys.stdout.flush()

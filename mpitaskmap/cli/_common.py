@@ -22,7 +22,7 @@ from ._methods import Context, GeometricOptions
 from ._progress import Progress
 
 __all__ = ["Row", "Progress", "announce", "add_io_options", "add_method_options", "load_inputs", "context_from",
-           "metric_rows", "render_table", "SHORT_NAMES"]
+           "metric_rows", "render_table", "SHORT_NAMES", "SIMULATED_COLUMN"]
 
 #: Column headers of the text table: the paper's short names.
 SHORT_NAMES = {
@@ -37,6 +37,9 @@ SHORT_NAMES = {
     "average_latency": "AC",
 }
 
+#: Header of the simulated-time column (``compare --simulate``): seconds of one exchange step.
+SIMULATED_COLUMN = "simulated s"
+
 
 @dataclass
 class Row:
@@ -47,6 +50,8 @@ class Row:
     metrics: dict
     seconds: float | None = None
     info: dict = field(default_factory=dict)
+    #: Simulated seconds of one exchange step (``compare --simulate``), None when not simulated.
+    simulated: float | None = None
 
 
 def announce(label: str, *, stream: TextIO | None = None, quiet: bool = False):
@@ -147,14 +152,19 @@ def render_table(rows: list[Row], fmt: str = "text", *, header: dict | None = No
 
     Text and CSV have one line per mapping (method, metrics, seconds); JSON has
     ``{"header": ..., "rows": [{"method", "seconds", "metrics", "info"}]}`` with exact
-    values.  ``extra`` maps a label to more JSON per row (e.g. per-direction loads).
+    values.  ``extra`` maps a label to more JSON per row (e.g. per-direction loads).  When
+    a row has a simulated time (:attr:`Row.simulated`), text and CSV get a ``simulated s``
+    column after the metrics and JSON rows a ``"simulated_s"`` entry (null where absent).
     """
     names = list(rows[0].metrics) if rows else []
+    simulated = any(r.simulated is not None for r in rows)
     if fmt == "json":
         out = {"header": header or {}, "rows": []}
         for r in rows:
             rec = {"method": r.label, "seconds": r.seconds, "metrics": r.metrics,
                    "info": {k: v for k, v in r.info.items() if isinstance(v, (str, int, float, bool)) or v is None}}
+            if simulated:
+                rec["simulated_s"] = r.simulated
             if extra and r.label in extra:
                 rec.update(extra[r.label])
             out["rows"].append(rec)
@@ -162,13 +172,17 @@ def render_table(rows: list[Row], fmt: str = "text", *, header: dict | None = No
     if fmt == "csv":
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        w.writerow(["method", *names, "seconds"])
+        sim_col = [SIMULATED_COLUMN] if simulated else []
+        w.writerow(["method", *names, *sim_col, "seconds"])
         for r in rows:
+            sim = ["" if r.simulated is None else repr(float(r.simulated))] if simulated else []
             w.writerow([r.label, *[repr(r.metrics[n]) if isinstance(r.metrics[n], float) else r.metrics[n]
-                                   for n in names], "" if r.seconds is None else f"{r.seconds:.6f}"])
+                                   for n in names], *sim, "" if r.seconds is None else f"{r.seconds:.6f}"])
         return buf.getvalue()
-    cols = ["method", *[SHORT_NAMES.get(n, n) for n in names], "seconds"]
-    table = [[r.label, *[_fmt(r.metrics[n]) for n in names], "" if r.seconds is None else f"{r.seconds:.3f}"]
+    cols = ["method", *[SHORT_NAMES.get(n, n) for n in names], *([SIMULATED_COLUMN] if simulated else []), "seconds"]
+    table = [[r.label, *[_fmt(r.metrics[n]) for n in names],
+              *([("" if r.simulated is None else f"{r.simulated:.4g}")] if simulated else []),
+              "" if r.seconds is None else f"{r.seconds:.3f}"]
              for r in rows]
     widths = [max(len(c), *(len(t[i]) for t in table)) for i, c in enumerate(cols)]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cols, widths)))]

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
+
+import numpy as np
 
 from ..machine import TorusMachine
 from ..metrics import METRICS
 from . import register
 from ._common import (
-    SHORT_NAMES, Progress, add_io_options, add_method_options, announce, context_from, load_inputs, method_help,
-    metric_rows, render_table,
+    SHORT_NAMES, SIMULATED_COLUMN, Progress, add_io_options, add_method_options, announce, context_from,
+    load_inputs, method_help, metric_rows, render_table,
 )
 from ._inputs import read_mapping_file
 from ._methods import run_method
 
-__all__ = ["compare_command", "build_parser", "report_figures"]
+__all__ = ["compare_command", "build_parser", "report_figures", "simulated_seconds"]
 
 DESCRIPTION = """\
 Run several mapping methods on the same task graph and allocation and print their
@@ -27,6 +30,13 @@ Columns: TH total hops, AvgHops, WH weighted hops (hop-bytes), MaxHops, Data(M) 
 volume on one link, Latency(M) most Data/bandwidth on one link, MMC most messages on one
 link, AMC and AC averages over the links used, seconds spent by the method.  Lower is
 better; the best row by --metric is reported (and highlighted in the HTML page).
+
+With --simulate (needs SimGrid: apt-get install libsimgrid-dev) a "simulated s" column
+gives the simulated time of one exchange step of each mapping: SimGrid replays every edge
+of the task graph as one message of weight x --bytes-per-weight bytes, all at once, over
+the machine's links (their bandwidths in GB/s, --link-latency seconds per hop) and reports
+when the last one arrives (mpitaskmap.simulate.simulate_exchange).  Messages between tasks
+of one node cross no link; a mapping with only such messages takes 0 s.
 """
 
 EPILOG = """\
@@ -38,11 +48,18 @@ examples:
   mpitaskmap compare -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8 \\
       --methods identity,geometric,geometric:ordering=hilbert,greedy+uwh,auto --html report.html
   mpitaskmap compare -m alloc.txt -t matrix:comm.mtx --methods identity,greedy,umc --format csv -o table.csv
+  mpitaskmap compare -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8 --simulate --bytes-per-weight 16384
 
 exit status: 0 on success, 1 on an error (one line; --debug for the traceback).
 """
 
 DEFAULT_METHODS = "identity,geometric,greedy+uwh"
+
+#: --link-latency default: seconds per hop (100 ns, the order of a torus router's latency).
+DEFAULT_LINK_LATENCY = 1e-7
+
+#: --bytes-per-weight default: a unit-weight edge (the stencil3d: specs) is a 4 KiB message.
+DEFAULT_BYTES_PER_WEIGHT = 4096.0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,7 +80,41 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--format", default="text", choices=["text", "csv", "json"], help="table format (default text)")
     g.add_argument("-o", "--output", metavar="PATH", help="write the table there instead of standard output")
     g.add_argument("--html", metavar="PATH", help="write a self-contained HTML report (table + plots)")
+    g = p.add_argument_group("simulated time (SimGrid)")
+    g.add_argument("--simulate", action="store_true",
+                   help="add a 'simulated s' column: one exchange step of each mapping simulated by SimGrid")
+    g.add_argument("--link-latency", type=float, default=DEFAULT_LINK_LATENCY, metavar="SECONDS",
+                   help=f"--simulate: latency of every network link, seconds per hop "
+                        f"(default {DEFAULT_LINK_LATENCY:g})")
+    g.add_argument("--bytes-per-weight", type=float, default=DEFAULT_BYTES_PER_WEIGHT, metavar="BYTES",
+                   help=f"--simulate: message bytes per unit of edge weight (default {DEFAULT_BYTES_PER_WEIGHT:g}: "
+                        "a unit-weight edge is 4 KiB; pass 1 when the weights are bytes)")
     return p
+
+
+def simulated_seconds(mapping, *, link_latency: float, bytes_per_weight: float) -> float:
+    """Simulated seconds of one exchange step of ``mapping`` (0 when no message leaves its node).
+
+    Parameters
+    ----------
+    mapping : Mapping
+        Task -> processor, with its task graph.
+    link_latency : float
+        Seconds per hop.
+    bytes_per_weight : float
+        Message bytes per unit of edge weight.
+
+    Returns
+    -------
+    float
+        :attr:`mpitaskmap.simulate.ExchangeSimulation.seconds`.
+    """
+    from ..simulate import _messages, simulate_exchange
+
+    src, _, _ = _messages(mapping.graph, mapping, bytes_per_weight)  # the messages the replay would send
+    if src.size == 0:
+        return 0.0
+    return simulate_exchange(mapping, link_latency=link_latency, bytes_per_weight=bytes_per_weight).seconds
 
 
 def report_figures(rows, best: int) -> list[tuple[str, bytes]]:
@@ -109,6 +160,17 @@ def compare_command(argv: list) -> int:
         from ..plots import _mpl
 
         _mpl()  # fail before the work when matplotlib is missing
+    if args.simulate:
+        from ..simgrid import simgrid_missing
+
+        why = simgrid_missing(compiler=True)  # fail before the work when SimGrid is missing
+        if why:
+            raise ValueError(f"--simulate: {why}")
+        if not np.isfinite(args.link_latency) or args.link_latency < 0:
+            raise ValueError(f"--link-latency: must be non-negative and finite (seconds per hop); "
+                             f"got {args.link_latency!r}")
+        if not np.isfinite(args.bytes_per_weight) or args.bytes_per_weight <= 0:
+            raise ValueError(f"--bytes-per-weight: must be positive and finite; got {args.bytes_per_weight!r}")
     mi, ti = load_inputs(args)
     status = sys.stderr
     talk = not args.quiet
@@ -129,6 +191,13 @@ def compare_command(argv: list) -> int:
         raise ValueError(f"--methods: each method once; got {labels}")
     metrics = [s.strip() for s in args.metrics.split(",")] if args.metrics else None
     rows = metric_rows(mappings, metrics)
+    if args.simulate:
+        for r in rows:
+            done = announce(f"{r.label}: simulating", quiet=args.quiet)
+            t0 = time.perf_counter()
+            r.simulated = simulated_seconds(r.mapping, link_latency=args.link_latency,
+                                            bytes_per_weight=args.bytes_per_weight)
+            done(time.perf_counter() - t0)
     key = args.metric if args.metric in rows[0].metrics else next(iter(rows[0].metrics))
     best = min(range(len(rows)), key=lambda i: (rows[i].metrics[key], i))
     header = {"machine": mi.describe(), "tasks": ti.describe(), "metric": key, "best": rows[best].label}
@@ -148,13 +217,19 @@ def compare_command(argv: list) -> int:
         from ..report_html import write_html_report
 
         names = list(rows[0].metrics)
-        columns = ["method", *[SHORT_NAMES.get(n, n) for n in names], "seconds"]
-        cells = [[r.label, *[r.metrics[n] for n in names], "" if r.seconds is None else round(r.seconds, 4)]
+        sim = [SIMULATED_COLUMN] if args.simulate else []
+        columns = ["method", *[SHORT_NAMES.get(n, n) for n in names], *sim, "seconds"]
+        cells = [[r.label, *[r.metrics[n] for n in names], *([r.simulated] if sim else []),
+                  "" if r.seconds is None else round(r.seconds, 4)]
                  for r in rows]
         notes = [f"Best by {key}: {rows[best].label}{ratio}.",
                  "TH total hops, WH weighted hops (hop-bytes), Data(M) most volume on one link, Latency(M) most "
                  "Data/bandwidth on one link, MMC most messages on one link, AMC/AC averages over used links. "
                  "Lower is better."]
+        if sim:
+            notes.append(f"simulated s: SimGrid's simulated time of one exchange step (every edge one message of "
+                         f"weight x {args.bytes_per_weight:g} bytes, all at once, {args.link_latency:g} s per hop, "
+                         "the machine's link bandwidths); seconds: time the method took to map.")
         write_html_report(args.html, f"mpitaskmap: {ti.spec} on {mi.spec}", columns, cells,
                           images=report_figures(rows, best), highlight=best, notes=notes,
                           meta={"machine": mi.describe(), "tasks": ti.describe(), "methods": ", ".join(labels)})

@@ -1,0 +1,142 @@
+"""``mpitaskmap compare --simulate``: the simulated-time column in text, CSV, JSON and HTML.
+
+The runs that need SimGrid skip with its one-line reason when it is missing
+(``apt-get install libsimgrid-dev``); the table rendering and the missing-SimGrid error
+are tested everywhere.
+"""
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+
+from mpitaskmap import Mapping, TaskGraph, map_geometric
+from mpitaskmap.cli import main
+from mpitaskmap.cli._common import SIMULATED_COLUMN, Row, render_table
+from mpitaskmap.cli.compare import DEFAULT_BYTES_PER_WEIGHT, DEFAULT_LINK_LATENCY, simulated_seconds
+from mpitaskmap.providers import get_provider, machine_from_provider
+from mpitaskmap.simgrid import simgrid_missing
+
+SIM = "sim:titan:nodes=8,ppn=4,seed=1"  # 32 processors, 4 per node, 2 nodes per Gemini router
+TASKS = "stencil3d:4x4x2"
+WHY = simgrid_missing(compiler=True)
+needs_simgrid = pytest.mark.skipif(WHY is not None, reason=str(WHY))
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+# -- everywhere ------------------------------------------------------------------------------
+def test_table_gets_the_simulated_column_only_when_a_row_has_a_time(small_rows):
+    plain = render_table(small_rows, "csv")
+    assert SIMULATED_COLUMN not in plain.splitlines()[0]
+    assert "simulated_s" not in render_table(small_rows, "json")
+    small_rows[0].simulated = 2.5e-6
+    header, first, second = render_table(small_rows, "csv").splitlines()
+    cols = header.split(",")
+    assert cols[-2:] == ["simulated s", "seconds"]
+    assert first.split(",")[-2] == "2.5e-06" and second.split(",")[-2] == ""  # not simulated: empty cell
+    text = render_table(small_rows, "text").splitlines()
+    assert text[0].split()[-3:] == ["simulated", "s", "seconds"] and text[1].split()[-2] == "2.5e-06"
+    rows = json.loads(render_table(small_rows, "json"))["rows"]
+    assert [r["simulated_s"] for r in rows] == [2.5e-6, None]
+
+
+@pytest.fixture
+def small_rows():
+    graph = TaskGraph.stencil([4])
+    machine = machine_from_provider(get_provider("sim:torus:dims=4"), 4)
+    a, b = Mapping(np.arange(4), machine, graph), Mapping(np.array([0, 2, 1, 3]), machine, graph)
+    return [Row("identity", a, {"total_hops": 6}, 0.001), Row("swap", b, {"total_hops": 10}, None)]
+
+
+def test_simulate_without_simgrid_is_a_one_line_error(capsys, monkeypatch):
+    import mpitaskmap.simgrid
+
+    monkeypatch.setattr(mpitaskmap.simgrid, "simgrid_missing",
+                        lambda compiler=False: "SimGrid's smpirun is not on PATH (install SimGrid: apt-get install "
+                                               "libsimgrid-dev)")
+    status, out, err = run(capsys, "compare", "-m", SIM, "-t", TASKS, "--methods", "identity", "--simulate", "-q")
+    assert status == 1 and out == ""
+    assert err.strip().splitlines() == [
+        "mpitaskmap compare: error: --simulate: SimGrid's smpirun is not on PATH (install SimGrid: apt-get install "
+        "libsimgrid-dev)"]
+
+
+@needs_simgrid
+@pytest.mark.parametrize("option, message", [
+    ("--link-latency=-1e-6", "--link-latency: must be non-negative"),
+    ("--link-latency=nan", "--link-latency: must be non-negative"),
+    ("--bytes-per-weight=0", "--bytes-per-weight: must be positive"),
+])
+def test_simulate_options_are_checked(capsys, option, message):
+    status, _, err = run(capsys, "compare", "-m", SIM, "-t", TASKS, "--methods", "identity", "--simulate",
+                         option, "-q")
+    assert status == 1 and message in err
+
+
+def test_defaults_are_documented_in_the_help(capsys):
+    status, out, _ = run(capsys, "compare", "--help")
+    assert status == 0
+    assert "--simulate" in out and f"(default {DEFAULT_LINK_LATENCY:g})" in out
+    assert f"(default {DEFAULT_BYTES_PER_WEIGHT:g}:" in out and "libsimgrid-dev" in out
+
+
+# -- with SimGrid ----------------------------------------------------------------------------
+@needs_simgrid
+def test_one_hop_messages_take_latency_plus_size_over_bandwidth(capsys):
+    # a 1-D stencil of 4 tasks in order on a ring of 4 nodes (1 GB/s links): every message is
+    # alone on its one link, so a step takes L + B / W = 1 us + 1000 B / 1 GB/s = 2 us
+    status, out, _ = run(capsys, "compare", "-m", "sim:torus:dims=4", "-t", "stencil1d:4", "--methods", "identity",
+                         "--simulate", "--link-latency", "1e-6", "--bytes-per-weight", "1000", "--format", "json",
+                         "-q")
+    assert status == 0
+    assert json.loads(out)["rows"][0]["simulated_s"] == pytest.approx(2e-6, rel=1e-6)
+
+
+@needs_simgrid
+def test_compare_simulate_matches_simulate_exchange_in_every_format(capsys, tmp_path):
+    from mpitaskmap.simulate import simulate_exchange
+
+    machine = machine_from_provider(get_provider(SIM), 32)
+    graph = TaskGraph.stencil([4, 4, 2])
+    geo = map_geometric(graph, machine)
+    want_geo = simulate_exchange(geo, link_latency=DEFAULT_LINK_LATENCY,
+                                 bytes_per_weight=DEFAULT_BYTES_PER_WEIGHT).seconds
+    status, out, _ = run(capsys, "compare", "-m", SIM, "-t", TASKS, "--methods", "identity,geometric", "--simulate",
+                         "--format", "csv", "-q")
+    assert status == 0
+    rows = {r["method"]: r for r in csv.DictReader(io.StringIO(out))}
+    assert float(rows["geometric"]["simulated s"]) == want_geo
+    assert float(rows["identity"]["simulated s"]) > 0
+    # other latency and size: the JSON value follows the options
+    status, out, _ = run(capsys, "compare", "-m", SIM, "-t", TASKS, "--methods", "geometric", "--simulate",
+                         "--link-latency", "1e-6", "--bytes-per-weight", "16384", "--format", "json", "-q")
+    want = simulate_exchange(geo, link_latency=1e-6, bytes_per_weight=16384).seconds
+    assert json.loads(out)["rows"][0]["simulated_s"] == want
+    status, out, _ = run(capsys, "compare", "-m", SIM, "-t", TASKS, "--methods", "identity,geometric", "--simulate",
+                         "-q")
+    header = out.splitlines()[0]
+    assert header.index("simulated s") < header.index("seconds")
+    pytest.importorskip("matplotlib")
+    page = tmp_path / "report.html"
+    status, _, _ = run(capsys, "compare", "-m", SIM, "-t", TASKS, "--methods", "identity,geometric", "--simulate",
+                       "--html", str(page), "-q")
+    text = page.read_text()
+    assert status == 0 and "<th>simulated s</th>" in text and f'<td class="num">{want_geo:.4g}</td>' in text
+    assert "simulated s: SimGrid&#x27;s simulated time of one exchange step" in text
+
+
+@needs_simgrid
+def test_a_mapping_whose_messages_stay_in_nodes_takes_no_time():
+    machine = machine_from_provider(get_provider("sim:torus:dims=2,ppn=4"), 8)
+    graph = TaskGraph.stencil([4])
+    inside = Mapping(np.arange(4), machine, graph)  # the four tasks on the four cores of node 0
+    assert simulated_seconds(inside, link_latency=1e-6, bytes_per_weight=1000) == 0.0
+    across = Mapping(np.array([0, 1, 4, 5]), machine, graph)  # one message pair between the two nodes
+    assert simulated_seconds(across, link_latency=1e-6, bytes_per_weight=1000) == pytest.approx(2e-6, rel=1e-6)
