@@ -40,8 +40,10 @@ def test_torus_shift_opens_a_fully_occupied_ring_at_its_lightest_adjacent_pair()
 
 
 def test_torus_shift_rejects_coordinates_outside_the_ring():
-    with pytest.raises(InvalidInputError, match=r"dimension 0 needs integer values in \[0, 4\); got 0..4"):
+    with pytest.raises(InvalidInputError, match=r"row 1 column 0: value 4 outside \[0, 4\)"):
         torus_shift([[0], [4]], [4], True)
+    with pytest.raises(InvalidInputError, match=r"row 0 column 1: value -1 outside \[0, 3\)"):
+        torus_shift([[0, -1], [1, 1]], [4, 3], True)
 
 
 def test_torus_shift_hopper_worked_example():
