@@ -339,7 +339,25 @@ def mj_partition(
             f"ordering: unknown ordering, valid names are {', '.join(repr(o) for o in ORDERINGS)}; "
             f"got {ordering!r}"
         )
-    coords = _as_coords(coords)
+    return _partition_finite(
+        _as_coords(coords), n_parts, ordering=ordering, longest_dim=longest_dim, dim_order=dim_order,
+        part_counts=part_counts, prime_split=prime_split,
+    )
+
+
+def _partition_finite(
+    coords: np.ndarray,
+    n_parts: int,
+    *,
+    ordering: str,
+    longest_dim: bool,
+    dim_order: Optional[Sequence[int]],
+    part_counts: Optional[Sequence[int]],
+    prime_split: bool,
+) -> np.ndarray:
+    """:func:`mj_partition` on coordinates already known to be a finite, C-contiguous
+    (n, d) float64 array with n, d >= 1 and a valid ``ordering`` (callers that validated
+    them, like the geometric mapper, skip the O(n d) checks).  Validates the rest."""
     n, d = coords.shape
     n_parts = _as_count(n_parts, "n_parts")
     if n < n_parts:

@@ -5,7 +5,8 @@ machine or the metrics, which are always computed on the true network.
 
 * :func:`torus_shift` - move the largest empty gap of each wrapping dimension to the
   edge of the coordinate range, so MJ sees an allocation that straddles the wrap-around
-  as one block.
+  as one block (with no empty gap, the ring opens between the two adjacent values with
+  the fewest processors, as in Zoltan2).
 * :func:`bandwidth_scale` - stretch every dimension by the cumulative ``1/bw`` of the
   links crossed from the origin, so fast links look short.
 * :func:`box_transform` - group routers into boxes (e.g. 2 x 2 x 8 on Gemini) and give the
@@ -21,6 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
+from . import _mj  # compiled kernel: column_ranges, column_histograms
 from ._validate import as_float_matrix
 from .errors import InvalidInputError
 
@@ -76,19 +78,17 @@ def torus_shift(coords, dims: Sequence[int], wrap) -> np.ndarray:
     out = np.array(c, dtype=np.float64, copy=True)
     dims = [int(d) for d in dims]
     wraps = np.broadcast_to(np.asarray(wrap, dtype=bool), (len(dims),))
+    # O(n d + sum L) histograms in one compiled pass instead of sorts (np.unique)
+    try:
+        hists = _mj.column_histograms(
+            np.ascontiguousarray(c, dtype=np.int64).reshape(c.shape[0], -1), np.asarray(dims, dtype=np.int64)
+        )
+    except ValueError as exc:
+        raise InvalidInputError(f"coords: router coordinates must be integers in [0, length): {exc}") from None
     for k, length in enumerate(dims):
         if not wraps[k]:
             continue
-        col = c[:, k]
-        # O(n + L) histogram instead of a sort (np.unique): coordinates are small integers
-        try:
-            hist = np.bincount(col.astype(np.intp, copy=False), minlength=length)
-        except ValueError:  # a negative value
-            hist = None
-        if hist is None or hist.size > length:
-            raise InvalidInputError(
-                f"coords: dimension {k} needs integer values in [0, {length}); got {col.min()}..{col.max()}"
-            )
+        hist = hists[k]
         values = np.flatnonzero(hist)
         counts = hist[values]
         if values.size < 2:
@@ -218,9 +218,16 @@ def drop_constant_dimensions(coords) -> np.ndarray:
     >>> drop_constant_dimensions([[1, 5, 0], [2, 5, 1]]).tolist()
     [[1.0, 0.0], [2.0, 1.0]]
     """
-    c = as_float_matrix(coords, "coords")
-    # per column (strided min/max): ~7x faster than np.ptp(c, axis=0) on (n, 3) arrays
-    varying = [k for k in range(c.shape[1]) if c[:, k].min() < c[:, k].max()]
+    c = coords
+    if not (
+        isinstance(c, np.ndarray) and c.dtype == np.float64 and c.ndim == 2 and c.shape[0] > 0
+        and c.shape[1] > 0 and c.flags.c_contiguous
+    ):
+        c = as_float_matrix(coords, "coords")
+    lo, hi = _mj.column_ranges(c)  # one pass; NaN propagates into lo/hi
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+        c = as_float_matrix(coords, "coords")  # raises, naming the first bad value
+    varying = [k for k in range(c.shape[1]) if lo[k] < hi[k]]
     if len(varying) == c.shape[1]:
         return c  # nothing to drop: no copy
     return np.ascontiguousarray(c[:, varying or [0]])

@@ -40,8 +40,10 @@ def test_torus_shift_opens_a_fully_occupied_ring_at_its_lightest_adjacent_pair()
 
 
 def test_torus_shift_rejects_coordinates_outside_the_ring():
-    with pytest.raises(InvalidInputError, match=r"dimension 0 needs integer values in \[0, 4\); got 0..4"):
+    with pytest.raises(InvalidInputError, match=r"row 1 column 0: value 4 outside \[0, 4\)"):
         torus_shift([[0], [4]], [4], True)
+    with pytest.raises(InvalidInputError, match=r"row 0 column 1: value -1 outside \[0, 3\)"):
+        torus_shift([[0, -1], [1, 1]], [4, 3], True)
 
 
 def test_torus_shift_hopper_worked_example():
@@ -87,3 +89,20 @@ def test_cube_sphere_unfold_is_continuous_across_face_edges():
     assert cube_sphere_unfold([[0, 0, -1]]).tolist() == [[1.0, -2.0]]
     with pytest.raises(InvalidInputError, match="point 0 is at the origin"):
         cube_sphere_unfold([[0, 0, 0]])
+
+
+def test_drop_constant_dimensions_one_pass_ranges_and_errors():
+    from mpitaskmap import _mj
+
+    c = np.array([[1.0, 5.0, -0.0], [2.0, 5.0, 1.0], [0.5, 5.0, 0.0]])
+    lo, hi = _mj.column_ranges(c)
+    assert lo.tolist() == [0.5, 5.0, 0.0] and hi.tolist() == [2.0, 5.0, 1.0]
+    out = drop_constant_dimensions(c)
+    assert out.tolist() == [[1.0, 0.0], [2.0, 1.0], [0.5, 0.0]]
+    assert drop_constant_dimensions(c[:, [0, 2]]) is not c  # a copy only when needed ...
+    full = np.ascontiguousarray(c[:, [0, 2]])
+    assert drop_constant_dimensions(full) is full  # ... nothing dropped: the same array
+    with pytest.raises(InvalidInputError, match=r"non-finite value at index \(2, 1\); got nan"):
+        drop_constant_dimensions(np.array([[1.0, 2.0], [3.0, 4.0], [5.0, np.nan]]))
+    with pytest.raises(InvalidInputError, match=r"non-finite value at index \(0, 0\); got -inf"):
+        drop_constant_dimensions(np.array([[-np.inf, 2.0], [3.0, 4.0]]))

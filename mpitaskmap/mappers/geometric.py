@@ -25,7 +25,7 @@ from .._validate import as_float_matrix
 from ..errors import InvalidInputError
 from ..machine import Machine, TorusMachine
 from ..mapping import Mapping
-from ..partition import ORDERINGS, mj_partition
+from ..partition import ORDERINGS, _partition_finite, mj_partition
 from ..taskgraph import TaskGraph
 from ..transforms import bandwidth_scale, box_transform, drop_constant_dimensions, drop_dimensions, torus_shift
 
@@ -274,13 +274,14 @@ def map_geometric(
         procs = select_compact_subset(pcoords, n_tasks)
         pcoords = drop_constant_dimensions(pcoords[procs])
     task_order = "fz" if ordering == "mfz" else ordering
-    task_parts = mj_partition(
+    # both coordinate sets come out of drop_constant_dimensions: finite, float64, C order
+    task_parts = _partition_finite(
         tcoords, n_parts, ordering=task_order, longest_dim=task_perm is None,
-        dim_order=task_perm, prime_split=prime_split,
+        dim_order=task_perm, part_counts=None, prime_split=prime_split,
     )
-    proc_parts = mj_partition(
+    proc_parts = _partition_finite(
         pcoords, n_parts, ordering=ordering, longest_dim=proc_perm is None,
-        dim_order=proc_perm, prime_split=prime_split,
+        dim_order=proc_perm, part_counts=None, prime_split=prime_split,
     )
     proc_of_part = np.empty(n_parts, dtype=np.intp)
     proc_of_part[proc_parts] = procs
