@@ -15,18 +15,20 @@ per node and allocation seed the table gives per mapping:
 * ``end s``: SimGrid's simulated end time of the run; ``wall s``: what the run cost here.
 
 Mappings: identity (the scheduler's order), MiniGhost's own 2x2x4 grouping
-(``examples/minighost.py``'s ``group_order``), and the library's geometric, greedy+uwh and
-auto (the two-stage search by weighted hops).  Each run goes through the pieces of
+(``examples/minighost.py``'s ``group_order``), and the library's geometric, greedy+uwh,
+auto (the two-stage search by its default metric, weighted hops) and ``auto:latency`` (the
+same search by Latency(M)).  Each run goes through the pieces of
 ``mpitaskmap simgrid`` (:mod:`mpitaskmap.cli.smpi`).  After the table: for each case
 whether ``auto`` is at least 45% below identity and within 2% of the fastest of our
 methods (identity, geometric, greedy+uwh, auto), and which metric of the table would
 have picked the fastest mapping.
 
-Run:  python benchmarks/app_time_smpi.py [--cases 512:8,512:16,4096:16] [--seeds 1,2]
+Run:  python benchmarks/app_time_smpi.py [--cases 512:8,512:16,4096:8,4096:16] [--seeds 1,2]
       [--cells 8] [--vars 5] [--steps 5] [--latency 1e-7] [--timeout 900] [--json PATH]
 Needs SimGrid (``apt-get install libsimgrid-dev``).  A 4096-rank run (16 per node, 256
 nodes, a 14 MB platform) takes about one CPU minute and 0.8 GB (1 to 3 wall minutes on a
-loaded 2-core machine), so the default cases take about 25 minutes.
+loaded 2-core machine; 512 nodes at 8 per node about the same), so the default cases take
+about 40 minutes here.
 
 Platform: link latency 1e-7 s per hop; ``--loopback 400``: the Gemini figures of the
 machine model (75/37.5/120 per link) are read as GB/s, 8 x the published Gbit/s, so
@@ -164,9 +166,9 @@ def print_verdicts(rows: list[dict]) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cases", default="512:8,512:16,4096:16", help="RANKS:PPN,... (ranks in %s)" % sorted(GRIDS))
+    ap.add_argument("--cases", default="512:8,512:16,4096:8,4096:16", help="RANKS:PPN,... (ranks in %s)" % sorted(GRIDS))
     ap.add_argument("--seeds", default="1,2", help="allocation seeds of the simulated Titan")
-    ap.add_argument("--methods", default=f"{IDENTITY},group,geometric,greedy+uwh,auto",
+    ap.add_argument("--methods", default=f"{IDENTITY},group,geometric,greedy+uwh,auto,auto:latency",
                     help="comma list; group is MiniGhost's 2x2x4 grouping, auto:METRIC the search by METRIC")
     ap.add_argument("--cells", type=int, default=8, help="cells per rank along each axis (default 8)")
     ap.add_argument("--vars", type=int, default=5, help="variables per cell (default 5)")
