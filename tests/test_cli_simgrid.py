@@ -5,6 +5,7 @@ The tests that run SimGrid skip with a one-line reason when it is missing
 (``apt-get install libsimgrid-dev``); the file-writing tests run everywhere.
 """
 
+import io
 import json
 import os
 import re
@@ -19,7 +20,7 @@ import pytest
 import mpitaskmap
 from mpitaskmap.cli import main
 from mpitaskmap.cli._inputs import load_machine
-from mpitaskmap.cli.smpi import SIMULATED_TIME, hostfile_ranks, smpirun_command
+from mpitaskmap.cli.smpi import SIMULATED_TIME, hostfile_ranks, run_smpi, smpirun_command
 from mpitaskmap.mapfiles import read_smpi_hostfile
 from mpitaskmap.metrics import evaluate
 from mpitaskmap.simgrid import simgrid_missing
@@ -271,3 +272,40 @@ def test_global_options_before_or_after_the_subcommand(capsys):
     assert status == 2 and "unknown subcommand '-x'" in err and "global options: -q, --quiet, --debug" in err
     status, out, _ = run(capsys, "-q", "--help")
     assert status == 0 and "simgrid" in out
+
+
+class FakeTty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_run_smpi_reads_the_times_and_draws_a_bar_on_a_terminal(tmp_path):
+    # a stand-in for smpirun: SimGrid's timing line on stderr, the app's figure on stdout
+    script = "sleep 0.3; echo '[0.1] [smpi_utils/INFO] Simulated time: 0.125 seconds.' >&2; echo 'comm 2.5e-3'"
+    cmd = ["sh", "-c", script, "-hostfile", "h"]
+    tty = FakeTty()
+    res = run_smpi(cmd, label="m", out_path=str(tmp_path / "o"), err_path=str(tmp_path / "e"), timeout=60,
+                   time_regex=re.compile(r"comm (\S+)"), stream=tty)
+    assert (res.simulated, res.figure, res.error, res.hostfile) == (0.125, 2.5e-3, None, "h")
+    assert res.wall >= 0.3 and (tmp_path / "o").read_text() == "comm 2.5e-3\n"
+    drawn = tty.getvalue()
+    assert drawn.startswith("\rm: smpirun (timeout 60 s) [") and " 0/61 " in drawn and drawn.endswith("\r\033[K")
+    quiet = FakeTty()
+    run_smpi(cmd, label="m", out_path=str(tmp_path / "o"), err_path=str(tmp_path / "e"), timeout=60, stream=quiet,
+             quiet=True)
+    assert quiet.getvalue() == ""
+    # no timing line, a figure that is not there, a figure that is not a number
+    bare = ["sh", "-c", "echo 'comm x'", "-hostfile", "h"]
+    res = run_smpi(bare, label="m", out_path=str(tmp_path / "o"), err_path=str(tmp_path / "e"), timeout=60, quiet=True)
+    assert res.error == f"m: no 'Simulated time' line in SimGrid's log {tmp_path / 'e'}"
+    cmd[2] = script.replace("comm 2.5e-3", "comm x")
+    res = run_smpi(cmd, label="m", out_path=str(tmp_path / "o"), err_path=str(tmp_path / "e"), timeout=60,
+                   time_regex=re.compile(r"comm (\S+)"), quiet=True)
+    assert res.error == f"m: --time-regex matched 'x' in {tmp_path / 'o'}, not a number"
+    res = run_smpi(cmd, label="m", out_path=str(tmp_path / "o"), err_path=str(tmp_path / "e"), timeout=60,
+                   time_regex=re.compile(r"figure (\S+)"), quiet=True)
+    assert res.error == f"m: --time-regex 'figure (\\\\S+)' matched nothing in {tmp_path / 'o'}"
+    # a run past its timeout is killed, with its children
+    res = run_smpi(["sh", "-c", "sleep 30", "-hostfile", "h"], label="m", out_path=str(tmp_path / "o"),
+                   err_path=str(tmp_path / "e"), timeout=0.4, quiet=True)
+    assert res.error.startswith("m: smpirun killed after 0.4 s") and 0.4 <= res.wall < 5
