@@ -1364,22 +1364,7 @@ def bisect_tasks(const long long[::1] tptr, const long long[::1] tadj, const dou
         seeds.push_back(seed)
         a = 0
         for r in range(2):
-            for i in range(k):
-                level[i] = -1
-            queue.clear()
-            queue.push_back(a)
-            level[a] = 0
-            head = 0
-            while head < <Py_ssize_t> queue.size():
-                u = queue[head]
-                head += 1
-                for e in range(lptr[u], lptr[u + 1]):
-                    if level[ladj[e]] < 0:
-                        level[ladj[e]] = level[u] + 1
-                        queue.push_back(ladj[e])
-            for i in range(k):
-                if level[i] > level[a] or (level[i] == level[a] and i < a):
-                    a = i
+            a = _bfs_far(k, &lptr[0], ladj.data(), a, &level[0], queue)
             seeds.push_back(a)
         for r in range(min(<Py_ssize_t> n_tries, <Py_ssize_t> seeds.size()) + (1 if start_ptr != NULL else 0)):
             if r < n_tries and r < <Py_ssize_t> seeds.size():
