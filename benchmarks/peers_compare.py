@@ -40,6 +40,7 @@ sys.path.insert(0, _HERE)
 sys.path.insert(0, os.path.join(_HERE, "peers"))
 
 import _inputs13  # noqa: E402
+from graph_family import scotch_best  # noqa: E402
 from _util import print_table, write_json  # noqa: E402
 
 import mpitaskmap  # noqa: E402
@@ -48,7 +49,6 @@ from mpitaskmap.search import REFINE_TOP  # noqa: E402
 
 PEERS = ("zoltan2_1", "zoltan2_49", "scotch")
 OURS = ("ours_1", "ours_list", "ours_search", "ours_auto", "graph_family")
-SCOTCH_STRATEGIES = ("default", "quality", "speed", "balance", "safety")
 
 
 def _zoltan2(graph, machine, nranks: int):
@@ -63,31 +63,14 @@ def _zoltan2(graph, machine, nranks: int):
     return ttp
 
 
-def _scotch(graph, machine):
-    try:
-        from scotch import TorusTarget, map_scotch, scotch_available
-    except ImportError:
-        return None
-    if not scotch_available():
-        return None
-    target = TorusTarget.from_proc_coords(tuple(machine.dims), machine.router_coords)
-    best = None
-    for strategy in SCOTCH_STRATEGIES:
-        ttp, _ = map_scotch(graph.indptr, graph.indices, graph.weights, target, seed=0, strategy=strategy,
-                            repair=True)
-        value = _inputs13.avg_hops(graph, machine, ttp)
-        if best is None or value < best:
-            best = value
-    return best
-
-
 def measure(graph, machine) -> dict:
     """Every column's value (avg hops per unit weight) and our seconds for one input."""
     out, secs = {}, {}
     for name, n in (("zoltan2_1", 1), ("zoltan2_49", 49)):
         ttp = _zoltan2(graph, machine, n)
         out[name] = None if ttp is None else _inputs13.avg_hops(graph, machine, ttp)
-    out["scotch"] = _scotch(graph, machine)
+    ref = scotch_best(graph, machine)  # the one Scotch runner (graph_family.py), same strategies
+    out["scotch"] = None if ref is None else ref[0]
     t0 = time.perf_counter()
     out["ours_1"] = _inputs13.avg_hops(graph, machine, map_geometric(graph, machine).task_to_proc)
     secs["ours_1"] = time.perf_counter() - t0

@@ -925,6 +925,16 @@ def grow_parts(const long long[::1] tptr, const long long[::1] tadj, const doubl
 # window; the best of the tries wins (ties: the earlier try).
 
 
+cdef inline void _leave_side(int s, double w, double* c_to0, double* c_to1) noexcept nogil:
+    """A neighbour of weight ``w`` left side ``s``: its pull towards ``s`` drops, towards the other rises."""
+    if s == 0:
+        c_to0[0] -= w
+        c_to1[0] += w
+    else:
+        c_to1[0] -= w
+        c_to0[0] += w
+
+
 cdef inline double _fm_gain(int s, double e0, double e1, double c0, double c1, double d01) noexcept nogil:
     """Cost decrease of moving a task from side s to the other side."""
     if s == 0:
@@ -967,12 +977,7 @@ cdef long long _fill_side(Py_ssize_t k, const long long* lptr, const long long* 
         done += 1 if vw == NULL else vw[i]
         for e in range(lptr[i], lptr[i + 1]):
             u = ladj[e]
-            if src == 1:
-                c1[u] -= lw[e]
-                c0[u] += lw[e]
-            else:
-                c0[u] -= lw[e]
-                c1[u] += lw[e]
+            _leave_side(src, lw[e], &c0[u], &c1[u])
             if side[u] == src:
                 heap.push(keyed(_fm_gain(src, ext0[u], ext1[u], c0[u], c1[u], d01), -u))
     return done
@@ -1085,12 +1090,7 @@ cdef double _bisect_try(Py_ssize_t k, const long long* lptr, const long long* la
             n_moves += 1
             for e in range(lptr[i], lptr[i + 1]):
                 u = ladj[e]
-                if s == 0:
-                    c0[u] -= lw[e]
-                    c1[u] += lw[e]
-                else:
-                    c1[u] -= lw[e]
-                    c0[u] += lw[e]
+                _leave_side(s, lw[e], &c0[u], &c1[u])
                 if not locked[u]:
                     if side[u] == 0:
                         h0.push(keyed(_fm_gain(0, ext0[u], ext1[u], c0[u], c1[u], d01), -u))
@@ -1111,12 +1111,7 @@ cdef double _bisect_try(Py_ssize_t k, const long long* lptr, const long long* la
             size0 += (1 if vw == NULL else vw[i]) * (1 if s == 1 else -1)
             for e in range(lptr[i], lptr[i + 1]):
                 u = ladj[e]
-                if s == 0:
-                    c0[u] -= lw[e]
-                    c1[u] += lw[e]
-                else:
-                    c1[u] -= lw[e]
-                    c0[u] += lw[e]
+                _leave_side(s, lw[e], &c0[u], &c1[u])
         cost = best_cost
         if pass_start - cost <= 1e-9 * (1.0 + pass_start):
             break
