@@ -133,7 +133,7 @@ def family_rows(name, graph, machine, with_scotch: bool, family: bool = True) ->
     if family:
         problem = Problem(graph, machine)
         cands = graph_family.candidates(problem)
-        res, s = timed(lambda: best_of(problem, None, cands))
+        res, s = timed(lambda: best_of(problem, None, cands, metric="weighted_hops"))
         rows.append(dict(input=name, method="family best", value=per_weight(graph, machine,
                                                                             res.mapping.task_to_proc),
                          seconds=s, note=res.mapping.info.get("candidate", "")))

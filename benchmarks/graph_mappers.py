@@ -384,7 +384,7 @@ def run_input(inp: Input, peers: bool, repeat: int, peer_timeout: float = 300.0)
 
     # without task coordinates both families leave out their coordinate-based candidates
     cands = candidate_list(g, m, families=["geometric", "graph"], rotate=False, include_identity=True)
-    t_best, best = timed(lambda: best_of(g, m, cands), repeat)
+    t_best, best = timed(lambda: best_of(g, m, cands, metric="weighted_hops"), repeat)
     add("best candidate", best.mapping.task_to_proc, t_best,
         f"{len(cands)} candidates by WH; winner: {cands[best.index].label()}")
 

@@ -115,7 +115,7 @@ def quality(args) -> list[dict]:
         geo = map_geometric(g, m)
         row["geom"] = round(geo.metric("weighted_hops") / total, 4)
         cands = candidate_list(g, m)
-        bo = best_of(g, m, cands)
+        bo = best_of(g, m, cands, metric="weighted_hops")
         t_geo = time.perf_counter() - t0
         row["geom*"] = round(bo.score / total, 4)
         for c in COLUMNS:

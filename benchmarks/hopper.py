@@ -69,14 +69,14 @@ def main(argv=None) -> int:
         cands = candidate_list(graph, machine, orderings=[ordering])
         first = apply(cands[0], Problem(graph, machine))
         t0 = time.perf_counter()
-        res = best_of(graph, machine, cands)
+        res = best_of(graph, machine, cands, metric="weighted_hops")
         rows.append({"method": f"{ordering.upper()} longest/longest, shift",
                      "weighted_hops": first.metric("weighted_hops"), "seconds": first.info["seconds"]})
         rows.append({"method": f"{ordering.upper()} best of {len(cands)} candidates",
                      "weighted_hops": res.score, "seconds": time.perf_counter() - t0,
                      "winner": cands[res.index].label()})
     cands = candidate_list(graph, machine, include_identity=True)
-    res = best_of(graph, machine, cands)
+    res = best_of(graph, machine, cands, metric="weighted_hops")
     rows.append({"method": f"BEST of the full list ({len(cands)} candidates)", "weighted_hops": res.score,
                  "seconds": res.seconds, "winner": cands[res.index].label()})
     if not args.no_peers:

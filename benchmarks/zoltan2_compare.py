@@ -61,7 +61,7 @@ def compare(shapes=SHAPES, repeat: int = 3) -> list[dict]:
         wh_ours = ours.metric("weighted_hops")
         cands = candidate_list(graph, machine, rotate=False, include_identity=True)
         cands += [c for c in candidate_list(graph, machine, orderings=["fz"]) if c not in cands]
-        search = best_of(graph, machine, cands)
+        search = best_of(graph, machine, cands, metric="weighted_hops")
         rows.append({
             "input": label,
             "tasks": graph.n_tasks,

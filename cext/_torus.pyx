@@ -17,6 +17,7 @@
 # Source     : ALGORITHMS.md section 1 (metrics, routing convention).
 
 from libc.stdlib cimport malloc, free
+from libc.string cimport memset
 
 from _topology cimport _hops, _route
 
@@ -119,3 +120,108 @@ def route_links(const long long[:, ::1] coords, const long long[::1] dims,
     n = _route(coords, dims, wrap, strides, p, q, &out_view[0])
     free(strides)
     return out[:n].copy()
+
+
+def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
+                  const double[::1] weights, const Py_ssize_t[::1] task_to_proc,
+                  const long long[:, ::1] coords, const long long[::1] dims,
+                  const unsigned char[::1] wrap, const double[:, ::1] inv_bandwidth,
+                  double seconds_per_weight, double hop_latency, double[::1] data,
+                  unsigned short[::1] longest):
+    """Return (seconds, link) of the slowest link: max over directed links e of
+    Data(e) * seconds_per_weight * inv_bandwidth(e) + hop_latency * H(e).
+
+    H(e) is the hop count of the longest route crossing e.  inv_bandwidth[k, c] is 1 / bw
+    of the + link leaving coordinate c in dimension k (the - link leaving c is the cable of
+    the + link leaving c - 1).  link is -1 when no message crosses a link; ties go to the
+    lowest link id.  One pass over the edges, the route walk fused with the accumulation.
+    Loads only grow, so the maximum is kept as they are added and no pass over the links
+    is needed.  data and longest (one entry per directed link) are scratch, zeroed here,
+    so a caller can keep them for the next call (no page faults on a large torus).
+    """
+    cdef Py_ssize_t t, e, p, q, k, n_tasks = indptr.shape[0] - 1, n_dims = dims.shape[0]
+    cdef long long n_routers = 1, n_links, router, base, c, length, fwd, bwd, s, h, stride, l, delta
+    cdef long long two_d = 2 * n_dims, source_router
+    cdef double w, value, best = 0.0
+    cdef long long best_link = -1
+    cdef unsigned short hh
+    for k in range(n_dims):
+        n_routers *= dims[k]
+    n_links = n_routers * two_d
+    if data.shape[0] != n_links or longest.shape[0] != n_links:
+        raise ValueError(f"csr_link_time: scratch arrays need {n_links} entries")
+    if n_links == 0:
+        return best, best_link
+    cdef long long* strides = _alloc_strides(dims)
+    cdef long long* deltas = <long long*> malloc(n_dims * sizeof(long long))
+    cdef long long* source = <long long*> malloc(n_dims * sizeof(long long))
+    if deltas == NULL or source == NULL:
+        free(strides)
+        free(deltas)
+        free(source)
+        raise MemoryError("csr_link_time: cannot allocate the route state")
+    with nogil:
+        memset(&data[0], 0, n_links * sizeof(double))
+        memset(&longest[0], 0, n_links * sizeof(unsigned short))
+        for t in range(n_tasks):
+            p = task_to_proc[t]
+            source_router = 0
+            for k in range(n_dims):
+                source[k] = coords[p, k]
+                source_router += source[k] * strides[k]
+            for e in range(indptr[t], indptr[t + 1]):
+                q = task_to_proc[indices[e]]
+                if p == q:
+                    continue
+                # signed steps per dimension: the shorter way round, + on ties
+                h = 0
+                for k in range(n_dims):
+                    delta = coords[q, k] - source[k]
+                    if wrap[k]:
+                        length = dims[k]
+                        fwd = delta + length if delta < 0 else delta
+                        bwd = length - fwd
+                        delta = fwd if fwd <= bwd else -bwd
+                    deltas[k] = delta
+                    h += delta if delta >= 0 else -delta
+                if h == 0:
+                    continue
+                hh = <unsigned short> h
+                w = weights[e]
+                router = source_router
+                for k in range(n_dims):
+                    delta = deltas[k]
+                    if delta == 0:
+                        continue
+                    c = source[k]
+                    length = dims[k]
+                    stride = strides[k]
+                    base = router - c * stride
+                    if delta > 0:
+                        for s in range(delta):
+                            l = (base + c * stride) * two_d + 2 * k
+                            data[l] += w
+                            if longest[l] < hh:
+                                longest[l] = hh
+                            value = data[l] * seconds_per_weight * inv_bandwidth[k, c] + hop_latency * longest[l]
+                            if value > best or (value == best and l < best_link):
+                                best = value
+                                best_link = l
+                            c = c + 1 if c + 1 < length else 0
+                    else:
+                        for s in range(-delta):
+                            l = (base + c * stride) * two_d + 2 * k + 1
+                            data[l] += w
+                            if longest[l] < hh:
+                                longest[l] = hh
+                            value = (data[l] * seconds_per_weight * inv_bandwidth[k, c - 1 if c > 0 else length - 1]
+                                     + hop_latency * longest[l])
+                            if value > best or (value == best and l < best_link):
+                                best = value
+                                best_link = l
+                            c = c - 1 if c > 0 else length - 1
+                    router = base + c * stride
+    free(strides)
+    free(deltas)
+    free(source)
+    return best, best_link

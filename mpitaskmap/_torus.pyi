@@ -25,3 +25,9 @@ def csr_link_loads(
 def route_links(
     coords: npt.NDArray[np.int64], dims: npt.NDArray[np.int64], wrap: npt.NDArray[np.uint8], p: int, q: int,
 ) -> npt.NDArray[np.int64]: ...
+def csr_link_time(
+    indptr: npt.NDArray[np.intp], indices: npt.NDArray[np.intp], weights: npt.NDArray[np.float64],
+    task_to_proc: npt.NDArray[np.intp], coords: npt.NDArray[np.int64], dims: npt.NDArray[np.int64],
+    wrap: npt.NDArray[np.uint8], inv_bandwidth: npt.NDArray[np.float64], seconds_per_weight: float,
+    hop_latency: float,
+) -> tuple[float, int]: ...

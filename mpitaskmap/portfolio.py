@@ -161,7 +161,7 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     machine: Machine,
     method: str = "auto",
     *,
-    metric="weighted_hops",
+    metric=None,
     families: str | Sequence[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
     congestion_progress: Callable[[int, int], None] | None = None,
@@ -177,9 +177,11 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
         The processors.
     method : str, optional
         ``NAME`` or ``NAME:ARG`` (default "auto").
-    metric : str or callable, optional
-        What ``auto`` minimises (a name of :data:`mpitaskmap.metrics.METRICS`, default
-        weighted hops, or ``f(graph, machine, task_to_proc)``).
+    metric : str, callable or None, optional
+        What ``auto`` minimises: a name of :data:`mpitaskmap.metrics.METRICS` or
+        ``f(graph, machine, task_to_proc)``.  Default None: predicted time
+        (``predicted_time``) on machines with a link model, weighted hops elsewhere
+        (:func:`mpitaskmap.metrics.default_metric`); ``info["metric"]`` says which.
     families : str or sequence of str, optional
         The families ``auto`` searches (default: every family with candidates for this
         input, :func:`~mpitaskmap.search.families_for`).

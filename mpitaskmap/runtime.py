@@ -49,16 +49,17 @@ from .partition import ORDERINGS
 from .problem import Candidate, Problem
 from ._allgather import LocalRank, NodeShare, gather_job, network_digest
 from .providers import Provider, assemble_machine_arrays, get_provider
-from .search import (DEFAULT_FAMILIES, REFINE_TOP, candidate_list, refinement_candidates, score_candidates,
-                     top_indices, winner)
+from .search import (DEFAULT_FAMILIES, REFINE_TOP, candidate_list, refinement_candidates, resolve_metric,
+                     score_candidates, top_indices, winner)
 from .taskgraph import TaskGraph
 
 __all__ = ["remap", "RemapReport", "search_candidates", "SearchResult", "METRIC_NAMES", "shared_job_data"]
 
 logger = logging.getLogger("mpitaskmap")
 
-#: Metrics remap() can optimise ("latency" is Latency(M), the bandwidth-aware max link load).
-METRIC_NAMES = ("weighted_hops", "average_hops", "latency")
+#: Metrics remap() can optimise ("latency" is Latency(M), the bandwidth-aware max link load;
+#: "predicted_time" the predicted seconds of one exchange, the default on machines with links).
+METRIC_NAMES = ("predicted_time", "weighted_hops", "average_hops", "latency")
 
 
 @dataclass
@@ -223,7 +224,7 @@ def remap(
     neighbors: Sequence[int] | None = None,
     weights: Sequence[float] | None = None,
     provider: str | Provider | None = None,
-    metric: str = "weighted_hops",
+    metric: str | None = None,
     orderings: Sequence[str] = ORDERINGS,
     rotate: bool = True,
     variants="auto",
@@ -259,8 +260,11 @@ def remap(
         Where the ranks sit: a spec such as ``"sim:titan:ppn=1"``, ``"file"``, ``"rca"``,
         ``"bgq"``, ``"hostname"``, ``"auto"``, or a Provider object.  Default: the
         ``MPITASKMAP_PROVIDER`` environment variable, else ``"auto"``.
-    metric : {"weighted_hops", "average_hops", "latency"}, optional
-        What the candidate search minimises (default weighted hops).
+    metric : {"predicted_time", "weighted_hops", "average_hops", "latency"}, optional
+        What the candidate search minimises.  Default: ``predicted_time`` (the predicted
+        seconds of one exchange, :func:`~mpitaskmap.metrics.predicted_time`; weights are
+        bytes) when the machine has a link model, else ``weighted_hops``
+        (:func:`~mpitaskmap.metrics.default_metric`); the report names the one used.
     orderings, rotate, variants, families : optional
         Candidate list options, see :func:`~mpitaskmap.search.candidate_list`
         (``families``, a name or a list, adds other mapper families of
@@ -308,7 +312,7 @@ def remap(
     """
     if on_error not in ("raise", "identity"):
         raise ValueError(f"on_error: expected 'raise' or 'identity'; got {on_error!r}")
-    if metric not in METRIC_NAMES:
+    if metric is not None and metric not in METRIC_NAMES:
         raise ValueError(f"metric: unknown {metric!r}; valid: {sorted(METRIC_NAMES)}")
     if not isinstance(comm, MPI.Intracomm):
         raise TypeError(f"comm: expected an mpi4py Intracomm; got {type(comm).__name__}")
@@ -418,6 +422,8 @@ def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights,
         rep.error = err
         return _finish(comm, rep, report, on_error, share=share)
     rep.machine = machine.name
+    metric = resolve_metric(metric, machine)  # the same machine on every rank: the same name
+    rep.metric = metric
 
     # -- candidate search (two collectives) ----------------------------------------------
     problem = Problem(graph, machine)
@@ -514,7 +520,7 @@ class SearchResult:
 
 
 def search_candidates(
-    comm: MPI.Intracomm, graph: TaskGraph, machine, candidates: Sequence[Candidate], *, metric: str = "weighted_hops",
+    comm: MPI.Intracomm, graph: TaskGraph, machine, candidates: Sequence[Candidate], *, metric: str | None = None,
     refine: int = 0,
 ) -> SearchResult:
     """Evaluate a candidate list in parallel and agree on the best mapping.
@@ -539,7 +545,8 @@ def search_candidates(
     candidates : sequence of Candidate
         Candidate list, e.g. :func:`~mpitaskmap.search.candidate_list`.
     metric : str, optional
-        A name from :data:`mpitaskmap.metrics.METRICS` (default "weighted_hops").
+        A name from :data:`mpitaskmap.metrics.METRICS` (default None: the machine's
+        default objective, :func:`~mpitaskmap.search.resolve_metric`).
     refine : int, optional
         Candidates of the first stage refined in a second (default 0: one stage).
 
@@ -553,7 +560,7 @@ def search_candidates(
     -----
     Per-rank work is about ``len(candidates) / comm.size`` candidate evaluations.
     """
-    return _search(comm, Problem(graph, machine), list(candidates), metric, "", refine)
+    return _search(comm, Problem(graph, machine), list(candidates), resolve_metric(metric, machine), "", refine)
 
 
 def _score_share(comm, problem: Problem, cands: list, first: int, metric: str, err: str):

@@ -23,7 +23,7 @@ from .families import geometric, graph, grid, identity, percs, rubik
 from .machine import Machine, TorusMachine
 from .mappers.graph import refine_congestion, refine_wh
 from .mapping import Mapping
-from .metrics import METRICS, evaluate
+from .metrics import METRICS, default_metric, evaluate
 from .problem import Candidate, Problem
 from .taskgraph import TaskGraph
 
@@ -41,6 +41,7 @@ __all__ = [
     "REFINE_TOP",
     "refinement_candidates",
     "top_indices",
+    "resolve_metric",
 ]
 
 #: Family name -> module with ``candidates(problem, **options)`` and ``apply(candidate, problem)``.
@@ -163,9 +164,9 @@ def refinement_candidates(starts: Sequence[Candidate], metric="weighted_hops") -
     """Return the second-stage candidates: each start refined for ``metric``.
 
     Every start gets weighted-hop swap refinement (UWH); when the metric is ``latency``
-    (Latency(M)) or ``max_messages`` (MMC) the UWH result is also refined for it by
-    congestion refinement (UMC / UMMC, torus machines).  Label: the start's, plus
-    ``" + uwh"`` (``" + uwh + umc"``, ...).
+    (Latency(M)) or ``predicted_time`` (set by the most loaded link) the UWH result is
+    also refined by congestion refinement UMC, for ``max_messages`` (MMC) by UMMC (torus
+    machines).  Label: the start's, plus ``" + uwh"`` (``" + uwh + umc"``, ...).
 
     Examples
     --------
@@ -173,7 +174,7 @@ def refinement_candidates(starts: Sequence[Candidate], metric="weighted_hops") -
     ['geometric z T* P* shift + uwh', 'geometric z T* P* shift + uwh + umc']
     """
     steps: list[tuple[str, ...]] = [("uwh",)]
-    if metric == "latency":
+    if metric in ("latency", "predicted_time"):
         steps.append(("uwh", "umc"))
     elif metric == "max_messages":
         steps.append(("uwh", "ummc"))
@@ -231,7 +232,18 @@ def apply(candidate: Candidate, problem: Problem, **kwargs) -> Mapping:
     return mapping
 
 
+def resolve_metric(metric, machine: Machine):
+    """Return the objective a search uses: ``metric``, or the machine's default when None.
+
+    None means :func:`mpitaskmap.metrics.default_metric` (``"predicted_time"`` on a
+    machine with a link model, ``"weighted_hops"`` elsewhere); a name or a callable is
+    returned as given.
+    """
+    return default_metric(machine) if metric is None else metric
+
+
 def _score_function(problem: Problem, metric) -> Callable[[Mapping], float]:
+    metric = resolve_metric(metric, problem.machine)
     if isinstance(metric, str):
         if metric not in METRICS:
             raise InvalidInputError(f"metric: unknown {metric!r}; valid: {sorted(METRICS)}")
@@ -270,7 +282,7 @@ def score_candidates(
     problem: Problem,
     candidates: Sequence[Candidate],
     indices: Iterable[int] | None = None,
-    metric="weighted_hops",
+    metric=None,
     *,
     catch: bool = False,
     progress: Callable[[int, int], None] | None = None,
@@ -287,9 +299,11 @@ def score_candidates(
     indices : iterable of int, optional
         Which candidates to evaluate, in this order (default all); ``remap`` gives each
         rank ``range(rank, len, size)``.
-    metric : str or callable, optional
-        A name of :data:`mpitaskmap.metrics.METRICS` (default "weighted_hops") or
-        ``f(graph, machine, task_to_proc) -> float``; lower is better.
+    metric : str, callable or None, optional
+        A name of :data:`mpitaskmap.metrics.METRICS` or ``f(graph, machine,
+        task_to_proc) -> float``; lower is better.  Default None: the machine's default
+        objective (:func:`resolve_metric`: predicted time with a link model, else
+        weighted hops).
     catch : bool, optional
         Record the first real error in :attr:`Scores.error` and stop, instead of raising
         (collective callers must never raise between collectives).
@@ -384,7 +398,7 @@ def best_of(
     machine: Machine | None,
     candidates: Iterable[Candidate],
     *,
-    metric="weighted_hops",
+    metric=None,
     refine: int = 0,
     progress: Callable[[int, int], None] | None = None,
 ) -> BestOf:
@@ -398,8 +412,8 @@ def best_of(
         The processors.
     candidates : iterable of Candidate
         Usually :func:`candidate_list`.
-    metric : str or callable, optional
-        See :func:`score_candidates` (default "weighted_hops").
+    metric : str, callable or None, optional
+        See :func:`score_candidates` (default None: the machine's default objective).
     refine : int, optional
         Second stage: refine the ``refine`` best candidates of the list
         (:func:`refinement_candidates`) and keep the best of both stages (default 0: one
@@ -428,6 +442,7 @@ def best_of(
     if found.best is None:
         raise InvalidInputError(f"candidates: none of the {len(cands)} candidates applies to this input")
     best, scores = found.best, list(found.scores)
+    metric = resolve_metric(metric, problem.machine)
     second = refinement_candidates([cands[i] for i in top_indices(scores, refine)], metric) if refine else []
     if second:
         more = score_candidates(problem, cands + second, range(len(cands), len(cands) + len(second)), metric)
@@ -438,5 +453,6 @@ def best_of(
     cands += second
     mapping.info["candidate"] = cands[index].label()
     mapping.info["candidate_index"] = index
+    mapping.info["metric"] = metric if isinstance(metric, str) else getattr(metric, "__name__", "custom")
     return BestOf(mapping=mapping, score=score, index=index, scores=[s for _, s in sorted(scores)],
                   seconds=time.perf_counter() - t0, candidates=cands)

@@ -174,7 +174,7 @@ def test_best_of_on_hopper_beats_default_and_identity_candidate_guards():
     g = TaskGraph.stencil([8, 8, 8])
     m = hopper_machine()
     cands = candidate_list(g, m, include_identity=True, orderings=["fz", "z"], rotate=False)
-    res = best_of(g, m, cands)
+    res = best_of(g, m, cands, metric="weighted_hops")
     default = identity_mapping(g, m).metric("weighted_hops")
     assert res.scores[0] == default == 7440.0
     assert res.score == min(res.scores) < 0.65 * default

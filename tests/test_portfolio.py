@@ -105,7 +105,10 @@ def test_auto_searches_the_applicable_families_with_the_identity_first():
     cands = candidate_list(graph, machine, families=["geometric", "graph", "grid", "rubik"], include_identity=True)
     best = best_of(graph, machine, cands, refine=REFINE_TOP)  # auto is the two-stage search
     assert m.info["candidates"] == len(best.candidates) == len(cands) + m.info["refined"]
-    assert m.info["refined"] == REFINE_TOP  # weighted hops: one refinement (UWH) per top candidate
+    # the default objective on a machine with links is predicted time, refined by UWH and UWH+UMC
+    assert m.info["metric"] == "predicted_time" and m.info["refined"] == 2 * REFINE_TOP
+    hops = mpitaskmap.map(graph, machine, metric="weighted_hops")
+    assert hops.info["metric"] == "weighted_hops" and hops.info["refined"] == REFINE_TOP  # one (UWH) per start
     np.testing.assert_array_equal(m.task_to_proc, best.mapping.task_to_proc)
     assert m.info["candidate_index"] == best.index and m.info["candidate"] == best.candidates[best.index].label()
     # a single family name works like a list
@@ -194,8 +197,8 @@ def test_two_stage_search_refines_the_top_candidates_and_never_loses():
     graph = TaskGraph.from_edges(np.r_[src, dst], np.r_[dst, src], np.r_[w, w], n_tasks=64, coords=pts)
     machine = mpitaskmap.titan_machine(64, cores_per_node=1, seed=4)
     cands = candidate_list(graph, machine, include_identity=True, rotate=False)
-    one = best_of(graph, machine, cands)
-    two = best_of(graph, machine, cands, refine=3)
+    one = best_of(graph, machine, cands, metric="weighted_hops")
+    two = best_of(graph, machine, cands, refine=3, metric="weighted_hops")
     assert len(two.candidates) == len(cands) + 3 and two.scores[: len(cands)] == one.scores
     # the second stage refines the three best of the first, in rank order
     from mpitaskmap.search import top_indices
@@ -205,12 +208,16 @@ def test_two_stage_search_refines_the_top_candidates_and_never_loses():
     assert two.score <= one.score <= one.scores[0]  # never worse than stage one or the identity
     assert two.score < one.score and two.index >= len(cands)  # here refinement helps
     assert two.mapping.info["candidate"] == starts[two.index - len(cands)].label() + " + uwh"
-    again = best_of(graph, machine, cands, refine=3)
+    again = best_of(graph, machine, cands, refine=3, metric="weighted_hops")
     np.testing.assert_array_equal(again.mapping.task_to_proc, two.mapping.task_to_proc)
     # for latency, each start is also refined for congestion
     lat = best_of(graph, machine, cands, refine=2, metric="latency")
     assert [c.method for c in lat.candidates[len(cands):]] == ["uwh", "uwh+umc", "uwh", "uwh+umc"]
     assert lat.score <= lat.scores[0]
+    # so is the default objective, predicted time (set by the most loaded link)
+    pt = best_of(graph, machine, cands, refine=2)
+    assert [c.method for c in pt.candidates[len(cands):]] == ["uwh", "uwh+umc", "uwh", "uwh+umc"]
+    assert pt.mapping.info["metric"] == "predicted_time" and pt.score <= min(pt.scores[: len(cands)])
 
 
 def test_refinement_ties_keep_the_first_stage_winner():

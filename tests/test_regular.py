@@ -93,7 +93,7 @@ def test_candidates_extend_the_one_list():
     kinds = [c.family for c in cands]
     assert kinds[0] == "geometric" and "grid" in kinds
     assert [c for c in cands if c.family == "grid"] == grid_candidates(g, m)
-    res = best_of(g, m, cands)
+    res = best_of(g, m, cands, metric="weighted_hops")
     assert res.score == 160.0
     assert cands[res.index].family == "grid"  # geometric alone does worse here
     assert min(res.scores[: kinds.index("grid")]) > 160.0

@@ -35,6 +35,7 @@ SHORT_NAMES = {
     "max_messages": "MMC",
     "average_messages": "AMC",
     "average_latency": "AC",
+    "predicted_time": "PredTime",
 }
 
 #: Header of the simulated-time column (``compare --simulate``): seconds of one exchange step.
@@ -101,9 +102,9 @@ def add_method_options(parser: argparse.ArgumentParser, *, auto_metric: bool = T
     g.add_argument("--no-shift", action="store_true", help="geometric: no torus shift of processor coordinates")
     g.add_argument("--bandwidth", action="store_true", help="geometric: scale coordinates by link bandwidth")
     g.add_argument("--box", metavar="AxBxC", help="geometric: box transform lengths, e.g. 2x2x8 (Gemini)")
-    g.add_argument("--metric", default="weighted_hops", choices=sorted(METRICS), metavar="NAME",
-                   help="what auto minimises and compare ranks by (default weighted_hops); any of "
-                        + ", ".join(METRICS))
+    g.add_argument("--metric", default=None, choices=sorted(METRICS), metavar="NAME",
+                   help="what auto minimises and compare ranks by (default predicted_time on machines with "
+                        "a link model, weighted_hops elsewhere); any of " + ", ".join(METRICS))
     g.add_argument("--families", metavar="F,F",
                    help="auto: candidate families (default: every applicable one of geometric, graph, percs, grid)")
     g.add_argument("--orderings", metavar="O,O", default=",".join(ORDERINGS),

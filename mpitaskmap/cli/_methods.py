@@ -65,7 +65,7 @@ class Context:
     """What a method needs besides the graph and machine."""
 
     geometric: GeometricOptions
-    metric: str = "weighted_hops"
+    metric: str | None = None  # None: the machine's default objective (metrics.default_metric)
     families: tuple | None = None
     orderings: tuple = ORDERINGS
     progress: Callable | None = None

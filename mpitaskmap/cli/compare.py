@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from ..machine import TorusMachine
-from ..metrics import METRICS
+from ..metrics import METRICS, default_metric
 from . import register
 from ._common import (
     SHORT_NAMES, SIMULATED_COLUMN, Progress, add_io_options, add_method_options, announce, context_from,
@@ -198,7 +198,8 @@ def compare_command(argv: list) -> int:
             r.simulated = simulated_seconds(r.mapping, link_latency=args.link_latency,
                                             bytes_per_weight=args.bytes_per_weight)
             done(time.perf_counter() - t0)
-    key = args.metric if args.metric in rows[0].metrics else next(iter(rows[0].metrics))
+    wanted = args.metric or default_metric(mi.machine)
+    key = wanted if wanted in rows[0].metrics else next(iter(rows[0].metrics))
     best = min(range(len(rows)), key=lambda i: (rows[i].metrics[key], i))
     header = {"machine": mi.describe(), "tasks": ti.describe(), "metric": key, "best": rows[best].label}
     table = render_table(rows, args.format, header=header)

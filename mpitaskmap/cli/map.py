@@ -110,7 +110,8 @@ def map_command(argv: list) -> int:
         if not args.quiet:
             status.write(f"wrote {path} ({fmt}, {mapping.n_tasks} ranks)\n")
     if not args.quiet and "candidate" in mapping.info:
-        status.write(f"winner: {mapping.info['candidate']}\n")
+        chosen_by = f" (chosen by {mapping.info['metric']})" if "metric" in mapping.info else ""
+        status.write(f"winner: {mapping.info['candidate']}{chosen_by}\n")
     return 0
 
 

@@ -1,0 +1,173 @@
+"""PredictedTime, the search's default objective (issue 19): values, units, decisions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mpitaskmap import TaskGraph, best_of, candidate_list, metrics, torus_machine
+from mpitaskmap import _torus
+from mpitaskmap.errors import InvalidInputError
+from mpitaskmap.machine import BANDWIDTH_UNIT, FlatMachine
+from mpitaskmap.metrics import DEFAULT_HOP_LATENCY, default_metric, predicted_time
+from mpitaskmap.search import resolve_metric, winner
+
+GB = 1e9  # bytes: one second on a link of bandwidth 1 (GB/s)
+
+
+def _line(n_routers: int, cores: int = 1):
+    """A 1-D mesh of routers (no wrap), unit bandwidth: link r+ joins router r to r + 1."""
+    return torus_machine([n_routers], wrap=False, cores_per_node=cores)
+
+
+def _brute_force(graph: TaskGraph, machine, ttp, bytes_per_weight: float, hop_latency: float) -> float:
+    """The definition, message by message: route links from route_links, then the max."""
+    data: dict[int, float] = {}
+    longest: dict[int, int] = {}
+    for t in range(graph.n_tasks):
+        for e in range(graph.indptr[t], graph.indptr[t + 1]):
+            links = _torus.route_links(machine.router_coords, machine.dims, machine.wrap,
+                                       int(ttp[t]), int(ttp[graph.indices[e]]))
+            for link in links.tolist():
+                data[link] = data.get(link, 0.0) + graph.weights[e]
+                longest[link] = max(longest.get(link, 0), len(links))
+    bw = machine.link_bandwidths()
+    return max((data[k] * bytes_per_weight / (bw[k] * BANDWIDTH_UNIT) + hop_latency * longest[k] for k in data),
+               default=0.0)
+
+
+def test_hand_computed_two_messages_on_one_link():
+    # tasks 0 and 1 each send 1 GB to task 2 on a 3-router line: link 0+ carries 1 GB (route of
+    # 2 hops), link 1+ carries 2 GB (routes of 1 and 2 hops): 2 GB / 1 GB/s + 2 hops x 100 ns
+    g = TaskGraph.from_edges([0, 1], [2, 2], [GB, GB], n_tasks=3)
+    assert predicted_time(g, _line(3), [0, 1, 2]) == pytest.approx(2.0 + 2e-7, rel=1e-15)
+    # units: weights in kilobytes, 1 us per hop
+    g_kb = TaskGraph.from_edges([0, 1], [2, 2], [GB / 1e3, GB / 1e3], n_tasks=3)
+    assert predicted_time(g_kb, _line(3), [0, 1, 2], bytes_per_weight=1e3, hop_latency=1e-6) == \
+        pytest.approx(2.0 + 2e-6, rel=1e-15)
+    # nothing leaves its router: zero
+    assert predicted_time(g, _line(1, cores=3), [0, 1, 2]) == 0.0
+
+
+def test_each_link_counts_the_longest_route_through_it_not_the_longest_overall():
+    # on a 6-router line: 1 GB from router 0 to 1 (1 hop) and 1 byte from router 1 to 5 (4 hops).
+    # Link 0+ has 1 s of data and H = 1; links 1+..4+ have ~0 data and H = 4.  The exchange is
+    # set by link 0+: 1 s + 100 ns; a global longest route would give 1 s + 400 ns.
+    g = TaskGraph.from_edges([0, 2], [1, 3], [GB, 1.0], n_tasks=4)
+    m = _line(6, cores=2)
+    ttp = [0, 2, 3, 10]  # cores 0,1 on router 0; 2,3 on router 1; ...; 10,11 on router 5
+    assert predicted_time(g, m, ttp) == pytest.approx(1.0 + 1e-7, rel=1e-15)
+    # the generic form (machines whose link model has no per-link route length) is the bound
+    seconds, link = FlatLinkModel.generic(m, g, ttp)
+    assert seconds == pytest.approx(1.0 + 4e-7, rel=1e-15) and link == 0
+
+
+class FlatLinkModel:
+    """Calls the Machine base-class link_time on a torus (the form a PERCS machine uses)."""
+
+    @staticmethod
+    def generic(machine, graph, ttp):
+        from mpitaskmap.machine import Machine
+
+        ttp = np.asarray(ttp, dtype=np.intp)
+        return Machine.link_time(machine, graph.indptr, graph.indices, graph.weights, ttp,
+                                 seconds_per_weight=1 / BANDWIDTH_UNIT, hop_latency=DEFAULT_HOP_LATENCY)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_equals_the_definition_on_random_tori_and_meshes(seed):
+    rng = np.random.default_rng(seed)
+    dims = [int(d) for d in rng.integers(2, 6, size=rng.integers(1, 4))]
+    wrap = [bool(b) for b in rng.integers(0, 2, size=len(dims))]
+    bandwidth = [rng.uniform(0.5, 2.0, size=d) for d in dims]
+    m = torus_machine(dims, wrap=wrap, bandwidth=bandwidth)
+    n = m.n_procs
+    src, dst = rng.integers(0, n, 50), rng.integers(0, n, 50)
+    g = TaskGraph.from_edges(src, dst, rng.uniform(0, 3e9, 50), n_tasks=n)
+    ttp = rng.permutation(n)
+    bpw, lat = float(rng.choice([1.0, 64.0])), float(rng.choice([0.0, 1e-7, 1e-5]))
+    want = _brute_force(g, m, ttp, bpw, lat)
+    assert predicted_time(g, m, ttp, bytes_per_weight=bpw, hop_latency=lat) == pytest.approx(want, rel=1e-12)
+    # the kept scratch is clean for the next call: the same value twice, and after another mapping
+    other = rng.permutation(n)
+    predicted_time(g, m, other)
+    assert predicted_time(g, m, ttp, bytes_per_weight=bpw, hop_latency=lat) == pytest.approx(want, rel=1e-12)
+
+
+def test_slowest_link_ties_go_to_the_lowest_link_id():
+    # two messages of equal size on links 2+ (id 4, task 0's, added first) and 0+ (id 0, task 2's)
+    g = TaskGraph.from_edges([0, 2], [1, 3], [GB, GB], n_tasks=4)
+    m = _line(4)
+    ttp = np.array([2, 3, 0, 1], dtype=np.intp)
+    seconds, link = m.link_time(g.indptr, g.indices, g.weights, ttp, seconds_per_weight=1 / BANDWIDTH_UNIT,
+                                hop_latency=0.0)
+    assert seconds == 1.0 and link == 0
+
+
+def test_equal_weighted_hops_but_one_link_overloaded_prefers_the_other():
+    """The issue's hand-made case.
+
+    A 4-router line, 2 cores a router (cores 2r, 2r+1 on router r); tasks 0 -> 1 and 2 -> 3
+    send 1 GB each.  Spread: tasks on routers 0, 1, 2, 3 -- the two messages use links 0+
+    and 2+, 1 GB each: 1 s + 100 ns.  Stacked: tasks on routers 0, 1, 0, 1 -- both use link
+    0+: 2 GB, 2 s + 100 ns.  Weighted hops are 2 GB x 1 hop for both.  Listed stacked first,
+    weighted hops keeps the stacked one (tie to the lower index); predicted time the spread one.
+    """
+    g = TaskGraph.from_edges([0, 2], [1, 3], [GB, GB], n_tasks=4)
+    m = _line(4, cores=2)
+    stacked, spread = [0, 2, 1, 3], [0, 2, 4, 6]
+    assert metrics.weighted_hops(g, m, stacked) == metrics.weighted_hops(g, m, spread) == 2 * GB
+    assert predicted_time(g, m, stacked) == pytest.approx(2.0 + 1e-7)
+    assert predicted_time(g, m, spread) == pytest.approx(1.0 + 1e-7)
+    # ranked by the search's own rule (lowest score, ties to the lower index)
+    scores = {name: [(i, metrics.evaluate(g, m, ttp, [name])[name]) for i, ttp in enumerate([stacked, spread])]
+              for name in ("weighted_hops", "predicted_time")}
+    assert winner(scores["weighted_hops"])[1] == 0  # a tie: the stacked placement, listed first
+    assert winner(scores["predicted_time"])[1] == 1  # the spread placement
+
+
+def test_default_metric_follows_the_link_model():
+    assert default_metric(torus_machine([4, 4])) == "predicted_time"
+    flat = FlatMachine(np.repeat(np.arange(4), 2))
+    assert default_metric(flat) == "weighted_hops"
+    assert resolve_metric(None, flat) == "weighted_hops" and resolve_metric("latency", flat) == "latency"
+    g = TaskGraph.stencil([8])
+    with pytest.raises(InvalidInputError, match="no link model"):
+        predicted_time(g, flat, np.arange(8))
+    # a search on the flat machine still works, ranked by weighted hops, and says so
+    res = best_of(g, flat, candidate_list(g, flat, include_identity=True, rotate=False))
+    assert res.mapping.info["metric"] == "weighted_hops"
+
+
+@pytest.mark.parametrize("name, value", [("bytes_per_weight", -1.0), ("hop_latency", float("nan")),
+                                         ("hop_latency", float("inf"))])
+def test_bad_parameters_name_themselves(name, value):
+    g = TaskGraph.stencil([4])
+    with pytest.raises(InvalidInputError, match=name):
+        predicted_time(g, torus_machine([4]), np.arange(4), **{name: value})
+
+
+def test_identity_wins_ties_under_the_default_objective():
+    # the 2x2 stencil on a 2x2 torus: every candidate puts neighbours one hop apart with one
+    # message per link, so every score ties; the identity is listed first and must win
+    graph, machine = TaskGraph.stencil([2, 2]), torus_machine([2, 2])
+    cands = candidate_list(graph, machine, include_identity=True)
+    res = best_of(graph, machine, cands)
+    assert res.mapping.info["metric"] == "predicted_time"
+    assert len(set(res.scores)) == 1 and len(cands) > 2
+    assert res.index == 0 and res.mapping.task_to_proc.tolist() == [0, 1, 2, 3]
+
+
+def test_search_keeps_the_candidate_with_the_least_predicted_time():
+    # a sparse Titan-like allocation: the default search returns the minimum of predicted time
+    # over everything it evaluated, which is not (always) the minimum of weighted hops
+    from mpitaskmap import titan_machine
+
+    g = TaskGraph.stencil([8, 4, 4])
+    m = titan_machine(64, cores_per_node=2, seed=3)
+    cands = candidate_list(g, m, include_identity=True)
+    res = best_of(g, m, cands, refine=2)
+    times = [predicted_time(g, m, best_of(g, m, [c], metric="weighted_hops").mapping.task_to_proc)
+             for c in res.candidates[: len(cands)]]
+    assert res.scores[: len(cands)] == pytest.approx(times, rel=1e-12)
+    assert res.score == min(res.scores) and res.score <= res.scores[0]
