@@ -52,6 +52,7 @@ __all__ = [
     "average_latency",
     "predicted_time",
     "default_metric",
+    "time_objective",
     "DEFAULT_HOP_LATENCY",
     "evaluate",
     "METRICS",
@@ -286,6 +287,31 @@ def predicted_time(
     return float(seconds)
 
 
+def time_objective(bytes_per_weight: float = 1.0, hop_latency: float = DEFAULT_HOP_LATENCY) -> Callable:
+    """Return :func:`predicted_time` with these parameters, as a search objective.
+
+    The callable ``f(graph, machine, task_to_proc)`` is named ``"predicted_time"`` (what
+    the search reports and refines for); use it when the weights are not bytes.
+
+    Examples
+    --------
+    >>> from mpitaskmap.simulated import torus_machine
+    >>> f = time_objective(bytes_per_weight=1e9)
+    >>> f.__name__, f(TaskGraph.from_edges([0], [1], [1.0], n_tasks=2), torus_machine([2]), [0, 1])
+    ('predicted_time', 1.0000001)
+    """
+    for name, value in (("bytes_per_weight", bytes_per_weight), ("hop_latency", hop_latency)):
+        if not np.isfinite(value) or value < 0:
+            raise InvalidInputError(f"{name}: expected a finite number >= 0; got {value!r}")
+
+    def objective(graph: TaskGraph, machine: Machine, task_to_proc) -> float:
+        return predicted_time(graph, machine, task_to_proc, bytes_per_weight=bytes_per_weight,
+                              hop_latency=hop_latency)
+
+    objective.__name__ = "predicted_time"
+    return objective
+
+
 def default_metric(machine: Machine) -> str:
     """Return the search's default objective on ``machine``: a name of :data:`METRICS`.
 
@@ -314,7 +340,13 @@ METRICS: dict[str, Callable] = {**HOP_METRICS, **LINK_METRICS}
 
 
 def evaluate(
-    graph: TaskGraph, machine: Machine, task_to_proc, metrics: Iterable[str] | None = None
+    graph: TaskGraph,
+    machine: Machine,
+    task_to_proc,
+    metrics: Iterable[str] | None = None,
+    *,
+    bytes_per_weight: float = 1.0,
+    hop_latency: float = DEFAULT_HOP_LATENCY,
 ) -> dict[str, float]:
     """Compute several metrics at once, sharing the hop pass and the link pass.
 
@@ -329,6 +361,8 @@ def evaluate(
     metrics : iterable of str, optional
         Names from :data:`METRICS`.  Default: all hop metrics, plus the link metrics when
         the machine has a link model (``machine.has_link_model``).
+    bytes_per_weight, hop_latency : float, optional
+        The message model of ``predicted_time`` (see :func:`predicted_time`).
 
     Returns
     -------
@@ -368,7 +402,8 @@ def evaluate(
             "average_latency": loads.average_latency(),
         }
     if "predicted_time" in names:
-        link_values["predicted_time"] = predicted_time(graph, machine, ttp)
+        link_values["predicted_time"] = predicted_time(graph, machine, ttp, bytes_per_weight=bytes_per_weight,
+                                                       hop_latency=hop_latency)
     for m in names:
         out[m] = hop_values[m] if m in HOP_METRICS else link_values[m]
     return out

@@ -49,7 +49,7 @@ from .mappers._grids import proc_grid
 from .mappers.grid_pairs import map_pairs
 from .mappers.regular import GRID_METHODS
 from .mapping import IDENTITY, Mapping
-from .metrics import weighted_hops
+from .metrics import DEFAULT_HOP_LATENCY, weighted_hops
 from .problem import Candidate, Problem
 from .search import REFINE_TOP, apply, best_of, candidate_list, families_for, score_candidates
 from .taskgraph import TaskGraph
@@ -165,6 +165,9 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     families: str | Sequence[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
     congestion_progress: Callable[[int, int], None] | None = None,
+    judge: str | None = None,
+    judge_top: int = 4,
+    judge_options: dict | None = None,
     **options,
 ) -> Mapping:
     """Map ``graph`` onto ``machine`` with a method of :data:`METHODS`.
@@ -190,6 +193,19 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
         methods.
     congestion_progress : callable, optional
         ``progress(done, total)`` of the congestion iterations of ``umc`` / ``ummc``.
+    judge : {None, "simulate"}, optional
+        ``auto`` only, offline: ``"simulate"`` simulates the ``judge_top`` best distinct
+        mappings of the search (by the objective, both stages) with SimGrid
+        (:func:`mpitaskmap.simulate.simulate_exchange`, one exchange step) and returns the
+        fastest (ties: the better objective).  ``info["judged"]`` lists them with both
+        rankings.  Needs SimGrid (``apt-get install libsimgrid-dev``); costs one
+        simulation per mapping (seconds to minutes at thousands of tasks).
+    judge_top : int, optional
+        How many distinct mappings the judge simulates (default 4).
+    judge_options : dict, optional
+        Keywords of :func:`~mpitaskmap.simulate.simulate_exchange` (default
+        ``link_latency`` = :data:`~mpitaskmap.metrics.DEFAULT_HOP_LATENCY`,
+        ``bytes_per_weight`` = 1: weights are bytes, as for the default objective).
     **options
         Options of the method (``ordering=...`` for geometric, ``delta=`` for the graph
         refinements, ``pairs=`` for regular, ``orderings``/``rotate``/``variants`` for
@@ -216,8 +232,12 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     """
     name, _ = _split(method)
     problem = Problem(graph, machine)
+    if judge is not None and name != "auto":
+        raise InvalidInputError(f"judge: only method 'auto' has candidates to judge; got method {method!r}")
     if name == "auto":
-        return _auto(problem, metric, families, progress, options)
+        if judge is None:
+            return _auto(problem, metric, families, progress, options)
+        return _judged(problem, metric, families, progress, options, judge, judge_top, judge_options)
     if name == "regular":
         _check_options(name, options, ("threshold", "root", "pairs", "pairs_seed", "pairs_proposals",
                                        "pairs_seconds", "include_identity"))
@@ -229,7 +249,51 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     return apply(cand, problem, **kwargs)
 
 
-def _auto(problem: Problem, metric, families, progress, options) -> Mapping:
+#: What ``map(..., judge=...)`` accepts.
+JUDGES = ("simulate",)
+
+
+def _judged(problem: Problem, metric, families, progress, options, judge, top, judge_options) -> Mapping:
+    from .simgrid import simgrid_missing
+    from .simulate import simulate_exchange
+
+    if judge not in JUDGES:
+        raise InvalidInputError(f"judge: unknown {judge!r}; valid: {list(JUDGES)}")
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise InvalidInputError(f"judge_top: expected an int >= 1; got {top!r}")
+    sim_options = {"link_latency": DEFAULT_HOP_LATENCY, "bytes_per_weight": 1.0, **(judge_options or {})}
+    missing = simgrid_missing(compiler=True)
+    if missing:
+        raise InvalidInputError(f"judge='simulate' needs SimGrid: {missing}")
+    result = _auto(problem, metric, families, progress, options, keep_result=True)
+    # the best distinct mappings by the objective (ties: lower index), both stages
+    order = sorted(range(len(result.scores)), key=lambda i: (result.scores[i], i))
+    judged, seen = [], set()
+    for i in order:
+        if len(judged) == top or result.scores[i] == float("inf"):
+            break
+        mapping = result.mapping if i == result.index else apply(result.candidates[i], problem)
+        key = mapping.task_to_proc.tobytes()
+        if key in seen:
+            continue
+        seen.add(key)
+        seconds = simulate_exchange(mapping, **sim_options).seconds
+        judged.append(dict(index=i, candidate=result.candidates[i].label(), score=result.scores[i],
+                           simulated_s=seconds, mapping=mapping))
+    fastest = min(range(len(judged)), key=lambda k: (judged[k]["simulated_s"], k))
+    for rank, k in enumerate(sorted(range(len(judged)), key=lambda k: (judged[k]["simulated_s"], k)), 1):
+        judged[k]["simulated_rank"] = rank
+    for rank, row in enumerate(judged, 1):
+        row["objective_rank"] = rank
+    mapping = judged[fastest]["mapping"]
+    mapping.info.update(result.mapping.info)
+    mapping.info.update(candidate=judged[fastest]["candidate"], candidate_index=judged[fastest]["index"],
+                        judge=judge, objective_winner=result.candidates[result.index].label(),
+                        judged=[{k: v for k, v in row.items() if k != "mapping"} for row in judged])
+    return mapping
+
+
+def _auto(problem: Problem, metric, families, progress, options, keep_result: bool = False):
     names = families_for(problem) if families is None else ([families] if isinstance(families, str) else
                                                             list(families))
     if "geometric" in names and problem.task_dims == 0:
@@ -240,7 +304,7 @@ def _auto(problem: Problem, metric, families, progress, options) -> Mapping:
     mapping = result.mapping
     mapping.info.update(candidates=len(result.candidates), refined=len(result.candidates) - len(cands),
                         families=",".join(names), search_seconds=result.seconds)
-    return mapping
+    return result if keep_result else mapping
 
 
 @dataclass

@@ -173,10 +173,11 @@ def refinement_candidates(starts: Sequence[Candidate], metric="weighted_hops") -
     >>> [c.label() for c in refinement_candidates([geometric.candidate("z")], "latency")]
     ['geometric z T* P* shift + uwh', 'geometric z T* P* shift + uwh + umc']
     """
+    name = metric if isinstance(metric, str) else getattr(metric, "__name__", "")
     steps: list[tuple[str, ...]] = [("uwh",)]
-    if metric in ("latency", "predicted_time"):
+    if name in ("latency", "predicted_time"):
         steps.append(("uwh", "umc"))
-    elif metric == "max_messages":
+    elif name == "max_messages":
         steps.append(("uwh", "ummc"))
     return [Candidate.make(REFINED, "+".join(st), title=" + ".join((c.label(),) + st), start=c)
             for c in starts for st in steps]

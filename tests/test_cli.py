@@ -15,8 +15,15 @@ from mpitaskmap import TaskGraph, identity_mapping, map_geometric, map_greedy
 from mpitaskmap.cli import COMMANDS, main
 from mpitaskmap.cli._common import Progress
 from mpitaskmap.mapfiles import node_canonical, read_map
-from mpitaskmap.metrics import evaluate
+from mpitaskmap import metrics
+from mpitaskmap.cli._common import DEFAULT_BYTES_PER_WEIGHT, DEFAULT_LINK_LATENCY
 from mpitaskmap.providers import get_provider, machine_from_provider
+
+
+def evaluate(graph, machine, task_to_proc, names=None):
+    """The library's metrics with the command line's message model (its PredTime column)."""
+    return metrics.evaluate(graph, machine, task_to_proc, names, bytes_per_weight=DEFAULT_BYTES_PER_WEIGHT,
+                            hop_latency=DEFAULT_LINK_LATENCY)
 
 SIM = "sim:titan:nodes=8,ppn=4,seed=1"  # 32 processors, 4 per node, 2 nodes per Gemini router
 TASKS = "stencil3d:4x4x2"

@@ -15,7 +15,8 @@ import pytest
 from mpitaskmap import Mapping, TaskGraph, map_geometric
 from mpitaskmap.cli import main
 from mpitaskmap.cli._common import SIMULATED_COLUMN, Row, render_table
-from mpitaskmap.cli.compare import DEFAULT_BYTES_PER_WEIGHT, DEFAULT_LINK_LATENCY, simulated_seconds
+from mpitaskmap.cli._common import DEFAULT_BYTES_PER_WEIGHT, DEFAULT_LINK_LATENCY
+from mpitaskmap.cli.compare import simulated_seconds
 from mpitaskmap.providers import get_provider, machine_from_provider
 from mpitaskmap.simgrid import simgrid_missing
 
@@ -140,3 +141,35 @@ def test_a_mapping_whose_messages_stay_in_nodes_takes_no_time():
     assert simulated_seconds(inside, link_latency=1e-6, bytes_per_weight=1000) == 0.0
     across = Mapping(np.array([0, 1, 4, 5]), machine, graph)  # one message pair between the two nodes
     assert simulated_seconds(across, link_latency=1e-6, bytes_per_weight=1000) == pytest.approx(2e-6, rel=1e-6)
+
+
+@needs_simgrid
+def test_map_auto_simulate_keeps_the_fastest_of_the_judged(capsys):
+    from mpitaskmap.simulate import simulate_exchange
+
+    status, out, err = run(capsys, "map", "-m", SIM, "-t", TASKS, "--method", "auto", "--simulate",
+                           "--simulate-top", "2", "--format", "csv")
+    assert status == 0
+    assert "simulated the 2 best distinct mappings of the search (predicted_time):" in err
+    lines = err.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith("simulated the 2 best"))
+    rows = [line.split() for line in lines[i + 2: i + 4]]
+    times = [float(r[-1]) for r in rows]
+    assert [int(r[0]) for r in rows] == [1, 2]  # listed in objective order
+    fastest = min(range(2), key=lambda k: (times[k], k))
+    assert f"winner: {rows[fastest][2]}" in err and "(the fastest simulated)" in err
+    # the times are the simulator's, with the command's message model
+    from mpitaskmap.cli._inputs import load_machine, load_tasks
+
+    graph = load_tasks(TASKS, None).graph
+    machine = load_machine(SIM, graph.n_tasks).machine
+    import mpitaskmap
+
+    judged = mpitaskmap.map(graph, machine, judge="simulate", judge_top=2,
+                            metric=mpitaskmap.metrics.time_objective(DEFAULT_BYTES_PER_WEIGHT, DEFAULT_LINK_LATENCY),
+                            judge_options={"bytes_per_weight": DEFAULT_BYTES_PER_WEIGHT,
+                                           "link_latency": DEFAULT_LINK_LATENCY})
+    best = simulate_exchange(judged, bytes_per_weight=DEFAULT_BYTES_PER_WEIGHT, link_latency=DEFAULT_LINK_LATENCY)
+    assert best.seconds == pytest.approx(min(times), rel=1e-4)
+    status, _, err = run(capsys, "map", "-m", SIM, "-t", TASKS, "--method", "geometric", "--simulate")
+    assert status == 1 and "only --method auto" in err

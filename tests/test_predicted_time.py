@@ -171,3 +171,90 @@ def test_search_keeps_the_candidate_with_the_least_predicted_time():
              for c in res.candidates[: len(cands)]]
     assert res.scores[: len(cands)] == pytest.approx(times, rel=1e-12)
     assert res.score == min(res.scores) and res.score <= res.scores[0]
+
+
+def _fake_simulator(monkeypatch, seconds_of):
+    """Replace SimGrid by ``seconds_of(mapping) -> float`` (the judge's decision, not SimGrid, is tested)."""
+    import mpitaskmap.simgrid as simgrid
+    import mpitaskmap.simulate as simulate
+
+    calls = []
+
+    class Result:
+        def __init__(self, seconds):
+            self.seconds = seconds
+
+    def fake(mapping, **options):
+        calls.append((mapping.task_to_proc.copy(), options))
+        return Result(seconds_of(mapping))
+
+    monkeypatch.setattr(simulate, "simulate_exchange", fake)
+    monkeypatch.setattr(simgrid, "simgrid_missing", lambda compiler=False: "")
+    return calls
+
+
+def test_judge_simulates_the_best_distinct_mappings_and_keeps_the_fastest(monkeypatch):
+    import mpitaskmap
+    from mpitaskmap import titan_machine
+
+    g = TaskGraph.stencil([4, 4, 4])
+    m = titan_machine(16, cores_per_node=4, seed=2)
+    plain = mpitaskmap.map(g, m)
+    # the simulator disagrees with the objective: the later a mapping ranks, the faster it "runs"
+    order = {}
+
+    def seconds_of(mapping):
+        order.setdefault(mapping.task_to_proc.tobytes(), len(order))
+        return 1.0 - 0.1 * order[mapping.task_to_proc.tobytes()]
+
+    calls = _fake_simulator(monkeypatch, seconds_of)
+    judged = mpitaskmap.map(g, m, judge="simulate", judge_top=3, judge_options={"bytes_per_weight": 8.0})
+    rows = judged.info["judged"]
+    assert len(rows) == len(calls) == 3
+    # distinct mappings, in objective order (score, then index), the first is the search's winner
+    assert len({c[0].tobytes() for c in calls}) == 3
+    assert [(r["score"], r["index"]) for r in rows] == sorted((r["score"], r["index"]) for r in rows)
+    assert rows[0]["candidate"] == plain.info["candidate"] == judged.info["objective_winner"]
+    np.testing.assert_array_equal(calls[0][0], plain.task_to_proc)
+    # the fastest (the third) is returned, and the ranks say so
+    assert judged.info["candidate"] == rows[2]["candidate"]
+    np.testing.assert_array_equal(judged.task_to_proc, calls[2][0])
+    assert [r["simulated_rank"] for r in rows] == [3, 2, 1] and [r["objective_rank"] for r in rows] == [1, 2, 3]
+    assert calls[0][1] == {"link_latency": DEFAULT_HOP_LATENCY, "bytes_per_weight": 8.0}
+    # equal simulated times: the better objective wins
+    _fake_simulator(monkeypatch, lambda mapping: 1.0)
+    tied = mpitaskmap.map(g, m, judge="simulate", judge_top=3)
+    assert tied.info["candidate"] == plain.info["candidate"]
+
+
+def test_judge_bad_input(monkeypatch):
+    import mpitaskmap
+
+    g, m = TaskGraph.stencil([4, 4]), torus_machine([4, 4])
+    with pytest.raises(InvalidInputError, match="only method 'auto'"):
+        mpitaskmap.map(g, m, "geometric", judge="simulate")
+    _fake_simulator(monkeypatch, lambda mapping: 1.0)
+    with pytest.raises(InvalidInputError, match="judge: unknown 'oracle'"):
+        mpitaskmap.map(g, m, judge="oracle")
+    with pytest.raises(InvalidInputError, match="judge_top"):
+        mpitaskmap.map(g, m, judge="simulate", judge_top=0)
+    import mpitaskmap.simgrid as simgrid
+
+    monkeypatch.setattr(simgrid, "simgrid_missing", lambda compiler=False: "smpirun not found")
+    with pytest.raises(InvalidInputError, match="needs SimGrid: smpirun not found"):
+        mpitaskmap.map(g, m, judge="simulate")
+
+
+def test_time_objective_carries_its_message_model_and_name():
+    from mpitaskmap.metrics import time_objective
+    from mpitaskmap.search import refinement_candidates
+    from mpitaskmap.families import geometric
+
+    g = TaskGraph.from_edges([0], [1], [1.0], n_tasks=2)
+    f = time_objective(bytes_per_weight=GB, hop_latency=1e-6)
+    assert f.__name__ == "predicted_time" and f(g, torus_machine([2]), [0, 1]) == pytest.approx(1.000001)
+    # the search refines a named objective as it refines the name
+    labels = [c.method for c in refinement_candidates([geometric.candidate("z")], f)]
+    assert labels == ["uwh", "uwh+umc"]
+    with pytest.raises(InvalidInputError, match="hop_latency"):
+        time_objective(hop_latency=-1.0)

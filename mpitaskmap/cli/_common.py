@@ -13,6 +13,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import TextIO
 
+import numpy as np
+
 from ..mapping import Mapping
 from ..metrics import METRICS, evaluate
 from ..partition import ORDERINGS
@@ -21,7 +23,8 @@ from ._inputs import MACHINE_FORMS, TASK_FORMS, MachineInput, TaskInput, load_ma
 from ._methods import Context, GeometricOptions
 from ._progress import Progress
 
-__all__ = ["Row", "Progress", "announce", "add_io_options", "add_method_options", "load_inputs", "context_from",
+__all__ = ["Row", "Progress", "announce", "add_io_options", "add_method_options", "add_message_model_options",
+           "message_model", "load_inputs", "context_from",
            "metric_rows", "render_table", "SHORT_NAMES", "SIMULATED_COLUMN"]
 
 #: Column headers of the text table: the paper's short names.
@@ -37,6 +40,12 @@ SHORT_NAMES = {
     "average_latency": "AC",
     "predicted_time": "PredTime",
 }
+
+#: --link-latency default: seconds per hop (100 ns, the order of a torus router's latency).
+DEFAULT_LINK_LATENCY = 1e-7
+
+#: --bytes-per-weight default: a unit-weight edge (the stencil3d: specs) is a 4 KiB message.
+DEFAULT_BYTES_PER_WEIGHT = 4096.0
 
 #: Header of the simulated-time column (``compare --simulate``): seconds of one exchange step.
 SIMULATED_COLUMN = "simulated s"
@@ -94,6 +103,27 @@ def add_io_options(parser: argparse.ArgumentParser) -> None:
     add_common_options(parser)
 
 
+def add_message_model_options(group) -> None:
+    """Add --bytes-per-weight and --link-latency: the messages of PredTime and of the simulator."""
+    group.add_argument("--bytes-per-weight", type=float, default=DEFAULT_BYTES_PER_WEIGHT, metavar="BYTES",
+                       help=f"message bytes per unit of edge weight (default {DEFAULT_BYTES_PER_WEIGHT:g}: a "
+                            "unit-weight edge is 4 KiB; pass 1 when the weights are bytes), for the predicted-time "
+                            "objective and the simulator")
+    group.add_argument("--link-latency", type=float, default=DEFAULT_LINK_LATENCY, metavar="SECONDS",
+                       help=f"seconds per hop, for the predicted-time objective and the simulator "
+                            f"(default {DEFAULT_LINK_LATENCY:g})")
+
+
+def message_model(args) -> dict:
+    """The checked message model of parsed options: ``bytes_per_weight`` and ``hop_latency``."""
+    if not np.isfinite(args.link_latency) or args.link_latency < 0:
+        raise ValueError(f"--link-latency: must be non-negative and finite (seconds per hop); "
+                         f"got {args.link_latency!r}")
+    if not np.isfinite(args.bytes_per_weight) or args.bytes_per_weight <= 0:
+        raise ValueError(f"--bytes-per-weight: must be positive and finite; got {args.bytes_per_weight!r}")
+    return {"bytes_per_weight": args.bytes_per_weight, "hop_latency": args.link_latency}
+
+
 def add_method_options(parser: argparse.ArgumentParser, *, auto_metric: bool = True) -> None:
     """Add the geometric options and the auto-search options."""
     g = parser.add_argument_group("method options")
@@ -105,6 +135,7 @@ def add_method_options(parser: argparse.ArgumentParser, *, auto_metric: bool = T
     g.add_argument("--metric", default=None, choices=sorted(METRICS), metavar="NAME",
                    help="what auto minimises and compare ranks by (default predicted_time on machines with "
                         "a link model, weighted_hops elsewhere); any of " + ", ".join(METRICS))
+    add_message_model_options(g)
     g.add_argument("--families", metavar="F,F",
                    help="auto: candidate families (default: every applicable one of geometric, graph, percs, grid)")
     g.add_argument("--orderings", metavar="O,O", default=",".join(ORDERINGS),
@@ -125,14 +156,26 @@ def context_from(args, progress=None) -> Context:
         geo = geo.updated(f"box={args.box}")
     families = tuple(f.strip() for f in args.families.split(",") if f.strip()) if args.families else None
     orderings = tuple(o.strip() for o in args.orderings.split(",") if o.strip())
-    return Context(geometric=geo, metric=args.metric, families=families, orderings=orderings, progress=progress)
+    model = message_model(args)
+    top = getattr(args, "simulate_top", 4)
+    if top < 1:
+        raise ValueError(f"--simulate-top: must be at least 1; got {top}")
+    return Context(geometric=geo, metric=args.metric, families=families, orderings=orderings, progress=progress,
+                   bytes_per_weight=model["bytes_per_weight"], link_latency=model["hop_latency"],
+                   judge="simulate" if getattr(args, "simulate", False) else None, judge_top=top)
 
 
-def metric_rows(mappings: list[tuple[str, Mapping, float | None]], metrics=None) -> list[Row]:
-    """Evaluate every mapping with :func:`mpitaskmap.metrics.evaluate` (the one implementation)."""
+def metric_rows(mappings: list[tuple[str, Mapping, float | None]], metrics=None, model: dict | None = None
+                ) -> list[Row]:
+    """Evaluate every mapping with :func:`mpitaskmap.metrics.evaluate` (the one implementation).
+
+    ``model`` (:func:`message_model`) gives the messages of the predicted-time column
+    (default: weights are bytes).
+    """
+    model = model or {}
     rows = []
     for label, m, seconds in mappings:
-        values = evaluate(m.graph, m.machine, m.task_to_proc, metrics)
+        values = evaluate(m.graph, m.machine, m.task_to_proc, metrics, **model)
         rows.append(Row(label, m, values, seconds, dict(m.info)))
     return rows
 

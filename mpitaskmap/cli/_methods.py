@@ -14,6 +14,7 @@ from typing import Callable
 from ..errors import InvalidInputError
 from ..machine import Machine
 from ..mapping import IDENTITY, Mapping
+from ..metrics import DEFAULT_HOP_LATENCY, default_metric, time_objective
 from ..partition import ORDERINGS
 from ..portfolio import METHODS, map as map_tasks
 from ..taskgraph import TaskGraph
@@ -69,6 +70,10 @@ class Context:
     families: tuple | None = None
     orderings: tuple = ORDERINGS
     progress: Callable | None = None
+    bytes_per_weight: float = 1.0  # message bytes per unit of weight (objective and simulator)
+    link_latency: float = DEFAULT_HOP_LATENCY  # seconds per hop (objective and simulator)
+    judge: str | None = None  # "simulate": auto returns the fastest of its judge_top best, simulated
+    judge_top: int = 4
 
 
 def _bar(ctx: Context, what: str):
@@ -100,7 +105,13 @@ def run_method(spec: str, graph: TaskGraph, machine: Machine, ctx: Context) -> t
     elif name in ("grid", "percs", "rubik"):
         method = f"{name}:{arg}"
     elif name == "auto":
-        options = dict(metric=ctx.metric, families=ctx.families, orderings=ctx.orderings)
+        metric = ctx.metric if ctx.metric is not None else default_metric(machine)
+        if metric == "predicted_time":  # the objective with the command's message model
+            metric = time_objective(ctx.bytes_per_weight, ctx.link_latency)
+        options = dict(metric=metric, families=ctx.families, orderings=ctx.orderings)
+        if ctx.judge is not None:
+            options.update(judge=ctx.judge, judge_top=ctx.judge_top,
+                           judge_options=dict(link_latency=ctx.link_latency, bytes_per_weight=ctx.bytes_per_weight))
         progress = ctx.progress
     if name in ("greedy+uwh", "geometric+uwh", "identity+uwh", "umc", "ummc", "bisection"):
         progress = _bar(ctx, "UWH refinement passes")

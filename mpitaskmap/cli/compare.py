@@ -13,7 +13,7 @@ from ..metrics import METRICS, default_metric
 from . import register
 from ._common import (
     SHORT_NAMES, SIMULATED_COLUMN, Progress, add_io_options, add_method_options, announce, context_from,
-    load_inputs, method_help, metric_rows, render_table,
+    load_inputs, message_model, method_help, metric_rows, render_table,
 )
 from ._inputs import read_mapping_file
 from ._methods import run_method
@@ -55,12 +55,6 @@ exit status: 0 on success, 1 on an error (one line; --debug for the traceback).
 
 DEFAULT_METHODS = "identity,geometric,greedy+uwh"
 
-#: --link-latency default: seconds per hop (100 ns, the order of a torus router's latency).
-DEFAULT_LINK_LATENCY = 1e-7
-
-#: --bytes-per-weight default: a unit-weight edge (the stencil3d: specs) is a 4 KiB message.
-DEFAULT_BYTES_PER_WEIGHT = 4096.0
-
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``mpitaskmap compare``."""
@@ -82,13 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--html", metavar="PATH", help="write a self-contained HTML report (table + plots)")
     g = p.add_argument_group("simulated time (SimGrid)")
     g.add_argument("--simulate", action="store_true",
-                   help="add a 'simulated s' column: one exchange step of each mapping simulated by SimGrid")
-    g.add_argument("--link-latency", type=float, default=DEFAULT_LINK_LATENCY, metavar="SECONDS",
-                   help=f"--simulate: latency of every network link, seconds per hop "
-                        f"(default {DEFAULT_LINK_LATENCY:g})")
-    g.add_argument("--bytes-per-weight", type=float, default=DEFAULT_BYTES_PER_WEIGHT, metavar="BYTES",
-                   help=f"--simulate: message bytes per unit of edge weight (default {DEFAULT_BYTES_PER_WEIGHT:g}: "
-                        "a unit-weight edge is 4 KiB; pass 1 when the weights are bytes)")
+                   help="add a 'simulated s' column: one exchange step of each mapping simulated by SimGrid; "
+                        "auto rows are then judged by the simulator (the fastest of its --simulate-top best)")
+    g.add_argument("--simulate-top", type=int, default=4, metavar="K",
+                   help="--simulate: distinct mappings of auto simulated (default 4)")
     return p
 
 
@@ -166,11 +157,6 @@ def compare_command(argv: list) -> int:
         why = simgrid_missing(compiler=True)  # fail before the work when SimGrid is missing
         if why:
             raise ValueError(f"--simulate: {why}")
-        if not np.isfinite(args.link_latency) or args.link_latency < 0:
-            raise ValueError(f"--link-latency: must be non-negative and finite (seconds per hop); "
-                             f"got {args.link_latency!r}")
-        if not np.isfinite(args.bytes_per_weight) or args.bytes_per_weight <= 0:
-            raise ValueError(f"--bytes-per-weight: must be positive and finite; got {args.bytes_per_weight!r}")
     mi, ti = load_inputs(args)
     status = sys.stderr
     talk = not args.quiet
@@ -190,7 +176,7 @@ def compare_command(argv: list) -> int:
     if len(set(labels)) != len(labels):
         raise ValueError(f"--methods: each method once; got {labels}")
     metrics = [s.strip() for s in args.metrics.split(",")] if args.metrics else None
-    rows = metric_rows(mappings, metrics)
+    rows = metric_rows(mappings, metrics, message_model(args))
     if args.simulate:
         for r in rows:
             done = announce(f"{r.label}: simulating", quiet=args.quiet)

@@ -8,7 +8,7 @@ import sys
 from ..mapping import IDENTITY, identity_mapping
 from ..metrics import METRICS, link_loads
 from . import register
-from ._common import add_io_options, load_inputs, metric_rows, render_table
+from ._common import add_io_options, add_message_model_options, load_inputs, message_model, metric_rows, render_table
 from ._inputs import read_mapping_file
 
 __all__ = ["eval_command", "build_parser", "direction_table"]
@@ -52,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--by-direction", action="store_true",
                    help="also show the load of the busiest link per direction (X+, X-, ...)")
     g.add_argument("--format", default="text", choices=["text", "csv", "json"], help="table format")
+    add_message_model_options(p.add_argument_group("the messages of the PredTime column"))
     return p
 
 
@@ -99,7 +100,7 @@ def eval_command(argv: list) -> int:
     if not mappings:
         raise ValueError("eval: nothing to evaluate; give --mapping or drop --no-identity")
     metrics = [s.strip() for s in args.metrics.split(",")] if args.metrics else None
-    rows = metric_rows(mappings, metrics)
+    rows = metric_rows(mappings, metrics, message_model(args))
     header = {"machine": mi.describe(), "tasks": ti.describe()}
     extra = None
     if args.by_direction:

@@ -9,8 +9,8 @@ from ..mapfiles import MAP_FORMATS, write_map
 from ..mapping import IDENTITY, identity_mapping
 from . import register
 from ._common import (
-    Progress, add_io_options, add_method_options, announce, context_from, load_inputs, method_help, metric_rows,
-    render_table,
+    Progress, add_io_options, add_method_options, announce, context_from, load_inputs, message_model, method_help,
+    metric_rows, render_table,
 )
 from ._inputs import guess_format, host_options, split_format_path
 from ._methods import run_method
@@ -68,6 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"write the mapping; FORMAT one of {', '.join(sorted(MAP_FORMATS))}")
     g.add_argument("--ranges", action="store_true", help="MPICH_RANK_ORDER: write runs as a-b")
     g.add_argument("--format", default="text", choices=["text", "csv", "json"], help="metric table format")
+    g = p.add_argument_group("the simulator as the judge (auto, needs SimGrid)")
+    g.add_argument("--simulate", action="store_true",
+                   help="auto: simulate the --simulate-top best distinct mappings of the search (one exchange "
+                        "step each, SimGrid) and keep the fastest; both rankings are printed")
+    g.add_argument("--simulate-top", type=int, default=4, metavar="K",
+                   help="--simulate: how many distinct mappings to simulate (default 4)")
     return p
 
 
@@ -85,6 +91,8 @@ def map_command(argv: list) -> int:
         0 on success.
     """
     args = build_parser().parse_args(argv)
+    if args.simulate and not args.method.lower().startswith("auto"):
+        raise ValueError(f"--simulate: only --method auto has candidates to judge; got {args.method!r}")
     outputs = []
     for value in args.output:  # check every output before the (possibly long) mapping
         fmt, path = split_format_path(value)
@@ -99,7 +107,7 @@ def map_command(argv: list) -> int:
     mapping, seconds = run_method(args.method, ti.graph, mi.machine, ctx)
     done(seconds)
     default = identity_mapping(ti.graph, mi.machine)
-    rows = metric_rows([(IDENTITY, default, None), (args.method, mapping, seconds)])
+    rows = metric_rows([(IDENTITY, default, None), (args.method, mapping, seconds)], model=message_model(args))
     header = {"machine": mi.describe(), "tasks": ti.describe(), "method": args.method}
     sys.stdout.write(render_table(rows, args.format, header=header))
     for fmt, path in outputs:
@@ -109,10 +117,26 @@ def map_command(argv: list) -> int:
         write_map(mapping, path, fmt, **options)
         if not args.quiet:
             status.write(f"wrote {path} ({fmt}, {mapping.n_tasks} ranks)\n")
+    if not args.quiet and "judged" in mapping.info:
+        status.write(judged_table(mapping.info))
     if not args.quiet and "candidate" in mapping.info:
         chosen_by = f" (chosen by {mapping.info['metric']})" if "metric" in mapping.info else ""
+        if "judged" in mapping.info:
+            chosen_by = " (the fastest simulated)"
         status.write(f"winner: {mapping.info['candidate']}{chosen_by}\n")
     return 0
+
+
+def judged_table(info: dict) -> str:
+    """The judge's table: each simulated mapping's rank by the objective and by simulated time."""
+    rows = info["judged"]
+    w = max(len("candidate"), *(len(r["candidate"]) for r in rows))
+    lines = [f"simulated the {len(rows)} best distinct mappings of the search ({info.get('metric', 'objective')}):",
+             f"  {'by objective':>12} {'by time':>7}  {'candidate':<{w}} {'objective':>11} {'simulated s':>12}"]
+    for r in rows:
+        lines.append(f"  {r['objective_rank']:>12} {r['simulated_rank']:>7}  {r['candidate']:<{w}} "
+                     f"{r['score']:>11.5g} {r['simulated_s']:>12.5g}")
+    return "\n".join(lines) + "\n"
 
 
 register("map", "compute a mapping and write rank-reorder files")(map_command)
