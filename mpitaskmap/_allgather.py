@@ -165,7 +165,9 @@ def pack_shared(obj, inside: memoryview | None = None) -> tuple[bytes, list, int
         of band (pickle protocol 5), the rest (small objects) in the pickle.
     inside : memoryview, optional
         The first window: arrays whose bytes already lie in it are referred to by offset,
-        not copied.
+        not copied, when they use at least half of it; otherwise (e.g. a task graph
+        re-sorted into new arrays) every array is copied to the second window and the
+        first is not used.
 
     Returns
     -------
@@ -192,14 +194,11 @@ def pack_shared(obj, inside: memoryview | None = None) -> tuple[bytes, list, int
     payload = pickle.dumps(obj, protocol=5, buffer_callback=out_of_band)
     base = _address(inside) if inside is not None else 0
     end = base + (inside.nbytes if inside is not None else 0)
-    places, private = [], []
-    for raw in buffers:
-        at = _address(raw)
-        if inside is not None and base <= at and at + raw.nbytes <= end:
-            places.append((0, at - base, raw.nbytes))
-        else:
-            places.append(None)
-            private.append(raw)
+    places = [(0, _address(raw) - base, raw.nbytes) if inside is not None and base <= _address(raw)
+              and _address(raw) + raw.nbytes <= end else None for raw in buffers]
+    if inside is not None and 2 * sum(p[2] for p in places if p is not None) < inside.nbytes:
+        places = [None] * len(buffers)  # most of the first window unused: do not keep it
+    private = [raw for p, raw in zip(places, buffers) if p is None]
     offsets, second_nbytes = window_layout([raw.nbytes for raw in private])
     copies = list(zip(offsets, private))
     it = iter(offsets)
@@ -409,10 +408,6 @@ class NodeShare:
             try:
                 built = build(job)
                 described = pack_shared(built, bytes1)
-                if 2 * sum(n for w, _, n in described[1] if w == 0) < first_nbytes:
-                    # most of the first window unused (e.g. the graph was re-sorted into new
-                    # arrays): copy everything to the second, the first is freed below
-                    described = pack_shared(built, None)
                 del built
             except Exception as exc:  # agreed below with every other node
                 err = input_error(exc)

@@ -73,7 +73,7 @@ def test_window_layout_aligns_every_array():
 
 def test_pack_refers_to_the_first_window_and_copies_the_rest():
     n = 1000
-    first = np.zeros(3 * n * 8 + 64, dtype=np.uint8)  # a "window" holding one array at offset 64
+    first = np.zeros(2 * n * 8, dtype=np.uint8)  # a "window" holding one array at offset 64, half of it
     inside = np.frombuffer(first, dtype=np.int64, count=n, offset=64)
     inside[:] = np.arange(n)
     private = np.arange(n, dtype=np.float64) * 0.5
@@ -95,9 +95,13 @@ def test_pack_refers_to_the_first_window_and_copies_the_rest():
     assert np.shares_memory(out["inside"], first) and np.shares_memory(out["private"], second)
     assert not out["inside"].flags.writeable and not out["private"].flags.writeable
     assert np.shares_memory(out["small"], second) and not np.shares_memory(out["strided"], second)
-    # without a first window everything is copied to the second
-    _, places, second_nbytes, _ = pack_shared(obj)
-    assert places == [(1, 0, n * 8), (1, 64 * -(-n * 8 // 64), n * 8), (1, 2 * 64 * -(-n * 8 // 64), 24)]
+    # without a first window everything is copied to the second; so too when what lies in
+    # the first would use less than half of it (it is not kept then)
+    copied = [(1, 0, n * 8), (1, 64 * -(-n * 8 // 64), n * 8), (1, 2 * 64 * -(-n * 8 // 64), 24)]
+    assert pack_shared(obj)[1] == copied
+    larger = np.zeros(2 * n * 8 + 8, dtype=np.uint8)  # the same array is 8 bytes short of half of it
+    obj["inside"] = np.frombuffer(larger, dtype=np.int64, count=n, offset=64)
+    assert pack_shared(obj, memoryview(larger))[1] == copied
 
 
 def test_pack_a_task_graph_round_trips_as_views():
