@@ -307,12 +307,20 @@ class NodeShare:
         out[at] = node_major
         return out
 
-    def _allocate(self, nbytes: int):
-        """A window of ``nbytes`` on the leader (0 elsewhere) and its bytes, seen by every rank of the node."""
-        win = self.MPI.Win.Allocate_shared(int(nbytes) if self.leader else 0, 1, comm=self.node)
+    def _allocate(self, nbytes: int) -> tuple:
+        """A window of ``nbytes`` on the leader (0 elsewhere), its bytes seen by every rank of the node.
+
+        Collective over the node; never raises.  Returns ``(window, bytes, error)``: on a
+        failure, no window, private scratch bytes (so the leader can still take part in the
+        gathers) and the error text, to be agreed on.
+        """
+        try:
+            win = self.MPI.Win.Allocate_shared(int(nbytes) if self.leader else 0, 1, comm=self.node)
+        except Exception as exc:
+            return None, memoryview(np.empty(int(nbytes) if self.leader else 0, dtype=np.uint8)), input_error(exc)
         self.windows.append(win)
         buf, _ = win.Shared_query(0)
-        return win, memoryview(buf)
+        return win, memoryview(buf), ""
 
     def _free_window(self, win) -> None:
         self.windows.remove(win)
@@ -358,8 +366,8 @@ class NodeShare:
         mine = np.frombuffer(local.node + err_text, dtype=np.uint8)
         plan = None
         if self.leader:
-            head = head.reshape(size, width).astype(np.int64)
-            sizes = head[:, 4] + head[:, 5]
+            head = head.reshape(size, width)
+            sizes = head[:, 4].astype(np.int64) + head[:, 5]
             text = self._gather_rows(mine, sizes)
             error = _agreed_error(head, text)
             plan = dict(error=error, bytes=4 * head.size + text.nbytes)
@@ -376,7 +384,7 @@ class NodeShare:
         n_edges = max(edges, 0)
         job.bytes_moved += size * (d * 8 + k * plan["loc_dtype"].itemsize) + n_edges * 16
         offsets, nbytes = window_layout([size * d * 8, n_edges * 8, n_edges * 8])
-        win1, bytes1 = self._allocate(nbytes)
+        win1, bytes1, err = self._allocate(nbytes)
         if self.leader:
             coords = np.frombuffer(bytes1, dtype=np.float64, count=size * d, offset=offsets[0])
             job.coords = self._gather_rows(local.coords, np.full(size, d, dtype=np.int64), out=coords).reshape(size, d)
@@ -388,46 +396,47 @@ class NodeShare:
             self._gather_rows(local.location.astype(plan["loc_dtype"]), None)
         if edges >= 0:
             if self.leader:
-                counts = np.ascontiguousarray(head[:, 3])
-                job.counts = counts
-                job.neighbors = self._gather_rows(local.neighbors, counts, out=np.frombuffer(
+                job.counts = head[:, 3].astype(np.int64)
+                job.neighbors = self._gather_rows(local.neighbors, job.counts, out=np.frombuffer(
                     bytes1, dtype=np.int64, count=n_edges, offset=offsets[1]))
-                job.weights = self._gather_rows(local.weights, counts, out=np.frombuffer(
+                job.weights = self._gather_rows(local.weights, job.counts, out=np.frombuffer(
                     bytes1, dtype=np.float64, count=n_edges, offset=offsets[2]))
             else:
                 self._gather_rows(local.neighbors, None)
                 self._gather_rows(local.weights, None)
         if self.leader:
             del head, text
-        return self._build_and_share(job, build, win1, bytes1, nbytes)
+        return self._build_and_share(job, build, win1, bytes1, nbytes, err)
 
-    def _build_and_share(self, job: GatheredJob, build, win1, bytes1: memoryview, first_nbytes: int) -> GatheredJob:
-        """The leader builds and lays the result out in a second window; every rank views it; all agree."""
-        err, described = "", None
-        if self.leader:
+    def _build_and_share(self, job: GatheredJob, build, win1, bytes1: memoryview, first_nbytes: int,
+                         err: str) -> GatheredJob:
+        """The leader builds and lays the result out in a second window; every rank views it; all agree.
+
+        ``err``: this rank's failure so far ("" when none).
+        """
+        described = None
+        if self.leader and not err:
             try:
                 built = build(job)
                 described = pack_shared(built, bytes1)
                 del built
             except Exception as exc:  # agreed below with every other node
                 err = input_error(exc)
-        moved = job.bytes_moved
-        job = GatheredJob(bytes_moved=moved)  # the gathered arrays are not kept (the window holds what was built)
+        for name in ("coords", "locations", "nodes", "counts", "neighbors", "weights"):
+            setattr(job, name, None)  # the gathered arrays are not kept: the windows hold what was built
         payload, places, second, copies = described if described is not None else (b"", [], 0, [])
-        plan = self.node.bcast((err, payload, places, second) if self.leader else None, root=0)
-        err, payload, places, second = plan
-        win2 = bytes2 = None
-        if not err:
-            try:
-                win2, bytes2 = self._allocate(second)
-                if self.leader:
-                    for offset, raw in copies:
-                        bytes2[offset: offset + raw.nbytes] = raw
-            except Exception as exc:
-                err = input_error(exc)
+        plan = self.node.bcast((bool(err), payload, places, second) if self.leader else None, root=0)
+        leader_failed, payload, places, second = plan
+        win2, bytes2 = None, None
+        if not leader_failed:  # every rank of the node allocates the second window
+            win2, bytes2, alloc_err = self._allocate(second)
+            err = err or alloc_err
+            if self.leader and not err:
+                for offset, raw in copies:
+                    bytes2[offset: offset + raw.nbytes] = raw
         del copies, described
         self.node.Barrier()  # the second window is written
-        if not err:
+        if not err and not leader_failed:
             try:
                 job.built = unpack_shared(payload, places, [bytes1, bytes2])
             except Exception as exc:
@@ -441,8 +450,9 @@ class NodeShare:
         err = self.node.bcast(err if self.leader else None, root=0)
         if err:  # nothing built is used: free this call's windows now
             job.error, job.built = err, None
-            for win in [win1] + ([win2] if win2 is not None else []):
-                self._free_window(win)
+            for win in (win1, win2):
+                if win is not None:
+                    self._free_window(win)
             return job
         job.shared_bytes = second
         if any(w == 0 for w, _, _ in places):
@@ -489,7 +499,7 @@ def _displacements(counts: np.ndarray) -> np.ndarray:
 def _agreed_error(head: np.ndarray, text: np.ndarray) -> str:
     """The first failure in rank order, worded as remap always worded it; "" when none."""
     flags, d, k, n, name_len, err_len, _, digest_low, digest_high = head.T
-    starts = _displacements(name_len + err_len)
+    starts = _displacements(name_len.astype(np.int64) + err_len)
     for bit, what in ((_TASK_ERR, "task"), (_LOC_ERR, "provider")):
         bad = np.flatnonzero(flags & bit)
         if bad.size:
@@ -531,15 +541,14 @@ def gather_job(comm, local: LocalRank) -> GatheredJob:
     instead: :meth:`NodeShare.gather_and_build`.
     """
     size = comm.Get_size()
-    head32 = np.empty((size, len(HEADER)), dtype=np.int32)
-    comm.Allgather(_header(local), head32)
-    head = head32.astype(np.int64)
+    head = np.empty((size, len(HEADER)), dtype=np.int32)
+    comm.Allgather(_header(local), head)
     err_text = (local.task_error or local.location_error).encode("utf-8", "replace")
     mine = np.frombuffer(local.node + err_text, dtype=np.uint8)
-    sizes = head[:, 4] + head[:, 5]
+    sizes = head[:, 4].astype(np.int64) + head[:, 5]
     text = np.empty(int(sizes.sum()), dtype=np.uint8)
     comm.Allgatherv(mine, [text, (sizes, _displacements(sizes))])
-    job = GatheredJob(bytes_moved=head32.nbytes + text.nbytes)
+    job = GatheredJob(bytes_moved=head.nbytes + text.nbytes)
     job.error = _agreed_error(head, text)
     if job.error:
         return job
@@ -552,7 +561,7 @@ def gather_job(comm, local: LocalRank) -> GatheredJob:
     job.nodes = _node_keys(text, head[:, 4], sizes)
     job.bytes_moved += fixed.nbytes
     if head[0, 3] >= 0:
-        counts = np.ascontiguousarray(head[:, 3])
+        counts = head[:, 3].astype(np.int64)
         nbrs = np.empty(int(counts.sum()), dtype=np.int64)
         comm.Allgatherv(local.neighbors, [nbrs, (counts, _displacements(counts))])
         wts = np.empty(int(counts.sum()), dtype=np.float64)

@@ -293,3 +293,35 @@ def test_a_local_error_is_agreed_before_any_window():
             f"task: rank {comm.size - 1}: ValueError: coords: bad", None, 0, [])
     finally:
         share.free()
+
+
+@pytest.mark.mpi(min_size=4)
+@pytest.mark.parametrize("which", ["first", "second"])
+def test_a_window_failure_on_one_follower_ends_alike_on_every_rank(which):
+    """A window cannot be set up on one rank that is not a leader (the last rank): its node
+    leader still builds, learns of it in the node's agreement, and every rank of the job
+    ends with that error, its windows freed."""
+    from mpi4py import MPI
+
+    from mpitaskmap._allgather import NodeShare
+
+    comm = MPI.COMM_WORLD
+    if comm.size < 4:
+        pytest.skip("needs a node of two or more ranks besides another node")
+    share = NodeShare(comm, node_color=comm.rank % 2)
+    if comm.rank == comm.size - 1:
+        real, calls = share._allocate, []
+
+        def allocate(nbytes):
+            calls.append(nbytes)
+            win, buf, err = real(nbytes)
+            failing = (which == "first") == (len(calls) == 1)
+            return win, buf, (input_error(MemoryError("no shared memory left")) if failing else err)
+
+        share._allocate = allocate
+    try:
+        job = share.gather_and_build(_local(comm.rank, comm.size), _build)
+        everyone = comm.allgather((job.error, job.built is None, share.n_windows))
+    finally:
+        share.free()
+    assert everyone == [("inputs: MemoryError: no shared memory left", True, 0)] * comm.size
