@@ -62,7 +62,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from benchmarks._util import print_table, write_json  # noqa: E402
 from mpitaskmap import TaskGraph, map_geometric  # noqa: E402
-from mpitaskmap._allgather import GatheredJob, location_dtype, pack_shared, unpack_shared, window_layout  # noqa: E402
+from mpitaskmap._allgather import HEADER, GatheredJob, location_dtype, pack_shared, unpack_shared, window_layout  # noqa: E402
 from mpitaskmap.metrics import weighted_hops  # noqa: E402
 from mpitaskmap.providers import Location, NetworkInfo, assemble_machine, assemble_machine_arrays  # noqa: E402
 from mpitaskmap.search import winner  # noqa: E402
@@ -113,7 +113,7 @@ def _job(kind: str, p: int):
 
 def _gathered_bytes(job) -> int:
     p = job["coords"].shape[0]
-    header = p * 7 * 8
+    header = p * len(HEADER) * 4  # int32 fields
     names = int(sum(len(v) for v in job["nodes"][:1])) * p
     fixed = p * (job["coords"].shape[1] + job["locations"].shape[1]) * 8
     var = 2 * int(job["counts"].sum()) * 8

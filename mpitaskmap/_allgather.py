@@ -405,7 +405,7 @@ class NodeShare:
                 self._gather_rows(local.neighbors, None)
                 self._gather_rows(local.weights, None)
         if self.leader:
-            del head, text
+            del head, text, sizes
         return self._build_and_share(job, build, win1, bytes1, nbytes, err)
 
     def _build_and_share(self, job: GatheredJob, build, win1, bytes1: memoryview, first_nbytes: int,

@@ -48,7 +48,7 @@ def test_arrays_build_equals_the_per_rank_object_build(bench):
                  (m1.router_coords, m2.router_coords), (m1.node_ids, m2.node_ids)):
         np.testing.assert_array_equal(a, b)
     # 16 ranks per node on 1024 nodes; each rank receives the header, names, numbers, neighbours
-    assert m1.n_nodes == 1024 and bench._gathered_bytes(job) > 16384 * (7 * 8 + 6 * 8)
+    assert m1.n_nodes == 1024 and bench._gathered_bytes(job) > 16384 * (9 * 4 + 6 * 8)
 
 
 def test_growth_fit(bench):
