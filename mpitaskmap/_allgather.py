@@ -35,6 +35,7 @@ Memory per rank of the plain gather: about ``8 * (d + k + 2 * degree) + 4 * len(
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import pickle
 from dataclasses import dataclass
@@ -361,6 +362,7 @@ class NodeShare:
         """
         size = self.comm.Get_size()
         width = len(HEADER)
+        local = _typed(local)
         head = self._gather_rows(_header(local), np.full(size, width, dtype=np.int64))
         err_text = (local.task_error or local.location_error).encode("utf-8", "replace")
         mine = np.frombuffer(local.node + err_text, dtype=np.uint8)
@@ -492,6 +494,16 @@ def _header(local: LocalRank) -> np.ndarray:
     ], dtype=np.int32)
 
 
+def _typed(local: LocalRank) -> LocalRank:
+    """``local`` with the dtypes every rank sends (float64 coordinates and weights, int64
+    neighbours and router coordinates), so that the typed collectives match."""
+    def cast(a, dtype):
+        return None if a is None else np.ascontiguousarray(a, dtype=dtype).ravel()
+
+    return dataclasses.replace(local, coords=cast(local.coords, np.float64), neighbors=cast(local.neighbors, np.int64),
+                               weights=cast(local.weights, np.float64), location=cast(local.location, np.int64))
+
+
 def _displacements(counts: np.ndarray) -> np.ndarray:
     return np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
 
@@ -541,6 +553,7 @@ def gather_job(comm, local: LocalRank) -> GatheredJob:
     instead: :meth:`NodeShare.gather_and_build`.
     """
     size = comm.Get_size()
+    local = _typed(local)
     head = np.empty((size, len(HEADER)), dtype=np.int32)
     comm.Allgather(_header(local), head)
     err_text = (local.task_error or local.location_error).encode("utf-8", "replace")

@@ -325,3 +325,30 @@ def test_a_window_failure_on_one_follower_ends_alike_on_every_rank(which):
     finally:
         share.free()
     assert everyone == [("inputs: MemoryError: no shared memory left", True, 0)] * comm.size
+
+
+@pytest.mark.mpi
+def test_any_integer_and_float_types_gather_alike():
+    """Neighbours given as int32, weights as float32, coordinates as ints: sent as the typed
+    collectives expect (int64, float64), so the plain and shared gathers build the same."""
+    from mpi4py import MPI
+
+    from mpitaskmap._allgather import NodeShare, gather_job
+
+    comm = MPI.COMM_WORLD
+    ref = _local(comm.rank, comm.size)
+    odd = LocalRank(coords=ref.coords.astype(np.int16), neighbors=ref.neighbors.astype(np.int32),
+                    weights=ref.weights.astype(np.float32), location=ref.location.astype(np.uint8), node=ref.node,
+                    digest=7)
+    expected = _build(gather_job(comm, ref))
+    plain = _build(gather_job(comm, odd))
+    share = NodeShare(comm, node_color=comm.rank % 2)
+    try:
+        shared = share.gather_and_build(odd, _build).built
+        for got in (plain, shared):
+            np.testing.assert_array_equal(got[0].indices, expected[0].indices)
+            np.testing.assert_array_equal(got[0].weights, expected[0].weights)
+            np.testing.assert_array_equal(got[0].coords, expected[0].coords)
+            np.testing.assert_array_equal(got[1].router_coords, expected[1].router_coords)
+    finally:
+        share.free()
