@@ -29,8 +29,11 @@ window and is freed after the build.
 The gathered arrays are what :class:`~mpitaskmap.taskgraph.TaskGraph` and
 :func:`~mpitaskmap.providers.assemble_machine_arrays` take: no Python object per rank.
 Memory per rank of the plain gather: about ``8 * (d + k + 2 * degree) + 4 * len(HEADER)
-+ name`` bytes per rank of the job (e.g. ~140 bytes for a 3-D task with 6 neighbours on a
-3-D torus).
++ name`` bytes per rank of the job (e.g. ~190 bytes for a 3-D task with 6 neighbours on a
+3-D torus).  Memory per node with a :class:`NodeShare`: the windows, ``8 * (n + 1) + 16 *
+E + 8 * n * (d + k + 1)`` bytes for a torus machine (CSR, task and router coordinates, node
+ids of n ranks with E neighbours in all: ~160 bytes per rank for the same job), plus a few
+KB per rank.
 """
 
 from __future__ import annotations
