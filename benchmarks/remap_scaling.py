@@ -23,11 +23,23 @@ Phases (seconds, median of ``--repeat``; peak traced memory, NumPy buffers inclu
 ``per_rank``      build_inputs + candidate + agree: one rank's whole path when it
                   evaluates one candidate.
 
+The "shared" path (``remap(shared_memory=True)``, ``NodeShare.gather_and_build``), one
+node simulated by its leader and one follower: the leader receives the task coordinates,
+neighbours and weights in the node's first window (a NumPy buffer stands in for
+``Win.Allocate_shared``), the router coordinates in the narrowest exact integer type,
+builds the task graph and machine, lays the rest of their arrays out in a second window
+and views both; a follower rebuilds them from the leader's small pickle as views of the
+windows.  Columns: ``window_mb`` (both windows), ``follower_mb`` (a follower's private
+build memory, traced), ``per_node_mb`` = window_mb + 16 x follower_mb, ``leader_peak_mb``
+(the leader's transient peak while building, windows included, traced) and ``shared_s``
+(the leader's build).  JSON phases of path "shared": ``build_inputs`` (leader seconds and
+transient peak), ``follower_build``, ``window``, ``per_node``.
+
 Part 2 (``--mpi N,N``): ``remap()`` under real ``mpiexec -n N`` (oversubscribed on this
 laptop), reporting the gather seconds and bytes per rank from the report.
 
-Targets (ISSUE 14): at P = 1M, build_inputs <= 1 s and <= 150 MB per rank, candidate <= 1 s;
-at P = 64K, per_rank <= 1 s.  ``--json PATH`` writes records ``{"P", "machine", "path",
+Targets (ISSUE 14): at P = 1M, build_inputs <= 1 s and <= 150 MB per rank (<= 150 MB per
+node with shared memory), candidate <= 1 s; at P = 64K, per_rank <= 1 s.  ``--json PATH`` writes records ``{"P", "machine", "path",
 "phase", "seconds", "peak_mb"}``; ``--max-p`` limits the largest P; ``--pickled-max-p``
 the largest P of the (slow) pickled baseline.
 """
@@ -50,6 +62,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from benchmarks._util import print_table, write_json  # noqa: E402
 from mpitaskmap import TaskGraph, map_geometric  # noqa: E402
+from mpitaskmap._allgather import HEADER, GatheredJob, location_dtype, pack_shared, unpack_shared, window_layout  # noqa: E402
 from mpitaskmap.metrics import weighted_hops  # noqa: E402
 from mpitaskmap.providers import Location, NetworkInfo, assemble_machine, assemble_machine_arrays  # noqa: E402
 from mpitaskmap.search import winner  # noqa: E402
@@ -100,7 +113,7 @@ def _job(kind: str, p: int):
 
 def _gathered_bytes(job) -> int:
     p = job["coords"].shape[0]
-    header = p * 7 * 8
+    header = p * len(HEADER) * 4  # int32 fields
     names = int(sum(len(v) for v in job["nodes"][:1])) * p
     fixed = p * (job["coords"].shape[1] + job["locations"].shape[1]) * 8
     var = 2 * int(job["counts"].sum()) * 8
@@ -111,6 +124,60 @@ def _build_arrays(job):
     graph = TaskGraph.from_neighbor_arrays(job["counts"], job["neighbors"], job["weights"], coords=job["coords"])
     machine = assemble_machine_arrays(job["locations"], job["nodes"], job["network"], name="job")
     return graph, machine
+
+
+def _shared_leader(job):
+    """The node leader of the shared path: receive, build, lay out, view (what
+    ``NodeShare.gather_and_build`` does on the leader, its collectives replaced by copies)."""
+    p, d = job["coords"].shape
+    e = job["neighbors"].size
+    offsets, nbytes = window_layout([p * d * 8, e * 8, e * 8])
+    first = np.empty(nbytes, dtype=np.uint8)  # the first window
+    got = GatheredJob(
+        coords=np.frombuffer(first, dtype=np.float64, count=p * d, offset=offsets[0]).reshape(p, d),
+        neighbors=np.frombuffer(first, dtype=np.int64, count=e, offset=offsets[1]),
+        weights=np.frombuffer(first, dtype=np.float64, count=e, offset=offsets[2]),
+        counts=job["counts"].astype(np.int32).astype(np.int64),  # a column of the int32 headers
+        nodes=job["nodes"].copy(),
+    )
+    got.coords[:], got.neighbors[:], got.weights[:] = job["coords"], job["neighbors"], job["weights"]
+    locations = job["locations"]
+    got.locations = locations.astype(location_dtype(int(np.abs(locations).max())))  # the narrow gather
+    built = _build_arrays(dict(coords=got.coords, neighbors=got.neighbors, weights=got.weights, counts=got.counts,
+                               locations=got.locations, nodes=got.nodes, network=job["network"]))
+    del got
+    payload, places, second_nbytes, copies = pack_shared(built, memoryview(first))
+    del built
+    second = np.empty(second_nbytes, dtype=np.uint8)  # the second window
+    for offset, raw in copies:
+        second[offset: offset + raw.nbytes] = np.frombuffer(raw, dtype=np.uint8)
+    del copies
+    windows = [first if any(w == 0 for w, _, _ in places) else None, second]
+    return windows, payload, places, unpack_shared(payload, places, windows)
+
+
+def _shared_follower(payload: bytes, places: list, windows: list):
+    """A follower: the leader's pickle arrives (a node bcast), the arrays are views of the windows."""
+    return unpack_shared(bytes(payload), places, windows)
+
+
+def _window_mb(windows) -> float:
+    return sum(w.nbytes for w in windows if w is not None) / 2**20
+
+
+def part1_shared(job, graph, machine, repeat: int) -> dict:
+    """The shared path of one job: seconds and memory of the leader and a follower; checks
+    that both hold the arrays path's graph and machine as views of the windows."""
+    t_lead, lead_mb, (windows, payload, places, (g_lead, m_lead)) = _measure(lambda: _shared_leader(job), repeat)
+    t_fol, fol_mb, (g_fol, m_fol) = _measure(lambda: _shared_follower(payload, places, windows), repeat)
+    for g, m in ((g_lead, m_lead), (g_fol, m_fol)):
+        for a, b in ((g.indptr, graph.indptr), (g.indices, graph.indices), (g.weights, graph.weights),
+                     (g.coords, graph.coords), (m.router_coords, machine.router_coords),
+                     (m.node_ids, machine.node_ids)):
+            assert np.array_equal(a, b) and any(np.shares_memory(a, w) for w in windows if w is not None)
+    window_mb = _window_mb(windows)
+    return dict(window_mb=window_mb, follower_mb=fol_mb, per_node_mb=window_mb + PPN * fol_mb,
+                leader_peak_mb=lead_mb, shared_s=t_lead, follower_s=t_fol)
 
 
 def _pickled_payload(job) -> bytes:
@@ -185,6 +252,13 @@ def part1(args, records: list) -> list[dict]:
                 records.append(dict(P=p, machine=kind, path="arrays", phase=phase, seconds=s, peak_mb=mb))
             records.append(dict(P=p, machine=kind, path="arrays", phase="gathered", seconds=0.0,
                                 peak_mb=row["gathered_mb"]))
+            shared = part1_shared(job, graph, machine, args.repeat)
+            row.update(shared)
+            for phase, s, mb in (("build_inputs", shared["shared_s"], shared["leader_peak_mb"]),
+                                 ("follower_build", shared["follower_s"], shared["follower_mb"]),
+                                 ("window", 0.0, shared["window_mb"]),
+                                 ("per_node", shared["shared_s"], shared["per_node_mb"])):
+                records.append(dict(P=p, machine=kind, path="shared", phase=phase, seconds=s, peak_mb=mb))
             if p <= args.pickled_max_p:
                 payload = _pickled_payload(job)
                 t_p, mb_p, (g2, m2) = _measure(lambda: _build_pickled(payload), 1)
@@ -271,6 +345,9 @@ def main(argv=None) -> None:
     cols = ["P", "machine", "nodes", "gathered_mb", "build_inputs_s", "build_inputs_mb", "candidate_s", "candidate_mb",
             "agree_s", "per_rank_s", "rss_mb", "pickled_s", "pickled_payload_mb", "ratio"]
     print_table(rows, cols)
+    print("shared path (one node: the leader builds into shared windows, 16 ranks view them)")
+    print_table(rows, ["P", "machine", "window_mb", "follower_mb", "per_node_mb", "leader_peak_mb", "shared_s",
+                       "follower_s"])
     for kind in args.machines:
         mine = [r for r in rows if r["machine"] == kind]
         print(f"  growth ({kind}): build_inputs {_growth(mine, 'build_inputs_s')}, candidate "
@@ -285,6 +362,10 @@ def main(argv=None) -> None:
         if r["P"] == SIZES[-1]:
             print(f"  target P=1M {r['machine']} build_inputs memory: {r['build_inputs_mb']:.0f} MB <= "
                   f"{MEMORY_TARGET_MB:.0f} MB: {'yes' if r['build_inputs_mb'] <= MEMORY_TARGET_MB else 'NO'}")
+            print(f"  target P=1M {r['machine']} per-node memory with shared memory: {r['per_node_mb']:.0f} MB <= "
+                  f"{MEMORY_TARGET_MB:.0f} MB: {'yes' if r['per_node_mb'] <= MEMORY_TARGET_MB else 'no'}"
+                  f" (window {r['window_mb']:.0f} MB + {PPN} x {r['follower_mb']:.3f} MB; leader's transient peak "
+                  f"{r['leader_peak_mb']:.0f} MB)")
     mpi_rows = part2(args) if args.mpi else []
     if mpi_rows:
         print("part 2: remap() under mpiexec (oversubscribed; 3-D stencil with neighbours, sim:titan ppn=16)")

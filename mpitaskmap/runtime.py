@@ -31,6 +31,7 @@ Environment (read on rank 0, broadcast):
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import sys
@@ -47,7 +48,7 @@ from .families import identity as identity_family
 from .mapping import IDENTITY
 from .partition import ORDERINGS
 from .problem import Candidate, Problem
-from ._allgather import LocalRank, NodeShare, gather_job, network_digest
+from ._allgather import LocalRank, NodeShare, gather_job, input_error, network_digest
 from .providers import Provider, assemble_machine_arrays, get_provider
 from .search import (DEFAULT_FAMILIES, REFINE_TOP, candidate_list, refinement_candidates, resolve_metric,
                      score_candidates, top_indices, winner)
@@ -93,9 +94,11 @@ class RemapReport:
     candidates_per_rank : list of int
         How many candidates each rank evaluated.
     gathered_bytes : int
-        Bytes each rank received in the collectives that gather the job's data.
+        Bytes each rank (each node leader with ``shared_memory=True``) received in the
+        collectives that gather the job's data.
     shared_bytes : int
-        Of those, bytes held once per node in shared memory (``shared_memory=True``).
+        Bytes of the node's shared-memory windows holding the task graph and machine
+        (``shared_memory=True``; 0 without).
     error : str
         The agreed error, when one happened.
     new_rank_of : list of int
@@ -279,11 +282,13 @@ def remap(
         refinement costs about one graph-mapper pass over all tasks on the rank that
         computes it.
     shared_memory : bool, optional
-        Keep one copy of the gathered job data per node, in MPI shared-memory windows
-        (``Split_type(COMM_TYPE_SHARED)`` + ``Win.Allocate_shared``), so per-node memory
-        does not grow with the ranks per node; the candidate work is still spread over
-        every rank.  Default: on when the MPI library supports it (MPI-3 or later).  The
-        windows belong to the returned communicator and are freed with it.
+        Gather the job's data to one leader per node, which builds the task graph and
+        machine in MPI shared-memory windows (``Split_type(COMM_TYPE_SHARED)`` +
+        ``Win.Allocate_shared``); every rank of the node uses them as read-only views, so
+        per-node memory does not grow with the ranks per node; the candidate work is still
+        spread over every rank.  Same results as without.  Default: on when the MPI
+        library supports it (MPI-3 or later).  The windows belong to the returned
+        communicator and are freed with it.
     on_error : {"raise", "identity"}, optional
         On any failure on any rank: every rank raises the same ``MappingError``
         (default), or every rank returns ``comm.Dup()`` and the report says why.
@@ -360,8 +365,8 @@ def _share_keyval() -> int:
 def shared_job_data(comm: MPI.Intracomm):
     """The :class:`~mpitaskmap._allgather.NodeShare` of a communicator ``remap`` returned, or None.
 
-    Its ``windows`` hold the gathered job data, one copy per node; freeing ``comm`` frees
-    them.
+    Its ``windows`` hold the task graph's and machine's arrays remap built, one copy per
+    node; freeing ``comm`` frees them.
     """
     return comm.Get_attr(_share_keyval())
 
@@ -407,17 +412,24 @@ def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights,
     except Exception as exc:
         local.location_error = f"{type(exc).__name__}: {exc}"
 
-    # -- gather: arrays, a constant number of collectives ------------------------------
+    # -- gather: arrays, a constant number of collectives; build the inputs --------------
     t0 = MPI.Wtime()
-    job = gather_job(comm, local, share)
+    name = f"{prov_name} ({size} ranks)"
+    graph = machine = None
+    if share is None:
+        job = gather_job(comm, local)
+        err = job.error
+        if not err:
+            err, graph, machine = _build_inputs(job, network, name)
+    else:  # the node leader builds into shared windows, every rank views them
+        job = share.gather_and_build(local, functools.partial(_inputs, network=network, name=name))
+        err = job.error
+        if not err:
+            graph, machine = job.built
     t_gather = MPI.Wtime() - t0
     rep.provider = prov_name
     rep.gathered_bytes = job.bytes_moved
     rep.shared_bytes = job.shared_bytes
-    err = job.error
-    graph = machine = None
-    if not err:
-        err, graph, machine = _build_inputs(job, network, f"{prov_name} ({size} ranks)")
     if err:
         rep.error = err
         return _finish(comm, rep, report, on_error, share=share)
@@ -467,16 +479,21 @@ def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights,
     return _finish(comm, rep, report, on_error, new, share=share)
 
 
+def _inputs(job, network, name: str):
+    """The task graph and the machine from the gathered arrays (raises on bad data)."""
+    if job.counts is not None:
+        graph = TaskGraph.from_neighbor_arrays(job.counts, job.neighbors, job.weights, coords=job.coords)
+    else:
+        graph = TaskGraph.from_coordinate_proxy(job.coords)
+    return graph, assemble_machine_arrays(job.locations, job.nodes, network, name=name)
+
+
 def _build_inputs(job, network, name: str):
     """Build the task graph and the machine from the gathered arrays (never raises)."""
     try:
-        if job.counts is not None:
-            graph = TaskGraph.from_neighbor_arrays(job.counts, job.neighbors, job.weights, coords=job.coords)
-        else:
-            graph = TaskGraph.from_coordinate_proxy(job.coords)
-        machine = assemble_machine_arrays(job.locations, job.nodes, network, name=name)
+        graph, machine = _inputs(job, network, name)
     except Exception as exc:
-        return f"inputs: {type(exc).__name__}: {exc}", None, None
+        return input_error(exc), None, None
     return None, graph, machine
 
 
