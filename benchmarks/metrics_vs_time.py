@@ -34,18 +34,21 @@ more than :data:`SIMULATION_TIMEOUT` wall seconds is recorded as ``null`` and le
 
 Needs SimGrid (``apt-get install libsimgrid-dev``); without it the script says why and exits 0.
 
-Result (full run, 2 shared cores, 622 s; mean Spearman over the sensible mappings):
-Latency(M) predicts simulated time best overall (0.89; MMC 0.73, AvgHops 0.67, WH 0.65,
-MaxHops 0.64) and is never far from the best in a bandwidth-bound family; on the full torus
-with bandwidth-bound messages it ranks every input's mappings exactly (1.00), where the
-hop-count metrics fall to 0.475 on the kNN graph.  With 64-byte (latency-bound) messages
-WH/AvgHops (0.93 on kNN) beat Latency(M) (0.73).  On the sparse Titan every metric is weaker
-(kNN: Latency(M) 0.565, WH 0.215): there the step is often bounded by the link between the two
-nodes of one Gemini router (the platform's per-router crossbar, 50 GB/s shared by both
-nodes), which no metric counts (0 hops).  For regular stencils on a full torus all metrics
-agree (1.00).  Caveats: 5 to 12 mappings per input, so one input's Spearman is coarse;
-the kNN points are numbered at random, so its identity is itself a random placement, and at
-2048 tasks its simulation exceeded the time limit (left out).
+Result (full run, 2 shared cores, 759 s; mean Spearman over the sensible mappings):
+PredictedTime (``predicted_time`` with the simulation's message size and 100 ns per hop,
+the search's default objective since issue 19) predicts simulated time best overall (0.91;
+Latency(M) 0.89, MMC 0.73, AvgHops 0.60, MaxHops 0.60, WH 0.58) and is at least as good as
+weighted hops on every family (the script checks it): 1.00 against 0.59 for the stencil on
+the sparse Titan, 1.00 against 0.125 for kNN on the full torus with bandwidth-bound
+messages, and 0.98 against 0.93 for kNN with 64-byte (latency-bound) messages, where
+Latency(M) alone falls to 0.73 -- the hop-latency term of PredTime is what keeps it there.
+On the sparse Titan every metric is weaker for kNN (PredTime 0.565, WH 0.215): there the
+step is often bounded by the link between the two nodes of one Gemini router (the
+platform's per-router crossbar, 50 GB/s shared by both nodes), which no metric counts (0
+hops).  For regular stencils on a full torus all metrics agree (1.00).  Caveats: 5 to 12
+mappings per input, so one input's Spearman is coarse; the kNN points are numbered at
+random, so its identity is itself a random placement, and at 2048 tasks its simulation
+exceeded the time limit (left out).
 """
 
 from __future__ import annotations
