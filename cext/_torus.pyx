@@ -17,7 +17,6 @@
 # Source     : ALGORITHMS.md section 1 (metrics, routing convention).
 
 from libc.stdlib cimport malloc, free
-from libc.string cimport memset
 
 from _topology cimport _hops, _route
 
@@ -127,29 +126,36 @@ def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                   const long long[:, ::1] coords, const long long[::1] dims,
                   const unsigned char[::1] wrap, const double[:, ::1] inv_bandwidth,
                   double seconds_per_weight, double hop_latency, double[::1] data,
-                  unsigned short[::1] longest):
+                  unsigned int[::1] tags, unsigned int epoch):
     """Return (seconds, link) of the slowest link: max over directed links e of
     Data(e) * seconds_per_weight * inv_bandwidth(e) + hop_latency * H(e).
 
     H(e) is the hop count of the longest route crossing e.  inv_bandwidth[k, c] is 1 / bw
     of the + link leaving coordinate c in dimension k (the - link leaving c is the cable of
     the + link leaving c - 1).  link is -1 when no message crosses a link; ties go to the
-    lowest link id.  One pass over the edges, the route walk fused with the accumulation.
-    Loads only grow, so the maximum is kept as they are added and no pass over the links
-    is needed.  data and longest (one entry per directed link) are scratch, zeroed here,
-    so a caller can keep them for the next call (no page faults on a large torus).
+    lowest link id.  One pass over the edges, the route walk fused with the accumulation
+    (one-hop routes, most routes of a good mapping, take a path without a walk).  Loads only
+    grow, so the maximum is kept as they are added: no pass over the links.
+
+    data and tags (one entry per directed link) are scratch a caller keeps between calls:
+    tags[l] = epoch << 16 | H(l) marks the entries of this call (epoch in 1..65535, a new
+    one per call), so stale entries of earlier calls are overwritten on first touch and
+    nothing is cleared (the caller zeroes tags when it restarts the epochs).  Routes are
+    at most 65535 hops (the caller checks sum(dims)).
     """
-    cdef Py_ssize_t t, e, p, q, k, n_tasks = indptr.shape[0] - 1, n_dims = dims.shape[0]
+    cdef Py_ssize_t t, e, p, q, k, kk, n_tasks = indptr.shape[0] - 1, n_dims = dims.shape[0]
     cdef long long n_routers = 1, n_links, router, base, c, length, fwd, bwd, s, h, stride, l, delta
     cdef long long two_d = 2 * n_dims, source_router
     cdef double w, value, best = 0.0
     cdef long long best_link = -1
-    cdef unsigned short hh
+    cdef unsigned int hh, tag, stamp = epoch << 16
     for k in range(n_dims):
         n_routers *= dims[k]
     n_links = n_routers * two_d
-    if data.shape[0] != n_links or longest.shape[0] != n_links:
+    if data.shape[0] != n_links or tags.shape[0] != n_links:
         raise ValueError(f"csr_link_time: scratch arrays need {n_links} entries")
+    if epoch < 1 or epoch > 0xFFFF:
+        raise ValueError(f"csr_link_time: epoch must be in 1..65535; got {epoch}")
     if n_links == 0:
         return best, best_link
     cdef long long* strides = _alloc_strides(dims)
@@ -161,8 +167,6 @@ def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
         free(source)
         raise MemoryError("csr_link_time: cannot allocate the route state")
     with nogil:
-        memset(&data[0], 0, n_links * sizeof(double))
-        memset(&longest[0], 0, n_links * sizeof(unsigned short))
         for t in range(n_tasks):
             p = task_to_proc[t]
             source_router = 0
@@ -175,6 +179,7 @@ def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                     continue
                 # signed steps per dimension: the shorter way round, + on ties
                 h = 0
+                kk = 0
                 for k in range(n_dims):
                     delta = coords[q, k] - source[k]
                     if wrap[k]:
@@ -183,11 +188,31 @@ def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                         bwd = length - fwd
                         delta = fwd if fwd <= bwd else -bwd
                     deltas[k] = delta
+                    kk = k if delta != 0 else kk
                     h += delta if delta >= 0 else -delta
                 if h == 0:
                     continue
-                hh = <unsigned short> h
+                hh = <unsigned int> h
                 w = weights[e]
+                if h == 1:  # one link, in dimension kk
+                    if deltas[kk] > 0:
+                        l = source_router * two_d + 2 * kk
+                        c = source[kk]
+                    else:
+                        l = source_router * two_d + 2 * kk + 1
+                        c = source[kk] - 1 if source[kk] > 0 else dims[kk] - 1
+                    tag = tags[l]
+                    if (tag & 0xFFFF0000u) != stamp:
+                        data[l] = w
+                        tag = stamp | hh
+                    else:
+                        data[l] += w
+                    tags[l] = tag
+                    value = data[l] * seconds_per_weight * inv_bandwidth[kk, c] + hop_latency * (tag & 0xFFFFu)
+                    if value > best or (value == best and l < best_link):
+                        best = value
+                        best_link = l
+                    continue
                 router = source_router
                 for k in range(n_dims):
                     delta = deltas[k]
@@ -197,28 +222,29 @@ def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                     length = dims[k]
                     stride = strides[k]
                     base = router - c * stride
-                    if delta > 0:
-                        for s in range(delta):
+                    for s in range(delta if delta > 0 else -delta):
+                        if delta > 0:
                             l = (base + c * stride) * two_d + 2 * k
-                            data[l] += w
-                            if longest[l] < hh:
-                                longest[l] = hh
-                            value = data[l] * seconds_per_weight * inv_bandwidth[k, c] + hop_latency * longest[l]
-                            if value > best or (value == best and l < best_link):
-                                best = value
-                                best_link = l
-                            c = c + 1 if c + 1 < length else 0
-                    else:
-                        for s in range(-delta):
+                            value = inv_bandwidth[k, c]
+                        else:
                             l = (base + c * stride) * two_d + 2 * k + 1
+                            value = inv_bandwidth[k, c - 1 if c > 0 else length - 1]
+                        tag = tags[l]
+                        if (tag & 0xFFFF0000u) != stamp:
+                            data[l] = w
+                            tag = stamp | hh
+                        else:
                             data[l] += w
-                            if longest[l] < hh:
-                                longest[l] = hh
-                            value = (data[l] * seconds_per_weight * inv_bandwidth[k, c - 1 if c > 0 else length - 1]
-                                     + hop_latency * longest[l])
-                            if value > best or (value == best and l < best_link):
-                                best = value
-                                best_link = l
+                            if (tag & 0xFFFFu) < hh:
+                                tag = stamp | hh
+                        tags[l] = tag
+                        value = data[l] * seconds_per_weight * value + hop_latency * (tag & 0xFFFFu)
+                        if value > best or (value == best and l < best_link):
+                            best = value
+                            best_link = l
+                        if delta > 0:
+                            c = c + 1 if c + 1 < length else 0
+                        else:
                             c = c - 1 if c > 0 else length - 1
                     router = base + c * stride
     free(strides)

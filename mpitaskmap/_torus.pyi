@@ -29,5 +29,5 @@ def csr_link_time(
     indptr: npt.NDArray[np.intp], indices: npt.NDArray[np.intp], weights: npt.NDArray[np.float64],
     task_to_proc: npt.NDArray[np.intp], coords: npt.NDArray[np.int64], dims: npt.NDArray[np.int64],
     wrap: npt.NDArray[np.uint8], inv_bandwidth: npt.NDArray[np.float64], seconds_per_weight: float,
-    hop_latency: float,
+    hop_latency: float, data: npt.NDArray[np.float64], tags: npt.NDArray[np.uint32], epoch: int,
 ) -> tuple[float, int]: ...

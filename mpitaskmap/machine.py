@@ -1058,8 +1058,8 @@ class TorusMachine(Machine):
                   hop_latency: float) -> tuple[float, int]:
         """Return the predicted seconds of one exchange and its slowest link id (exact ``H(e)``).
 
-        See :meth:`Machine.link_time`.  One compiled pass over the edges and one over the
-        links, 10 bytes per directed link; about 1.5x the cost of weighted hops on a
+        See :meth:`Machine.link_time`.  One compiled pass over the edges; 12 bytes of scratch
+        per directed link, kept on the machine; about 1.8x the cost of weighted hops on a
         1M-task stencil (``benchmarks/metrics_speed.py``).
         """
         if int(self.dims.sum()) > np.iinfo(np.uint16).max:
@@ -1069,17 +1069,17 @@ class TorusMachine(Machine):
         inv_bw = np.zeros((self.n_dims, width), dtype=np.float64)
         for k, bw in enumerate(self.link_bandwidth):
             inv_bw[k, : bw.size] = 1.0 / bw
-        # the per-link scratch (10 bytes a link) is kept: a search scores many candidates on
-        # one machine, and fresh pages cost a fault each (a fifth of the call at 1M routers)
+        # the per-link scratch (12 bytes a link) is kept: a search scores many candidates on
+        # one machine; epoch tags spare clearing it (fresh pages or a memset cost a fifth of a call)
         with _LINK_SCRATCH_LOCK:
             scratch = self.__dict__.get("_link_scratch")
-            if scratch is None:
-                scratch = (np.zeros(self.n_links, dtype=np.float64), np.zeros(self.n_links, dtype=np.uint16))
+            if scratch is None or scratch[2] >= 0xFFFF:
+                scratch = [np.zeros(self.n_links, dtype=np.float64), np.zeros(self.n_links, dtype=np.uint32), 0]
                 self._link_scratch = scratch
-            data, longest = scratch
+            scratch[2] += 1
             return _torus.csr_link_time(indptr, indices, weights, task_to_proc, self.router_coords, self.dims,
                                         self.wrap, inv_bw, float(seconds_per_weight), float(hop_latency),
-                                        data, longest)
+                                        scratch[0], scratch[1], scratch[2])
 
 
 class FlatMachine(Machine):

@@ -258,3 +258,20 @@ def test_time_objective_carries_its_message_model_and_name():
     assert labels == ["uwh", "uwh+umc"]
     with pytest.raises(InvalidInputError, match="hop_latency"):
         time_objective(hop_latency=-1.0)
+
+
+def test_kept_scratch_survives_the_epoch_restart():
+    # the machine's scratch marks each call's links with an epoch (1..65535); after the last
+    # epoch it is rebuilt, and stale loads of earlier calls never leak into a result
+    rng = np.random.default_rng(3)
+    m = torus_machine([4, 3], bandwidth=[rng.uniform(0.5, 2, 4), rng.uniform(0.5, 2, 3)])
+    g = TaskGraph.from_edges(rng.integers(0, 12, 30), rng.integers(0, 12, 30), rng.uniform(0, 2e9, 30), n_tasks=12)
+    a, b = rng.permutation(12), rng.permutation(12)
+    want_a, want_b = _brute_force(g, m, a, 1.0, DEFAULT_HOP_LATENCY), _brute_force(g, m, b, 1.0, DEFAULT_HOP_LATENCY)
+    assert predicted_time(g, m, a) == pytest.approx(want_a, rel=1e-12)
+    m._link_scratch[2] = 0xFFFE  # the next call uses the last epoch, the one after restarts
+    assert predicted_time(g, m, b) == pytest.approx(want_b, rel=1e-12)
+    assert m._link_scratch[2] == 0xFFFF
+    assert predicted_time(g, m, a) == pytest.approx(want_a, rel=1e-12)
+    assert m._link_scratch[2] == 1
+    assert predicted_time(g, m, b) == pytest.approx(want_b, rel=1e-12)
