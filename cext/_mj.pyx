@@ -198,6 +198,9 @@ cdef extern from * nogil:
     #ifndef MJ_IBUCKET_MIN
     #define MJ_IBUCKET_MIN 4
     #endif
+    #ifndef MJ_HIST4_MIN
+    #define MJ_HIST4_MIN 256
+    #endif
     struct mj_i3 { int32_t x[3]; int32_t idx; };
     struct mj_ext3 { int32_t mn[3]; int32_t mx[3]; };
     static inline void mj_ext_empty(mj_ext3* e) {
@@ -238,6 +241,35 @@ cdef extern from * nogil:
         r.store(R);
         return first;
     }
+    /* Integer records of the (n, 3) float64 rows and their extents; false (rec partly
+       written) as soon as a block holds a value that is not a whole number in
+       [-2**30, 2**30] (NaN included).  Branch-free inside a block of rows. */
+    static bool mj_build_i3(const double* coords, ptrdiff_t n, mj_i3* rec, mj_ext3* ext) {
+        const double lim = 1073741824.0;
+        mj_ext_empty(ext);
+        mj_acc3 a(ext);
+        for (ptrdiff_t start = 0; start < n; start += 4096) {
+            ptrdiff_t end = start + 4096 < n ? start + 4096 : n;
+            bool ok = true;
+            for (ptrdiff_t i = start; i < end; ++i) {
+                const double* row = coords + 3 * i;
+                mj_i3 r;
+                for (int k = 0; k < 3; ++k) {
+                    double v = row[k];
+                    double c = v > -lim ? v : -lim;   /* NaN -> -lim, then fails the test */
+                    c = c < lim ? c : lim;
+                    r.x[k] = (int32_t)c;
+                    ok &= ((double)r.x[k] == v);
+                }
+                r.idx = (int32_t)i;
+                rec[i] = r;
+                a.add(r);
+            }
+            if (!ok) return false;
+        }
+        a.store(ext);
+        return true;
+    }
     static inline void mj_ext_scan3(const mj_i3* first, const mj_i3* last, mj_ext3* e) {
         mj_acc3 a(e);
         for (; first != last; ++first) a.add(*first);
@@ -271,9 +303,24 @@ cdef extern from * nogil:
         int sh = 0;
         while ((range >> sh) >= cap) ++sh;
         int nb = (int)(range >> sh) + 1;
-        int32_t cnt[MJ_NB];
-        std::memset(cnt, 0, nb * sizeof(int32_t));
-        for (ptrdiff_t i = 0; i < n; ++i) cnt[(key(first[i]) - kmin) >> sh]++;
+        /* on grids runs of equal keys are common: four interleaved histograms keep the
+           increments of consecutive records independent (no store-to-load chain) */
+        int32_t cnt[4 * MJ_NB];
+        ptrdiff_t i = 0;
+        if (n >= MJ_HIST4_MIN) {
+            std::memset(cnt, 0, 4 * nb * sizeof(int32_t));
+            int32_t *c1 = cnt + nb, *c2 = cnt + 2 * nb, *c3 = cnt + 3 * nb;
+            for (; i + 4 <= n; i += 4) {
+                cnt[(key(first[i]) - kmin) >> sh]++;
+                c1[(key(first[i + 1]) - kmin) >> sh]++;
+                c2[(key(first[i + 2]) - kmin) >> sh]++;
+                c3[(key(first[i + 3]) - kmin) >> sh]++;
+            }
+            for (int b = 0; b < nb; ++b) cnt[b] += c1[b] + c2[b] + c3[b];
+        } else {
+            std::memset(cnt, 0, nb * sizeof(int32_t));
+        }
+        for (; i < n; ++i) cnt[(key(first[i]) - kmin) >> sh]++;
         ptrdiff_t cum = 0;
         int bt = 0;
         while (cum + cnt[bt] <= t) cum += cnt[bt++];
@@ -326,6 +373,7 @@ cdef extern from * nogil:
         int mx[3]
     void mj_split3i(mj_i3* first, mj_i3* nth, mj_i3* last, int col, int s,
                     int64_t kmin, int64_t kmax, mj_ext3* L, mj_ext3* R)
+    bint mj_build_i3(const double* coords, Py_ssize_t n, mj_i3* rec, mj_ext3* ext)
 
 ctypedef Py_ssize_t intp
 
@@ -696,7 +744,7 @@ cdef int _node3i(MJState* st, mj_i3* buf, intp lo, intp hi, intp np_, intp base,
     cdef intp n = hi - lo
     cdef const intp* dims = st.dims
     cdef int col, sc
-    cdef int64_t e, best, kmin, kmax
+    cdef int64_t e, best, kmin, kmax, ka, kb
     cdef mj_ext3 lower, upper
     cdef int status
     if np_ == 1:
@@ -724,6 +772,13 @@ cdef int _node3i(MJState* st, mj_i3* buf, intp lo, intp hi, intp np_, intp base,
     else:
         kmin = -<int64_t>ext.mx[col]
         kmax = -<int64_t>ext.mn[col]
+    if n == 2 and np_ == 2:   # one point per part: compare the two (key, index) pairs
+        ka = sc * buf[lo].x[col]
+        kb = sc * buf[lo + 1].x[col]
+        i = 1 if ka < kb or (ka == kb and buf[lo].idx < buf[lo + 1].idx) else 0
+        st.out[buf[lo].idx] = base + 1 - i
+        st.out[buf[lo + 1].idx] = base + i
+        return MJ_OK
     b1 = lo + _share(n, np_, npl)
     mj_split3i(buf + lo, buf + b1, buf + hi, col, sc, kmin, kmax, &lower, &upper)
     if np_ == 2:
@@ -747,34 +802,6 @@ cdef int _node3i(MJState* st, mj_i3* buf, intp lo, intp hi, intp np_, intp base,
         return _node3i(st, buf, b1, hi, np_ - npl, base + npl, level + 1,
                        -s0 if c == 0 else s0, -s1 if c == 1 else s1, -s2 if c == 2 else s2, &upper)
     return _node3i(st, buf, b1, hi, np_ - npl, base + npl, level + 1, s0, s1, s2, &upper)
-
-
-cdef bint _build_int_records(const double* coords, intp n, mj_i3* rec, mj_ext3* ext) noexcept nogil:
-    """Fill rec from the (n, 3) coords if every value is a whole number in [-2**30, 2**30]
-    (then the int32 keys are exact); also the extents.  False (rec garbage) otherwise."""
-    cdef intp i, k
-    cdef double v
-    cdef int iv
-    cdef const double* row
-    for k in range(3):
-        ext.mn[k] = 2147483647
-        ext.mx[k] = -2147483647 - 1
-    for i in range(n):
-        row = coords + i * 3
-        for k in range(3):
-            v = row[k]
-            if not (v >= -1073741824.0 and v <= 1073741824.0):
-                return False
-            iv = <int>v
-            if <double>iv != v:
-                return False
-            rec[i].x[k] = iv
-            if iv < ext.mn[k]:
-                ext.mn[k] = iv
-            if iv > ext.mx[k]:
-                ext.mx[k] = iv
-        rec[i].idx = <int>i
-    return True
 
 
 cdef int mj_kernel(const double[:, ::1] coords, const intp[::1] dim_order, intp n_parts,
@@ -812,7 +839,7 @@ cdef int mj_kernel(const double[:, ::1] coords, const intp[::1] dim_order, intp 
     cdef mj_ext3 root_ext
     if d == 3 and st.n_levels == 0 and n < 2147483647:
         # integer records (16 n bytes <= the 2 n + 2 int64 of the work buffer)
-        if _build_int_records(st.coords, n, <mj_i3*> &work[0], &root_ext):
+        if mj_build_i3(st.coords, n, <mj_i3*> &work[0], &root_ext):
             return _node3i(&st, <mj_i3*> &work[0], 0, n, n_parts, 0, 0, 1, 1, 1, &root_ext)
         # 28-byte double records: the wrapper retries with a larger buffer
         if work.shape[0] * 8 < 28 * n:
