@@ -300,6 +300,19 @@ cdef extern from * nogil:
             return;
         }
         int64_t range = kmax - kmin, cap = n / 2 < MJ_NB ? n / 2 : MJ_NB;
+        /* A grid box has n / (range + 1) records per key value, and then the boundary is
+           the value kmin + t / (records per value).  Guess it when the counts allow it:
+           one partition pass, and the split is exactly right iff t records went left
+           (every record with a smaller key is left of the boundary, the rest right).  A
+           wrong guess costs that pass and the general path below runs. */
+        if (n % (range + 1) == 0 && t % (n / (range + 1)) == 0) {
+            int64_t guess = kmin + t / (n / (range + 1));
+            mj_i3* mid = mj_partition_ext3<true, true>(first, last,
+                [&](const mj_i3& r) { return key(r) < guess; }, L, R);
+            if (mid - first == t) return;
+            mj_ext_empty(L);
+            mj_ext_empty(R);
+        }
         int sh = 0;
         while ((range >> sh) >= cap) ++sh;
         int nb = (int)(range >> sh) + 1;

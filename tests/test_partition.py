@@ -550,3 +550,25 @@ def test_integer_record_path_grid_row_orders():
         part = mj_partition(g, len(g), ordering=ordering)
         assert part.tolist() == reference_mj(g, len(g), ordering=ordering)
         np.testing.assert_array_equal(mj_partition(g[perm], len(g), ordering=ordering), part[perm])
+
+
+def test_integer_record_path_grid_guess_checked():
+    # n divisible by the number of key values but the values unevenly filled: the kernel's
+    # grid guess (boundary = kmin + t / (n / values)) is wrong and must be detected.
+    # 48 points, x in 0..3 with 20/10/2/16 points (y, z in 0..1, so x is cut first): the
+    # guess for the first cut is x < 2, which sends 30 points left instead of 24; the
+    # boundary lies inside x = 1.
+    rng = np.random.default_rng(8)
+    xs = np.repeat([0.0, 1.0, 2.0, 3.0], [20, 10, 2, 16])
+    pts = np.c_[xs, rng.integers(0, 2, 48), rng.integers(0, 2, 48)].astype(float)
+    pts = np.ascontiguousarray(pts[rng.permutation(48)])
+    for ordering in ("z", "fz"):
+        for n_parts in (2, 4, 48):
+            part = mj_partition(pts, n_parts, ordering=ordering)
+            assert part.tolist() == reference_mj(pts, n_parts, ordering=ordering)
+            assert np.array_equal(part, mj_partition(pts + 0.5, n_parts, ordering=ordering))
+    # the first cut by hand: the 24 smallest (x, index) go to part 0
+    order = np.lexsort((np.arange(48), pts[:, 0]))
+    expected = np.ones(48, dtype=np.intp)
+    expected[order[:24]] = 0
+    assert mj_partition(pts, 2, ordering="z").tolist() == expected.tolist()
