@@ -1017,6 +1017,33 @@ def column_ranges(const double[:, ::1] coords):
     hi = np.array(coords[0], dtype=np.float64)
     cdef double[::1] lo_v = lo
     cdef double[::1] hi_v = hi
+    cdef double v1, v2, a1, b1, a2, b2
+    if d == 3:  # the common case: one row-major pass, six register accumulators
+        with nogil:
+            a = b = coords[0, 0]
+            a1 = b1 = coords[0, 1]
+            a2 = b2 = coords[0, 2]
+            for i in range(n):
+                v = coords[i, 0]
+                v1 = coords[i, 1]
+                v2 = coords[i, 2]
+                a = v if v < a else a
+                b = v if v > b else b
+                a1 = v1 if v1 < a1 else a1
+                b1 = v1 if v1 > b1 else b1
+                a2 = v2 if v2 < a2 else a2
+                b2 = v2 if v2 > b2 else b2
+                nan = nan | (v != v) | (v1 != v1) | (v2 != v2)
+            lo_v[0] = a
+            hi_v[0] = b
+            lo_v[1] = a1
+            hi_v[1] = b1
+            lo_v[2] = a2
+            hi_v[2] = b2
+        if nan:
+            lo[:] = np.nan
+            hi[:] = np.nan
+        return lo, hi
     with nogil:
         for k in range(d):  # column by column: branch-free min/max (minsd/maxsd)
             a = coords[0, k]
