@@ -296,10 +296,10 @@ cdef extern from * nogil:
        ((key - kmin) >> sh, at most min(n / 2, MJ_NB) buckets: one bucket per value on
        grids), then one partition pass puts the lower buckets in front; only if the
        boundary falls inside a bucket, a second pass isolates that bucket and introselect
-       orders it. */
+       orders it.  cnt: 4 * MJ_NB counters of scratch. */
     template <int COL, int S>
     static void mj_split3i_t(mj_i3* first, mj_i3* nth, mj_i3* last, int64_t kmin, int64_t kmax,
-                             mj_ext3* L, mj_ext3* R) {
+                             mj_ext3* L, mj_ext3* R, int32_t* cnt) {
         auto key = [](const mj_i3& r) -> int64_t { return (int64_t)S * r.x[COL]; };
         auto less = [&](const mj_i3& a, const mj_i3& b) {
             int64_t ka = key(a), kb = key(b);
@@ -333,7 +333,6 @@ cdef extern from * nogil:
         int nb = (int)(range >> sh) + 1;
         /* on grids runs of equal keys are common: four interleaved histograms keep the
            increments of consecutive records independent (no store-to-load chain) */
-        int32_t cnt[4 * MJ_NB];
         ptrdiff_t i = 0;
         if (n >= MJ_HIST4_MIN) {
             std::memset(cnt, 0, 4 * nb * sizeof(int32_t));
@@ -367,15 +366,15 @@ cdef extern from * nogil:
         mj_ext_scan3(nth, m2, R);
     }
     static void mj_split3i(mj_i3* first, mj_i3* nth, mj_i3* last, int col, int s,
-                           int64_t kmin, int64_t kmax, mj_ext3* L, mj_ext3* R) {
+                           int64_t kmin, int64_t kmax, mj_ext3* L, mj_ext3* R, int32_t* cnt) {
         if (s > 0) {
-            if (col == 0) mj_split3i_t<0, 1>(first, nth, last, kmin, kmax, L, R);
-            else if (col == 1) mj_split3i_t<1, 1>(first, nth, last, kmin, kmax, L, R);
-            else mj_split3i_t<2, 1>(first, nth, last, kmin, kmax, L, R);
+            if (col == 0) mj_split3i_t<0, 1>(first, nth, last, kmin, kmax, L, R, cnt);
+            else if (col == 1) mj_split3i_t<1, 1>(first, nth, last, kmin, kmax, L, R, cnt);
+            else mj_split3i_t<2, 1>(first, nth, last, kmin, kmax, L, R, cnt);
         } else {
-            if (col == 0) mj_split3i_t<0, -1>(first, nth, last, kmin, kmax, L, R);
-            else if (col == 1) mj_split3i_t<1, -1>(first, nth, last, kmin, kmax, L, R);
-            else mj_split3i_t<2, -1>(first, nth, last, kmin, kmax, L, R);
+            if (col == 0) mj_split3i_t<0, -1>(first, nth, last, kmin, kmax, L, R, cnt);
+            else if (col == 1) mj_split3i_t<1, -1>(first, nth, last, kmin, kmax, L, R, cnt);
+            else mj_split3i_t<2, -1>(first, nth, last, kmin, kmax, L, R, cnt);
         }
     }
     """
@@ -400,8 +399,9 @@ cdef extern from * nogil:
         int mn[3]
         int mx[3]
     void mj_split3i(mj_i3* first, mj_i3* nth, mj_i3* last, int col, int s,
-                    int64_t kmin, int64_t kmax, mj_ext3* L, mj_ext3* R)
+                    int64_t kmin, int64_t kmax, mj_ext3* L, mj_ext3* R, int* cnt)
     bint mj_build_i3(const double* coords, Py_ssize_t n, mj_i3* rec, mj_ext3* ext)
+    enum: MJ_NB
 
 ctypedef Py_ssize_t intp
 
@@ -440,6 +440,7 @@ cdef struct MJState:
     intp* preds
     intp* out
     intp max_depth
+    int* hist          # 4 * MJ_NB counters (integer records)
 
 
 cdef inline intp _largest_prime_factor(intp m) noexcept nogil:
@@ -808,7 +809,7 @@ cdef int _node3i(MJState* st, mj_i3* buf, intp lo, intp hi, intp np_, intp base,
         st.out[buf[lo + 1].idx] = base + i
         return MJ_OK
     b1 = lo + _share(n, np_, npl)
-    mj_split3i(buf + lo, buf + b1, buf + hi, col, sc, kmin, kmax, &lower, &upper)
+    mj_split3i(buf + lo, buf + b1, buf + hi, col, sc, kmin, kmax, &lower, &upper, st.hist)
     if np_ == 2:
         for i in range(lo, b1):
             st.out[buf[i].idx] = base
@@ -866,8 +867,10 @@ cdef int mj_kernel(const double[:, ::1] coords, const intp[::1] dim_order, intp 
     cdef const double* row
     cdef mj_ext3 root_ext
     if d == 3 and st.n_levels == 0 and n < 2147483647:
-        # integer records (16 n bytes <= the 2 n + 2 int64 of the work buffer)
-        if mj_build_i3(st.coords, n, <mj_i3*> &work[0], &root_ext):
+        # integer records (16 n bytes in the first 2 n int64 of the work buffer), then
+        # the 4 * MJ_NB int32 bucket counters
+        if work.shape[0] >= 2 * n + 2 * MJ_NB and mj_build_i3(st.coords, n, <mj_i3*> &work[0], &root_ext):
+            st.hist = <int*> &work[2 * n]
             return _node3i(&st, <mj_i3*> &work[0], 0, n, n_parts, 0, 0, 1, 1, 1, &root_ext)
         # 28-byte double records: the wrapper retries with a larger buffer
         if work.shape[0] * 8 < 28 * n:
@@ -920,9 +923,10 @@ def mj_partition_kernel(const double[:, ::1] coords, const intp[::1] dim_order,
             kmax = part_counts[i]
     if n < 1 or d < 1 or out.shape[0] != n or dim_order.shape[0] != d:
         raise ValueError("mj_partition_kernel: inconsistent array shapes")
-    # 16-byte items (2 n + 2 int64 with the alignment slack) or 16-byte integer records;
-    # 28-byte double records (d == 3, coordinates not all integers) on a second try
-    work = np.empty(2 * n + 2, dtype=np.int64)
+    # 16-byte items (2 n + 2 int64 with the alignment slack) or 16-byte integer records
+    # and their bucket counters; 28-byte double records (d == 3, coordinates not all
+    # integers) on a second try
+    work = np.empty(2 * n + 2 * MJ_NB, dtype=np.int64)
     signs = np.empty((max_depth + 2) * d, dtype=np.float64)
     bounds = np.empty((max_depth + 2) * (kmax + 1), dtype=np.intp)
     ext = np.empty(2 * d, dtype=np.float64)
