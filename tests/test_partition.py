@@ -572,3 +572,21 @@ def test_integer_record_path_grid_guess_checked():
     expected = np.ones(48, dtype=np.intp)
     expected[order[:24]] = 0
     assert mj_partition(pts, 2, ordering="z").tolist() == expected.tolist()
+
+
+def test_integer_record_path_identical_records_uneven_parts():
+    # ten cores at one 3-D point, 3 parts: every key ties, so index order decides.  With
+    # prime_split the 3 parts split 2 | 1: share(10, 3, 2) = 7 points left, then
+    # share(7, 2, 1) = 4 | 3; without it 1 | 2: share(10, 3, 1) = 3 points left, then
+    # share(7, 2, 1) = 4 | 3.
+    pts = np.tile([[2.0, -1.0, 5.0]], (10, 1))
+    for ordering in ("z", "fz", "mfz", "gray"):
+        assert mj_partition(pts, 3, ordering=ordering, prime_split=True).tolist() == [0] * 4 + [1] * 3 + [2] * 3
+        assert mj_partition(pts, 3, ordering=ordering).tolist() == [0] * 3 + [1] * 4 + [2] * 3
+    # nodes of 12 cores on a 3-D grid, rows interleaved, uneven part counts
+    nodes = np.array([[x, y, z] for x in range(3) for y in range(2) for z in range(2)], dtype=float)
+    cores = np.repeat(nodes, 12, axis=0)[np.random.default_rng(9).permutation(144)]
+    for n_parts in (144, 100, 30, 7):
+        for ordering in ("fz", "gray"):
+            kw = dict(ordering=ordering, prime_split=True)
+            assert mj_partition(cores, n_parts, **kw).tolist() == reference_mj(cores, n_parts, **kw)
