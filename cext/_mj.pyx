@@ -64,6 +64,22 @@
 # (key, index) order, same parts; at 2**20 points about 2x less CPU time than the item
 # kernel on a grid, 1.8x on random points (issue 13).  Work memory 28 bytes per point.
 #
+# Integer records (d == 3 bisection whose coordinates are all whole numbers in
+# [-2**30, 2**30]: grids, tori, torus-shifted router coordinates): _node3i on 16-byte
+# records {int32 x[3], idx}, keys s * x exact in int32, so the same (key, index) order
+# and the same parts as the double records.  Per node one split pass (mj_split3i) that
+# also computes both children's extents, so no node scans its records for its extents;
+# before it, a grid box (n / (range + 1) records per key value) guesses the boundary value
+# and keeps the split if exactly t records went left (checked, never assumed), otherwise
+# a counting pass over key buckets (four interleaved histograms, one bucket per value when
+# the range is small) finds the boundary bucket and introselect runs only inside it when
+# the boundary is not a bucket boundary.  Two-point nodes compare their two records; a
+# node whose records all sit at one point (cores sharing a router) sorts them by index
+# once and cuts runs (every key ties, so index order decides every cut below it).  On
+# the 2**20-task stencil and torus (issue 13, part 4) about 2x less CPU time per
+# partition than the double records; 1.3-1.8x on random integer points.  Work memory 16
+# bytes per point.
+#
 # Invariants: every buf range of a node at level l holds exactly the points of that
 # node; sign rows 0..l are the flips on the path from the root; part ids of a node are
 # contiguous and the lower slab has the lower ids.
@@ -74,7 +90,8 @@
 #
 # Complexity: O(n * (d + 1)) expected per tree level (extents + introselect),
 # O(n d log np) time in total (O(n log np) without longest_dim); O(n) extra memory
-# (16 bytes per point) plus O(depth * (d + kmax)).
+# (16 bytes per point; 28 for three-dimensional bisection of non-integer coordinates)
+# plus O(depth * (d + kmax)).
 # ===================================================================================
 
 cimport cython
@@ -189,6 +206,184 @@ cdef extern from * nogil:
             return mj_bucket3(r, col, s, kmin, scale, nb) == bt; });
         std::nth_element(m1, nth, m2, mj_cmp3{col, s});
     }
+    /* Integer fast path of the three-dimensional bisection: when every coordinate is a
+       whole number in [-2**30, 2**30] (grids, tori, torus-shifted router coordinates) the
+       records are 16-byte {int32 x[3], int32 idx} and the keys s * x are exact int32, so
+       the order (key, idx) is the one of the double path.  Each node knows the extents
+       of its records (computed by its parent's split pass, or by the record build at the
+       root): no extents pass. */
+    #ifndef MJ_IBUCKET_MIN
+    #define MJ_IBUCKET_MIN 4
+    #endif
+    #ifndef MJ_HIST4_MIN
+    #define MJ_HIST4_MIN 256
+    #endif
+    struct mj_i3 { int32_t x[3]; int32_t idx; };
+    struct mj_ext3 { int32_t mn[3]; int32_t mx[3]; };
+    static inline void mj_ext_empty(mj_ext3* e) {
+        for (int k = 0; k < 3; ++k) { e->mn[k] = INT32_MAX; e->mx[k] = INT32_MIN; }
+    }
+    /* Running extents kept in locals (registers) inside the split loops. */
+    struct mj_acc3 {
+        int32_t a0, a1, a2, z0, z1, z2;
+        explicit mj_acc3(const mj_ext3* e)
+            : a0(e->mn[0]), a1(e->mn[1]), a2(e->mn[2]), z0(e->mx[0]), z1(e->mx[1]), z2(e->mx[2]) {}
+        inline void add(const mj_i3& r) {
+            a0 = r.x[0] < a0 ? r.x[0] : a0;  z0 = r.x[0] > z0 ? r.x[0] : z0;
+            a1 = r.x[1] < a1 ? r.x[1] : a1;  z1 = r.x[1] > z1 ? r.x[1] : z1;
+            a2 = r.x[2] < a2 ? r.x[2] : a2;  z2 = r.x[2] > z2 ? r.x[2] : z2;
+        }
+        inline void store(mj_ext3* e) const {
+            e->mn[0] = a0; e->mn[1] = a1; e->mn[2] = a2; e->mx[0] = z0; e->mx[1] = z1; e->mx[2] = z2;
+        }
+    };
+    /* In-place two-way partition (Hoare scheme, like std::partition): records with
+       left(r) first; returns the boundary.  Adds every record whose side it settles to
+       the extents of that side (AL: the left side, AR: the right side). */
+    template <bool AL, bool AR, class P>
+    static mj_i3* mj_partition_ext3(mj_i3* first, mj_i3* last, P left, mj_ext3* L, mj_ext3* R) {
+        mj_acc3 l(L), r(R);
+        for (;;) {
+            while (first != last && left(*first)) { if (AL) l.add(*first); ++first; }
+            if (first == last) break;
+            --last;   /* *first belongs to the right side */
+            while (first != last && !left(*last)) { if (AR) r.add(*last); --last; }
+            if (first == last) { if (AR) r.add(*first); break; }
+            std::swap(*first, *last);
+            if (AL) l.add(*first);
+            if (AR) r.add(*last);
+            ++first;
+        }
+        l.store(L);
+        r.store(R);
+        return first;
+    }
+    /* Integer records of the (n, 3) float64 rows and their extents; false (rec partly
+       written) as soon as a block holds a value that is not a whole number in
+       [-2**30, 2**30] (NaN included).  Branch-free inside a block of rows. */
+    static bool mj_build_i3(const double* coords, ptrdiff_t n, mj_i3* rec, mj_ext3* ext) {
+        const double lim = 1073741824.0;
+        mj_ext_empty(ext);
+        mj_acc3 a(ext);
+        for (ptrdiff_t start = 0; start < n; start += 4096) {
+            ptrdiff_t end = start + 4096 < n ? start + 4096 : n;
+            bool ok = true;
+            for (ptrdiff_t i = start; i < end; ++i) {
+                const double* row = coords + 3 * i;
+                mj_i3 r;
+                for (int k = 0; k < 3; ++k) {
+                    double v = row[k];
+                    double c = v > -lim ? v : -lim;   /* NaN -> -lim, then fails the test */
+                    c = c < lim ? c : lim;
+                    r.x[k] = (int32_t)c;
+                    ok &= ((double)r.x[k] == v);
+                }
+                r.idx = (int32_t)i;
+                rec[i] = r;
+                a.add(r);
+            }
+            if (!ok) return false;
+        }
+        a.store(ext);
+        return true;
+    }
+    static inline void mj_ext_scan3(const mj_i3* first, const mj_i3* last, mj_ext3* e) {
+        mj_acc3 a(e);
+        for (; first != last; ++first) a.add(*first);
+        a.store(e);
+    }
+    /* Split records [first, last) at nth (first < nth < last) in (S * x[COL], idx) order,
+       and write the extents of [first, nth) into L and of [nth, last) into R.  kmin, kmax:
+       the key range of the node.  Large ranges count the keys in buckets
+       ((key - kmin) >> sh, at most min(n / 2, MJ_NB) buckets: one bucket per value on
+       grids), then one partition pass puts the lower buckets in front; only if the
+       boundary falls inside a bucket, a second pass isolates that bucket and introselect
+       orders it.  cnt: 4 * MJ_NB counters of scratch. */
+    template <int COL, int S>
+    static void mj_split3i_t(mj_i3* first, mj_i3* nth, mj_i3* last, int64_t kmin, int64_t kmax,
+                             mj_ext3* L, mj_ext3* R, int32_t* cnt) {
+        auto key = [](const mj_i3& r) -> int64_t { return (int64_t)S * r.x[COL]; };
+        auto less = [&](const mj_i3& a, const mj_i3& b) {
+            int64_t ka = key(a), kb = key(b);
+            return ka < kb || (ka == kb && a.idx < b.idx);
+        };
+        ptrdiff_t n = last - first, t = nth - first;
+        mj_ext_empty(L);
+        mj_ext_empty(R);
+        if (n < MJ_IBUCKET_MIN) {
+            std::nth_element(first, nth, last, less);
+            mj_ext_scan3(first, nth, L);
+            mj_ext_scan3(nth, last, R);
+            return;
+        }
+        int64_t range = kmax - kmin, cap = n / 2 < MJ_NB ? n / 2 : MJ_NB;
+        /* A grid box has n / (range + 1) records per key value, and then the boundary is
+           the value kmin + t / (records per value).  Guess it when the counts allow it:
+           one partition pass, and the split is exactly right iff t records went left
+           (every record with a smaller key is left of the boundary, the rest right).  A
+           wrong guess costs that pass and the general path below runs. */
+        if (n % (range + 1) == 0 && t % (n / (range + 1)) == 0) {
+            int64_t guess = kmin + t / (n / (range + 1));
+            mj_i3* mid = mj_partition_ext3<true, true>(first, last,
+                [&](const mj_i3& r) { return key(r) < guess; }, L, R);
+            if (mid - first == t) return;
+            mj_ext_empty(L);
+            mj_ext_empty(R);
+        }
+        int sh = 0;
+        while ((range >> sh) >= cap) ++sh;
+        int nb = (int)(range >> sh) + 1;
+        /* on grids runs of equal keys are common: four interleaved histograms keep the
+           increments of consecutive records independent (no store-to-load chain) */
+        ptrdiff_t i = 0;
+        if (n >= MJ_HIST4_MIN) {
+            std::memset(cnt, 0, 4 * nb * sizeof(int32_t));
+            int32_t *c1 = cnt + nb, *c2 = cnt + 2 * nb, *c3 = cnt + 3 * nb;
+            for (; i + 4 <= n; i += 4) {
+                cnt[(key(first[i]) - kmin) >> sh]++;
+                c1[(key(first[i + 1]) - kmin) >> sh]++;
+                c2[(key(first[i + 2]) - kmin) >> sh]++;
+                c3[(key(first[i + 3]) - kmin) >> sh]++;
+            }
+            for (int b = 0; b < nb; ++b) cnt[b] += c1[b] + c2[b] + c3[b];
+        } else {
+            std::memset(cnt, 0, nb * sizeof(int32_t));
+        }
+        for (; i < n; ++i) cnt[(key(first[i]) - kmin) >> sh]++;
+        ptrdiff_t cum = 0;
+        int bt = 0;
+        while (cum + cnt[bt] <= t) cum += cnt[bt++];
+        int64_t lo_key = kmin + ((int64_t)bt << sh);   /* bucket bt holds keys [lo_key, hi_key) */
+        if (cum == t) {   /* the boundary is a bucket boundary: one pass splits */
+            mj_partition_ext3<true, true>(first, last, [&](const mj_i3& r) { return key(r) < lo_key; }, L, R);
+            return;
+        }
+        int64_t hi_key = kmin + ((int64_t)(bt + 1) << sh);
+        mj_i3* m1 = mj_partition_ext3<true, false>(first, last,
+            [&](const mj_i3& r) { return key(r) < lo_key; }, L, R);
+        mj_i3* m2 = mj_partition_ext3<false, true>(m1, last,
+            [&](const mj_i3& r) { return key(r) < hi_key; }, L, R);
+        std::nth_element(m1, nth, m2, less);
+        mj_ext_scan3(m1, nth, L);
+        mj_ext_scan3(nth, m2, R);
+    }
+    /* Records in index order (a node whose records all have the same coordinates: every
+       key ties, in every dimension and with either sign). */
+    static inline void mj_sort_idx3i(mj_i3* first, mj_i3* last) {
+        std::sort(first, last, [](const mj_i3& a, const mj_i3& b) { return a.idx < b.idx; });
+    }
+    static void mj_split3i(mj_i3* first, mj_i3* nth, mj_i3* last, int col, int s,
+                           int64_t kmin, int64_t kmax, mj_ext3* L, mj_ext3* R, int32_t* cnt) {
+        if (s > 0) {
+            if (col == 0) mj_split3i_t<0, 1>(first, nth, last, kmin, kmax, L, R, cnt);
+            else if (col == 1) mj_split3i_t<1, 1>(first, nth, last, kmin, kmax, L, R, cnt);
+            else mj_split3i_t<2, 1>(first, nth, last, kmin, kmax, L, R, cnt);
+        } else {
+            if (col == 0) mj_split3i_t<0, -1>(first, nth, last, kmin, kmax, L, R, cnt);
+            else if (col == 1) mj_split3i_t<1, -1>(first, nth, last, kmin, kmax, L, R, cnt);
+            else mj_split3i_t<2, -1>(first, nth, last, kmin, kmax, L, R, cnt);
+        }
+    }
     """
     ctypedef long long mj_item   # opaque for Cython: never used arithmetically here
     double mj_key(mj_item it)
@@ -204,6 +399,17 @@ cdef extern from * nogil:
         int idx
     void mj_select3(mj_p3* first, mj_p3* nth, mj_p3* last, int col, double s,
                     double kmin, double kmax)
+    ctypedef struct mj_i3:
+        int x[3]
+        int idx
+    ctypedef struct mj_ext3:
+        int mn[3]
+        int mx[3]
+    void mj_split3i(mj_i3* first, mj_i3* nth, mj_i3* last, int col, int s,
+                    int64_t kmin, int64_t kmax, mj_ext3* L, mj_ext3* R, int* cnt)
+    bint mj_build_i3(const double* coords, Py_ssize_t n, mj_i3* rec, mj_ext3* ext)
+    enum: MJ_NB
+    void mj_sort_idx3i(mj_i3* first, mj_i3* last)
 
 ctypedef Py_ssize_t intp
 
@@ -222,6 +428,7 @@ cdef enum:
     MJ_OK = 0
     MJ_DEPTH_EXCEEDED = -1
     MJ_BAD_SPLIT = -2
+    MJ_NEED_RECORD_WORK = -3   # not integer: the 28-byte records need a larger work buffer
 
 
 cdef struct MJState:
@@ -241,6 +448,7 @@ cdef struct MJState:
     intp* preds
     intp* out
     intp max_depth
+    int* hist          # 4 * MJ_NB counters (integer records)
 
 
 cdef inline intp _largest_prime_factor(intp m) noexcept nogil:
@@ -563,6 +771,100 @@ cdef int _node3(MJState* st, mj_p3* buf, intp lo, intp hi, intp np_, intp base, 
     return _node3(st, buf, b1, hi, np_ - npl, base + npl, level + 1, s0, s1, s2)
 
 
+cdef void _runs_by_index(MJState* st, const mj_i3* buf, intp lo, intp hi, intp np_,
+                         intp base) noexcept nogil:
+    """Parts of a node whose records (in index order) all have the same coordinates.
+
+    Every key ties, so each cut sends the first share(n, np_, npl) records in index order
+    to the lower parts, whatever the cut dimension and the flips: the parts are runs.
+    """
+    cdef intp i, npl, b1
+    while np_ > 1:
+        npl = _left_parts(np_, st.prime)
+        b1 = lo + _share(hi - lo, np_, npl)
+        _runs_by_index(st, buf, lo, b1, npl, base)
+        lo = b1
+        base += npl
+        np_ -= npl
+    for i in range(lo, hi):
+        st.out[buf[i].idx] = base
+
+
+cdef int _node3i(MJState* st, mj_i3* buf, intp lo, intp hi, intp np_, intp base, intp level,
+                 int s0, int s1, int s2, const mj_ext3* ext) noexcept nogil:
+    """_node3 on integer records (same tree, same result; see header).
+
+    ext holds the per-column minimum and maximum of buf[lo:hi].
+    """
+    cdef intp i, c, npl, b1
+    cdef intp n = hi - lo
+    cdef const intp* dims = st.dims
+    cdef int col, sc
+    cdef int64_t e, best, kmin, kmax, ka, kb
+    cdef mj_ext3 lower, upper
+    cdef int status
+    if np_ == 1:
+        for i in range(lo, hi):
+            st.out[buf[i].idx] = base
+        return MJ_OK
+    if level >= st.max_depth:
+        return MJ_DEPTH_EXCEEDED
+    npl = _left_parts(np_, st.prime)
+    if st.longest:
+        c = 0
+        best = <int64_t>ext.mx[dims[0]] - ext.mn[dims[0]]
+        for i in range(1, 3):
+            e = <int64_t>ext.mx[dims[i]] - ext.mn[dims[i]]
+            if e > best:
+                best = e
+                c = i
+    else:
+        c = level % 3
+    col = <int>dims[c]
+    sc = s0 if c == 0 else (s1 if c == 1 else s2)
+    if sc > 0:
+        kmin = ext.mn[col]
+        kmax = ext.mx[col]
+    else:
+        kmin = -<int64_t>ext.mx[col]
+        kmax = -<int64_t>ext.mn[col]
+    if ext.mn[0] == ext.mx[0] and ext.mn[1] == ext.mx[1] and ext.mn[2] == ext.mx[2]:
+        # all records at one point (cores sharing a router): index order decides
+        mj_sort_idx3i(buf + lo, buf + hi)
+        _runs_by_index(st, buf, lo, hi, np_, base)
+        return MJ_OK
+    if n == 2 and np_ == 2:   # one point per part: compare the two (key, index) pairs
+        ka = sc * buf[lo].x[col]
+        kb = sc * buf[lo + 1].x[col]
+        i = 1 if ka < kb or (ka == kb and buf[lo].idx < buf[lo + 1].idx) else 0
+        st.out[buf[lo].idx] = base + 1 - i
+        st.out[buf[lo + 1].idx] = base + i
+        return MJ_OK
+    b1 = lo + _share(n, np_, npl)
+    mj_split3i(buf + lo, buf + b1, buf + hi, col, sc, kmin, kmax, &lower, &upper, st.hist)
+    if np_ == 2:
+        for i in range(lo, b1):
+            st.out[buf[i].idx] = base
+        for i in range(b1, hi):
+            st.out[buf[i].idx] = base + 1
+        return MJ_OK
+    # lower child
+    if st.ordering == _MFZ:
+        status = _node3i(st, buf, lo, b1, npl, base, level + 1,
+                         -s0 if c == 0 else s0, -s1 if c == 1 else s1, -s2 if c == 2 else s2, &lower)
+    else:
+        status = _node3i(st, buf, lo, b1, npl, base, level + 1, s0, s1, s2, &lower)
+    if status != MJ_OK:
+        return status
+    # upper child
+    if st.ordering == _GRAY:
+        return _node3i(st, buf, b1, hi, np_ - npl, base + npl, level + 1, -s0, -s1, -s2, &upper)
+    if st.ordering == _FZ:
+        return _node3i(st, buf, b1, hi, np_ - npl, base + npl, level + 1,
+                       -s0 if c == 0 else s0, -s1 if c == 1 else s1, -s2 if c == 2 else s2, &upper)
+    return _node3i(st, buf, b1, hi, np_ - npl, base + npl, level + 1, s0, s1, s2, &upper)
+
+
 cdef int mj_kernel(const double[:, ::1] coords, const intp[::1] dim_order, intp n_parts,
                    int ordering, bint longest_dim, const intp[::1] part_counts,
                    bint prime_split, intp max_depth, intp kmax,
@@ -595,8 +897,16 @@ cdef int mj_kernel(const double[:, ::1] coords, const intp[::1] dim_order, intp 
     st.max_depth = max_depth
     cdef mj_p3* rec
     cdef const double* row
+    cdef mj_ext3 root_ext
     if d == 3 and st.n_levels == 0 and n < 2147483647:
-        # records fast path (the work buffer holds 2n + 2 int64 >= 28 n bytes... see wrapper)
+        # integer records (16 n bytes in the first 2 n int64 of the work buffer), then
+        # the 4 * MJ_NB int32 bucket counters
+        if work.shape[0] >= 2 * n + 2 * MJ_NB and mj_build_i3(st.coords, n, <mj_i3*> &work[0], &root_ext):
+            st.hist = <int*> &work[2 * n]
+            return _node3i(&st, <mj_i3*> &work[0], 0, n, n_parts, 0, 0, 1, 1, 1, &root_ext)
+        # 28-byte double records: the wrapper retries with a larger buffer
+        if work.shape[0] * 8 < 28 * n:
+            return MJ_NEED_RECORD_WORK
         rec = <mj_p3*> &work[0]
         for i in range(n):
             row = st.coords + i * 3
@@ -645,9 +955,10 @@ def mj_partition_kernel(const double[:, ::1] coords, const intp[::1] dim_order,
             kmax = part_counts[i]
     if n < 1 or d < 1 or out.shape[0] != n or dim_order.shape[0] != d:
         raise ValueError("mj_partition_kernel: inconsistent array shapes")
-    # 16-byte items (2 n + 2 int64 with the alignment slack), or 28-byte records (d == 3)
-    work = np.empty(max(2 * n + 2, (28 * n + 7) // 8 if d == 3 and part_counts.shape[0] == 0 else 0),
-                    dtype=np.int64)
+    # 16-byte items (2 n + 2 int64 with the alignment slack) or 16-byte integer records
+    # and their bucket counters; 28-byte double records (d == 3, coordinates not all
+    # integers) on a second try
+    work = np.empty(2 * n + 2 * MJ_NB, dtype=np.int64)
     signs = np.empty((max_depth + 2) * d, dtype=np.float64)
     bounds = np.empty((max_depth + 2) * (kmax + 1), dtype=np.intp)
     ext = np.empty(2 * d, dtype=np.float64)
@@ -660,6 +971,12 @@ def mj_partition_kernel(const double[:, ::1] coords, const intp[::1] dim_order,
     with nogil:
         status = mj_kernel(coords, dim_order, n_parts, ordering, longest_dim, part_counts,
                            prime_split, max_depth, kmax, work_v, signs_v, bounds_v, ext_v, preds_v, out)
+    if status == MJ_NEED_RECORD_WORK:
+        work = np.empty((28 * n + 7) // 8, dtype=np.int64)
+        work_v = work
+        with nogil:
+            status = mj_kernel(coords, dim_order, n_parts, ordering, longest_dim, part_counts,
+                               prime_split, max_depth, kmax, work_v, signs_v, bounds_v, ext_v, preds_v, out)
     if status != MJ_OK:
         raise RuntimeError(f"mj_partition_kernel: internal error, status {status}")
 
@@ -736,6 +1053,33 @@ def column_ranges(const double[:, ::1] coords):
     hi = np.array(coords[0], dtype=np.float64)
     cdef double[::1] lo_v = lo
     cdef double[::1] hi_v = hi
+    cdef double v1, v2, a1, b1, a2, b2
+    if d == 3:  # the common case: one row-major pass, six register accumulators
+        with nogil:
+            a = b = coords[0, 0]
+            a1 = b1 = coords[0, 1]
+            a2 = b2 = coords[0, 2]
+            for i in range(n):
+                v = coords[i, 0]
+                v1 = coords[i, 1]
+                v2 = coords[i, 2]
+                a = v if v < a else a
+                b = v if v > b else b
+                a1 = v1 if v1 < a1 else a1
+                b1 = v1 if v1 > b1 else b1
+                a2 = v2 if v2 < a2 else a2
+                b2 = v2 if v2 > b2 else b2
+                nan = nan | (v != v) | (v1 != v1) | (v2 != v2)
+            lo_v[0] = a
+            hi_v[0] = b
+            lo_v[1] = a1
+            hi_v[1] = b1
+            lo_v[2] = a2
+            hi_v[2] = b2
+        if nan:
+            lo[:] = np.nan
+            hi[:] = np.nan
+        return lo, hi
     with nogil:
         for k in range(d):  # column by column: branch-free min/max (minsd/maxsd)
             a = coords[0, k]

@@ -310,8 +310,9 @@ def mj_partition(
     row index) and sends the first ``round_half_up(n * np_left / np)`` to the left,
     found by selection (``std::nth_element``), not sorting: O(n * (n_dims + 1)) per
     level, O(n * n_dims * log n_parts) in total, 16 bytes of work memory per point
-    (three-dimensional bisection: 28-byte records carrying the coordinates and a bucketed
-    selection, same result).
+    (three-dimensional bisection: records carrying the coordinates and a bucketed
+    selection, same result; 16-byte int32 records when every coordinate is a whole
+    number in ``[-2**30, 2**30]``, as on grids and tori, else 28-byte float64 records).
     Flips are per-frame signs, the coordinates are never copied.  The result depends
     only on the values and row order of ``coords`` (deterministic on every rank).
     ``"hilbert"`` costs O(n log n) (one sort).

@@ -209,3 +209,40 @@ def test_every_result_is_a_valid_mapping_on_random_allocations(seed):
             assert load.min() >= n_tasks // m.n_procs and load.max() <= -(-n_tasks // m.n_procs)
         else:
             assert load.max() == 1 and load.sum() == n_tasks
+
+
+def test_identical_task_and_processor_coordinates_share_one_partition():
+    # task coordinates equal to the processor coordinates (row for row) give the same MJ
+    # tree on both sides: every task on the processor of its own row, for any ordering and
+    # rotation that both sides share; sides that differ in ordering (mfz numbers processors
+    # with the lower side flipped) or rotation are partitioned separately.
+    from mpitaskmap.partition import mj_partition
+
+    m = torus_machine([4, 6, 2], wrap=False)
+    rng = np.random.default_rng(3)
+    scrambled = rng.permutation(m.n_procs)
+    coords = m.router_coords.astype(float)
+    for ordering in ("fz", "z", "gray", "hilbert"):
+        for perm in (None, [1, 0, 2]):
+            mp = map_geometric(coords, m, ordering=ordering, shift=False, task_perm=perm, proc_perm=perm)
+            assert mp.task_to_proc.tolist() == list(range(m.n_procs))
+    # the same points in another row order are not shared, and still map each task home
+    mp = map_geometric(coords[scrambled], m, shift=False)
+    assert mp.task_to_proc.tolist() == scrambled.tolist()
+
+    def composed(task_order, proc_order, task_perm, proc_perm):
+        kw = dict(prime_split=True)
+        tp = mj_partition(coords, m.n_procs, ordering=task_order, longest_dim=task_perm is None,
+                          dim_order=task_perm, **kw)
+        pp = mj_partition(coords, m.n_procs, ordering=proc_order, longest_dim=proc_perm is None,
+                          dim_order=proc_perm, **kw)
+        proc_of_part = np.empty(m.n_procs, dtype=np.intp)
+        proc_of_part[pp] = np.arange(m.n_procs)
+        return proc_of_part[tp].tolist()
+
+    mfz = map_geometric(coords, m, ordering="mfz", shift=False).task_to_proc.tolist()
+    assert mfz == composed("fz", "mfz", None, None) and mfz != list(range(m.n_procs))
+    rot = map_geometric(coords, m, shift=False, task_perm=[0, 1, 2], proc_perm=[1, 0, 2]).task_to_proc.tolist()
+    assert rot == composed("fz", "fz", [0, 1, 2], [1, 0, 2]) and rot != list(range(m.n_procs))
+    one = map_geometric(coords, m, shift=False, task_perm=[1, 0, 2]).task_to_proc.tolist()
+    assert one == composed("fz", "fz", [1, 0, 2], None) and one != list(range(m.n_procs))

@@ -489,3 +489,104 @@ def test_three_dim_record_path_cycling_matches_reference():
     for ordering in ("fz", "gray"):
         part = mj_partition(pts, 16, ordering=ordering, longest_dim=False, dim_order=[1, 2, 0])
         assert part.tolist() == reference_mj(pts, 16, ordering=ordering, longest_dim=False, dim_order=[1, 2, 0])
+
+
+# ------------------------------------------------------- integer records (d == 3 bisection)
+def _integer_points(seed: int, n: int, spread: int) -> np.ndarray:
+    """3-D whole-number points with ties, negative values and -0.0 (the kernel's int32
+    record path), in [-spread, spread]."""
+    rng = np.random.default_rng(seed)
+    pts = rng.integers(-spread, spread + 1, size=(n, 3)).astype(float)
+    pts[rng.random(n) < 0.1, 0] = -0.0
+    return np.ascontiguousarray(pts)
+
+
+@pytest.mark.parametrize("ordering", ["z", "gray", "fz", "mfz"])
+@pytest.mark.parametrize("spread", [3, 40, 10**6])
+def test_integer_record_path_equals_double_record_path(ordering, spread):
+    # whole numbers run on int32 records; adding 0.5 to every value keeps every key order,
+    # tie and extent but sends the same points down the double-record path.  spread 3: few
+    # values (boundaries inside a value); 40: about one value per bucket; 10**6: buckets of
+    # many values (shifted buckets, boundaries inside a bucket).
+    pts = _integer_points(spread, 20_000, spread)
+    half = pts + 0.5
+    for n_parts in (20_000, 4096, 1000, 7, 2):
+        for dim_order in (None, [2, 0, 1]):
+            for longest_dim in (True, False):
+                kw = dict(ordering=ordering, dim_order=dim_order, longest_dim=longest_dim, prime_split=True)
+                a = mj_partition(pts, n_parts, **kw)
+                assert np.array_equal(a, mj_partition(half, n_parts, **kw)), (n_parts, dim_order, longest_dim)
+                check_partition(a, len(pts), n_parts, prime_split=True)
+
+
+@pytest.mark.parametrize("ordering", ["z", "gray", "fz", "mfz"])
+def test_integer_record_path_matches_reference(ordering):
+    for seed, (n, spread, n_parts) in enumerate([(600, 2, 600), (900, 30, 97), (500, 10**5, 64)]):
+        pts = _integer_points(seed, n, spread)
+        for longest_dim in (True, False):
+            kw = dict(ordering=ordering, longest_dim=longest_dim, dim_order=[1, 2, 0], prime_split=True)
+            assert mj_partition(pts, n_parts, **kw).tolist() == reference_mj(pts, n_parts, **kw)
+
+
+def test_integer_record_path_limits():
+    # whole numbers up to 2**30 in magnitude are exact int32 keys (extents up to 2**31);
+    # beyond that the double records take over: both must agree with the reference
+    rng = np.random.default_rng(5)
+    for top in (2.0**30, 2.0**30 + 1, 2.0**40):
+        pts = rng.integers(-3, 4, size=(300, 3)).astype(float)
+        pts[0] = [top, -top, 0.0]
+        pts[1] = [-top, top, -top]
+        for ordering in ("fz", "gray"):
+            part = mj_partition(pts, 50, ordering=ordering)
+            assert part.tolist() == reference_mj(pts, 50, ordering=ordering), top
+
+
+def test_integer_record_path_grid_row_orders():
+    # a 16 x 8 x 4 grid in two row orders: every cut falls between two coordinate values,
+    # so a point's part depends only on its coordinates, whatever the row order
+    g = np.array([[x, y, z] for x in range(16) for y in range(8) for z in range(4)], dtype=float)
+    perm = np.random.default_rng(6).permutation(len(g))
+    for ordering in ("fz", "mfz"):
+        part = mj_partition(g, len(g), ordering=ordering)
+        assert part.tolist() == reference_mj(g, len(g), ordering=ordering)
+        np.testing.assert_array_equal(mj_partition(g[perm], len(g), ordering=ordering), part[perm])
+
+
+def test_integer_record_path_grid_guess_checked():
+    # n divisible by the number of key values but the values unevenly filled: the kernel's
+    # grid guess (boundary = kmin + t / (n / values)) is wrong and must be detected.
+    # 48 points, x in 0..3 with 20/10/2/16 points (y, z in 0..1, so x is cut first): the
+    # guess for the first cut is x < 2, which sends 30 points left instead of 24; the
+    # boundary lies inside x = 1.
+    rng = np.random.default_rng(8)
+    xs = np.repeat([0.0, 1.0, 2.0, 3.0], [20, 10, 2, 16])
+    pts = np.c_[xs, rng.integers(0, 2, 48), rng.integers(0, 2, 48)].astype(float)
+    pts = np.ascontiguousarray(pts[rng.permutation(48)])
+    for ordering in ("z", "fz"):
+        for n_parts in (2, 4, 48):
+            part = mj_partition(pts, n_parts, ordering=ordering)
+            assert part.tolist() == reference_mj(pts, n_parts, ordering=ordering)
+            assert np.array_equal(part, mj_partition(pts + 0.5, n_parts, ordering=ordering))
+    # the first cut by hand: the 24 smallest (x, index) go to part 0
+    order = np.lexsort((np.arange(48), pts[:, 0]))
+    expected = np.ones(48, dtype=np.intp)
+    expected[order[:24]] = 0
+    assert mj_partition(pts, 2, ordering="z").tolist() == expected.tolist()
+
+
+def test_integer_record_path_identical_records_uneven_parts():
+    # ten cores at one 3-D point, 3 parts: every key ties, so index order decides.  With
+    # prime_split the 3 parts split 2 | 1: share(10, 3, 2) = 7 points left, then
+    # share(7, 2, 1) = 4 | 3; without it 1 | 2: share(10, 3, 1) = 3 points left, then
+    # share(7, 2, 1) = 4 | 3.
+    pts = np.tile([[2.0, -1.0, 5.0]], (10, 1))
+    for ordering in ("z", "fz", "mfz", "gray"):
+        assert mj_partition(pts, 3, ordering=ordering, prime_split=True).tolist() == [0] * 4 + [1] * 3 + [2] * 3
+        assert mj_partition(pts, 3, ordering=ordering).tolist() == [0] * 3 + [1] * 4 + [2] * 3
+    # nodes of 12 cores on a 3-D grid, rows interleaved, uneven part counts
+    nodes = np.array([[x, y, z] for x in range(3) for y in range(2) for z in range(2)], dtype=float)
+    cores = np.repeat(nodes, 12, axis=0)[np.random.default_rng(9).permutation(144)]
+    for n_parts in (144, 100, 30, 7):
+        for ordering in ("fz", "gray"):
+            kw = dict(ordering=ordering, prime_split=True)
+            assert mj_partition(cores, n_parts, **kw).tolist() == reference_mj(cores, n_parts, **kw)

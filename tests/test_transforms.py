@@ -106,3 +106,21 @@ def test_drop_constant_dimensions_one_pass_ranges_and_errors():
         drop_constant_dimensions(np.array([[1.0, 2.0], [3.0, 4.0], [5.0, np.nan]]))
     with pytest.raises(InvalidInputError, match=r"non-finite value at index \(0, 0\); got -inf"):
         drop_constant_dimensions(np.array([[-np.inf, 2.0], [3.0, 4.0]]))
+
+
+@pytest.mark.parametrize("d", [1, 3, 5])
+def test_column_ranges_matches_numpy_and_flags_non_finite(d):
+    # d == 3 has its own row-major loop; other widths go column by column
+    from mpitaskmap import _mj
+
+    c = np.random.default_rng(d).normal(size=(1000, d)) * 100
+    lo, hi = _mj.column_ranges(c)
+    np.testing.assert_array_equal(lo, c.min(axis=0))
+    np.testing.assert_array_equal(hi, c.max(axis=0))
+    for k in range(d):
+        bad = c.copy()
+        bad[999 - k, k] = np.nan  # NaN anywhere: every entry NaN
+        lo, hi = _mj.column_ranges(bad)
+        assert np.isnan(lo).all() and np.isnan(hi).all()
+        bad[999 - k, k] = np.inf  # an infinity shows as its column's maximum
+        assert _mj.column_ranges(bad)[1][k] == np.inf

@@ -178,6 +178,20 @@ def select_compact_subset(coords, k: int, *, n_window_seeds: int = 8, max_iter: 
     return best.astype(np.intp)
 
 
+def _same_coords(a: np.ndarray, b: np.ndarray) -> bool:
+    """True when two coordinate arrays hold the same values row for row (-0.0 == 0.0).
+
+    Seventeen evenly spaced rows are compared first, so different arrays usually cost
+    O(d), equal ones O(n d).
+    """
+    if a is b:
+        return True
+    if a.shape != b.shape:
+        return False
+    probe = np.linspace(0, a.shape[0] - 1, 17).astype(np.intp)
+    return bool(np.array_equal(a[probe], b[probe]) and np.array_equal(a, b))
+
+
 def _task_coords(tasks, task_coords) -> tuple[np.ndarray, TaskGraph | None]:
     if isinstance(tasks, TaskGraph):
         graph = tasks
@@ -245,7 +259,10 @@ def map_geometric(
 
     Notes
     -----
-    O((n_tasks + n_procs) log min(n_tasks, n_procs)) in the compiled MJ kernel.
+    O((n_tasks + n_procs) log min(n_tasks, n_procs)) in the compiled MJ kernel.  When the
+    task coordinates equal the (transformed) processor coordinates row for row and both
+    sides use the same ordering and rotation, the processors are not partitioned again:
+    their parts are the tasks' parts.
     Deterministic: ties are broken by index everywhere.
 
     References
@@ -279,10 +296,17 @@ def map_geometric(
         tcoords, n_parts, ordering=task_order, longest_dim=task_perm is None,
         dim_order=task_perm, part_counts=None, prime_split=prime_split,
     )
-    proc_parts = _partition_finite(
-        pcoords, n_parts, ordering=ordering, longest_dim=proc_perm is None,
-        dim_order=proc_perm, part_counts=None, prime_split=prime_split,
+    same_rotation = (task_perm is None and proc_perm is None) or (
+        task_perm is not None and proc_perm is not None
+        and [int(v) for v in task_perm] == [int(v) for v in proc_perm]
     )
+    if task_order == ordering and same_rotation and _same_coords(tcoords, pcoords):
+        proc_parts = task_parts  # the same points with the same options: the same tree
+    else:
+        proc_parts = _partition_finite(
+            pcoords, n_parts, ordering=ordering, longest_dim=proc_perm is None,
+            dim_order=proc_perm, part_counts=None, prime_split=prime_split,
+        )
     proc_of_part = np.empty(n_parts, dtype=np.intp)
     proc_of_part[proc_parts] = procs
     task_to_proc = proc_of_part[task_parts]
