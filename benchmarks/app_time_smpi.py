@@ -397,6 +397,7 @@ def run_case(n: int, ppn: int, seed: int, args, app: str, work: str) -> tuple[li
 
 
 def print_table(rows: list[dict]) -> None:
+    """The per-method table: metrics, app time and its change vs identity, per case."""
     head = (f"{'ranks':>5} {'ppn':>3} {'seed':>4}  {'method':<12} {'AvgHops':>7} {'WeightedHops':>13} "
             f"{'Latency(M)':>10} {'comm s':>10} {'vs identity':>11} {'end s':>10} {'map s':>6} {'wall s':>6}")
     print(head)
@@ -448,6 +449,7 @@ def _rank(method: str) -> int:
 
 
 def print_verdicts(rows: list[dict], cands: list[dict], zoltan2_reason: str) -> None:
+    """Issue 18's and issue 19's target lines, one per (ranks, ppn, seed)."""
     print("issue 18: auto >= 45% below identity (4096 ranks), auto within 2% of the fastest of our methods")
     keys = sorted({(r["n"], r["ppn"], r["seed"]) for r in rows})
     for key in keys:
@@ -479,6 +481,7 @@ def print_verdicts(rows: list[dict], cands: list[dict], zoltan2_reason: str) -> 
 
 
 def main(argv=None) -> int:
+    """Run the cases and print the tables; 1 when SimGrid is missing."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", default="512:8,512:16,4096:8,4096:16", help="RANKS:PPN,... (ranks in %s)" % sorted(GRIDS))
     ap.add_argument("--quick", action="store_true", help="the 512-rank cases only (512:8,512:16)")
