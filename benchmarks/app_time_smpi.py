@@ -35,7 +35,8 @@ Generated candidates (``--all-candidates``, default on at 512 ranks, off above):
 mapping ``auto``'s search generated (both stages: its candidate list and the refined ones,
 ``info["candidate_list"]``), deduplicated by rank order (the host of every rank, i.e. the
 hostfile), each distinct one simulated; the second table gives the fastest one's time and
-label and ``auto``'s gap to it.
+label and ``auto``'s gap to it, and for every metric how much slower than the fastest the
+candidate of least metric runs (0.0%: that metric would have picked the fastest).
 
 After the tables, per case: issue 18's targets (``auto`` at least 45% below identity and
 within 2% of the fastest of our methods, and which metric of the table would have picked
@@ -222,6 +223,28 @@ def fastest_group(groups: list[list[int]], times) -> int | None:
     return min(ok)[1] if ok else None
 
 
+def metric_picks(candidates: list[dict]) -> dict[str, float]:
+    """Per metric of :data:`SELECTORS`: how much slower (%) the candidate of least metric runs than the fastest.
+
+    ``candidates``: :func:`simulate_candidates`' per-order records (``index``, ``metrics``,
+    ``comm_s``; failed runs, ``comm_s`` None, are left out).  Ties of the metric go to the lowest
+    candidate index, as the search breaks them.  0.0 for a metric means "it would have picked the
+    fastest".
+
+    Examples
+    --------
+    >>> c = [{"index": 0, "comm_s": 2.0, "metrics": dict.fromkeys(SELECTORS, 1.0)},
+    ...      {"index": 5, "comm_s": 1.0, "metrics": dict(dict.fromkeys(SELECTORS, 1.0), latency=0.5)}]
+    >>> metric_picks(c)["latency"], metric_picks(c)["weighted_hops"]
+    (0.0, 100.0)
+    """
+    ok = [c for c in candidates if c["comm_s"] is not None]
+    if not ok:
+        return {}
+    best = min(c["comm_s"] for c in ok)
+    return {s: gap_percent(min(ok, key=lambda c: (c["metrics"][s], c["index"]))["comm_s"], best) for s in SELECTORS}
+
+
 def gap_percent(value: float, best: float) -> float:
     """How much slower ``value`` is than ``best``, in % (0 when equal)."""
     return 100.0 * (value / best - 1.0)
@@ -343,7 +366,8 @@ def simulate_candidates(runs: CaseRuns, graph, machine, candidate_list, auto_row
     g = fastest_group(groups, times)
     out = {"n": runs.n, "case": runs.case, "generated": sum(m is not None for m in mappings),
            "distinct": len(groups), "failed": sum(t is None for t in times), "fastest_s": None,
-           "fastest": None, "auto_s": auto_row["comm_s"], "auto_gap_pct": None, "candidates": details}
+           "fastest": None, "auto_s": auto_row["comm_s"], "auto_gap_pct": None, "metric_picks": metric_picks(details),
+           "candidates": details}
     if g is not None:
         out["fastest_s"], out["fastest"] = times[g], labels[groups[g][0]]
         out["fastest_same"] = len(groups[g]) - 1
@@ -440,6 +464,10 @@ def print_candidates(cands: list[dict]) -> None:
             label += f"; {c['failed']} runs failed"
         print(f"{c['n']:>5} {c['ppn']:>3} {c['seed']:>4} {c['generated']:>9} {c['distinct']:>8} {fastest:>10} "
               f"{auto:>10} {gap:>8}  {label}")
+    print("the candidate of least metric (ties: the search's order), its time vs the fastest candidate's:")
+    for c in cands:
+        picks = ", ".join(f"{s} {v:+.1f}%" for s, v in c["metric_picks"].items())
+        print(f"  ranks {c['n']} ppn {c['ppn']} seed {c['seed']}: {picks or '-'}")
     print()
 
 

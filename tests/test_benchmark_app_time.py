@@ -62,6 +62,20 @@ def test_fastest_group_takes_the_least_time_and_the_first_on_ties(bench):
     assert bench.gap_percent(1.0, 1.0) == 0.0
 
 
+def test_metric_picks_the_least_metric_first_index_on_ties(bench):
+    def cand(index, comm, **metrics):
+        return {"index": index, "comm_s": comm, "metrics": dict(dict.fromkeys(bench.SELECTORS, 5.0), **metrics)}
+
+    cands = [cand(0, 4.0, latency=2.0, weighted_hops=1.0), cand(3, 2.0, latency=1.0, weighted_hops=1.0),
+             cand(7, 1.0, latency=3.0, weighted_hops=2.0, max_hops=1.0), cand(9, None, latency=0.0)]
+    picks = bench.metric_picks(cands)
+    assert picks["latency"] == pytest.approx(100.0)  # index 3 (2.0 s) vs the fastest 1.0 s; the failed run is out
+    assert picks["weighted_hops"] == pytest.approx(300.0)  # tie of 0 and 3: index 0 (4.0 s), as the search picks
+    assert picks["max_hops"] == 0.0  # picks the fastest
+    assert picks["average_hops"] == pytest.approx(300.0)  # all equal: the first index
+    assert bench.metric_picks([cand(0, None)]) == {}
+
+
 def _row(method, comm):
     return {"method": method, "comm_s": comm}
 
@@ -127,5 +141,6 @@ def test_small_run_simulates_every_distinct_candidate(bench, tmp_path, monkeypat
     assert cands["fastest_s"] == min(times) <= rows["auto"]["comm_s"]
     assert cands["candidates"][0]["label"] == "identity (default order)"
     assert cands["candidates"][0]["comm_s"] == rows["identity"]["comm_s"]  # the same hostfile, the same time
+    assert set(cands["metric_picks"]) == set(bench.SELECTORS) and min(cands["metric_picks"].values()) >= 0
     assert cands["auto_gap_pct"] == pytest.approx(100 * (rows["auto"]["comm_s"] / cands["fastest_s"] - 1))
     assert "ranks 64 ppn 8 seed 1: auto <= every Zoltan2 variant: n/a; auto within 2% of the fastest" in text
