@@ -56,7 +56,14 @@ PEERS = ("zoltan2_1", "zoltan2_49", "scotch")
 OURS = ("ours_1", "ours_list", "ours_search", "ours_auto", "graph_family", "ours_time")
 
 
-def _zoltan2(graph, machine, nranks: int):
+def zoltan2_mapping(graph, machine, nranks: int):
+    """Zoltan2's MJ task mapping (task -> processor row) of ``graph`` on ``machine``, or None.
+
+    ``nranks`` 1: its one candidate; more: its own rotation search under ``mpirun -np
+    nranks`` (best of by its cost model).  Task coordinates are the graph's, processor
+    coordinates the machine's router coordinates, torus shift on (extent = the machine's
+    dimensions).  None when the peer is not installed (``benchmarks/peers/zoltan2.py``).
+    """
     try:
         import zoltan2
     except ImportError:
@@ -76,7 +83,7 @@ def measure(graph, machine) -> dict:
     """Every column's value (avg hops per unit weight) and our seconds for one input."""
     out, secs = {}, {}
     for name, n in (("zoltan2_1", 1), ("zoltan2_49", 49)):
-        ttp = _zoltan2(graph, machine, n)
+        ttp = zoltan2_mapping(graph, machine, n)
         out[name] = None if ttp is None else _inputs13.avg_hops(graph, machine, ttp)
     ref = scotch_best(graph, machine)  # the one Scotch runner (graph_family.py), same strategies
     out["scotch"] = None if ref is None else ref[0]

@@ -215,7 +215,9 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     -------
     Mapping
         ``info["candidate"]`` names the candidate; ``auto`` adds ``candidate_index``,
-        ``candidates`` and ``families``.
+        ``candidates`` (how many it evaluated), ``candidate_list`` (those candidates, both
+        stages, in evaluation order: ``candidate_index`` points there; recompute one with
+        :func:`mpitaskmap.search.apply`) and ``families``.
 
     Raises
     ------
@@ -303,7 +305,7 @@ def _auto(problem: Problem, metric, families, progress, options, keep_result: bo
     result = best_of(problem, None, cands, metric=metric, refine=refine, progress=progress)
     mapping = result.mapping
     mapping.info.update(candidates=len(result.candidates), refined=len(result.candidates) - len(cands),
-                        families=",".join(names), search_seconds=result.seconds)
+                        families=",".join(names), search_seconds=result.seconds, candidate_list=result.candidates)
     return result if keep_result else mapping
 
 

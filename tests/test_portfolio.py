@@ -21,7 +21,7 @@ from mpitaskmap.mapfiles import read_map
 from mpitaskmap.mappers.regular import GRID_METHODS
 from mpitaskmap.percs import STRATEGIES
 from mpitaskmap.portfolio import METHODS
-from mpitaskmap.search import FAMILIES, REFINE_TOP
+from mpitaskmap.search import FAMILIES, REFINE_TOP, apply
 from mpitaskmap.families.rubik import METHODS as RUBIK_METHODS
 
 TITAN = ("sim:titan:nodes=8,ppn=4,seed=1", "stencil3d:4x4x2")  # 32 ranks, 4 per node
@@ -111,6 +111,10 @@ def test_auto_searches_the_applicable_families_with_the_identity_first():
     assert hops.info["metric"] == "weighted_hops" and hops.info["refined"] == REFINE_TOP  # one (UWH) per start
     np.testing.assert_array_equal(m.task_to_proc, best.mapping.task_to_proc)
     assert m.info["candidate_index"] == best.index and m.info["candidate"] == best.candidates[best.index].label()
+    # the candidates it evaluated, both stages in order: the same list, and the winner recomputes
+    assert [c.label() for c in m.info["candidate_list"]] == [c.label() for c in best.candidates]
+    again = apply(m.info["candidate_list"][m.info["candidate_index"]], Problem(graph, machine))
+    np.testing.assert_array_equal(again.task_to_proc, m.task_to_proc)
     # a single family name works like a list
     one = mpitaskmap.map(graph, machine, families="graph")
     assert one.info["families"] == "graph"
