@@ -110,13 +110,21 @@ LIBRARY_ROWS: dict[str, tuple[str, dict]] = {
     "geometric": ("geometric", {}),
     "greedy+uwh": ("greedy+uwh", {}),
     AUTO: ("auto", {}),
+    "auto+simulate": ("auto", {"judge": "simulate"}),
 }
+#: The judge's simulator settings (``judge_options`` of :func:`mpitaskmap.map`): the platform of
+#: the SMPI runs (link latency, node loopback), set from the command line in :func:`main`.
+JUDGE_OPTIONS: dict = {}
 #: Zoltan2 rows: row name -> ranks of its run (1: one candidate; 49: its rotation search).
 ZOLTAN2_ROWS = {"zoltan2_1": 1, "zoltan2_49": ZOLTAN2_ROTATION_RANKS}
 GROUP = "group"
-DEFAULT_METHODS = (IDENTITY, GROUP, "geometric", "greedy+uwh", AUTO, "auto:latency", *ZOLTAN2_ROWS)
+DEFAULT_METHODS = (IDENTITY, GROUP, "geometric", "greedy+uwh", AUTO, "auto+simulate", "auto:weighted_hops",
+                   *ZOLTAN2_ROWS)
 METRICS = ("average_hops", "weighted_hops", "latency")
-SELECTORS = ("average_hops", "weighted_hops", "latency", "max_data", "max_messages", "max_hops")
+SELECTORS = ("predicted_time", "average_hops", "weighted_hops", "latency", "max_data", "max_messages", "max_hops")
+#: Above ALL_CANDIDATES_UP_TO ranks: the generated candidates simulated are the TOP_CANDIDATES best
+#: distinct ones by the default objective, plus each SELECTORS metric's pick and auto's own.
+TOP_CANDIDATES = 8
 GRIDS = {512: (8, 8, 8), 4096: (16, 16, 16), 64: (4, 4, 4), 1024: (16, 8, 8)}
 #: Largest job whose generated candidates are simulated by default (each 4096-rank run: a CPU minute).
 ALL_CANDIDATES_UP_TO = 512
@@ -330,6 +338,8 @@ def map_row(method: str, graph, machine, grid) -> tuple[np.ndarray, dict]:
             raise RuntimeError(zoltan2_missing() or "Zoltan2 is not installed")
         return np.asarray(t2p, dtype=np.int64), {}
     name, options = library_call(method)
+    if "judge" in options:
+        options = dict(options, judge_options=JUDGE_OPTIONS)
     mapping = mpitaskmap.map(graph, machine, name, **options)
     return np.asarray(mapping.task_to_proc), mapping.info
 
@@ -347,10 +357,42 @@ def generated_candidates(graph, machine, candidate_list) -> tuple[list[str], lis
     return labels, mappings
 
 
-def simulate_candidates(runs: CaseRuns, graph, machine, candidate_list, auto_row: dict) -> dict:
-    """Simulate every distinct candidate auto generated; return the case's candidate summary (JSON-able)."""
+def chosen_groups(values: list[dict], top: int | None, must: int | None = None) -> list[int]:
+    """Which distinct orders to simulate: all (``top`` None), else the ``top`` best by the default
+    objective (``predicted_time``; ties: the lower index), each :data:`SELECTORS` metric's pick and
+    the group ``must`` (auto's own); ascending.
+
+    Examples
+    --------
+    >>> v = [dict.fromkeys(SELECTORS, 3.0), dict.fromkeys(SELECTORS, 1.0), dict(dict.fromkeys(SELECTORS, 2.0),
+    ...      max_hops=0.5)]
+    >>> chosen_groups(v, None), chosen_groups(v, 1), chosen_groups(v, 1, must=0)
+    ([0, 1, 2], [1, 2], [0, 1, 2])
+    """
+    if top is None:
+        return list(range(len(values)))
+    keep = set(sorted(range(len(values)), key=lambda g: (values[g]["predicted_time"], g))[:top])
+    keep |= {min(range(len(values)), key=lambda g: (values[g][s], g)) for s in SELECTORS}
+    if must is not None:
+        keep.add(must)
+    return sorted(keep)
+
+
+def simulate_candidates(runs: CaseRuns, graph, machine, candidate_list, auto_row: dict,
+                        top: int | None = None, auto_t2p=None) -> dict:
+    """Simulate the distinct candidates auto generated (all, or :func:`chosen_groups`' when ``top``);
+    return the case's candidate summary (JSON-able)."""
     labels, mappings = generated_candidates(graph, machine, candidate_list)
     groups = distinct_orders(runs.node_ids, mappings)
+    values = [evaluate(graph, machine, mappings[g[0]], list(SELECTORS)) for g in groups]
+    must = None
+    if auto_t2p is not None:
+        key = host_order(runs.node_ids, auto_t2p).tobytes()
+        must = next((i for i, g in enumerate(groups) if host_order(runs.node_ids, mappings[g[0]]).tobytes() == key),
+                    None)
+    chosen = chosen_groups(values, top, must)
+    all_groups, groups = groups, [groups[i] for i in chosen]
+    values = [values[i] for i in chosen]
     times, details = [], []
     t0 = time.perf_counter()
     for k, group in enumerate(groups):
@@ -358,14 +400,15 @@ def simulate_candidates(runs: CaseRuns, graph, machine, candidate_list, auto_row
         run, _ = runs.run(mappings[first], f"cand{first}", quiet=True)
         times.append(run.figure if run.error is None else None)
         details.append({"index": first, "label": labels[first], "same": group[1:], "comm_s": times[-1],
-                        "error": run.error, "metrics": evaluate(graph, machine, mappings[first], list(SELECTORS))})
+                        "error": run.error, "metrics": values[k]})
         if (k + 1) % 25 == 0 or k + 1 == len(groups):
             best = min((t for t in times if t is not None), default=None)
             print(f"# {runs.case} candidates: {k + 1}/{len(groups)} simulated, fastest so far {best}, "
                   f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     g = fastest_group(groups, times)
     out = {"n": runs.n, "case": runs.case, "generated": sum(m is not None for m in mappings),
-           "distinct": len(groups), "failed": sum(t is None for t in times), "fastest_s": None,
+           "distinct": len(all_groups), "simulated": len(groups), "failed": sum(t is None for t in times),
+           "fastest_s": None,
            "fastest": None, "auto_s": auto_row["comm_s"], "auto_gap_pct": None, "metric_picks": metric_picks(details),
            "candidates": details}
     if g is not None:
@@ -390,7 +433,7 @@ def run_case(n: int, ppn: int, seed: int, args, app: str, work: str) -> tuple[li
         fh.write(platform_xml(machine, link_latency=args.latency, hosts=mi.hosts, loopback=(args.loopback, 1e-7)))
     program = [app, *map(str, grid), *[str(args.cells)] * 3, str(args.vars), str(args.steps)]
     runs = CaseRuns(n, machine, mi.hosts, platform, program, work, case, args.timeout)
-    rows, auto_candidates = [], None
+    rows, auto_candidates, auto_t2p = [], None, None
     for method in args.methods:
         t0 = time.perf_counter()
         try:
@@ -403,7 +446,11 @@ def run_case(n: int, ppn: int, seed: int, args, app: str, work: str) -> tuple[li
             continue
         map_s = time.perf_counter() - t0
         if method == AUTO:
-            auto_candidates = info["candidate_list"]
+            auto_candidates, auto_t2p = info["candidate_list"], t2p
+        if "judged" in info:  # the judge's own ranking (its simulator: mpitaskmap.simulate)
+            for j in info["judged"]:
+                print(f"# {case} {method}: judged #{j['objective_rank']} by {info['metric']}, #{j['simulated_rank']} "
+                      f"by replay ({j['simulated_s']:.4e} s): {j['candidate']}", file=sys.stderr, flush=True)
         run, same_as = runs.run(t2p, method)
         values = evaluate(graph, machine, t2p, list(SELECTORS))
         rows.append({"n": n, "ppn": ppn, "seed": seed, "method": method, "metrics": values, "map_s": map_s,
@@ -413,17 +460,19 @@ def run_case(n: int, ppn: int, seed: int, args, app: str, work: str) -> tuple[li
             f"same run as {same_as}" if same_as else f"wall {run.wall:.0f} s")
         print(f"# {case} {method}: {status}", file=sys.stderr, flush=True)
     cands = None
-    want = args.all_candidates if args.all_candidates is not None else n <= ALL_CANDIDATES_UP_TO
-    if want and auto_candidates is not None:
+    every = args.all_candidates if args.all_candidates is not None else n <= ALL_CANDIDATES_UP_TO
+    if auto_candidates is not None and (every or args.top_candidates > 0):
         auto_row = next(r for r in rows if r["method"] == AUTO)
-        cands = dict(ppn=ppn, seed=seed, **simulate_candidates(runs, graph, machine, auto_candidates, auto_row))
+        cands = dict(ppn=ppn, seed=seed, **simulate_candidates(
+            runs, graph, machine, auto_candidates, auto_row, top=None if every else args.top_candidates,
+            auto_t2p=auto_t2p))
     return rows, cands
 
 
 def print_table(rows: list[dict]) -> None:
     """The per-method table: metrics, app time and its change vs identity, per case."""
-    head = (f"{'ranks':>5} {'ppn':>3} {'seed':>4}  {'method':<12} {'AvgHops':>7} {'WeightedHops':>13} "
-            f"{'Latency(M)':>10} {'comm s':>10} {'vs identity':>11} {'end s':>10} {'map s':>6} {'wall s':>6}")
+    head = (f"{'ranks':>5} {'ppn':>3} {'seed':>4}  {'method':<18} {'AvgHops':>7} {'WeightedHops':>13} "
+            f"{'Latency(M)':>10} {'PredTime':>10} {'comm s':>10} {'vs identity':>11} {'end s':>10} {'map s':>6} {'wall s':>6}")
     print(head)
     print("-" * len(head))
     for key in sorted({(r["n"], r["ppn"], r["seed"]) for r in rows}):
@@ -432,14 +481,14 @@ def print_table(rows: list[dict]) -> None:
         for r in case:
             m = r["metrics"]
             if m is None:
-                print(f"{r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  {r['method']:<12} {r['error']}")
+                print(f"{r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  {r['method']:<18} {r['error']}")
                 continue
             comm = "failed" if r["comm_s"] is None else f"{r['comm_s']:.4e}"
             change = "-" if r["comm_s"] is None or not base else f"{100 * (r['comm_s'] / base - 1):+.1f}%"
             end = "-" if r["end_s"] is None else f"{r['end_s']:.4e}"
             wall = "same" if r.get("same_as") else "-" if r["wall_s"] is None else f"{r['wall_s']:.0f}"
-            print(f"{r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  {r['method']:<12} {m['average_hops']:>7.3f} "
-                  f"{m['weighted_hops']:>13,.0f} {m['latency']:>10.4g} {comm:>10} {change:>11} {end:>10} "
+            print(f"{r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  {r['method']:<18} {m['average_hops']:>7.3f} "
+                  f"{m['weighted_hops']:>13,.0f} {m['latency']:>10.4g} {m['predicted_time']:>10.4g} {comm:>10} {change:>11} {end:>10} "
                   f"{r['map_s']:>6.1f} {wall:>6}")
         print()
 
@@ -448,8 +497,9 @@ def print_candidates(cands: list[dict]) -> None:
     """The generated-candidates table: per case the fastest distinct candidate and auto's gap to it."""
     if not cands:
         return
-    print(f"generated candidates of {AUTO!r} (both stages), one SMPI run per distinct rank order:")
-    head = (f"{'ranks':>5} {'ppn':>3} {'seed':>4} {'generated':>9} {'distinct':>8} {'fastest s':>10} "
+    print(f"generated candidates of {AUTO!r} (both stages), one SMPI run per distinct rank order simulated "
+          f"(all of them, or the {TOP_CANDIDATES} best by predicted_time + each metric's pick + auto's own):")
+    head = (f"{'ranks':>5} {'ppn':>3} {'seed':>4} {'generated':>9} {'distinct':>8} {'simulated':>9} {'fastest s':>10} "
             f"{'auto s':>10} {'auto gap':>8}  fastest candidate")
     print(head)
     print("-" * len(head))
@@ -462,7 +512,8 @@ def print_candidates(cands: list[dict]) -> None:
             label += f" (and {c['fastest_same']} more with its rank order)"
         if c["failed"]:
             label += f"; {c['failed']} runs failed"
-        print(f"{c['n']:>5} {c['ppn']:>3} {c['seed']:>4} {c['generated']:>9} {c['distinct']:>8} {fastest:>10} "
+        print(f"{c['n']:>5} {c['ppn']:>3} {c['seed']:>4} {c['generated']:>9} {c['distinct']:>8} "
+              f"{c.get('simulated', c['distinct']):>9} {fastest:>10} "
               f"{auto:>10} {gap:>8}  {label}")
     print("the candidate of least metric (ties: the search's order), its time vs the fastest candidate's:")
     for c in cands:
@@ -504,8 +555,13 @@ def print_verdicts(rows: list[dict], cands: list[dict], zoltan2_reason: str) -> 
     by_case = {(c["n"], c["ppn"], c["seed"]): c for c in cands}
     for key in keys:
         case = {r["method"]: r for r in rows if (r["n"], r["ppn"], r["seed"]) == key}
+        judged = case.get("auto+simulate")
+        extra = ""
+        if judged is not None and judged["comm_s"] is not None and by_case.get(key) and by_case[key]["fastest_s"]:
+            extra = (f"; auto+simulate (the fastest of its judged by the replay) "
+                     f"{gap_percent(judged['comm_s'], by_case[key]['fastest_s']):+.1f}% from the fastest generated")
         print(f"  ranks {key[0]} ppn {key[1]} seed {key[2]}: auto <= every Zoltan2 variant: {zoltan2_verdict(case)}; "
-              f"auto within 2% of the fastest generated candidate: {candidates_verdict(by_case.get(key))}")
+              f"auto within 2% of the fastest generated candidate: {candidates_verdict(by_case.get(key))}{extra}")
 
 
 def main(argv=None) -> int:
@@ -521,6 +577,10 @@ def main(argv=None) -> int:
     ap.add_argument("--all-candidates", action=argparse.BooleanOptionalAction, default=None,
                     help=f"simulate every distinct candidate auto's search generated (default: on up to "
                          f"{ALL_CANDIDATES_UP_TO} ranks, off above: a 4096-rank run costs a CPU minute)")
+    ap.add_argument("--top-candidates", type=int, default=TOP_CANDIDATES, metavar="K",
+                    help=f"without --all-candidates: simulate the K best distinct generated candidates by the "
+                         f"default objective, plus each metric's pick and auto's own (default {TOP_CANDIDATES}; "
+                         "0: none)")
     ap.add_argument("--cells", type=int, default=8, help="cells per rank along each axis (default 8)")
     ap.add_argument("--vars", type=int, default=5, help="variables per cell (default 5)")
     ap.add_argument("--steps", type=int, default=5, help="time steps (default 5)")
@@ -535,6 +595,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.quick:
         args.cases = "512:8,512:16"
+    JUDGE_OPTIONS.update(link_latency=args.latency, loopback=(args.loopback, 1e-7))
     args.methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     missing = simgrid_missing()
     if missing:
