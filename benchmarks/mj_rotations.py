@@ -113,6 +113,12 @@ def main(argv=None) -> int:
                   f"best of 49: ours {res['best_ours']:.4f}, Zoltan2 {res['best_zoltan2']:.4f}")
             print(f"{label}: at the rotation Zoltan2 13.2 really computes (processor side longest or "
                   f"P(0,1,2)), ours <= Zoltan2 for {res['ours_le_zoltan2_effective']} of {N_RANKS} pairs")
+            if (g, m) == ("stencil", "sparse"):
+                eff = res["ours_le_zoltan2_effective"]
+                print(f"target (issue 13): ours <= Zoltan2 for the same rotation pair on the sparse stencil for at "
+                      f"least 45 of {N_RANKS}: {eff} at the pair each Zoltan2 candidate really computes: "
+                      f"{'met' if eff >= 45 else 'NOT met'} ({res['ours_le_zoltan2']} of {N_RANKS} against Zoltan2's "
+                      "labels, which name processor rotations it does not apply)")
     print("\nNote: Trilinos 13.2 ignores the processor permutation (its P(a,b,c) = natural cycle "
           "order 0,1,2); ours applies it.")
     if args.json:
