@@ -121,6 +121,21 @@ def route_links(const long long[:, ::1] coords, const long long[::1] dims,
     return out[:n].copy()
 
 
+cdef inline unsigned int _add_load(double[::1] data, unsigned int[::1] tags, long long l, double w,
+                                   unsigned int stamp, unsigned int hops) noexcept nogil:
+    """Add a message of weight w and route length hops to link l of this call (tag stamp); return its tag."""
+    cdef unsigned int tag = tags[l]
+    if (tag & 0xFFFF0000u) != stamp:  # first touch in this call: whatever is there is stale
+        data[l] = w
+        tag = stamp | hops
+    else:
+        data[l] += w
+        if (tag & 0xFFFFu) < hops:
+            tag = stamp | hops
+    tags[l] = tag
+    return tag
+
+
 def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                   const double[::1] weights, const Py_ssize_t[::1] task_to_proc,
                   const long long[:, ::1] coords, const long long[::1] dims,
@@ -201,13 +216,7 @@ def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                     else:
                         l = source_router * two_d + 2 * kk + 1
                         c = source[kk] - 1 if source[kk] > 0 else dims[kk] - 1
-                    tag = tags[l]
-                    if (tag & 0xFFFF0000u) != stamp:
-                        data[l] = w
-                        tag = stamp | hh
-                    else:
-                        data[l] += w
-                    tags[l] = tag
+                    tag = _add_load(data, tags, l, w, stamp, hh)
                     value = data[l] * seconds_per_weight * inv_bandwidth[kk, c] + hop_latency * (tag & 0xFFFFu)
                     if value > best or (value == best and l < best_link):
                         best = value
@@ -229,15 +238,7 @@ def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                         else:
                             l = (base + c * stride) * two_d + 2 * k + 1
                             value = inv_bandwidth[k, c - 1 if c > 0 else length - 1]
-                        tag = tags[l]
-                        if (tag & 0xFFFF0000u) != stamp:
-                            data[l] = w
-                            tag = stamp | hh
-                        else:
-                            data[l] += w
-                            if (tag & 0xFFFFu) < hh:
-                                tag = stamp | hh
-                        tags[l] = tag
+                        tag = _add_load(data, tags, l, w, stamp, hh)
                         value = data[l] * seconds_per_weight * value + hop_latency * (tag & 0xFFFFu)
                         if value > best or (value == best and l < best_link):
                             best = value

@@ -24,7 +24,7 @@ from ._methods import Context, GeometricOptions
 from ._progress import Progress
 
 __all__ = ["Row", "Progress", "announce", "add_io_options", "add_method_options", "add_message_model_options",
-           "message_model", "load_inputs", "context_from",
+           "message_model", "add_simulate_options", "load_inputs", "context_from",
            "metric_rows", "render_table", "SHORT_NAMES", "SIMULATED_COLUMN"]
 
 #: Column headers of the text table: the paper's short names.
@@ -114,6 +114,17 @@ def add_message_model_options(group) -> None:
                             f"(default {DEFAULT_LINK_LATENCY:g})")
 
 
+#: --simulate-top default: distinct mappings of auto the judge simulates.
+DEFAULT_SIMULATE_TOP = 4
+
+
+def add_simulate_options(group, what: str) -> None:
+    """Add --simulate (described by ``what``) and --simulate-top: the simulator as auto's judge."""
+    group.add_argument("--simulate", action="store_true", help=what)
+    group.add_argument("--simulate-top", type=int, default=DEFAULT_SIMULATE_TOP, metavar="K",
+                       help=f"--simulate: distinct mappings of auto to simulate (default {DEFAULT_SIMULATE_TOP})")
+
+
 def message_model(args) -> dict:
     """The checked message model of parsed options: ``bytes_per_weight`` and ``hop_latency``."""
     if not np.isfinite(args.link_latency) or args.link_latency < 0:
@@ -157,7 +168,7 @@ def context_from(args, progress=None) -> Context:
     families = tuple(f.strip() for f in args.families.split(",") if f.strip()) if args.families else None
     orderings = tuple(o.strip() for o in args.orderings.split(",") if o.strip())
     model = message_model(args)
-    top = getattr(args, "simulate_top", 4)
+    top = getattr(args, "simulate_top", DEFAULT_SIMULATE_TOP)
     if top < 1:
         raise ValueError(f"--simulate-top: must be at least 1; got {top}")
     return Context(geometric=geo, metric=args.metric, families=families, orderings=orderings, progress=progress,

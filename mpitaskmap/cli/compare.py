@@ -12,8 +12,8 @@ from ..machine import TorusMachine
 from ..metrics import METRICS, default_metric
 from . import register
 from ._common import (
-    SHORT_NAMES, SIMULATED_COLUMN, Progress, add_io_options, add_method_options, announce, context_from,
-    load_inputs, message_model, method_help, metric_rows, render_table,
+    SHORT_NAMES, SIMULATED_COLUMN, Progress, add_io_options, add_method_options, add_simulate_options, announce,
+    context_from, load_inputs, message_model, method_help, metric_rows, render_table,
 )
 from ._inputs import read_mapping_file
 from ._methods import run_method
@@ -74,12 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--format", default="text", choices=["text", "csv", "json"], help="table format (default text)")
     g.add_argument("-o", "--output", metavar="PATH", help="write the table there instead of standard output")
     g.add_argument("--html", metavar="PATH", help="write a self-contained HTML report (table + plots)")
-    g = p.add_argument_group("simulated time (SimGrid)")
-    g.add_argument("--simulate", action="store_true",
-                   help="add a 'simulated s' column: one exchange step of each mapping simulated by SimGrid; "
-                        "auto rows are then judged by the simulator (the fastest of its --simulate-top best)")
-    g.add_argument("--simulate-top", type=int, default=4, metavar="K",
-                   help="--simulate: distinct mappings of auto simulated (default 4)")
+    add_simulate_options(p.add_argument_group("simulated time (SimGrid)"),
+                         "add a 'simulated s' column: one exchange step of each mapping simulated by SimGrid; "
+                         "auto rows are then judged by the simulator (the fastest of its --simulate-top best)")
     return p
 
 

@@ -9,8 +9,8 @@ from ..mapfiles import MAP_FORMATS, write_map
 from ..mapping import IDENTITY, identity_mapping
 from . import register
 from ._common import (
-    Progress, add_io_options, add_method_options, announce, context_from, load_inputs, message_model, method_help,
-    metric_rows, render_table,
+    Progress, add_io_options, add_method_options, add_simulate_options, announce, context_from, load_inputs,
+    message_model, method_help, metric_rows, render_table,
 )
 from ._inputs import guess_format, host_options, split_format_path
 from ._methods import run_method
@@ -68,12 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"write the mapping; FORMAT one of {', '.join(sorted(MAP_FORMATS))}")
     g.add_argument("--ranges", action="store_true", help="MPICH_RANK_ORDER: write runs as a-b")
     g.add_argument("--format", default="text", choices=["text", "csv", "json"], help="metric table format")
-    g = p.add_argument_group("the simulator as the judge (auto, needs SimGrid)")
-    g.add_argument("--simulate", action="store_true",
-                   help="auto: simulate the --simulate-top best distinct mappings of the search (one exchange "
-                        "step each, SimGrid) and keep the fastest; both rankings are printed")
-    g.add_argument("--simulate-top", type=int, default=4, metavar="K",
-                   help="--simulate: how many distinct mappings to simulate (default 4)")
+    add_simulate_options(p.add_argument_group("the simulator as the judge (auto, needs SimGrid)"),
+                         "auto: simulate the --simulate-top best distinct mappings of the search (one exchange "
+                         "step each, SimGrid) and keep the fastest; both rankings are printed")
     return p
 
 
