@@ -276,8 +276,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="wall-clock seconds per run before it is killed (default 600)")
     g.add_argument("--time-regex", metavar="REGEX",
                    help="read a figure from the app's output: group 1 of REGEX (e.g. 'max_comm_time (\\S+)')")
-    g.add_argument("--latency", type=float, default=1e-7, metavar="S",
-                   help="latency of every network link in seconds (default 1e-7, a Gemini hop)")
     g.add_argument("--loopback", default=f"{DEFAULT_LOOPBACK[0]:g},{DEFAULT_LOOPBACK[1]:g}", metavar="BW[,LAT]",
                    help="messages inside a node: bandwidth in the machine's link units (GB/s) and latency in s "
                         f"(default {DEFAULT_LOOPBACK[0]:g},{DEFAULT_LOOPBACK[1]:g}, SimGrid's cluster examples)")
@@ -396,7 +394,7 @@ def simgrid_command(argv: list) -> int:
     os.makedirs(args.output, exist_ok=True)
     platform = os.path.join(args.output, "platform.xml")
     with open(platform, "w", encoding="utf-8") as fh:
-        fh.write(platform_xml(mi.machine, link_latency=args.latency, hosts=hosts, loopback=loopback))
+        fh.write(platform_xml(mi.machine, link_latency=args.link_latency, hosts=hosts, loopback=loopback))
 
     mappings: list[tuple[str, Mapping, float | None]] = []
     for spec in methods:
@@ -449,7 +447,7 @@ def simgrid_command(argv: list) -> int:
     with open(os.path.join(args.output, "results.json"), "w", encoding="utf-8") as fh:
         json.dump({
             "machine": mi.describe(), "tasks": ti.describe(), "np": n_ranks, "run": args.run,
-            "latency": args.latency, "loopback": loopback, "config": config, "baseline": base_label, "errors": errors,
+            "latency": args.link_latency, "loopback": loopback, "config": config, "baseline": base_label, "errors": errors,
             "rows": [{"method": r.label, "hostfile": f"{_slug(r.label)}.hostfile", "map_seconds": r.seconds,
                       "metrics": r.metrics,
                       "simulated": runs[r.label].simulated if r.label in runs else None,
