@@ -110,7 +110,7 @@ LIBRARY_ROWS: dict[str, tuple[str, dict]] = {
     "geometric": ("geometric", {}),
     "greedy+uwh": ("greedy+uwh", {}),
     AUTO: ("auto", {}),
-    "auto+simulate": ("auto", {"judge": "simulate"}),
+    "auto+simulate": ("auto", {"judge": "simulate", "judge_top": 8}),
 }
 #: The judge's simulator settings (``judge_options`` of :func:`mpitaskmap.map`): the platform of
 #: the SMPI runs (link latency, node loopback), set from the command line in :func:`main`.

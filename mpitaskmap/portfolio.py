@@ -205,7 +205,8 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     judge_options : dict, optional
         Keywords of :func:`~mpitaskmap.simulate.simulate_exchange` (default
         ``link_latency`` = :data:`~mpitaskmap.metrics.DEFAULT_HOP_LATENCY`,
-        ``bytes_per_weight`` = 1: weights are bytes, as for the default objective).
+        ``bytes_per_weight`` = 1: weights are bytes, as for the default objective;
+        ``config`` = :data:`JUDGE_CONFIG`, SimGrid's SMPI network model).
     **options
         Options of the method (``ordering=...`` for geometric, ``delta=`` for the graph
         refinements, ``pairs=`` for regular, ``orderings``/``rotate``/``variants`` for
@@ -254,6 +255,13 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
 #: What ``map(..., judge=...)`` accepts.
 JUDGES = ("simulate",)
 
+#: SimGrid settings of the judge's simulations: SMPI's network model (its bandwidth and latency
+#: factors, calibrated against real MPI runs), the model an unmodified MPI application runs
+#: under in SimGrid.  On the halo3d runs of ``benchmarks/app_time_smpi.py`` it ranks the
+#: mappings as the application's own SMPI time does where the plain fluid model
+#: (:data:`mpitaskmap.simulate.REPLAY_CONFIG`, the metrics study's) does not.
+JUDGE_CONFIG = ("network/model:SMPI",)
+
 
 def _judged(problem: Problem, metric, families, progress, options, judge, top, judge_options) -> Mapping:
     from .simgrid import simgrid_missing
@@ -263,7 +271,8 @@ def _judged(problem: Problem, metric, families, progress, options, judge, top, j
         raise InvalidInputError(f"judge: unknown {judge!r}; valid: {list(JUDGES)}")
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise InvalidInputError(f"judge_top: expected an int >= 1; got {top!r}")
-    sim_options = {"link_latency": DEFAULT_HOP_LATENCY, "bytes_per_weight": 1.0, **(judge_options or {})}
+    sim_options = {"link_latency": DEFAULT_HOP_LATENCY, "bytes_per_weight": 1.0, "config": JUDGE_CONFIG,
+                   **(judge_options or {})}
     missing = simgrid_missing(compiler=True)
     if missing:
         raise InvalidInputError(f"judge='simulate' needs SimGrid: {missing}")

@@ -169,7 +169,10 @@ def test_map_auto_simulate_keeps_the_fastest_of_the_judged(capsys):
                             metric=mpitaskmap.metrics.time_objective(DEFAULT_BYTES_PER_WEIGHT, DEFAULT_LINK_LATENCY),
                             judge_options={"bytes_per_weight": DEFAULT_BYTES_PER_WEIGHT,
                                            "link_latency": DEFAULT_LINK_LATENCY})
-    best = simulate_exchange(judged, bytes_per_weight=DEFAULT_BYTES_PER_WEIGHT, link_latency=DEFAULT_LINK_LATENCY)
+    from mpitaskmap.portfolio import JUDGE_CONFIG
+
+    best = simulate_exchange(judged, bytes_per_weight=DEFAULT_BYTES_PER_WEIGHT, link_latency=DEFAULT_LINK_LATENCY,
+                             config=JUDGE_CONFIG)
     assert best.seconds == pytest.approx(min(times), rel=1e-4)
     status, _, err = run(capsys, "map", "-m", SIM, "-t", TASKS, "--method", "geometric", "--simulate")
     assert status == 1 and "only --method auto" in err

@@ -220,7 +220,10 @@ def test_judge_simulates_the_best_distinct_mappings_and_keeps_the_fastest(monkey
     assert judged.info["candidate"] == rows[2]["candidate"]
     np.testing.assert_array_equal(judged.task_to_proc, calls[2][0])
     assert [r["simulated_rank"] for r in rows] == [3, 2, 1] and [r["objective_rank"] for r in rows] == [1, 2, 3]
-    assert calls[0][1] == {"link_latency": DEFAULT_HOP_LATENCY, "bytes_per_weight": 8.0}
+    from mpitaskmap.portfolio import JUDGE_CONFIG
+
+    assert calls[0][1] == {"link_latency": DEFAULT_HOP_LATENCY, "bytes_per_weight": 8.0, "config": JUDGE_CONFIG}
+    assert JUDGE_CONFIG == ("network/model:SMPI",)
     # equal simulated times: the better objective wins
     _fake_simulator(monkeypatch, lambda mapping: 1.0)
     tied = mpitaskmap.map(g, m, judge="simulate", judge_top=3)
