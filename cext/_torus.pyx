@@ -4,7 +4,8 @@
 #              dimension wraps, |a-b| otherwise; 0 within a router) and static dimension-order
 #              routing (dimensions 0, 1, ... in order; on a wrapping dimension the shorter way
 #              round, the positive direction when both ways are equally long).
-# Arrays     : proc_coords (n_procs, n_dims) int64 router coordinate of every processor;
+# Arrays     : coords (n_procs, n_dims) router coordinate of every processor, int16, int32 or
+#              int64 (coord_t: one specialisation per type, values read into long long);
 #              dims (n_dims,) int64 lengths; wrap (n_dims,) uint8 flags;
 #              CSR task graph indptr (n_tasks+1,) intp, indices (n_edges,) intp,
 #              weights (n_edges,) float64; task_to_proc (n_tasks,) intp.
@@ -18,9 +19,9 @@
 
 from libc.stdlib cimport malloc, free
 
-from _topology cimport _hops, _route
+from _topology cimport _hops, _route, coord_t
 
-def hops_pairs(const long long[:, ::1] coords, const long long[::1] dims,
+def hops_pairs(const coord_t[:, ::1] coords, const long long[::1] dims,
                const unsigned char[::1] wrap, const Py_ssize_t[::1] src,
                const Py_ssize_t[::1] dst, long long[::1] out):
     """Write the hop distance between processors src[i] and dst[i] into out[i]."""
@@ -32,7 +33,7 @@ def hops_pairs(const long long[:, ::1] coords, const long long[::1] dims,
 
 def csr_hop_sums(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                  const double[::1] weights, const Py_ssize_t[::1] task_to_proc,
-                 const long long[:, ::1] coords, const long long[::1] dims,
+                 const coord_t[:, ::1] coords, const long long[::1] dims,
                  const unsigned char[::1] wrap):
     """Return (total_hops, weighted_hops, max_hops) over the directed edges of a CSR graph."""
     cdef Py_ssize_t t, e, n_tasks = indptr.shape[0] - 1
@@ -52,7 +53,7 @@ def csr_hop_sums(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
 
 
 def csr_edge_hops(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
-                  const Py_ssize_t[::1] task_to_proc, const long long[:, ::1] coords,
+                  const Py_ssize_t[::1] task_to_proc, const coord_t[:, ::1] coords,
                   const long long[::1] dims, const unsigned char[::1] wrap, long long[::1] out):
     """Write the hop count of every directed edge of a CSR graph into out (CSR order)."""
     cdef Py_ssize_t t, e, p, n_tasks = indptr.shape[0] - 1
@@ -76,7 +77,7 @@ cdef long long* _alloc_strides(const long long[::1] dims) except NULL:
 
 def csr_link_loads(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                    const double[::1] weights, const Py_ssize_t[::1] task_to_proc,
-                   const long long[:, ::1] coords, const long long[::1] dims,
+                   const coord_t[:, ::1] coords, const long long[::1] dims,
                    const unsigned char[::1] wrap, double[::1] data, long long[::1] messages):
     """Accumulate Data(e) and Congestion(e) of every directed link over all CSR edges."""
     cdef Py_ssize_t t, e, p, q, i, n, k, n_tasks = indptr.shape[0] - 1
@@ -105,7 +106,7 @@ def csr_link_loads(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
     free(strides)
 
 
-def route_links(const long long[:, ::1] coords, const long long[::1] dims,
+def route_links(const coord_t[:, ::1] coords, const long long[::1] dims,
                 const unsigned char[::1] wrap, Py_ssize_t p, Py_ssize_t q):
     """Return the directed link ids (int64 array) of the dimension-order route p -> q."""
     import numpy as np
@@ -123,7 +124,7 @@ def route_links(const long long[:, ::1] coords, const long long[::1] dims,
 
 def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                   const double[::1] weights, const Py_ssize_t[::1] task_to_proc,
-                  const long long[:, ::1] coords, const long long[::1] dims,
+                  const coord_t[:, ::1] coords, const long long[::1] dims,
                   const unsigned char[::1] wrap, const double[:, ::1] inv_bandwidth,
                   double seconds_per_weight, double hop_latency, double[::1] data,
                   unsigned int[::1] tags, unsigned int epoch):
