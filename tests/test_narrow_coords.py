@@ -315,3 +315,15 @@ def test_assemble_machine_arrays_narrows_exactly():
     m = assemble_machine_arrays(np.array([[0], [40000], [32767]]), nodes, NetworkInfo(dims=(65536,)), name="t")
     assert m.router_coords.dtype == np.int32 and m.router_coords[:, 0].tolist() == [0, 40000, 32767]
     assert m.hops([0], [1]).tolist() == [65536 - 40000]
+
+
+@pytest.mark.parametrize("dt", COORD_DTYPES)
+def test_hop_sums_of_graphs_without_edges_or_tasks(dt):
+    m = TorusMachine(np.array([[0, 0], [1, 2]], dtype=dt), dims=[2, 3])
+    none = TaskGraph.from_matrix(np.zeros((2, 2)))
+    assert m.csr_hop_sums(none.indptr, none.indices, none.weights, np.array([0, 1])) == (0, 0.0, 0)
+    empty = np.zeros(1, dtype=np.intp)
+    assert _torus.csr_hop_sums(empty, np.zeros(0, dtype=np.intp), np.zeros(0), np.zeros(0, dtype=np.intp),
+                               m.router_coords, m.dims, m.wrap) == (0, 0.0, 0)
+    one = TaskGraph.from_matrix(np.array([[0.0, 3.0], [0.0, 0.0]]))
+    assert m.csr_hop_sums(one.indptr, one.indices, one.weights, np.array([0, 1])) == (2, 6.0, 2)
