@@ -27,7 +27,8 @@ The "shared" path (``remap(shared_memory=True)``, ``NodeShare.gather_and_build``
 node simulated by its leader and one follower: the leader receives the task coordinates,
 neighbours and weights in the node's first window (a NumPy buffer stands in for
 ``Win.Allocate_shared``), the router coordinates in the narrowest exact integer type,
-builds the task graph and machine, lays the rest of their arrays out in a second window
+builds the task graph and machine (the machine keeps its router coordinates in the
+narrowest exact of int16, int32, int64: int16 here), lays the rest of their arrays out in a second window
 and views both; a follower rebuilds them from the leader's small pickle as views of the
 windows.  Columns: ``window_mb`` (both windows), ``follower_mb`` (a follower's private
 build memory, traced), ``per_node_mb`` = window_mb + 16 x follower_mb, ``leader_peak_mb``
@@ -63,6 +64,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from benchmarks._util import print_table, write_json  # noqa: E402
 from mpitaskmap import TaskGraph, map_geometric  # noqa: E402
 from mpitaskmap._allgather import HEADER, GatheredJob, location_dtype, pack_shared, unpack_shared, window_layout  # noqa: E402
+from mpitaskmap._validate import as_narrowest_coords  # noqa: E402
 from mpitaskmap.metrics import weighted_hops  # noqa: E402
 from mpitaskmap.providers import Location, NetworkInfo, assemble_machine, assemble_machine_arrays  # noqa: E402
 from mpitaskmap.search import winner  # noqa: E402
@@ -107,7 +109,8 @@ def _job(kind: str, p: int):
     counts = np.diff(graph.indptr)
     names = np.char.add(b"nid", np.char.zfill(machine.node_ids.astype("S8"), 5))  # b"nid00012"
     return dict(machine=machine, network=_network(kind, machine), coords=graph.coords, counts=counts,
-                neighbors=graph.indices.astype(np.int64), weights=graph.weights, locations=machine.router_coords,
+                neighbors=graph.indices.astype(np.int64), weights=graph.weights,
+                locations=as_narrowest_coords(machine.router_coords),  # as gather_job leaves them (int16)
                 nodes=names)
 
 

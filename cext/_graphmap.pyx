@@ -6,7 +6,8 @@
 # Arrays     : undirected task graph tptr (n_tasks+1,), tadj (m,), tw (m,) float64 with both
 #              directions stored and W(t,u) = w(t,u) + w(u,t); capacity (n_nodes,) free cores per
 #              node; task_node (n_tasks,) int64 node of every task (-1 = unmapped).
-# Network    : two modes.  Torus: ncoords (n_nodes, d) router coordinate of every node, dims,
+# Network    : two modes.  Torus: ncoords (n_nodes, d) router coordinate of every node (any
+#              integer type, kept as int64; torus_tree takes int16, int32 or int64), dims,
 #              wrap, router_ptr/router_nodes (nodes behind every router, CSR over all routers);
 #              distances and routes come from _topology.pxd; "BFS in the network" is a real
 #              BFS over routers with early exit.  Matrix: ndist (n_nodes, n_nodes) int32 hop
@@ -27,7 +28,7 @@ from libcpp.pair cimport pair
 from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
 
-from _topology cimport _alloc_route_buffer, _hops, _route
+from _topology cimport _alloc_route_buffer, _hops, _route, coord_t
 
 import numpy as np
 
@@ -52,7 +53,9 @@ cdef class _Net:
     cdef long long* strides
 
     def __cinit__(self, ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist):
-        self.ncoords = ncoords
+        # one row per node, kept as int64 (a memoryview attribute cannot be fused): a node-sized
+        # copy when the router coordinates come narrower (int16 or int32)
+        self.ncoords = np.ascontiguousarray(ncoords, dtype=np.int64)
         self.dims = dims
         self.wrap = wrap
         self.router_ptr = router_ptr
@@ -1390,7 +1393,7 @@ def bisect_tasks(const long long[::1] tptr, const long long[::1] tadj, const dou
     return best
 
 
-def torus_tree(const long long[:, ::1] coords, const long long[::1] dims, const unsigned char[::1] wrap,
+def torus_tree(const coord_t[:, ::1] coords, const long long[::1] dims, const unsigned char[::1] wrap,
                const long long[::1] cap, long long[:, ::1] children, long long[::1] node,
                long long[::1] capacity, long long[::1] rep):
     """Recursive geometric bisection of the nodes of a torus (mappers/bisection.processor_tree).

@@ -36,7 +36,8 @@
 #                 by more than tol.  Hop distance: _hops of cext/_topology.pxd.
 #    Arrays     : CSR of the *symmetrised* task graph indptr (n_tasks+1,) intp, indices
 #                 (n_edges,) intp, weights (n_edges,) float64 (w(a,u) + w(u,a)); router
-#                 coords (n_procs, n_dims) int64, dims (n_dims,) int64, wrap (n_dims,) uint8;
+#                 coords (n_procs, n_dims) int16, int32 or int64 (coord_t), dims (n_dims,)
+#                 int64, wrap (n_dims,) uint8;
 #                 task_to_proc (n_tasks,) intp and proc_to_task (n_procs,) intp (-1 idle),
 #                 both updated in place; processor neighbour CSR pn_indptr, pn_indices;
 #                 proposals tasks, uni (m,) intp and r1, r2 (m,) int64 >= 0, drawn by the
@@ -45,7 +46,7 @@
 #                 inverse to each other.
 #    Complexity : O(deg(a) + deg(b)) per proposal.
 
-from _topology cimport _hops
+from _topology cimport _hops, coord_t
 
 
 cdef struct _Mesh:
@@ -216,7 +217,7 @@ def place_nearest(const long long[::1] ti, const long long[::1] tj, long long[::
 
 
 cdef long long _pairs(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
-                      const double[::1] weights, const long long[:, ::1] coords,
+                      const double[::1] weights, const coord_t[:, ::1] coords,
                       const long long[::1] dims, const unsigned char[::1] wrap,
                       Py_ssize_t[::1] t2p, Py_ssize_t[::1] p2t,
                       const Py_ssize_t[::1] pn_indptr, const Py_ssize_t[::1] pn_indices,
@@ -270,7 +271,7 @@ cdef long long _pairs(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indice
 
 
 def pairs_refine(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
-                 const double[::1] weights, const long long[:, ::1] coords,
+                 const double[::1] weights, const coord_t[:, ::1] coords,
                  const long long[::1] dims, const unsigned char[::1] wrap,
                  Py_ssize_t[::1] task_to_proc, Py_ssize_t[::1] proc_to_task,
                  const Py_ssize_t[::1] pn_indptr, const Py_ssize_t[::1] pn_indices,

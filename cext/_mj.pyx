@@ -96,6 +96,7 @@
 
 cimport cython
 from libc.stdint cimport int64_t
+from _topology cimport coord_t
 
 import numpy as np
 
@@ -983,12 +984,12 @@ def mj_partition_kernel(const double[:, ::1] coords, const intp[::1] dim_order,
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def column_histograms(const int64_t[:, ::1] coords, const int64_t[::1] lengths):
+def column_histograms(const coord_t[:, ::1] coords, const int64_t[::1] lengths):
     """Per-column histograms of small non-negative integer coordinates, in one pass.
 
     Parameters
     ----------
-    coords : (n, d) int64, C-contiguous
+    coords : (n, d) int16, int32 or int64 (router coordinates in their own type), C-contiguous
     lengths : (d,) int64, ``coords[:, k]`` must lie in ``[0, lengths[k])``
 
     Returns

@@ -9,6 +9,14 @@
 
 from libc.stdlib cimport malloc
 
+# Router coordinates come in the narrowest exact signed type (int16 covers every real
+# network; a node's shared window holds them so, mpitaskmap/_allgather.py): every kernel
+# that takes coordinates is specialised for the three and reads them into long long.
+ctypedef fused coord_t:
+    short
+    int
+    long long
+
 cdef inline long long _dim_hops(long long a, long long b, long long length, bint wraps) noexcept nogil:
     cdef long long d = a - b
     if d < 0:
@@ -18,7 +26,7 @@ cdef inline long long _dim_hops(long long a, long long b, long long length, bint
     return d
 
 
-cdef inline long long _hops(const long long[:, ::1] coords, Py_ssize_t p, Py_ssize_t q,
+cdef inline long long _hops(const coord_t[:, ::1] coords, Py_ssize_t p, Py_ssize_t q,
                             const long long[::1] dims, const unsigned char[::1] wrap) noexcept nogil:
     cdef Py_ssize_t k
     cdef long long total = 0
@@ -29,7 +37,7 @@ cdef inline long long _hops(const long long[:, ::1] coords, Py_ssize_t p, Py_ssi
     return total
 
 
-cdef inline Py_ssize_t _route(const long long[:, ::1] coords, const long long[::1] dims,
+cdef inline Py_ssize_t _route(const coord_t[:, ::1] coords, const long long[::1] dims,
                        const unsigned char[::1] wrap, const long long* strides,
                        Py_ssize_t p, Py_ssize_t q, long long* links) noexcept nogil:
     """Write the directed link ids of the dimension-order route p -> q into links.

@@ -31,9 +31,9 @@ The gathered arrays are what :class:`~mpitaskmap.taskgraph.TaskGraph` and
 Memory per rank of the plain gather: about ``8 * (d + k + 2 * degree) + 4 * len(HEADER)
 + name`` bytes per rank of the job (e.g. ~190 bytes for a 3-D task with 6 neighbours on a
 3-D torus).  Memory per node with a :class:`NodeShare`: the windows, ``8 * (n + 1) + 16 *
-E + 8 * n * (d + k + 1)`` bytes for a torus machine (CSR, task and router coordinates, node
-ids of n ranks with E neighbours in all: ~160 bytes per rank for the same job), plus a few
-KB per rank.
+E + 8 * n * (d + 1) + 2 * n * k`` bytes for a torus machine (CSR, task coordinates, node ids
+of n ranks with E neighbours in all, router coordinates in int16, which the machine and the
+kernels take as they are: ~142 bytes per rank for the same job), plus a few KB per rank.
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+
+from ._validate import as_narrowest_coords, narrowest_int_dtype
 
 __all__ = ["LocalRank", "GatheredJob", "gather_job", "network_digest", "HEADER", "NodeShare", "location_dtype",
            "input_error", "pack_shared", "unpack_shared", "window_layout"]
@@ -84,10 +86,8 @@ def location_dtype(magnitude: int) -> np.dtype:
     >>> [location_dtype(m).name for m in (0, 127, 128, 32767, 2**31 - 2, 2**31 - 1)]
     ['int8', 'int8', 'int16', 'int16', 'int32', 'int64']
     """
-    for dtype in (np.int8, np.int16, np.int32):
-        if magnitude < np.iinfo(dtype).max or (dtype is not np.int32 and magnitude == np.iinfo(dtype).max):
-            return np.dtype(dtype)
-    return np.dtype(np.int64)
+    at_least = magnitude if magnitude < _INT32_MAX else _INT32_MAX + 1  # 2**31 - 1 stands for "or more"
+    return narrowest_int_dtype(at_least, (np.int8, np.int16, np.int32))
 
 
 def input_error(exc: BaseException) -> str:
@@ -547,7 +547,9 @@ def gather_job(comm, local: LocalRank) -> GatheredJob:
     Returns
     -------
     GatheredJob
-        The same on every rank: the arrays, or ``error`` (the first failure).
+        The same on every rank: the arrays (``locations`` in the narrowest exact of int16,
+        int32, int64: :func:`~mpitaskmap._validate.as_narrowest_coords`), or ``error`` (the
+        first failure).
 
     Notes
     -----
@@ -573,7 +575,7 @@ def gather_job(comm, local: LocalRank) -> GatheredJob:
     fixed = np.empty((size, d + k), dtype=np.float64)
     comm.Allgather(numbers, fixed)
     job.coords = fixed[:, :d]
-    job.locations = fixed[:, d:].astype(np.int64)
+    job.locations = as_narrowest_coords(fixed[:, d:])  # int16 on every real network
     job.nodes = _node_keys(text, head[:, 4], sizes)
     job.bytes_moved += fixed.nbytes
     if head[0, 3] >= 0:

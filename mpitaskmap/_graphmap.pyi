@@ -8,14 +8,18 @@ every task; ``data``/``msgs`` the words and messages on every directed link.
 
 import numpy as np
 import numpy.typing as npt
-from typing_extensions import disjoint_base
+from typing_extensions import TypeAlias, disjoint_base
+
+#: Router coordinates: int16, int32 or int64 (torus_tree: one compiled specialisation each,
+#: cext/_topology.pxd coord_t; make_net keeps its node rows as int64).
+_Coords: TypeAlias = npt.NDArray[np.int16] | npt.NDArray[np.int32] | npt.NDArray[np.int64]
 
 @disjoint_base
 class _Net:
     """The network between nodes (torus BFS or hop matrix); built by :func:`make_net`."""
 
 def make_net(
-    ncoords: npt.NDArray[np.int64], dims: npt.NDArray[np.int64], wrap: npt.NDArray[np.uint8],
+    ncoords: _Coords, dims: npt.NDArray[np.int64], wrap: npt.NDArray[np.uint8],
     router_ptr: npt.NDArray[np.int64], router_nodes: npt.NDArray[np.int64], node_router: npt.NDArray[np.int64],
     ndist: npt.NDArray[np.int32],
 ) -> _Net: ...
@@ -67,7 +71,7 @@ def bisect_tasks(
     side_out: npt.NDArray[np.uint8], start: npt.NDArray[np.uint8] | None = None, multilevel: bool = False,
 ) -> float: ...
 def torus_tree(
-    coords: npt.NDArray[np.int64], dims: npt.NDArray[np.int64], wrap: npt.NDArray[np.uint8],
+    coords: _Coords, dims: npt.NDArray[np.int64], wrap: npt.NDArray[np.uint8],
     cap: npt.NDArray[np.int64], children: npt.NDArray[np.int64], node: npt.NDArray[np.int64],
     capacity: npt.NDArray[np.int64], rep: npt.NDArray[np.int64],
 ) -> None: ...

@@ -2,6 +2,10 @@
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import TypeAlias
+
+#: Router coordinates: int16, int32 or int64 (one compiled specialisation each, cext/_topology.pxd coord_t).
+_Coords: TypeAlias = npt.NDArray[np.int16] | npt.NDArray[np.int32] | npt.NDArray[np.int64]
 
 def expand_nearest(
     order: npt.NDArray[np.intp], front: npt.NDArray[np.intp], corner_i: npt.NDArray[np.int64],
@@ -16,7 +20,7 @@ def place_nearest(
 ) -> int: ...
 def pairs_refine(
     indptr: npt.NDArray[np.intp], indices: npt.NDArray[np.intp], weights: npt.NDArray[np.float64],
-    coords: npt.NDArray[np.int64], dims: npt.NDArray[np.int64], wrap: npt.NDArray[np.uint8],
+    coords: _Coords, dims: npt.NDArray[np.int64], wrap: npt.NDArray[np.uint8],
     task_to_proc: npt.NDArray[np.intp], proc_to_task: npt.NDArray[np.intp], pn_indptr: npt.NDArray[np.intp],
     pn_indices: npt.NDArray[np.intp], tasks: npt.NDArray[np.intp], uni: npt.NDArray[np.intp],
     r1: npt.NDArray[np.int64], r2: npt.NDArray[np.int64], tol: float,

@@ -2,6 +2,10 @@
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import TypeAlias
+
+#: Router coordinates: int16, int32 or int64 (one compiled specialisation each, cext/_topology.pxd coord_t).
+_Coords: TypeAlias = npt.NDArray[np.int16] | npt.NDArray[np.int32] | npt.NDArray[np.int64]
 
 ORDERING_Z: int
 ORDERING_GRAY: int
@@ -20,7 +24,7 @@ def mj_partition_kernel(
     out: npt.NDArray[np.intp],
 ) -> None: ...
 def column_histograms(
-    coords: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64]
+    coords: _Coords, lengths: npt.NDArray[np.int64]
 ) -> list[npt.NDArray[np.int64]]: ...
 def column_ranges(coords: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def _py_largest_prime_factor(m: int) -> int: ...

@@ -17,7 +17,14 @@ __all__ = [
     "as_index_array",
     "as_weights",
     "first_bad",
+    "COORD_DTYPES",
+    "narrowest_int_dtype",
+    "as_narrowest_coords",
 ]
+
+#: The integer types the torus kernels take router coordinates in (``coord_t`` of
+#: cext/_topology.pxd), narrowest first.
+COORD_DTYPES = (np.dtype(np.int16), np.dtype(np.int32), np.dtype(np.int64))
 
 
 def first_bad(mask: np.ndarray) -> tuple:
@@ -57,8 +64,14 @@ def as_float_matrix(a, name: str, *, n_cols: int | None = None, allow_1d: bool =
     return np.ascontiguousarray(arr)
 
 
-def as_int_matrix(a, name: str, *, n_cols: int | None = None) -> np.ndarray:
-    """Return ``a`` as a C-contiguous (n, d) int64 array; floats must be whole numbers."""
+def as_int_matrix(a, name: str, *, n_cols: int | None = None, keep_coord_dtype: bool = False) -> np.ndarray:
+    """Return ``a`` as a C-contiguous (n, d) integer array; floats must be whole numbers.
+
+    The type is int64; with ``keep_coord_dtype``, an array of one of :data:`COORD_DTYPES`
+    keeps its type (no copy when it is C-contiguous) and other integer types widen to the
+    narrowest of them that holds every value of the type (int8, uint8 -> int16; uint16 ->
+    int32; uint32, uint64 -> int64).
+    """
     arr = np.asarray(a)
     if arr.ndim == 1:
         arr = arr[:, None]
@@ -75,7 +88,54 @@ def as_int_matrix(a, name: str, *, n_cols: int | None = None) -> np.ndarray:
         raise InvalidInputError(f"{name}: expected integers; got dtype {arr.dtype}")
     if n_cols is not None and arr.shape[1] != n_cols:
         raise InvalidInputError(f"{name}: expected {n_cols} columns; got shape {arr.shape}")
-    return np.ascontiguousarray(arr, dtype=np.int64)
+    dtype = np.dtype(np.int64)
+    if keep_coord_dtype and arr.dtype.kind in "iub":
+        dtype = np.promote_types(arr.dtype, np.int16)  # the narrowest of COORD_DTYPES holding the type
+        if dtype.kind != "i":  # uint64: no signed type holds it; int64 as before
+            dtype = np.dtype(np.int64)
+    return np.ascontiguousarray(arr, dtype=dtype)
+
+
+def narrowest_int_dtype(magnitude: int, types: tuple = (np.int16, np.int32)) -> np.dtype:
+    """The first of ``types`` (narrowest first), else int64, holding every value of ``|value| <= magnitude``.
+
+    Parameters
+    ----------
+    magnitude : int
+        Largest absolute value to hold (>= 0).
+    types : tuple of signed integer types
+        Candidates, narrowest first; default int16, int32 (:data:`COORD_DTYPES`).
+
+    Returns
+    -------
+    numpy.dtype
+
+    Examples
+    --------
+    >>> [narrowest_int_dtype(m).name for m in (0, 2**15 - 1, 2**15, 2**31 - 1, 2**31)]
+    ['int16', 'int16', 'int32', 'int32', 'int64']
+    """
+    for dtype in types:
+        if magnitude <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
+
+
+def as_narrowest_coords(coords: np.ndarray) -> np.ndarray:
+    """Return integer coordinates in the narrowest of :data:`COORD_DTYPES` holding every value exactly.
+
+    int16 when every ``|value| < 2**15``, else int32 when every ``|value| < 2**31``, else
+    int64; never clipped.  No copy when ``coords`` already has that type (and is
+    C-contiguous).  O(n) (one min and one max).
+
+    Examples
+    --------
+    >>> as_narrowest_coords(np.array([[0, 32767]])).dtype.name, as_narrowest_coords(np.array([[-1, 32768]])).dtype.name
+    ('int16', 'int32')
+    """
+    arr = np.asarray(coords)
+    magnitude = max(-int(arr.min()), int(arr.max()), 0) if arr.size else 0
+    return np.ascontiguousarray(arr, dtype=narrowest_int_dtype(magnitude))
 
 
 def as_index_array(a, name: str, *, upper: int, length: int | None = None) -> np.ndarray:

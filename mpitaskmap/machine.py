@@ -619,7 +619,10 @@ class TorusMachine(Machine):
     ----------
     router_coords : (n_procs, n_dims) array_like of int
         Router coordinate of every processor; ``0 <= router_coords[p, k] < dims[k]``.
-        Several processors (cores, nodes) may share a router.
+        Several processors (cores, nodes) may share a router.  An int16, int32 or int64
+        array is kept as given (no copy when C-contiguous; e.g. a read-only view of a
+        shared-memory window) and the kernels read it in its type; other integer types
+        widen to the narrowest of these holding them, lists and floats become int64.
     dims : sequence of int
         Length of every dimension of the whole network (not just the allocation).
     wrap : bool or sequence of bool, optional
@@ -678,7 +681,7 @@ class TorusMachine(Machine):
             raise InvalidInputError(f"dims: lengths must be positive integers; got {list(dims_arr)}")
         self.dims = np.ascontiguousarray(dims_arr, dtype=np.int64)
         n_dims = self.dims.size
-        coords = as_int_matrix(router_coords, "router_coords", n_cols=n_dims)
+        coords = as_int_matrix(router_coords, "router_coords", n_cols=n_dims, keep_coord_dtype=True)
         if coords.shape[0] == 0:
             raise InvalidInputError("router_coords: a machine needs at least one processor; got 0 rows")
         bad = (coords < 0) | (coords >= self.dims[None, :])
@@ -768,8 +771,8 @@ class TorusMachine(Machine):
         return self.n_routers * 2 * self.n_dims
 
     def router_ids(self) -> np.ndarray:
-        """Return the linear router id of every processor (dimension 0 fastest, :func:`strides`)."""
-        return self.router_coords @ strides(self.dims)
+        """Return the linear router id (int64) of every processor (dimension 0 fastest, :func:`strides`)."""
+        return self.router_coords @ strides(self.dims)  # int64 strides: int64 products whatever the coordinates' type
 
     def _build_node_view(self) -> NodeView:
         view = NodeView(self)
@@ -874,7 +877,6 @@ class TorusMachine(Machine):
         rid = self.router_ids()
         order = np.lexsort((np.arange(n), rid))
         routers, start, count = np.unique(rid[order], return_index=True, return_counts=True)
-        coords = self.router_coords
         dims = self.dims
         step = strides(dims)
         src_all, dst_all = [], []
@@ -884,13 +886,14 @@ class TorusMachine(Machine):
                 nb = rid
                 ok = np.ones(n, dtype=bool)
             else:
-                c = coords[:, k] + s
+                ck = self.router_coords[:, k].astype(np.int64)  # c + 1 may overflow a narrow type
+                c = ck + s
                 if self.wrap[k]:
                     ok = np.ones(n, dtype=bool)
                     c = c % dims[k]
                 else:
                     ok = (c >= 0) & (c < dims[k])
-                nb = rid + (c - coords[:, k]) * step[k]
+                nb = rid + (c - ck) * step[k]
             pos = np.minimum(np.searchsorted(routers, nb), routers.size - 1)
             ok &= routers[pos] == nb
             p = np.flatnonzero(ok)
@@ -930,7 +933,7 @@ class TorusMachine(Machine):
         BoxShape(origin=(1, 2), lengths=(2, 1), cores=2)
         """
         rc = self.router_coords
-        lo = rc.min(axis=0)
+        lo = rc.min(axis=0).astype(np.int64)  # int64 arithmetic whatever the coordinates' type
         ext = rc.max(axis=0) - lo + 1
         n_box = int(np.prod(ext, dtype=np.int64))
         counts = np.bincount((rc - lo) @ strides(ext), minlength=n_box)

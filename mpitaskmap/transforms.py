@@ -23,7 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from . import _mj  # compiled kernel: column_ranges, column_histograms
-from ._validate import as_float_matrix
+from ._validate import COORD_DTYPES, as_float_matrix
 from .errors import InvalidInputError
 
 __all__ = [
@@ -78,10 +78,12 @@ def torus_shift(coords, dims: Sequence[int], wrap) -> np.ndarray:
     out = np.array(c, dtype=np.float64, copy=True)
     dims = [int(d) for d in dims]
     wraps = np.broadcast_to(np.asarray(wrap, dtype=bool), (len(dims),))
-    # O(n d + sum L) histograms in one compiled pass instead of sorts (np.unique)
+    # O(n d + sum L) histograms in one compiled pass instead of sorts (np.unique); narrow router
+    # coordinates (int16, int32) are read in their type, without an int64 copy
     try:
         hists = _mj.column_histograms(
-            np.ascontiguousarray(c, dtype=np.int64).reshape(c.shape[0], -1), np.asarray(dims, dtype=np.int64)
+            np.ascontiguousarray(c, dtype=c.dtype if c.dtype in COORD_DTYPES else np.int64).reshape(c.shape[0], -1),
+            np.asarray(dims, dtype=np.int64),
         )
     except ValueError as exc:
         raise InvalidInputError(f"coords: router coordinates must be integers in [0, length): {exc}") from None

@@ -173,6 +173,11 @@ def test_every_rank_views_the_graph_and_machine_the_leader_built(nodes):
         first, second = _window_bytes(share)
         assert np.shares_memory(graph.indices, first) and np.shares_memory(graph.coords, first)
         assert np.shares_memory(graph.indptr, second) and np.shares_memory(machine.node_ids, second)
+        # router coordinates in the narrowest exact type the kernels take (int16), kept so by
+        # the machine: a read-only view of the second window, no private int64 copy
+        assert machine.router_coords.dtype == np.int16 and np.shares_memory(machine.router_coords, second)
+        assert not machine.router_coords.flags.writeable
+        assert machine.hops([0], [comm.size - 1]).tolist() == plain[1].hops([0], [comm.size - 1]).tolist()
         # only the leader allocates; every rank of the node reads the same bytes
         sizes = [win.Get_attr(MPI.WIN_SIZE) for win in share.windows]
         assert sizes == ([len(first), len(second)] if share.node.rank == 0 else [0, 0])
@@ -325,6 +330,45 @@ def test_a_window_failure_on_one_follower_ends_alike_on_every_rank(which):
     finally:
         share.free()
     assert everyone == [("inputs: MemoryError: no shared memory left", True, 0)] * comm.size
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("value, dtype", [(32767, np.int16), (40000, np.int32), (-1, None)])
+def test_window_router_coordinates_take_the_narrowest_exact_type(value, dtype):
+    """One rank on router 32767 of a 65536-router ring keeps int16; on router 40000 (beyond
+    int16) the window holds int32, exactly; a negative coordinate is refused on every rank
+    with the rank and value named (the validation is unchanged)."""
+    from mpi4py import MPI
+
+    from mpitaskmap._allgather import NodeShare
+    from mpitaskmap.providers import NetworkInfo, assemble_machine_arrays
+
+    comm = MPI.COMM_WORLD
+    last = comm.size - 1
+    local = _local(comm.rank, comm.size)
+    local.node = f"n{comm.rank}".encode()  # one rank a node: any router is allowed
+    if comm.rank == last:
+        local.location = np.array([value])
+
+    def build(job):
+        graph = TaskGraph.from_neighbor_arrays(job.counts, job.neighbors, job.weights, coords=job.coords)
+        return graph, assemble_machine_arrays(job.locations, job.nodes, NetworkInfo(dims=(65536,)), name="ring")
+
+    share = NodeShare(comm, node_color=comm.rank % 2)
+    try:
+        job = share.gather_and_build(local, build)
+        if dtype is None:
+            assert job.error == ("inputs: InvalidInputError: locations: rank %d has coordinate -1 in dimension 0, "
+                                 "outside [0, 65536); got (-1,) on node 'n%d'" % (last, last))
+            return
+        _, machine = job.built
+        rc = machine.router_coords
+        assert rc.dtype == dtype and rc[last, 0] == value
+        assert rc[:last, 0].tolist() == [(r // 2) % 8 for r in range(last)]
+        assert any(np.shares_memory(rc, w) for w in _window_bytes(share))
+        assert machine.hops([last], [0]).tolist() == [min(value, 65536 - value)]
+    finally:
+        share.free()
 
 
 @pytest.mark.mpi

@@ -59,13 +59,15 @@ def test_growth_fit(bench):
 def test_shared_path_views_one_copy_per_node(bench):
     """The shared path's leader and follower hold the arrays path's graph and machine as
     views of the windows (part1_shared checks it); the windows hold exactly those arrays:
-    CSR (n + 1 row pointers, E neighbours and weights), task coordinates, router
-    coordinates and node ids, each 64-byte aligned; a follower's private memory is small."""
+    CSR (n + 1 row pointers, E neighbours and weights), task coordinates (float64), router
+    coordinates (int16: the narrowest exact type, kept so by the machine) and node ids,
+    each 64-byte aligned; a follower's private memory is small."""
     job = bench._job("titan", 16384)
     graph, machine = bench._build_arrays(job)
     got = bench.part1_shared(job, graph, machine, 1)
+    assert machine.router_coords.dtype == np.int16
     n, e = graph.n_tasks, graph.n_edges
-    exact = (8 * (n + 1) + 16 * e + 8 * n * 3 + 8 * n * 3 + 8 * n) / 2**20
+    exact = (8 * (n + 1) + 16 * e + 8 * n * 3 + 2 * n * 3 + 8 * n) / 2**20
     assert exact <= got["window_mb"] <= exact + 0.01
     assert got["follower_mb"] < 0.1 and got["per_node_mb"] == got["window_mb"] + 16 * got["follower_mb"]
     assert got["leader_peak_mb"] > got["window_mb"]

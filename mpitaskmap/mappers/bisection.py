@@ -113,7 +113,7 @@ def processor_tree(machine: Machine) -> ProcessorTree:
     capacity = np.zeros(2 * n - 1, dtype=np.int64)
     rep = np.zeros(2 * n - 1, dtype=np.int64)
     if isinstance(machine, TorusMachine):
-        coords = np.ascontiguousarray(machine.router_coords[view.representative], dtype=np.int64)
+        coords = np.ascontiguousarray(machine.router_coords[view.representative])  # one row a node, its type kept
         _graphmap.torus_tree(coords, np.ascontiguousarray(machine.dims, dtype=np.int64),
                              np.ascontiguousarray(machine.wrap, dtype=np.uint8), cap, children, node, capacity, rep)
         return ProcessorTree(children, node, capacity, rep)

@@ -12,6 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .._validate import as_narrowest_coords
 from ..errors import InvalidInputError, ProviderError
 from ..machine import FlatMachine, Machine, TorusMachine
 from ..percs import PercsMachine
@@ -333,7 +334,9 @@ def assemble_machine_arrays(coords: np.ndarray, nodes: np.ndarray, network: Netw
     Returns
     -------
     Machine
-        As :func:`assemble_machine`.
+        As :func:`assemble_machine`; a :class:`~mpitaskmap.machine.TorusMachine` holds the
+        router coordinates in the narrowest exact of int16, int32, int64
+        (:func:`~mpitaskmap._validate.as_narrowest_coords`).
 
     Raises
     ------
@@ -359,7 +362,9 @@ def assemble_machine_arrays(coords: np.ndarray, nodes: np.ndarray, network: Netw
     if nodes.ndim != 1 or nodes.size == 0:
         raise InvalidInputError(f"locations: a machine needs at least one rank; got node keys of shape {nodes.shape}")
     n = nodes.size
-    coords = np.asarray(coords, dtype=np.int64)
+    coords = np.asarray(coords)
+    if coords.dtype.kind not in "iu":
+        coords = coords.astype(np.int64)
     if coords.size != n * n_dims:
         raise InvalidInputError(f"coords: expected ({n}, {n_dims}) router coordinates; got shape {coords.shape}")
     coords = coords.reshape(n, n_dims)
@@ -389,7 +394,7 @@ def assemble_machine_arrays(coords: np.ndarray, nodes: np.ndarray, network: Netw
     if network.kind == "percs":
         return _percs_machine(coords, network, name)
     return TorusMachine(
-        coords,
+        as_narrowest_coords(coords),  # int16 on every real network; the machine keeps them so
         network.dims,
         wrap=list(network.wrap),
         node_ids=node_ids,
