@@ -402,6 +402,7 @@ def best_of(
     metric=None,
     refine: int = 0,
     progress: Callable[[int, int], None] | None = None,
+    keep: Callable[[int, Mapping | None, float, float], None] | None = None,
 ) -> BestOf:
     """Evaluate candidates one after another and return the best (serial).
 
@@ -421,6 +422,9 @@ def best_of(
         stage; :data:`REFINE_TOP` is what ``map(method="auto")`` and ``remap`` use).
     progress : callable, optional
         Called as ``progress(done, total)`` after each first-stage candidate.
+    keep : callable, optional
+        ``keep(index, mapping, score, seconds)`` for every candidate of both stages
+        (:func:`score_candidates`), e.g. to score them by a second metric in the same pass.
 
     Returns
     -------
@@ -439,14 +443,15 @@ def best_of(
     cands = list(candidates)
     if not cands:
         raise InvalidInputError("candidates: the list is empty")
-    found = score_candidates(problem, cands, metric=metric, progress=progress)
+    found = score_candidates(problem, cands, metric=metric, progress=progress, keep=keep)
     if found.best is None:
         raise InvalidInputError(f"candidates: none of the {len(cands)} candidates applies to this input")
     best, scores = found.best, list(found.scores)
     metric = resolve_metric(metric, problem.machine)
     second = refinement_candidates([cands[i] for i in top_indices(scores, refine)], metric) if refine else []
     if second:
-        more = score_candidates(problem, cands + second, range(len(cands), len(cands) + len(second)), metric)
+        more = score_candidates(problem, cands + second, range(len(cands), len(cands) + len(second)), metric,
+                                keep=keep)
         scores += more.scores
         if more.best is not None and more.best[:2] < best[:2]:
             best = more.best

@@ -148,7 +148,7 @@ def test_map_auto_simulate_keeps_the_fastest_of_the_judged(capsys):
     from mpitaskmap.simulate import simulate_exchange
 
     status, out, err = run(capsys, "map", "-m", SIM, "-t", TASKS, "--method", "auto", "--simulate",
-                           "--simulate-top", "2", "--format", "csv")
+                           "--simulate-top", "2", "--simulate-also", "", "--format", "csv")
     assert status == 0
     assert "simulated the 2 best distinct mappings of the search (predicted_time):" in err
     lines = err.splitlines()
@@ -156,8 +156,9 @@ def test_map_auto_simulate_keeps_the_fastest_of_the_judged(capsys):
     rows = [line.split() for line in lines[i + 2: i + 4]]
     times = [float(r[-1]) for r in rows]
     assert [int(r[0]) for r in rows] == [1, 2]  # listed in objective order
+    assert [r[2] for r in rows] == ["objective", "objective"]
     fastest = min(range(2), key=lambda k: (times[k], k))
-    assert f"winner: {rows[fastest][2]}" in err and "(the fastest simulated)" in err
+    assert f"winner: {rows[fastest][3]}" in err and "(the fastest simulated)" in err
     # the times are the simulator's, with the command's message model
     from mpitaskmap.cli._inputs import load_machine, load_tasks
 
@@ -168,7 +169,7 @@ def test_map_auto_simulate_keeps_the_fastest_of_the_judged(capsys):
     judged = mpitaskmap.map(graph, machine, judge="simulate", judge_top=2,
                             metric=mpitaskmap.metrics.time_objective(DEFAULT_BYTES_PER_WEIGHT, DEFAULT_LINK_LATENCY),
                             judge_options={"bytes_per_weight": DEFAULT_BYTES_PER_WEIGHT,
-                                           "link_latency": DEFAULT_LINK_LATENCY})
+                                           "link_latency": DEFAULT_LINK_LATENCY}, judge_also=())
     from mpitaskmap.portfolio import JUDGE_CONFIG
 
     best = simulate_exchange(judged, bytes_per_weight=DEFAULT_BYTES_PER_WEIGHT, link_latency=DEFAULT_LINK_LATENCY,
@@ -176,3 +177,20 @@ def test_map_auto_simulate_keeps_the_fastest_of_the_judged(capsys):
     assert best.seconds == pytest.approx(min(times), rel=1e-4)
     status, _, err = run(capsys, "map", "-m", SIM, "-t", TASKS, "--method", "geometric", "--simulate")
     assert status == 1 and "only --method auto" in err
+    status, _, err = run(capsys, "map", "-m", SIM, "-t", TASKS, "--method", "auto", "--simulate",
+                         "--simulate-also", "latency,speed")
+    assert status != 0 and "--simulate-also: unknown metric 'speed'" in err
+
+
+def test_judged_table_names_why_each_mapping_was_simulated():
+    from mpitaskmap.cli.map import judged_table
+
+    info = {"metric": "predicted_time", "judged": [
+        dict(objective_rank=1, simulated_rank=2, chosen_by="objective", candidate="geometric fz T* P* shift",
+             score=2.0e-6, simulated_s=3.0e-6),
+        dict(objective_rank=2, simulated_rank=1, chosen_by="latency", candidate="greedy+uwh", score=2.5e-6,
+             simulated_s=2.0e-6)]}
+    lines = judged_table(info).splitlines()
+    assert lines[0] == "simulated the 1 best distinct mappings of the search (predicted_time) and the best by latency:"
+    assert lines[2].split() == ["1", "2", "objective", "geometric", "fz", "T*", "P*", "shift", "2e-06", "3e-06"]
+    assert lines[3].split() == ["2", "1", "latency", "greedy+uwh", "2.5e-06", "2e-06"]

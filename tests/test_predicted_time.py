@@ -208,9 +208,10 @@ def test_judge_simulates_the_best_distinct_mappings_and_keeps_the_fastest(monkey
         return 1.0 - 0.1 * order[mapping.task_to_proc.tobytes()]
 
     calls = _fake_simulator(monkeypatch, seconds_of)
-    judged = mpitaskmap.map(g, m, judge="simulate", judge_top=3, judge_options={"bytes_per_weight": 8.0})
+    judged = mpitaskmap.map(g, m, judge="simulate", judge_top=3, judge_options={"bytes_per_weight": 8.0},
+                            judge_also=())
     rows = judged.info["judged"]
-    assert len(rows) == len(calls) == 3
+    assert len(rows) == len(calls) == 3 and {r["chosen_by"] for r in rows} == {"objective"}
     # distinct mappings, in objective order (score, then index), the first is the search's winner
     assert len({c[0].tobytes() for c in calls}) == 3
     assert [(r["score"], r["index"]) for r in rows] == sorted((r["score"], r["index"]) for r in rows)
@@ -230,6 +231,70 @@ def test_judge_simulates_the_best_distinct_mappings_and_keeps_the_fastest(monkey
     assert tied.info["candidate"] == plain.info["candidate"]
 
 
+def _latency_pick(g, m, mapping):
+    """Brute force: index of the candidate of least Latency(M) (ties: objective, then index)."""
+    from mpitaskmap.problem import Problem
+    from mpitaskmap.search import apply
+
+    problem = Problem(g, m)
+    cands = mapping.info["candidate_list"]
+    keys = []
+    for i, cand in enumerate(cands):
+        t2p = apply(cand, problem).task_to_proc
+        keys.append((metrics.latency(g, m, t2p), predicted_time(g, m, t2p), i))
+    return min(keys)[2], keys
+
+
+def test_judge_also_simulates_the_latency_pick_outside_the_top(monkeypatch):
+    import mpitaskmap
+    from mpitaskmap import titan_machine
+    from mpitaskmap.portfolio import JUDGE_ALSO
+
+    assert JUDGE_ALSO == ("latency",)
+    from mpitaskmap.problem import Problem
+    from mpitaskmap.search import apply
+
+    g = TaskGraph.stencil([4, 4, 4], weight=2560.0)
+    m = titan_machine(16, cores_per_node=4, seed=5)
+    plain = mpitaskmap.map(g, m)
+    pick, keys = _latency_pick(g, m, plain)
+    target = apply(plain.info["candidate_list"][pick], Problem(g, m)).task_to_proc.tobytes()
+    # on this input the latency pick is another rank order than the objective's winner
+    assert target != plain.task_to_proc.tobytes()
+
+    def seconds_of(mapping):  # the latency pick "runs" fastest, everything else equally slow
+        return 0.5 if mapping.task_to_proc.tobytes() == target else 1.0
+
+    calls = _fake_simulator(monkeypatch, seconds_of)
+    judged = mpitaskmap.map(g, m, judge="simulate", judge_top=1)
+    rows = judged.info["judged"]
+    assert [r["chosen_by"] for r in rows] == ["objective", "latency"] and len(calls) == 2
+    assert rows[0]["candidate"] == plain.info["candidate"]
+    assert rows[1]["index"] == pick and rows[1]["candidate"] == plain.info["candidate_list"][pick].label()
+    assert judged.info["candidate"] == rows[1]["candidate"] and judged.task_to_proc.tobytes() == target
+    assert [r["simulated_rank"] for r in rows] == [2, 1] and [r["objective_rank"] for r in rows] == [1, 2]
+    # explicitly none: only the objective's top
+    _fake_simulator(monkeypatch, seconds_of)
+    alone = mpitaskmap.map(g, m, judge="simulate", judge_top=1, judge_also=[])
+    assert [r["chosen_by"] for r in alone.info["judged"]] == ["objective"]
+    np.testing.assert_array_equal(alone.task_to_proc, plain.task_to_proc)
+    # a pick already simulated (same rank order) is not simulated twice
+    _fake_simulator(monkeypatch, lambda mapping: 1.0)
+    same = mpitaskmap.map(g, m, judge="simulate", judge_top=1, judge_also=["predicted_time"])
+    assert [r["chosen_by"] for r in same.info["judged"]] == ["objective"]
+
+
+def test_judge_also_skips_link_metrics_without_a_link_model(monkeypatch):
+    import mpitaskmap
+
+    g = TaskGraph.stencil([4, 4])
+    m = FlatMachine(np.repeat(np.arange(4), 4))
+    calls = _fake_simulator(monkeypatch, lambda mapping: 1.0)
+    judged = mpitaskmap.map(g, m, judge="simulate", judge_top=2, judge_also=["latency", "max_hops"])
+    by = [r["chosen_by"] for r in judged.info["judged"]]
+    assert "latency" not in by and len(calls) == len(by)
+
+
 def test_judge_bad_input(monkeypatch):
     import mpitaskmap
 
@@ -241,6 +306,12 @@ def test_judge_bad_input(monkeypatch):
         mpitaskmap.map(g, m, judge="oracle")
     with pytest.raises(InvalidInputError, match="judge_top"):
         mpitaskmap.map(g, m, judge="simulate", judge_top=0)
+    with pytest.raises(InvalidInputError, match="judge_also: unknown metric 'speed'"):
+        mpitaskmap.map(g, m, judge="simulate", judge_also=["speed"])
+    with pytest.raises(InvalidInputError, match="judge_also: only with judge='simulate'"):
+        mpitaskmap.map(g, m, judge_also=["latency"])
+    with pytest.raises(InvalidInputError, match="only method 'auto'"):
+        mpitaskmap.map(g, m, "geometric", judge_also=["latency"])
     import mpitaskmap.simgrid as simgrid
 
     monkeypatch.setattr(simgrid, "simgrid_missing", lambda compiler=False: "smpirun not found")

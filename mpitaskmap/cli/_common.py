@@ -18,7 +18,7 @@ import numpy as np
 from ..mapping import Mapping
 from ..metrics import METRICS, evaluate
 from ..partition import ORDERINGS
-from ..portfolio import METHODS
+from ..portfolio import JUDGE_ALSO, METHODS
 from ._inputs import MACHINE_FORMS, TASK_FORMS, MachineInput, TaskInput, load_machine, load_tasks
 from ._methods import Context, GeometricOptions
 from ._progress import Progress
@@ -123,6 +123,9 @@ def add_simulate_options(group, what: str) -> None:
     group.add_argument("--simulate", action="store_true", help=what)
     group.add_argument("--simulate-top", type=int, default=DEFAULT_SIMULATE_TOP, metavar="K",
                        help=f"--simulate: distinct mappings of auto to simulate (default {DEFAULT_SIMULATE_TOP})")
+    group.add_argument("--simulate-also", default=",".join(JUDGE_ALSO), metavar="M,M",
+                       help="--simulate: also simulate auto's best candidate by each of these metrics "
+                            f"(default {','.join(JUDGE_ALSO)}; '' for none)")
 
 
 def message_model(args) -> dict:
@@ -171,9 +174,13 @@ def context_from(args, progress=None) -> Context:
     top = getattr(args, "simulate_top", DEFAULT_SIMULATE_TOP)
     if top < 1:
         raise ValueError(f"--simulate-top: must be at least 1; got {top}")
+    also = tuple(m.strip() for m in getattr(args, "simulate_also", ",".join(JUDGE_ALSO)).split(",") if m.strip())
+    unknown = [m for m in also if m not in METRICS]
+    if unknown:
+        raise ValueError(f"--simulate-also: unknown metric {unknown[0]!r}; valid: {', '.join(METRICS)}")
     return Context(geometric=geo, metric=args.metric, families=families, orderings=orderings, progress=progress,
                    bytes_per_weight=model["bytes_per_weight"], link_latency=model["hop_latency"],
-                   judge="simulate" if getattr(args, "simulate", False) else None, judge_top=top)
+                   judge="simulate" if getattr(args, "simulate", False) else None, judge_top=top, judge_also=also)
 
 
 def metric_rows(mappings: list[tuple[str, Mapping, float | None]], metrics=None, model: dict | None = None

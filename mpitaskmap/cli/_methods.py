@@ -16,7 +16,7 @@ from ..machine import Machine
 from ..mapping import IDENTITY, Mapping
 from ..metrics import DEFAULT_HOP_LATENCY, default_metric, time_objective
 from ..partition import ORDERINGS
-from ..portfolio import METHODS, map as map_tasks
+from ..portfolio import JUDGE_ALSO, METHODS, map as map_tasks
 from ..taskgraph import TaskGraph
 from ._inputs import parse_options
 from ._progress import Progress
@@ -74,6 +74,7 @@ class Context:
     link_latency: float = DEFAULT_HOP_LATENCY  # seconds per hop (objective and simulator)
     judge: str | None = None  # "simulate": auto returns the fastest of its judge_top best, simulated
     judge_top: int = 4
+    judge_also: tuple = JUDGE_ALSO  # metrics whose best candidate the judge simulates too
 
 
 def _bar(ctx: Context, what: str):
@@ -110,7 +111,7 @@ def run_method(spec: str, graph: TaskGraph, machine: Machine, ctx: Context) -> t
             metric = time_objective(ctx.bytes_per_weight, ctx.link_latency)
         options = dict(metric=metric, families=ctx.families, orderings=ctx.orderings)
         if ctx.judge is not None:
-            options.update(judge=ctx.judge, judge_top=ctx.judge_top,
+            options.update(judge=ctx.judge, judge_top=ctx.judge_top, judge_also=ctx.judge_also,
                            judge_options=dict(link_latency=ctx.link_latency, bytes_per_weight=ctx.bytes_per_weight))
         progress = ctx.progress
     if name in ("greedy+uwh", "geometric+uwh", "identity+uwh", "umc", "ummc", "bisection"):

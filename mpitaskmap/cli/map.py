@@ -128,11 +128,17 @@ def judged_table(info: dict) -> str:
     """The judge's table: each simulated mapping's rank by the objective and by simulated time."""
     rows = info["judged"]
     w = max(len("candidate"), *(len(r["candidate"]) for r in rows))
-    lines = [f"simulated the {len(rows)} best distinct mappings of the search ({info.get('metric', 'objective')}):",
-             f"  {'by objective':>12} {'by time':>7}  {'candidate':<{w}} {'objective':>11} {'simulated s':>12}"]
+    top = sum(r.get("chosen_by", "objective") == "objective" for r in rows)
+    also = sorted({r["chosen_by"] for r in rows} - {"objective"})
+    title = f"simulated the {top} best distinct mappings of the search ({info.get('metric', 'objective')})"
+    if also:
+        title += " and the best by " + ", ".join(also)
+    lines = [title + ":",
+             f"  {'by objective':>12} {'by time':>7}  {'chosen by':<14} {'candidate':<{w}} {'objective':>11} "
+             f"{'simulated s':>12}"]
     for r in rows:
-        lines.append(f"  {r['objective_rank']:>12} {r['simulated_rank']:>7}  {r['candidate']:<{w}} "
-                     f"{r['score']:>11.5g} {r['simulated_s']:>12.5g}")
+        lines.append(f"  {r['objective_rank']:>12} {r['simulated_rank']:>7}  {r.get('chosen_by', 'objective'):<14} "
+                     f"{r['candidate']:<{w}} {r['score']:>11.5g} {r['simulated_s']:>12.5g}")
     return "\n".join(lines) + "\n"
 
 
