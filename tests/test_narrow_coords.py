@@ -208,26 +208,25 @@ def _stencil_job(dt):
     return graph, TorusMachine(coords, dims, wrap=[True, False, True], node_ids=np.repeat(np.arange(16), 2))
 
 
+def _mapper_results(g, m) -> dict:
+    """task_to_proc of every mapper with its own torus kernels."""
+    return dict(
+        greedy=map_greedy(g, m).task_to_proc,
+        congestion=refine_congestion(map_greedy(g, m), max_iter=50).task_to_proc,
+        bisection=map_bisection(g, m).task_to_proc,
+        pairs=map_pairs(g, m, seed=1, max_proposals=2000).task_to_proc,
+        geometric=map_geometric(g, m).task_to_proc,
+    )
+
+
 def test_mappers_give_identical_mappings_for_every_coordinate_type():
     g, m64 = _stencil_job(np.int64)
-    want = dict(
-        greedy=map_greedy(g, m64).task_to_proc,
-        congestion=refine_congestion(map_greedy(g, m64), max_iter=50).task_to_proc,
-        bisection=map_bisection(g, m64).task_to_proc,
-        pairs=map_pairs(g, m64, seed=1, max_proposals=2000).task_to_proc,
-        geometric=map_geometric(g, m64).task_to_proc,
-    )
+    want = _mapper_results(g, m64)
     tree64 = processor_tree(m64)
     for dt in NARROW:
         g, m = _stencil_job(dt)
         assert m.router_coords.dtype == dt
-        got = dict(
-            greedy=map_greedy(g, m).task_to_proc,
-            congestion=refine_congestion(map_greedy(g, m), max_iter=50).task_to_proc,
-            bisection=map_bisection(g, m).task_to_proc,
-            pairs=map_pairs(g, m, seed=1, max_proposals=2000).task_to_proc,
-            geometric=map_geometric(g, m).task_to_proc,
-        )
+        got = _mapper_results(g, m)
         for name in want:
             assert np.array_equal(got[name], want[name]), name
         tree = processor_tree(m)
