@@ -1,6 +1,6 @@
 """Which mapping metric predicts communication time?  (issue 15, validation study)
 
-    python benchmarks/metrics_vs_time.py [--quick] [--json PATH]
+    python benchmarks/metrics_vs_time.py [--quick] [--network fluid|smpi] [--json PATH]
 
 For every *input* (a task graph on an allocation, one message size) many mappings are
 made -- the identity (default order), random permutations, several geometric candidates of
@@ -70,7 +70,8 @@ from mpitaskmap import Mapping, TaskGraph, candidate_list, metrics, titan_machin
 from mpitaskmap.problem import Problem  # noqa: E402
 from mpitaskmap.search import apply  # noqa: E402
 from mpitaskmap.simgrid import simgrid_missing  # noqa: E402
-from mpitaskmap.simulate import simulate_exchange  # noqa: E402
+from mpitaskmap.portfolio import JUDGE_CONFIG  # noqa: E402
+from mpitaskmap.simulate import REPLAY_CONFIG, simulate_exchange  # noqa: E402
 
 #: Metrics compared with simulated time: name in mpitaskmap.metrics -> the paper's short name.
 METRICS = {
@@ -90,6 +91,11 @@ LINK_LATENCY = 1e-7
 
 #: Wall seconds after which one simulation is abandoned (recorded as None, left out).
 SIMULATION_TIMEOUT = 150.0
+#: ``--network``: SimGrid's network model of the replay.  ``fluid``: the plain max-min model
+#: (CM02, no cross-traffic; the study's reference); ``smpi``: SMPI's model (its latency and
+#: bandwidth factors per message size, cross-traffic on), the model of the judge and of an
+#: unmodified MPI application under SMPI (``benchmarks/app_time_smpi.py``).
+NETWORKS = {"fluid": REPLAY_CONFIG, "smpi": JUDGE_CONFIG}
 
 
 @dataclass(frozen=True)
@@ -191,11 +197,12 @@ def correlations(times, values) -> tuple[float, float]:
     return float(spearmanr(t, v)[0]), float(pearsonr(t, v)[0])
 
 
-def study_input(inp: Input, *, timeout: float = SIMULATION_TIMEOUT) -> dict:
+def study_input(inp: Input, *, timeout: float = SIMULATION_TIMEOUT, network: str = "fluid") -> dict:
     """Map, evaluate and simulate every mapping of one input; return its record.
 
     A simulation that takes longer than ``timeout`` wall seconds is recorded with
-    ``simulated_s`` None and left out of the correlations.
+    ``simulated_s`` None and left out of the correlations.  ``network``: a key of
+    :data:`NETWORKS`.
     """
     t0 = time.perf_counter()
     records = []
@@ -207,7 +214,8 @@ def study_input(inp: Input, *, timeout: float = SIMULATION_TIMEOUT) -> dict:
         t1 = time.perf_counter()
         try:
             sim = simulate_exchange(Mapping(ttp, inp.machine, inp.graph), link_latency=LINK_LATENCY,
-                                    bytes_per_weight=inp.bytes_per_weight, timeout=timeout)
+                                    bytes_per_weight=inp.bytes_per_weight, timeout=timeout,
+                                    config=NETWORKS[network])
             seconds, messages = sim.seconds, sim.n_messages
         except subprocess.TimeoutExpired:
             seconds, messages = None, None
@@ -299,6 +307,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="two tiny inputs (a smoke test, seconds)")
     ap.add_argument("--json", metavar="PATH", help="write every mapping's metrics, time and the correlations")
+    ap.add_argument("--network", choices=list(NETWORKS), default="fluid",
+                    help="SimGrid network model of the replay (default fluid: CM02 without cross-traffic; smpi: "
+                         "SMPI's model, as an MPI application under SMPI sees it)")
     args = ap.parse_args(argv)
     missing = simgrid_missing(compiler=True)
     if missing:
@@ -307,7 +318,7 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     records = []
     for inp in inputs(args.quick):
-        rec = study_input(inp)
+        rec = study_input(inp, network=args.network)
         records.append(rec)
         c = rec["correlations"]["no_random"]
         lost = sum(m["simulated_s"] is None for m in rec["mappings"])
@@ -334,7 +345,8 @@ def main(argv=None) -> int:
     print("\n" + verdict)
     elapsed = round(time.perf_counter() - t0, 1)
     print(f"\n{elapsed} s in all")
-    write_json(args.json, records, link_latency=LINK_LATENCY, metrics=METRICS, conclusion=text, objective=verdict,
+    write_json(args.json, records, link_latency=LINK_LATENCY, network=args.network, metrics=METRICS, conclusion=text,
+               objective=verdict,
                summary={s: summary(records, s) for s in ("all", "no_random")}, seconds=elapsed,
                load_average=os.getloadavg())
     return 0

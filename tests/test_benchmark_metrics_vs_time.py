@@ -86,3 +86,24 @@ def test_quick_run_json_schema(bench, tmp_path, capsys):
         assert rec["correlations"]["all"]["latency"]["n"] == len(kinds)
         assert rec["correlations"]["no_random"]["latency"]["n"] == len(kinds) - 2
     assert {r["family"] for r in doc["summary"]["all"]} >= {"ALL inputs"}
+
+
+@pytest.mark.skipif(WHY is not None, reason=str(WHY))
+def test_network_option_selects_the_replays_model(bench, tmp_path, capsys):
+    from mpitaskmap.portfolio import JUDGE_CONFIG
+    from mpitaskmap.simulate import REPLAY_CONFIG
+
+    assert bench.NETWORKS == {"fluid": REPLAY_CONFIG, "smpi": JUDGE_CONFIG}
+    docs = {}
+    for network in ("fluid", "smpi"):
+        out = tmp_path / f"{network}.json"
+        assert bench.main(["--quick", "--network", network, "--json", str(out)]) == 0
+        docs[network] = json.loads(out.read_text())
+        assert docs[network]["network"] == network
+    capsys.readouterr()
+    fluid = [m["simulated_s"] for r in docs["fluid"]["records"] for m in r["mappings"]]
+    smpi = [m["simulated_s"] for r in docs["smpi"]["records"] for m in r["mappings"]]
+    # the same mappings; SMPI's factors (latency x 1.6-2.0 below 64 KiB) make every step slower
+    assert len(fluid) == len(smpi) and all(b > a for a, b in zip(fluid, smpi))
+    with pytest.raises(SystemExit):
+        bench.main(["--quick", "--network", "packet"])
