@@ -1,9 +1,7 @@
 """benchmarks/app_time_smpi.py: its helpers (everywhere) and a small run (with SimGrid)."""
 
-import importlib.util
 import json
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -14,20 +12,13 @@ from mpitaskmap.simgrid import simgrid_missing
 from mpitaskmap.taskgraph import TaskGraph
 
 _ROOT = os.path.join(os.path.dirname(__file__), os.pardir)
-_PATH = os.path.join(_ROOT, "benchmarks", "app_time_smpi.py")
 WHY = simgrid_missing(compiler=True)
 
 
 @pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_app_time_smpi", _PATH)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    try:
-        spec.loader.exec_module(mod)
+def bench(benchmark_loader):
+    with benchmark_loader("app_time_smpi") as mod:
         yield mod
-    finally:
-        sys.modules.pop(spec.name, None)
 
 
 def test_halo3d_rank_is_the_stencil_task_x_fastest(bench):

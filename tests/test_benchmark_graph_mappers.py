@@ -1,28 +1,18 @@
 """Smoke test of benchmarks/graph_mappers.py (--quick, no peers, in-process): JSON schema, valid mappings."""
 
-import importlib.util
 import json
 import math
-import os
 
 import numpy as np
 import pytest
 
-_PATH = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks", "graph_mappers.py")
-
 pytestmark = pytest.mark.slow
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location("bench_graph_mappers", _PATH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.fixture(scope="module")
-def bench():
-    return _load()
+def bench(benchmark_loader):
+    with benchmark_loader("graph_mappers") as mod:
+        yield mod
 
 
 def test_quick_json_schema(bench, tmp_path, capsys):

@@ -1,30 +1,20 @@
 """benchmarks/metrics_vs_time.py: its helpers (everywhere) and a --quick run (with SimGrid)."""
 
-import importlib.util
 import json
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
 
 from mpitaskmap.simgrid import simgrid_missing
 
-_PATH = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks", "metrics_vs_time.py")
 WHY = simgrid_missing(compiler=True)
 
 
 @pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_metrics_vs_time", _PATH)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # its dataclass looks its module up there
-    try:
-        spec.loader.exec_module(mod)
+def bench(benchmark_loader):
+    with benchmark_loader("metrics_vs_time") as mod:
         yield mod
-    finally:
-        sys.modules.pop(spec.name, None)
 
 
 def test_correlations_of_hand_made_samples(bench):

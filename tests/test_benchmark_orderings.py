@@ -1,25 +1,15 @@
 """Smoke test of benchmarks/orderings.py on a tiny setting (--quick, one row, in-process)."""
 
-import importlib.util
 import json
 import math
-import os
 
 import pytest
 
-_PATH = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks", "orderings.py")
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("bench_orderings", _PATH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
 
 @pytest.fixture(scope="module")
-def bench():
-    return _load()
+def bench(benchmark_loader):
+    with benchmark_loader("orderings") as mod:
+        yield mod
 
 
 def test_quick_json_schema(bench, tmp_path, capsys):

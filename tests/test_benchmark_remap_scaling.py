@@ -1,24 +1,18 @@
 """Smoke test of benchmarks/remap_scaling.py at its smallest size: JSON schema, the arrays
 build equals the pickled (per-rank object) build, growth fit."""
 
-import importlib.util
 import json
-import os
 
 import numpy as np
 import pytest
-
-_PATH = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks", "remap_scaling.py")
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_remap_scaling", _PATH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def bench(benchmark_loader):
+    with benchmark_loader("remap_scaling") as mod:
+        yield mod
 
 
 def test_smallest_size_json_schema(bench, tmp_path, capsys):
