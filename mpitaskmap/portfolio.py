@@ -269,9 +269,10 @@ JUDGES = ("simulate",)
 
 #: SimGrid settings of the judge's simulations: SMPI's network model (its bandwidth and latency
 #: factors, calibrated against real MPI runs), the model an unmodified MPI application runs
-#: under in SimGrid.  On the halo3d runs of ``benchmarks/app_time_smpi.py`` it ranks the
-#: mappings as the application's own SMPI time does where the plain fluid model
-#: (:data:`mpitaskmap.simulate.REPLAY_CONFIG`, the metrics study's) does not.
+#: under in SimGrid.  On halo3d pairs of ``benchmarks/app_time_smpi.py`` where the objective
+#: and the application disagree it sided with the application on two of the three checked,
+#: the plain fluid model (:data:`mpitaskmap.simulate.REPLAY_CONFIG`, the metrics study's) on
+#: none.
 JUDGE_CONFIG = ("network/model:SMPI",)
 
 #: Metrics whose best candidate the judge simulates beside the objective's ``judge_top``: a
