@@ -130,56 +130,58 @@ def route_links(const coord_t[:, ::1] coords, const long long[::1] dims,
     return out[:n].copy()
 
 
-cdef inline unsigned int _add_load(double[::1] data, unsigned int[::1] tags, long long l, double w,
-                                   unsigned int stamp, unsigned int hops) noexcept nogil:
-    """Add a message of weight w and route length hops to link l of this call (tag stamp); return its tag."""
-    cdef unsigned int tag = tags[l]
-    if (tag & 0xFFFF0000u) != stamp:  # first touch in this call: whatever is there is stale
+cdef inline double _add_load(double[::1] data, double[::1] route_latency, unsigned int[::1] tags,
+                              long long l, double w, double latency, unsigned int epoch) noexcept nogil:
+    """Add a message of weight w and route latency (s) to link l of this call; return the link's route latency."""
+    if tags[l] != epoch:  # first touch in this call: whatever is there is stale
+        tags[l] = epoch
         data[l] = w
-        tag = stamp | hops
+        route_latency[l] = latency
     else:
         data[l] += w
-        if (tag & 0xFFFFu) < hops:
-            tag = stamp | hops
-    tags[l] = tag
-    return tag
+        if route_latency[l] < latency:
+            route_latency[l] = latency
+    return route_latency[l]
 
 
 def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                   const double[::1] weights, const Py_ssize_t[::1] task_to_proc,
                   const coord_t[:, ::1] coords, const long long[::1] dims,
                   const unsigned char[::1] wrap, const double[:, ::1] inv_bandwidth,
-                  double seconds_per_weight, double hop_latency, double[::1] data,
-                  unsigned int[::1] tags, unsigned int epoch):
+                  double seconds_per_weight, double hop_latency, double overlap_weight,
+                  double[::1] data, double[::1] route_latency, unsigned int[::1] tags,
+                  unsigned int epoch):
     """Return (seconds, link) of the slowest link: max over directed links e of
-    Data(e) * seconds_per_weight * inv_bandwidth(e) + hop_latency * H(e).
+    Data(e) * seconds_per_weight * inv_bandwidth(e) + R(e).
 
-    H(e) is the hop count of the longest route crossing e.  inv_bandwidth[k, c] is 1 / bw
+    R(e) is the largest route latency of a message crossing e; a message of weight w and h
+    hops has route latency hop_latency * h * min(1, overlap_weight / w) (overlap_weight may
+    be inf: every message pays its full hop latency).  inv_bandwidth[k, c] is 1 / bw
     of the + link leaving coordinate c in dimension k (the - link leaving c is the cable of
     the + link leaving c - 1).  link is -1 when no message crosses a link; ties go to the
     lowest link id.  One pass over the edges, the route walk fused with the accumulation
     (one-hop routes, most routes of a good mapping, take a path without a walk).  Loads only
     grow, so the maximum is kept as they are added: no pass over the links.
 
-    data and tags (one entry per directed link) are scratch a caller keeps between calls:
-    tags[l] = epoch << 16 | H(l) marks the entries of this call (epoch in 1..65535, a new
-    one per call), so stale entries of earlier calls are overwritten on first touch and
-    nothing is cleared (the caller zeroes tags when it restarts the epochs).  Routes are
-    at most 65535 hops (the caller checks sum(dims)).
+    data, route_latency and tags (one entry per directed link) are scratch a caller keeps
+    between calls: tags[l] = epoch marks the entries of this call (epoch >= 1, a new one per
+    call), so stale entries of earlier calls are overwritten on first touch and nothing is
+    cleared (the caller zeroes tags when it restarts the epochs).
     """
     cdef Py_ssize_t t, e, p, q, k, kk, n_tasks = indptr.shape[0] - 1, n_dims = dims.shape[0]
     cdef long long n_routers = 1, n_links, router, base, c, length, fwd, bwd, s, h, stride, l, delta
     cdef long long two_d = 2 * n_dims, source_router
-    cdef double w, value, best = 0.0
+    cdef double w, value, inv, latency, best = 0.0
     cdef long long best_link = -1
-    cdef unsigned int hh, tag, stamp = epoch << 16
     for k in range(n_dims):
         n_routers *= dims[k]
     n_links = n_routers * two_d
-    if data.shape[0] != n_links or tags.shape[0] != n_links:
+    if data.shape[0] != n_links or route_latency.shape[0] != n_links or tags.shape[0] != n_links:
         raise ValueError(f"csr_link_time: scratch arrays need {n_links} entries")
-    if epoch < 1 or epoch > 0xFFFF:
-        raise ValueError(f"csr_link_time: epoch must be in 1..65535; got {epoch}")
+    if epoch < 1:
+        raise ValueError(f"csr_link_time: epoch must be >= 1; got {epoch}")
+    if not overlap_weight > 0:
+        raise ValueError(f"csr_link_time: overlap_weight must be > 0; got {overlap_weight}")
     if n_links == 0:
         return best, best_link
     cdef long long* strides = _alloc_strides(dims)
@@ -216,8 +218,9 @@ def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                     h += delta if delta >= 0 else -delta
                 if h == 0:
                     continue
-                hh = <unsigned int> h
                 w = weights[e]
+                # beyond overlap_weight a message's hop latency overlaps with its data, in proportion
+                latency = hop_latency * h if w <= overlap_weight else hop_latency * h * (overlap_weight / w)
                 if h == 1:  # one link, in dimension kk
                     if deltas[kk] > 0:
                         l = source_router * two_d + 2 * kk
@@ -225,8 +228,8 @@ def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                     else:
                         l = source_router * two_d + 2 * kk + 1
                         c = source[kk] - 1 if source[kk] > 0 else dims[kk] - 1
-                    tag = _add_load(data, tags, l, w, stamp, hh)
-                    value = data[l] * seconds_per_weight * inv_bandwidth[kk, c] + hop_latency * (tag & 0xFFFFu)
+                    value = _add_load(data, route_latency, tags, l, w, latency, epoch)
+                    value += data[l] * seconds_per_weight * inv_bandwidth[kk, c]
                     if value > best or (value == best and l < best_link):
                         best = value
                         best_link = l
@@ -247,8 +250,9 @@ def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                         else:
                             l = (base + c * stride) * two_d + 2 * k + 1
                             value = inv_bandwidth[k, c - 1 if c > 0 else length - 1]
-                        tag = _add_load(data, tags, l, w, stamp, hh)
-                        value = data[l] * seconds_per_weight * value + hop_latency * (tag & 0xFFFFu)
+                        inv = value
+                        value = _add_load(data, route_latency, tags, l, w, latency, epoch)
+                        value += data[l] * seconds_per_weight * inv
                         if value > best or (value == best and l < best_link):
                             best = value
                             best_link = l

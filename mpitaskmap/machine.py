@@ -23,6 +23,7 @@ views of the machine that mappers, map files, plots and Rubik need:
 from __future__ import annotations
 
 import abc
+import math
 import threading
 from dataclasses import dataclass
 from typing import Sequence
@@ -567,16 +568,17 @@ class Machine(abc.ABC):
         )
 
     def link_time(self, indptr, indices, weights, task_to_proc, *, seconds_per_weight: float,
-                  hop_latency: float) -> tuple[float, int]:
+                  hop_latency: float, overlap_weight: float = math.inf) -> tuple[float, int]:
         """Return the predicted seconds of one exchange and its slowest link id.
 
         The exchange sends every edge of the CSR task graph as one message, all at once;
         its time is set by the slowest link: max over links e of
-        ``Data(e) * seconds_per_weight / bw(e) + hop_latency * H(e)``, where ``H(e)`` is
-        the hop count of the longest route crossing e
-        (:func:`mpitaskmap.metrics.predicted_time`).  This generic form, for link models that do not track route
-        lengths per link, bounds ``H(e)`` by the longest route of the exchange; a
-        :class:`TorusMachine` computes ``H(e)`` exactly in one compiled pass.
+        ``Data(e) * seconds_per_weight / bw(e) + R(e)``, where ``R(e)`` is the largest
+        route latency of a message crossing e, and a message of weight ``w`` over ``h``
+        hops has route latency ``hop_latency * h * min(1, overlap_weight / w)``
+        (:func:`mpitaskmap.metrics.predicted_time`).  This generic form, for link models
+        that do not track routes per link, bounds ``R(e)`` by the largest route latency of
+        the exchange; a :class:`TorusMachine` computes ``R(e)`` exactly in one compiled pass.
 
         Parameters
         ----------
@@ -586,6 +588,9 @@ class Machine(abc.ABC):
             Seconds one unit of weight takes on a link of bandwidth 1 (machine unit).
         hop_latency : float
             Seconds per link crossed.
+        overlap_weight : float, optional
+            Message weight above which the hop latency overlaps with the data, in
+            proportion (> 0; default inf: every message pays its full hop latency).
 
         Returns
         -------
@@ -601,7 +606,9 @@ class Machine(abc.ABC):
         loads = self.link_loads(indptr, indices, weights, task_to_proc)
         if not loads.messages.any():
             return 0.0, -1
-        longest = self.csr_hop_sums(indptr, indices, weights, task_to_proc)[2]
+        hops = self.csr_edge_hops(indptr, indices, task_to_proc).astype(np.float64)
+        scale = np.minimum(1.0, overlap_weight / np.maximum(np.asarray(weights, dtype=np.float64), 1e-300))
+        longest = float((hops * scale).max(initial=0.0))
         value = np.where(loads.messages > 0, loads.latency * seconds_per_weight, -np.inf)
         link = int(np.argmax(value))
         return float(value[link]) + hop_latency * longest, link
@@ -1058,31 +1065,29 @@ class TorusMachine(Machine):
         return LinkLoads(data=data, messages=messages, bandwidth=self.link_bandwidths(), dim_names=self.dim_names)
 
     def link_time(self, indptr, indices, weights, task_to_proc, *, seconds_per_weight: float,
-                  hop_latency: float) -> tuple[float, int]:
-        """Return the predicted seconds of one exchange and its slowest link id (exact ``H(e)``).
+                  hop_latency: float, overlap_weight: float = math.inf) -> tuple[float, int]:
+        """Return the predicted seconds of one exchange and its slowest link id (exact ``R(e)``).
 
-        See :meth:`Machine.link_time`.  One compiled pass over the edges; 12 bytes of scratch
+        See :meth:`Machine.link_time`.  One compiled pass over the edges; 20 bytes of scratch
         per directed link, kept on the machine; about 1.8x the cost of weighted hops on a
         1M-task stencil (``benchmarks/metrics_speed.py``).
         """
-        if int(self.dims.sum()) > np.iinfo(np.uint16).max:
-            raise InvalidInputError(f"machine: routes longer than 65535 hops (dims {self.dims.tolist()}) "
-                                    "are beyond the link-time kernel")
         width = int(self.dims.max())
         inv_bw = np.zeros((self.n_dims, width), dtype=np.float64)
         for k, bw in enumerate(self.link_bandwidth):
             inv_bw[k, : bw.size] = 1.0 / bw
-        # the per-link scratch (12 bytes a link) is kept: a search scores many candidates on
+        # the per-link scratch (20 bytes a link) is kept: a search scores many candidates on
         # one machine; epoch tags spare clearing it (fresh pages or a memset cost a fifth of a call)
         with _LINK_SCRATCH_LOCK:
             scratch = self.__dict__.get("_link_scratch")
-            if scratch is None or scratch[2] >= 0xFFFF:
-                scratch = [np.zeros(self.n_links, dtype=np.float64), np.zeros(self.n_links, dtype=np.uint32), 0]
+            if scratch is None or scratch[3] >= 0xFFFF:
+                scratch = [np.zeros(self.n_links, dtype=np.float64), np.zeros(self.n_links, dtype=np.float64),
+                           np.zeros(self.n_links, dtype=np.uint32), 0]
                 self._link_scratch = scratch
-            scratch[2] += 1
+            scratch[3] += 1
             return _torus.csr_link_time(indptr, indices, weights, task_to_proc, self.router_coords, self.dims,
                                         self.wrap, inv_bw, float(seconds_per_weight), float(hop_latency),
-                                        scratch[0], scratch[1], scratch[2])
+                                        float(overlap_weight), scratch[0], scratch[1], scratch[2], scratch[3])
 
 
 class FlatMachine(Machine):

@@ -18,7 +18,8 @@ name                               definition
 ``average_messages`` (AMC)         total message congestion / links used
 ``average_latency`` (AC)           total Latency(e) / links used
 ``predicted_time`` (PredTime)      predicted seconds of one exchange: max over links of
-                                   Data(e) / bw(e) + hop latency x longest route through e
+                                   Data(e) / bw(e) + the largest route latency through e
+                                   (hop latency x hops, overlapped beyond 128 B)
 ================================  =======================================================
 
 The search's default objective is :func:`default_metric`: ``predicted_time`` on machines
@@ -28,6 +29,7 @@ metrics_vs_time.py``), ``weighted_hops`` elsewhere.
 
 from __future__ import annotations
 
+import math
 from typing import Callable, Iterable
 
 import numpy as np
@@ -54,6 +56,7 @@ __all__ = [
     "default_metric",
     "time_objective",
     "DEFAULT_HOP_LATENCY",
+    "DEFAULT_OVERLAP_BYTES",
     "evaluate",
     "METRICS",
     "HOP_METRICS",
@@ -218,6 +221,17 @@ def average_latency(graph: TaskGraph, machine: Machine, task_to_proc) -> float:
 #: Seconds per link crossed assumed by :func:`predicted_time` (a Cray Gemini hop is about 100 ns).
 DEFAULT_HOP_LATENCY = 1e-7
 
+#: Message size (bytes) beyond which :func:`predicted_time` counts a message's hop latency in
+#: proportion ``DEFAULT_OVERLAP_BYTES / size``: a longer message's head crosses its route while
+#: the data of the messages sharing its links streams, so its latency overlaps with theirs.
+#: Measured, not derived: halo3d under SMPI on sparse Titan allocations
+#: (``benchmarks/app_time_smpi.py``, every candidate of ``auto`` simulated) ranks candidates as
+#: the link loads alone do at 2560-byte messages (a full 100 ns a hop keeps one 7% slower)
+#: and as the routes do at 32-byte messages (the loads alone keep one 49% slower); every value
+#: from 10 to 500 bytes picks the fastest candidate on all eight inputs where one can, and
+#: 128 is well inside that range.
+DEFAULT_OVERLAP_BYTES = 128.0
+
 
 def predicted_time(
     graph: TaskGraph,
@@ -226,19 +240,22 @@ def predicted_time(
     *,
     bytes_per_weight: float = 1.0,
     hop_latency: float = DEFAULT_HOP_LATENCY,
+    overlap_bytes: float = DEFAULT_OVERLAP_BYTES,
 ) -> float:
     """Return PredictedTime: the predicted seconds of one exchange of every edge at once.
 
-    Every directed edge is one message of ``w * bytes_per_weight`` bytes on its static
-    route.  The exchange ends when its slowest link has carried its data and the longest
-    message through it has crossed its route:
+    Every directed edge is one message of ``m = w * bytes_per_weight`` bytes on its static
+    route of ``h`` hops, with route latency ``hop_latency * h * min(1, overlap_bytes / m)``.
+    The exchange ends when its slowest link has carried its data and the slowest message
+    through it has crossed its route:
 
-    ``max over links e of  Data(e) * bytes_per_weight / bw(e) + hop_latency * H(e)``
+    ``max over links e of  Data(e) * bytes_per_weight / bw(e) + R(e)``
 
-    with ``H(e)`` the hop count of the longest route crossing ``e`` (bandwidths in the
-    machine's unit, :data:`~mpitaskmap.machine.BANDWIDTH_UNIT` bytes/s).  With large
-    messages it ranks mappings as Latency(M) does, with small ones as the longest route
-    does; in between it weighs both, as a network does.
+    with ``R(e)`` the largest route latency of a message crossing ``e`` (bandwidths in the
+    machine's unit, :data:`~mpitaskmap.machine.BANDWIDTH_UNIT` bytes/s).  Small messages
+    pay their full hop latency, so mappings rank as their longest routes do; beyond
+    ``overlap_bytes`` a message's latency overlaps with the data streaming on its links
+    (:data:`DEFAULT_OVERLAP_BYTES`), so large messages rank as Latency(M) does.
 
     Parameters
     ----------
@@ -253,6 +270,9 @@ def predicted_time(
         Bytes per unit of edge weight (default 1: weights are bytes).
     hop_latency : float, optional
         Seconds per link crossed (default :data:`DEFAULT_HOP_LATENCY`).
+    overlap_bytes : float, optional
+        Message size (bytes) up to which the hop latency counts in full (default
+        :data:`DEFAULT_OVERLAP_BYTES`; ``math.inf``: always in full, the plain model).
 
     Returns
     -------
@@ -262,7 +282,8 @@ def predicted_time(
     Raises
     ------
     InvalidInputError
-        If the machine has no link model, or on a negative or non-finite parameter.
+        If the machine has no link model, or on a negative or non-finite parameter, or an
+        ``overlap_bytes`` that is not > 0.
 
     Notes
     -----
@@ -272,22 +293,40 @@ def predicted_time(
     Examples
     --------
     >>> from mpitaskmap.simulated import torus_machine
-    >>> g = TaskGraph.from_edges([0, 1], [2, 2], [1e9, 1e9], n_tasks=3)
-    >>> predicted_time(g, torus_machine([3], wrap=False), [0, 1, 2])  # 2 GB on link 1->2, 2 hops
-    2.0000002
+    >>> g = TaskGraph.from_edges([0, 1], [2, 2], [64.0, 1280.0], n_tasks=3)
+    >>> m = torus_machine([3], wrap=False)  # 1 GB/s links
+    >>> # link 1->2: 1344 B (1.344 us) and the 2-hop 64-B message's full 200 ns
+    >>> round(predicted_time(g, m, [0, 1, 2]) * 1e9, 6)  # ns
+    1544.0
+    >>> # the same link; now the 64-B message takes 1 hop (100 ns) and the 1280-B one 2 hops,
+    >>> # of which 128/1280 count: 20 ns
+    >>> round(predicted_time(g, m, [1, 0, 2]) * 1e9, 6)
+    1444.0
+    >>> round(predicted_time(g, m, [1, 0, 2], overlap_bytes=math.inf) * 1e9, 6)  # plain: 200 ns
+    1544.0
     """
     ttp = _check(graph, machine, task_to_proc)
-    for name, value in (("bytes_per_weight", bytes_per_weight), ("hop_latency", hop_latency)):
-        if not np.isfinite(value) or value < 0:
-            raise InvalidInputError(f"{name}: expected a finite number >= 0; got {value!r}")
+    overlap_weight = _check_message_model(bytes_per_weight, hop_latency, overlap_bytes)
     if not machine.has_link_model:
         machine.link_loads(graph.indptr, graph.indices, graph.weights, ttp)  # raises, naming why
     seconds, _ = machine.link_time(graph.indptr, graph.indices, graph.weights, ttp,
-                                   seconds_per_weight=bytes_per_weight / BANDWIDTH_UNIT, hop_latency=hop_latency)
+                                   seconds_per_weight=bytes_per_weight / BANDWIDTH_UNIT, hop_latency=hop_latency,
+                                   overlap_weight=overlap_weight)
     return float(seconds)
 
 
-def time_objective(bytes_per_weight: float = 1.0, hop_latency: float = DEFAULT_HOP_LATENCY) -> Callable:
+def _check_message_model(bytes_per_weight: float, hop_latency: float, overlap_bytes: float) -> float:
+    """Validate the message model of :func:`predicted_time`; return the overlap size in weight units."""
+    for name, value in (("bytes_per_weight", bytes_per_weight), ("hop_latency", hop_latency)):
+        if not np.isfinite(value) or value < 0:
+            raise InvalidInputError(f"{name}: expected a finite number >= 0; got {value!r}")
+    if not overlap_bytes > 0:  # also rejects nan
+        raise InvalidInputError(f"overlap_bytes: expected a number > 0 (bytes; inf allowed); got {overlap_bytes!r}")
+    return overlap_bytes / bytes_per_weight if bytes_per_weight > 0 else math.inf
+
+
+def time_objective(bytes_per_weight: float = 1.0, hop_latency: float = DEFAULT_HOP_LATENCY,
+                   overlap_bytes: float = DEFAULT_OVERLAP_BYTES) -> Callable:
     """Return :func:`predicted_time` with these parameters, as a search objective.
 
     The callable ``f(graph, machine, task_to_proc)`` is named ``"predicted_time"`` (what
@@ -296,17 +335,15 @@ def time_objective(bytes_per_weight: float = 1.0, hop_latency: float = DEFAULT_H
     Examples
     --------
     >>> from mpitaskmap.simulated import torus_machine
-    >>> f = time_objective(bytes_per_weight=1e9)
-    >>> f.__name__, f(TaskGraph.from_edges([0], [1], [1.0], n_tasks=2), torus_machine([2]), [0, 1])
-    ('predicted_time', 1.0000001)
+    >>> f = time_objective(bytes_per_weight=64.0)  # weight 1: one 64-B message, 64 ns + 100 ns
+    >>> f.__name__, round(f(TaskGraph.from_edges([0], [1], [1.0], n_tasks=2), torus_machine([2]), [0, 1]) * 1e9, 6)
+    ('predicted_time', 164.0)
     """
-    for name, value in (("bytes_per_weight", bytes_per_weight), ("hop_latency", hop_latency)):
-        if not np.isfinite(value) or value < 0:
-            raise InvalidInputError(f"{name}: expected a finite number >= 0; got {value!r}")
+    _check_message_model(bytes_per_weight, hop_latency, overlap_bytes)
 
     def objective(graph: TaskGraph, machine: Machine, task_to_proc) -> float:
         return predicted_time(graph, machine, task_to_proc, bytes_per_weight=bytes_per_weight,
-                              hop_latency=hop_latency)
+                              hop_latency=hop_latency, overlap_bytes=overlap_bytes)
 
     objective.__name__ = "predicted_time"
     return objective
@@ -347,6 +384,7 @@ def evaluate(
     *,
     bytes_per_weight: float = 1.0,
     hop_latency: float = DEFAULT_HOP_LATENCY,
+    overlap_bytes: float = DEFAULT_OVERLAP_BYTES,
 ) -> dict[str, float]:
     """Compute several metrics at once, sharing the hop pass and the link pass.
 
@@ -361,7 +399,7 @@ def evaluate(
     metrics : iterable of str, optional
         Names from :data:`METRICS`.  Default: all hop metrics, plus the link metrics when
         the machine has a link model (``machine.has_link_model``).
-    bytes_per_weight, hop_latency : float, optional
+    bytes_per_weight, hop_latency, overlap_bytes : float, optional
         The message model of ``predicted_time`` (see :func:`predicted_time`).
 
     Returns
@@ -403,7 +441,7 @@ def evaluate(
         }
     if "predicted_time" in names:
         link_values["predicted_time"] = predicted_time(graph, machine, ttp, bytes_per_weight=bytes_per_weight,
-                                                       hop_latency=hop_latency)
+                                                       hop_latency=hop_latency, overlap_bytes=overlap_bytes)
     for m in names:
         out[m] = hop_values[m] if m in HOP_METRICS else link_values[m]
     return out

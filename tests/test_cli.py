@@ -293,6 +293,23 @@ def test_compare_csv_json_equal_the_library(capsys, tmp_path, small):
     assert status == 1 and "each method once" in err
 
 
+def test_overlap_bytes_option_sets_the_predicted_time_model(capsys, small):
+    machine, graph = small
+    geo = map_geometric(graph, machine).task_to_proc
+    for value, overlap in (("inf", float("inf")), ("64", 64.0)):
+        status, out, _ = run(capsys, "compare", "-m", SIM, "-t", TASKS, "--methods", "geometric", "--format", "json",
+                             "-q", "--overlap-bytes", value)
+        want = metrics.predicted_time(graph, machine, geo, bytes_per_weight=DEFAULT_BYTES_PER_WEIGHT,
+                                      hop_latency=DEFAULT_LINK_LATENCY, overlap_bytes=overlap)
+        assert status == 0 and json_rows(out)["geometric"]["metrics"]["predicted_time"] == want
+    # 4-KiB messages: the plain model counts every hop in full, so it predicts more
+    plain = metrics.predicted_time(graph, machine, geo, bytes_per_weight=DEFAULT_BYTES_PER_WEIGHT,
+                                   overlap_bytes=float("inf"))
+    assert plain > evaluate(graph, machine, geo, ["predicted_time"])["predicted_time"]
+    status, _, err = run(capsys, "compare", "-m", SIM, "-t", TASKS, "--methods", "geometric", "--overlap-bytes", "0")
+    assert status != 0 and "--overlap-bytes: must be positive" in err
+
+
 def test_compare_html_report_holds_table_and_images(capsys, tmp_path, small):
     pytest.importorskip("matplotlib")
     machine, graph = small

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -9,7 +11,7 @@ from mpitaskmap import TaskGraph, best_of, candidate_list, metrics, torus_machin
 from mpitaskmap import _torus
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.machine import BANDWIDTH_UNIT, FlatMachine
-from mpitaskmap.metrics import DEFAULT_HOP_LATENCY, default_metric, predicted_time
+from mpitaskmap.metrics import DEFAULT_HOP_LATENCY, DEFAULT_OVERLAP_BYTES, default_metric, predicted_time
 from mpitaskmap.search import resolve_metric, winner
 
 GB = 1e9  # bytes: one second on a link of bandwidth 1 (GB/s)
@@ -20,31 +22,38 @@ def _line(n_routers: int, cores: int = 1):
     return torus_machine([n_routers], wrap=False, cores_per_node=cores)
 
 
-def _brute_force(graph: TaskGraph, machine, ttp, bytes_per_weight: float, hop_latency: float) -> float:
+def _brute_force(graph: TaskGraph, machine, ttp, bytes_per_weight: float, hop_latency: float,
+                 overlap_bytes: float = DEFAULT_OVERLAP_BYTES) -> float:
     """The definition, message by message: route links from route_links, then the max."""
     data: dict[int, float] = {}
-    longest: dict[int, int] = {}
+    slowest: dict[int, float] = {}  # the largest route latency through each link
     for t in range(graph.n_tasks):
         for e in range(graph.indptr[t], graph.indptr[t + 1]):
             links = _torus.route_links(machine.router_coords, machine.dims, machine.wrap,
                                        int(ttp[t]), int(ttp[graph.indices[e]]))
+            size = graph.weights[e] * bytes_per_weight
+            latency = hop_latency * len(links) * (1.0 if size <= overlap_bytes else overlap_bytes / size)
             for link in links.tolist():
                 data[link] = data.get(link, 0.0) + graph.weights[e]
-                longest[link] = max(longest.get(link, 0), len(links))
+                slowest[link] = max(slowest.get(link, 0.0), latency)
     bw = machine.link_bandwidths()
-    return max((data[k] * bytes_per_weight / (bw[k] * BANDWIDTH_UNIT) + hop_latency * longest[k] for k in data),
-               default=0.0)
+    return max((data[k] * bytes_per_weight / (bw[k] * BANDWIDTH_UNIT) + slowest[k] for k in data), default=0.0)
 
 
 def test_hand_computed_two_messages_on_one_link():
     # tasks 0 and 1 each send 1 GB to task 2 on a 3-router line: link 0+ carries 1 GB (route of
     # 2 hops), link 1+ carries 2 GB (routes of 1 and 2 hops): 2 GB / 1 GB/s + 2 hops x 100 ns
+    # (the plain model: every message pays its full hop latency)
     g = TaskGraph.from_edges([0, 1], [2, 2], [GB, GB], n_tasks=3)
-    assert predicted_time(g, _line(3), [0, 1, 2]) == pytest.approx(2.0 + 2e-7, rel=1e-15)
-    # units: weights in kilobytes, 1 us per hop
+    assert predicted_time(g, _line(3), [0, 1, 2], overlap_bytes=math.inf) == pytest.approx(2.0 + 2e-7, rel=1e-15)
+    # by default a 1-GB message's hop latency overlaps with its data: 128 B / 1 GB of it counts
+    assert predicted_time(g, _line(3), [0, 1, 2]) == pytest.approx(2.0 + 2e-7 * 128 / GB, rel=1e-15)
+    # units: weights in kilobytes, 1 us per hop; overlap_bytes are bytes whatever the weights
     g_kb = TaskGraph.from_edges([0, 1], [2, 2], [GB / 1e3, GB / 1e3], n_tasks=3)
-    assert predicted_time(g_kb, _line(3), [0, 1, 2], bytes_per_weight=1e3, hop_latency=1e-6) == \
-        pytest.approx(2.0 + 2e-6, rel=1e-15)
+    assert predicted_time(g_kb, _line(3), [0, 1, 2], bytes_per_weight=1e3, hop_latency=1e-6,
+                          overlap_bytes=math.inf) == pytest.approx(2.0 + 2e-6, rel=1e-15)
+    assert predicted_time(g_kb, _line(3), [0, 1, 2], bytes_per_weight=1e3, hop_latency=1e-6,
+                          overlap_bytes=GB / 2) == pytest.approx(2.0 + 1e-6, rel=1e-15)
     # nothing leaves its router: zero
     assert predicted_time(g, _line(1, cores=3), [0, 1, 2]) == 0.0
 
@@ -56,22 +65,26 @@ def test_each_link_counts_the_longest_route_through_it_not_the_longest_overall()
     g = TaskGraph.from_edges([0, 2], [1, 3], [GB, 1.0], n_tasks=4)
     m = _line(6, cores=2)
     ttp = [0, 2, 3, 10]  # cores 0,1 on router 0; 2,3 on router 1; ...; 10,11 on router 5
-    assert predicted_time(g, m, ttp) == pytest.approx(1.0 + 1e-7, rel=1e-15)
+    assert predicted_time(g, m, ttp, overlap_bytes=math.inf) == pytest.approx(1.0 + 1e-7, rel=1e-15)
     # the generic form (machines whose link model has no per-link route length) is the bound
     seconds, link = FlatLinkModel.generic(m, g, ttp)
     assert seconds == pytest.approx(1.0 + 4e-7, rel=1e-15) and link == 0
+    # ... with the overlap: the 1-byte message's 4 hops count half at overlap_weight 0.5
+    seconds, link = FlatLinkModel.generic(m, g, ttp, overlap_weight=0.5)
+    assert seconds == pytest.approx(1.0 + 2e-7, rel=1e-15) and link == 0
 
 
 class FlatLinkModel:
     """Calls the Machine base-class link_time on a torus (the form a PERCS machine uses)."""
 
     @staticmethod
-    def generic(machine, graph, ttp):
+    def generic(machine, graph, ttp, overlap_weight=math.inf):
         from mpitaskmap.machine import Machine
 
         ttp = np.asarray(ttp, dtype=np.intp)
         return Machine.link_time(machine, graph.indptr, graph.indices, graph.weights, ttp,
-                                 seconds_per_weight=1 / BANDWIDTH_UNIT, hop_latency=DEFAULT_HOP_LATENCY)
+                                 seconds_per_weight=1 / BANDWIDTH_UNIT, hop_latency=DEFAULT_HOP_LATENCY,
+                                 overlap_weight=overlap_weight)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -86,12 +99,15 @@ def test_equals_the_definition_on_random_tori_and_meshes(seed):
     g = TaskGraph.from_edges(src, dst, rng.uniform(0, 3e9, 50), n_tasks=n)
     ttp = rng.permutation(n)
     bpw, lat = float(rng.choice([1.0, 64.0])), float(rng.choice([0.0, 1e-7, 1e-5]))
-    want = _brute_force(g, m, ttp, bpw, lat)
-    assert predicted_time(g, m, ttp, bytes_per_weight=bpw, hop_latency=lat) == pytest.approx(want, rel=1e-12)
+    overlap = float(rng.choice([DEFAULT_OVERLAP_BYTES, 1e9, math.inf]))  # 1e9: some messages below, some above
+    want = _brute_force(g, m, ttp, bpw, lat, overlap)
+    assert predicted_time(g, m, ttp, bytes_per_weight=bpw, hop_latency=lat, overlap_bytes=overlap) == \
+        pytest.approx(want, rel=1e-12)
     # the kept scratch is clean for the next call: the same value twice, and after another mapping
     other = rng.permutation(n)
     predicted_time(g, m, other)
-    assert predicted_time(g, m, ttp, bytes_per_weight=bpw, hop_latency=lat) == pytest.approx(want, rel=1e-12)
+    assert predicted_time(g, m, ttp, bytes_per_weight=bpw, hop_latency=lat, overlap_bytes=overlap) == \
+        pytest.approx(want, rel=1e-12)
 
 
 def test_slowest_link_ties_go_to_the_lowest_link_id():
@@ -117,13 +133,44 @@ def test_equal_weighted_hops_but_one_link_overloaded_prefers_the_other():
     m = _line(4, cores=2)
     stacked, spread = [0, 2, 1, 3], [0, 2, 4, 6]
     assert metrics.weighted_hops(g, m, stacked) == metrics.weighted_hops(g, m, spread) == 2 * GB
-    assert predicted_time(g, m, stacked) == pytest.approx(2.0 + 1e-7)
-    assert predicted_time(g, m, spread) == pytest.approx(1.0 + 1e-7)
+    assert predicted_time(g, m, stacked) == pytest.approx(2.0 + 1e-7 * 128 / GB)
+    assert predicted_time(g, m, spread) == pytest.approx(1.0 + 1e-7 * 128 / GB)
     # ranked by the search's own rule (lowest score, ties to the lower index)
     scores = {name: [(i, metrics.evaluate(g, m, ttp, [name])[name]) for i, ttp in enumerate([stacked, spread])]
               for name in ("weighted_hops", "predicted_time")}
     assert winner(scores["weighted_hops"])[1] == 0  # a tie: the stacked placement, listed first
     assert winner(scores["predicted_time"])[1] == 1  # the spread placement
+
+
+def _short_or_spread(size: float):
+    """Two tasks pairs on a 10-router line of 10 GB/s links, 2 cores a router, messages of ``size`` B.
+
+    Stacked: both messages on link 0+ (1 hop each, 2 x size on it).  Spread: each message
+    crosses 4 links of its own (size on each).  Returns (graph, machine, stacked, spread).
+    """
+    g = TaskGraph.from_edges([0, 2], [1, 3], [size, size], n_tasks=4)
+    m = torus_machine([10], wrap=False, cores_per_node=2, bandwidth=10.0)
+    return g, m, [0, 2, 1, 3], [0, 8, 10, 18]
+
+
+def test_overlap_ranks_large_messages_by_load_and_small_ones_by_route():
+    # 2560-B messages: stacked 512 ns of data + 1 hop; spread 256 ns + 4 hops.  With the full
+    # 100 ns a hop (the plain model) stacked looks faster (612 < 656 ns); with the overlap the
+    # 4 hops cost 4 x 100 x 128/2560 = 20 ns and spread wins (276 < 517 ns), as the link
+    # loads alone say (the application-time measurement behind DEFAULT_OVERLAP_BYTES)
+    g, m, stacked, spread = _short_or_spread(2560.0)
+    ns = {name: predicted_time(g, m, ttp) * 1e9 for name, ttp in (("stacked", stacked), ("spread", spread))}
+    assert ns == pytest.approx({"stacked": 512 + 5, "spread": 256 + 20})
+    plain = {name: predicted_time(g, m, ttp, overlap_bytes=math.inf) * 1e9
+             for name, ttp in (("stacked", stacked), ("spread", spread))}
+    assert plain == pytest.approx({"stacked": 612, "spread": 656})
+    # 32-B messages pay every hop in full: the short route wins (106.4 < 403.2 ns)
+    g, m, stacked, spread = _short_or_spread(32.0)
+    assert predicted_time(g, m, stacked) * 1e9 == pytest.approx(6.4 + 100)
+    assert predicted_time(g, m, spread) * 1e9 == pytest.approx(3.2 + 400)
+    # the threshold is inclusive: a message of exactly overlap_bytes pays in full
+    g, m, stacked, spread = _short_or_spread(DEFAULT_OVERLAP_BYTES)
+    assert predicted_time(g, m, spread) * 1e9 == pytest.approx(12.8 + 400)
 
 
 def test_default_metric_follows_the_link_model():
@@ -140,7 +187,8 @@ def test_default_metric_follows_the_link_model():
 
 
 @pytest.mark.parametrize("name, value", [("bytes_per_weight", -1.0), ("hop_latency", float("nan")),
-                                         ("hop_latency", float("inf"))])
+                                         ("hop_latency", float("inf")), ("overlap_bytes", 0.0),
+                                         ("overlap_bytes", -5.0), ("overlap_bytes", float("nan"))])
 def test_bad_parameters_name_themselves(name, value):
     g = TaskGraph.stencil([4])
     with pytest.raises(InvalidInputError, match=name):
@@ -254,7 +302,7 @@ def test_judge_also_simulates_the_latency_pick_outside_the_top(monkeypatch):
     from mpitaskmap.problem import Problem
     from mpitaskmap.search import apply
 
-    g = TaskGraph.stencil([4, 4, 4], weight=2560.0)
+    g = TaskGraph.stencil([4, 4, 4], weight=32.0)  # small messages: the routes, not the loads, rank them
     m = titan_machine(16, cores_per_node=4, seed=5)
     plain = mpitaskmap.map(g, m)
     pick, keys = _latency_pick(g, m, plain)
@@ -325,13 +373,17 @@ def test_time_objective_carries_its_message_model_and_name():
     from mpitaskmap.families import geometric
 
     g = TaskGraph.from_edges([0], [1], [1.0], n_tasks=2)
-    f = time_objective(bytes_per_weight=GB, hop_latency=1e-6)
+    f = time_objective(bytes_per_weight=GB, hop_latency=1e-6, overlap_bytes=math.inf)
     assert f.__name__ == "predicted_time" and f(g, torus_machine([2]), [0, 1]) == pytest.approx(1.000001)
+    f = time_objective(bytes_per_weight=GB, hop_latency=1e-6, overlap_bytes=GB / 4)  # a quarter of 1 us
+    assert f(g, torus_machine([2]), [0, 1]) == pytest.approx(1.00000025)
     # the search refines a named objective as it refines the name
     labels = [c.method for c in refinement_candidates([geometric.candidate("z")], f)]
     assert labels == ["uwh", "uwh+umc"]
     with pytest.raises(InvalidInputError, match="hop_latency"):
         time_objective(hop_latency=-1.0)
+    with pytest.raises(InvalidInputError, match="overlap_bytes"):
+        time_objective(overlap_bytes=0.0)
 
 
 def test_kept_scratch_survives_the_epoch_restart():
@@ -343,9 +395,9 @@ def test_kept_scratch_survives_the_epoch_restart():
     a, b = rng.permutation(12), rng.permutation(12)
     want_a, want_b = _brute_force(g, m, a, 1.0, DEFAULT_HOP_LATENCY), _brute_force(g, m, b, 1.0, DEFAULT_HOP_LATENCY)
     assert predicted_time(g, m, a) == pytest.approx(want_a, rel=1e-12)
-    m._link_scratch[2] = 0xFFFE  # the next call uses the last epoch, the one after restarts
+    m._link_scratch[3] = 0xFFFE  # the next call uses the last epoch, the one after restarts
     assert predicted_time(g, m, b) == pytest.approx(want_b, rel=1e-12)
-    assert m._link_scratch[2] == 0xFFFF
+    assert m._link_scratch[3] == 0xFFFF
     assert predicted_time(g, m, a) == pytest.approx(want_a, rel=1e-12)
-    assert m._link_scratch[2] == 1
+    assert m._link_scratch[3] == 1
     assert predicted_time(g, m, b) == pytest.approx(want_b, rel=1e-12)

@@ -16,7 +16,7 @@ from typing import TextIO
 import numpy as np
 
 from ..mapping import Mapping
-from ..metrics import METRICS, evaluate
+from ..metrics import DEFAULT_OVERLAP_BYTES, METRICS, evaluate
 from ..partition import ORDERINGS
 from ..portfolio import JUDGE_ALSO, METHODS
 from ._inputs import MACHINE_FORMS, TASK_FORMS, MachineInput, TaskInput, load_machine, load_tasks
@@ -112,6 +112,9 @@ def add_message_model_options(group) -> None:
     group.add_argument("--link-latency", type=float, default=DEFAULT_LINK_LATENCY, metavar="SECONDS",
                        help=f"seconds per hop, for the predicted-time objective and the simulator "
                             f"(default {DEFAULT_LINK_LATENCY:g})")
+    group.add_argument("--overlap-bytes", type=float, default=DEFAULT_OVERLAP_BYTES, metavar="BYTES",
+                       help=f"predicted-time objective: message size up to which a message pays its hop latency "
+                            f"in full, beyond it in proportion (default {DEFAULT_OVERLAP_BYTES:g}; inf: always in full)")
 
 
 #: --simulate-top default: distinct mappings of auto the judge simulates.
@@ -129,13 +132,16 @@ def add_simulate_options(group, what: str) -> None:
 
 
 def message_model(args) -> dict:
-    """The checked message model of parsed options: ``bytes_per_weight`` and ``hop_latency``."""
+    """The checked message model of parsed options: ``bytes_per_weight``, ``hop_latency``, ``overlap_bytes``."""
     if not np.isfinite(args.link_latency) or args.link_latency < 0:
         raise ValueError(f"--link-latency: must be non-negative and finite (seconds per hop); "
                          f"got {args.link_latency!r}")
     if not np.isfinite(args.bytes_per_weight) or args.bytes_per_weight <= 0:
         raise ValueError(f"--bytes-per-weight: must be positive and finite; got {args.bytes_per_weight!r}")
-    return {"bytes_per_weight": args.bytes_per_weight, "hop_latency": args.link_latency}
+    overlap = getattr(args, "overlap_bytes", DEFAULT_OVERLAP_BYTES)
+    if not overlap > 0:
+        raise ValueError(f"--overlap-bytes: must be positive (bytes; inf allowed); got {overlap!r}")
+    return {"bytes_per_weight": args.bytes_per_weight, "hop_latency": args.link_latency, "overlap_bytes": overlap}
 
 
 def add_method_options(parser: argparse.ArgumentParser, *, auto_metric: bool = True) -> None:
@@ -180,6 +186,7 @@ def context_from(args, progress=None) -> Context:
         raise ValueError(f"--simulate-also: unknown metric {unknown[0]!r}; valid: {', '.join(METRICS)}")
     return Context(geometric=geo, metric=args.metric, families=families, orderings=orderings, progress=progress,
                    bytes_per_weight=model["bytes_per_weight"], link_latency=model["hop_latency"],
+                   overlap_bytes=model["overlap_bytes"],
                    judge="simulate" if getattr(args, "simulate", False) else None, judge_top=top, judge_also=also)
 
 

@@ -14,7 +14,7 @@ from typing import Callable
 from ..errors import InvalidInputError
 from ..machine import Machine
 from ..mapping import IDENTITY, Mapping
-from ..metrics import DEFAULT_HOP_LATENCY, default_metric, time_objective
+from ..metrics import DEFAULT_HOP_LATENCY, DEFAULT_OVERLAP_BYTES, default_metric, time_objective
 from ..partition import ORDERINGS
 from ..portfolio import JUDGE_ALSO, METHODS, map as map_tasks
 from ..taskgraph import TaskGraph
@@ -72,6 +72,7 @@ class Context:
     progress: Callable | None = None
     bytes_per_weight: float = 1.0  # message bytes per unit of weight (objective and simulator)
     link_latency: float = DEFAULT_HOP_LATENCY  # seconds per hop (objective and simulator)
+    overlap_bytes: float = DEFAULT_OVERLAP_BYTES  # message size beyond which the objective overlaps latency
     judge: str | None = None  # "simulate": auto returns the fastest of its judge_top best, simulated
     judge_top: int = 4
     judge_also: tuple = JUDGE_ALSO  # metrics whose best candidate the judge simulates too
@@ -108,7 +109,7 @@ def run_method(spec: str, graph: TaskGraph, machine: Machine, ctx: Context) -> t
     elif name == "auto":
         metric = ctx.metric if ctx.metric is not None else default_metric(machine)
         if metric == "predicted_time":  # the objective with the command's message model
-            metric = time_objective(ctx.bytes_per_weight, ctx.link_latency)
+            metric = time_objective(ctx.bytes_per_weight, ctx.link_latency, ctx.overlap_bytes)
         options = dict(metric=metric, families=ctx.families, orderings=ctx.orderings)
         if ctx.judge is not None:
             options.update(judge=ctx.judge, judge_top=ctx.judge_top, judge_also=ctx.judge_also,
