@@ -34,18 +34,19 @@ more than :data:`SIMULATION_TIMEOUT` wall seconds is recorded as ``null`` and le
 
 Needs SimGrid (``apt-get install libsimgrid-dev``); without it the script says why and exits 0.
 
-Result (full run, 2 shared cores, 759 s; mean Spearman over the sensible mappings):
-PredictedTime (``predicted_time`` with the simulation's message size and 100 ns per hop,
-the search's default objective since issue 19) predicts simulated time best overall (0.91;
-Latency(M) 0.89, MMC 0.73, AvgHops 0.60, MaxHops 0.60, WH 0.58) and is at least as good as
-weighted hops on every family (the script checks it): 1.00 against 0.59 for the stencil on
-the sparse Titan, 1.00 against 0.125 for kNN on the full torus with bandwidth-bound
-messages, and 0.98 against 0.93 for kNN with 64-byte (latency-bound) messages, where
-Latency(M) alone falls to 0.73 -- the hop-latency term of PredTime is what keeps it there.
-On the sparse Titan every metric is weaker for kNN (PredTime 0.565, WH 0.215): there the
-step is often bounded by the link between the two nodes of one Gemini router (the
-platform's per-router crossbar, 50 GB/s shared by both nodes), which no metric counts (0
-hops).  For regular stencils on a full torus all metrics agree (1.00).  Caveats: 5 to 12
+Result (full run, ``--network fluid``, 2 shared cores, 416 s; mean Spearman over the sensible
+mappings): PredictedTime (``predicted_time`` with the simulation's message size, 100 ns per
+hop and its overlap beyond 128 B, the search's default objective since issue 19) predicts
+simulated time best overall (0.92; Latency(M) 0.89, MMC 0.75, AvgHops 0.69, WH 0.67, MaxHops
+0.66) and is at least as good as weighted hops on every family (the script checks it): 1.00
+against 0.59 for the stencil on the sparse Titan, 1.00 against 0.475 for kNN on the full
+torus with bandwidth-bound messages, and 0.98 against 0.93 for kNN with 64-byte
+(latency-bound) messages, where Latency(M) alone falls to 0.73 -- the hop-latency term of
+PredTime is what keeps it there (at 16 KiB its overlap leaves almost only the link loads,
+as Latency(M)).  On the sparse Titan every metric is weaker for kNN (PredTime 0.60, WH
+0.33): there the step is often bounded by the link between the two nodes of one Gemini
+router (the platform's per-router crossbar, 50 GB/s shared by both nodes), which no metric
+counts (0 hops).  For regular stencils on a full torus all metrics agree (1.00).  Caveats: 5 to 12
 mappings per input, so one input's Spearman is coarse; the kNN points are numbered at
 random, so its identity is itself a random placement, and at 2048 tasks its simulation
 exceeded the time limit (left out).

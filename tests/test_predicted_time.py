@@ -48,6 +48,8 @@ def test_hand_computed_two_messages_on_one_link():
     assert predicted_time(g, _line(3), [0, 1, 2], overlap_bytes=math.inf) == pytest.approx(2.0 + 2e-7, rel=1e-15)
     # by default a 1-GB message's hop latency overlaps with its data: 128 B / 1 GB of it counts
     assert predicted_time(g, _line(3), [0, 1, 2]) == pytest.approx(2.0 + 2e-7 * 128 / GB, rel=1e-15)
+    # zero bytes per weight: empty messages, only their full hop latency
+    assert predicted_time(g, _line(3), [0, 1, 2], bytes_per_weight=0.0) == pytest.approx(2e-7, rel=1e-15)
     # units: weights in kilobytes, 1 us per hop; overlap_bytes are bytes whatever the weights
     g_kb = TaskGraph.from_edges([0, 1], [2, 2], [GB / 1e3, GB / 1e3], n_tasks=3)
     assert predicted_time(g_kb, _line(3), [0, 1, 2], bytes_per_weight=1e3, hop_latency=1e-6,
