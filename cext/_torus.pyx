@@ -130,18 +130,26 @@ def route_links(const coord_t[:, ::1] coords, const long long[::1] dims,
     return out[:n].copy()
 
 
-cdef inline double _add_load(double[::1] data, double[::1] route_latency, unsigned int[::1] tags,
-                              long long l, double w, double latency, unsigned int epoch) noexcept nogil:
-    """Add a message of weight w and route latency (s) to link l of this call; return the link's route latency."""
-    if tags[l] != epoch:  # first touch in this call: whatever is there is stale
-        tags[l] = epoch
-        data[l] = w
-        route_latency[l] = latency
+cdef struct LinkSlot:
+    # one directed link's state in one 16-byte slot (a touch is one cache line)
+    double data          # weight crossing the link
+    float hops           # largest route latency of a message crossing it, in hop latencies
+    unsigned int epoch   # the call that wrote the slot
+
+
+cdef inline double _add_load(LinkSlot* slot, double w, float hops, unsigned int epoch) noexcept nogil:
+    """Add a message of weight w and route latency ``hops`` (in hop latencies) to a link of this call;
+    return the link's largest route latency (in hop latencies)."""
+    if slot.epoch != epoch:  # first touch in this call: whatever is there is stale
+        slot.epoch = epoch
+        slot.data = w
+        slot.hops = hops
+    elif slot.hops < hops:
+        slot.data += w
+        slot.hops = hops
     else:
-        data[l] += w
-        if route_latency[l] < latency:
-            route_latency[l] = latency
-    return route_latency[l]
+        slot.data += w
+    return slot.hops
 
 
 def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
@@ -149,34 +157,35 @@ def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                   const coord_t[:, ::1] coords, const long long[::1] dims,
                   const unsigned char[::1] wrap, const double[:, ::1] inv_bandwidth,
                   double seconds_per_weight, double hop_latency, double overlap_weight,
-                  double[::1] data, double[::1] route_latency, unsigned int[::1] tags,
-                  unsigned int epoch):
+                  double[:, ::1] slots, unsigned int epoch):
     """Return (seconds, link) of the slowest link: max over directed links e of
     Data(e) * seconds_per_weight * inv_bandwidth(e) + R(e).
 
     R(e) is the largest route latency of a message crossing e; a message of weight w and h
     hops has route latency hop_latency * h * min(1, overlap_weight / w) (overlap_weight may
-    be inf: every message pays its full hop latency).  inv_bandwidth[k, c] is 1 / bw
+    be inf: every message pays its full hop latency), kept per link in hop latencies in single
+    precision (exact for whole hop counts below 2**24).  inv_bandwidth[k, c] is 1 / bw
     of the + link leaving coordinate c in dimension k (the - link leaving c is the cable of
     the + link leaving c - 1).  link is -1 when no message crosses a link; ties go to the
     lowest link id.  One pass over the edges, the route walk fused with the accumulation
     (one-hop routes, most routes of a good mapping, take a path without a walk).  Loads only
     grow, so the maximum is kept as they are added: no pass over the links.
 
-    data, route_latency and tags (one entry per directed link) are scratch a caller keeps
-    between calls: tags[l] = epoch marks the entries of this call (epoch >= 1, a new one per
-    call), so stale entries of earlier calls are overwritten on first touch and nothing is
-    cleared (the caller zeroes tags when it restarts the epochs).
+    slots (n_links, 2) float64 is scratch a caller keeps between calls, read as one 16-byte
+    LinkSlot a link (data; route latency in hops, float32; the epoch of the call that wrote it):
+    epoch >= 1 is new per call, so stale slots of earlier calls are overwritten on first touch
+    and nothing is cleared (the caller zeroes the slots when it restarts the epochs).
     """
     cdef Py_ssize_t t, e, p, q, k, kk, n_tasks = indptr.shape[0] - 1, n_dims = dims.shape[0]
     cdef long long n_routers = 1, n_links, router, base, c, length, fwd, bwd, s, h, stride, l, delta
     cdef long long two_d = 2 * n_dims, source_router
-    cdef double w, value, inv, latency, best = 0.0
+    cdef double w, value, inv, best = 0.0
+    cdef float hops
     cdef long long best_link = -1
     for k in range(n_dims):
         n_routers *= dims[k]
     n_links = n_routers * two_d
-    if data.shape[0] != n_links or route_latency.shape[0] != n_links or tags.shape[0] != n_links:
+    if slots.shape[0] != n_links or slots.shape[1] != 2:
         raise ValueError(f"csr_link_time: scratch arrays need {n_links} entries")
     if epoch < 1:
         raise ValueError(f"csr_link_time: epoch must be >= 1; got {epoch}")
@@ -184,6 +193,7 @@ def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
         raise ValueError(f"csr_link_time: overlap_weight must be > 0; got {overlap_weight}")
     if n_links == 0:
         return best, best_link
+    cdef LinkSlot* link = <LinkSlot*> &slots[0, 0]
     cdef long long* strides = _alloc_strides(dims)
     cdef long long* deltas = <long long*> malloc(n_dims * sizeof(long long))
     cdef long long* source = <long long*> malloc(n_dims * sizeof(long long))
@@ -220,7 +230,7 @@ def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                     continue
                 w = weights[e]
                 # beyond overlap_weight a message's hop latency overlaps with its data, in proportion
-                latency = hop_latency * h if w <= overlap_weight else hop_latency * h * (overlap_weight / w)
+                hops = <float> h if w <= overlap_weight else <float> (h * (overlap_weight / w))
                 if h == 1:  # one link, in dimension kk
                     if deltas[kk] > 0:
                         l = source_router * two_d + 2 * kk
@@ -228,8 +238,8 @@ def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                     else:
                         l = source_router * two_d + 2 * kk + 1
                         c = source[kk] - 1 if source[kk] > 0 else dims[kk] - 1
-                    value = _add_load(data, route_latency, tags, l, w, latency, epoch)
-                    value += data[l] * seconds_per_weight * inv_bandwidth[kk, c]
+                    value = hop_latency * _add_load(&link[l], w, hops, epoch)
+                    value += link[l].data * seconds_per_weight * inv_bandwidth[kk, c]
                     if value > best or (value == best and l < best_link):
                         best = value
                         best_link = l
@@ -251,8 +261,8 @@ def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
                             l = (base + c * stride) * two_d + 2 * k + 1
                             value = inv_bandwidth[k, c - 1 if c > 0 else length - 1]
                         inv = value
-                        value = _add_load(data, route_latency, tags, l, w, latency, epoch)
-                        value += data[l] * seconds_per_weight * inv
+                        value = hop_latency * _add_load(&link[l], w, hops, epoch)
+                        value += link[l].data * seconds_per_weight * inv
                         if value > best or (value == best and l < best_link):
                             best = value
                             best_link = l

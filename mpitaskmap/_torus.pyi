@@ -33,6 +33,5 @@ def csr_link_time(
     indptr: npt.NDArray[np.intp], indices: npt.NDArray[np.intp], weights: npt.NDArray[np.float64],
     task_to_proc: npt.NDArray[np.intp], coords: _Coords, dims: npt.NDArray[np.int64],
     wrap: npt.NDArray[np.uint8], inv_bandwidth: npt.NDArray[np.float64], seconds_per_weight: float,
-    hop_latency: float, overlap_weight: float, data: npt.NDArray[np.float64],
-    route_latency: npt.NDArray[np.float64], tags: npt.NDArray[np.uint32], epoch: int,
+    hop_latency: float, overlap_weight: float, slots: npt.NDArray[np.float64], epoch: int,
 ) -> tuple[float, int]: ...

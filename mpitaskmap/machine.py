@@ -1068,7 +1068,7 @@ class TorusMachine(Machine):
                   hop_latency: float, overlap_weight: float = math.inf) -> tuple[float, int]:
         """Return the predicted seconds of one exchange and its slowest link id (exact ``R(e)``).
 
-        See :meth:`Machine.link_time`.  One compiled pass over the edges; 20 bytes of scratch
+        See :meth:`Machine.link_time`.  One compiled pass over the edges; 16 bytes of scratch
         per directed link, kept on the machine; about 1.8x the cost of weighted hops on a
         1M-task stencil (``benchmarks/metrics_speed.py``).
         """
@@ -1076,18 +1076,17 @@ class TorusMachine(Machine):
         inv_bw = np.zeros((self.n_dims, width), dtype=np.float64)
         for k, bw in enumerate(self.link_bandwidth):
             inv_bw[k, : bw.size] = 1.0 / bw
-        # the per-link scratch (20 bytes a link) is kept: a search scores many candidates on
+        # the per-link scratch (16 bytes a link) is kept: a search scores many candidates on
         # one machine; epoch tags spare clearing it (fresh pages or a memset cost a fifth of a call)
         with _LINK_SCRATCH_LOCK:
             scratch = self.__dict__.get("_link_scratch")
-            if scratch is None or scratch[3] >= 0xFFFF:
-                scratch = [np.zeros(self.n_links, dtype=np.float64), np.zeros(self.n_links, dtype=np.float64),
-                           np.zeros(self.n_links, dtype=np.uint32), 0]
+            if scratch is None or scratch[1] >= 0xFFFF:
+                scratch = [np.zeros((self.n_links, 2), dtype=np.float64), 0]
                 self._link_scratch = scratch
-            scratch[3] += 1
+            scratch[1] += 1
             return _torus.csr_link_time(indptr, indices, weights, task_to_proc, self.router_coords, self.dims,
                                         self.wrap, inv_bw, float(seconds_per_weight), float(hop_latency),
-                                        float(overlap_weight), scratch[0], scratch[1], scratch[2], scratch[3])
+                                        float(overlap_weight), scratch[0], scratch[1])
 
 
 class FlatMachine(Machine):
