@@ -1069,7 +1069,7 @@ class TorusMachine(Machine):
         """Return the predicted seconds of one exchange and its slowest link id (exact ``R(e)``).
 
         See :meth:`Machine.link_time`.  One compiled pass over the edges; 16 bytes of scratch
-        per directed link, kept on the machine; about 1.8x the cost of weighted hops on a
+        per directed link, kept on the machine; about 1.9x the cost of weighted hops on a
         1M-task stencil (``benchmarks/metrics_speed.py``).
         """
         width = int(self.dims.max())

@@ -287,8 +287,9 @@ def predicted_time(
 
     Notes
     -----
-    O(n_edges * n_dims + total hops + n_links) in one compiled pass on a torus (about
-    1.5x weighted hops on a 1M-task stencil); no per-link arrays are kept.
+    O(n_edges * n_dims + total hops) in one compiled pass on a torus (about 1.9x weighted
+    hops on a 1M-task stencil, ``benchmarks/metrics_speed.py``); the machine keeps 16 bytes
+    of scratch per directed link between calls.
 
     Examples
     --------
