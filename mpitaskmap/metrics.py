@@ -224,12 +224,13 @@ DEFAULT_HOP_LATENCY = 1e-7
 #: Message size (bytes) beyond which :func:`predicted_time` counts a message's hop latency in
 #: proportion ``DEFAULT_OVERLAP_BYTES / size``: a longer message's head crosses its route while
 #: the data of the messages sharing its links streams, so its latency overlaps with theirs.
-#: Measured, not derived: halo3d under SMPI on sparse Titan allocations
+#: Measured, not derived: halo3d under SMPI on sparse 512-rank Titan allocations
 #: (``benchmarks/app_time_smpi.py``, every candidate of ``auto`` simulated) ranks candidates as
 #: the link loads alone do at 2560-byte messages (a full 100 ns a hop keeps one 7% slower)
-#: and as the routes do at 32-byte messages (the loads alone keep one 49% slower); every value
-#: from 10 to 500 bytes picks the fastest candidate on all eight inputs where one can, and
-#: 128 is well inside that range.
+#: and as the routes do at 32-byte messages (the loads alone keep one 49% slower).  Every
+#: value from 10 to 500 bytes picks the fastest candidate on seven of those eight inputs (the
+#: eighth is 5% off at any value); 128 is well inside that range.  It is a compromise: one
+#: 4096-rank input at 2560 bytes prefers at least 0.3 x the full hop latency.
 DEFAULT_OVERLAP_BYTES = 128.0
 
 

@@ -160,7 +160,7 @@ def test_link_time_one_hop_path_and_walks_with_narrow_coordinates(dt):
 def test_kernels_read_values_beyond_int16_exactly():
     """Coordinates near 2**15 (int16 limit) and beyond it (int32) on long rings: the wrap
     distance and the routes across the seam are computed in 64 bits."""
-    for L, dt in ((32768, np.int16), (60000, np.int32)):  # link time: routes up to 65535 hops
+    for L, dt in ((32768, np.int16), (60000, np.int32)):
         coords = np.array([[L - 1, 0], [0, 1], [L // 2, 2], [1, 0]], dtype=np.int64)
         ref = TorusMachine(coords, dims=[L, 3])
         m = TorusMachine(coords.astype(dt), dims=[L, 3])

@@ -112,6 +112,17 @@ def test_equals_the_definition_on_random_tori_and_meshes(seed):
         pytest.approx(want, rel=1e-12)
 
 
+def test_routes_beyond_65535_hops_are_exact():
+    # the kernel keeps each link's route latency in hops as float32: whole hop counts are exact
+    # up to 2**24, so a 70,000-hop route on a 70,001-router line counts every hop
+    m = torus_machine([70_001], wrap=False)
+    g = TaskGraph.from_edges([0], [1], [64.0], n_tasks=2)
+    ttp = [0, 70_000]
+    assert predicted_time(g, m, ttp) == pytest.approx(64e-9 + 70_000 * 1e-7, rel=1e-15, abs=0)
+    assert predicted_time(g, m, ttp) == pytest.approx(_brute_force(g, m, ttp, 1.0, DEFAULT_HOP_LATENCY),
+                                                      rel=1e-15, abs=0)
+
+
 def test_slowest_link_ties_go_to_the_lowest_link_id():
     # two messages of equal size on links 2+ (id 4, task 0's, added first) and 0+ (id 0, task 2's)
     g = TaskGraph.from_edges([0, 2], [1, 3], [GB, GB], n_tasks=4)

@@ -138,10 +138,10 @@ def message_model(args) -> dict:
                          f"got {args.link_latency!r}")
     if not np.isfinite(args.bytes_per_weight) or args.bytes_per_weight <= 0:
         raise ValueError(f"--bytes-per-weight: must be positive and finite; got {args.bytes_per_weight!r}")
-    overlap = getattr(args, "overlap_bytes", DEFAULT_OVERLAP_BYTES)
-    if not overlap > 0:
-        raise ValueError(f"--overlap-bytes: must be positive (bytes; inf allowed); got {overlap!r}")
-    return {"bytes_per_weight": args.bytes_per_weight, "hop_latency": args.link_latency, "overlap_bytes": overlap}
+    if not args.overlap_bytes > 0:  # also rejects nan
+        raise ValueError(f"--overlap-bytes: must be positive (bytes; inf allowed); got {args.overlap_bytes!r}")
+    return {"bytes_per_weight": args.bytes_per_weight, "hop_latency": args.link_latency,
+            "overlap_bytes": args.overlap_bytes}
 
 
 def add_method_options(parser: argparse.ArgumentParser, *, auto_metric: bool = True) -> None:
