@@ -112,13 +112,18 @@ def main(argv=None) -> int:
     ap.add_argument("--app-json", help="app_time_smpi.py --json of the same case: print the app's times")
     ap.add_argument("--json", help="write the replay times there")
     args = ap.parse_args(argv)
+    try:
+        n, ppn, seed = (int(v) for v in args.case.split(":"))
+    except ValueError:
+        ap.error(f"--case: expected RANKS:PPN:SEED (three integers); got {args.case!r}")
+    if n not in GRIDS:
+        ap.error(f"--case: ranks must be one of {sorted(GRIDS)}; got {n}")
+    if args.top < 1:
+        ap.error(f"--top: must be at least 1; got {args.top}")
     missing = simgrid_missing(compiler=True)
     if missing:
         print(f"smpi_sensitivity: {missing}", file=sys.stderr)
         return 1
-    n, ppn, seed = (int(v) for v in args.case.split(":"))
-    if n not in GRIDS:
-        ap.error(f"--case: ranks must be one of {sorted(GRIDS)}; got {n}")
     face = args.cells ** 2 * args.vars * 8
     machine = load_machine(f"sim:titan:ppn={ppn},seed={seed}", n).machine
     graph = TaskGraph.stencil(GRIDS[n], weight=float(face))
@@ -130,7 +135,7 @@ def main(argv=None) -> int:
         extra = f"  app {app[i]:.4e} s" if i in app else ""
         print(f"  #{rank} candidate {i}: {label}  (predicted {score:.4e} s){extra}")
     if app and all(i in app for i, *_ in best):
-        print(f"  {'app (5 steps)':<16}" + "".join(f"  #{r} {app[i] / app[best[0][0]]:.3f}" for r, (i, *_) in
+        print(f"  {'app':<16}" + "".join(f"  #{r} {app[i] / app[best[0][0]]:.3f}" for r, (i, *_) in
                                                     enumerate(best, 1)))
     records = []
     for name, config in MODELS.items():

@@ -58,11 +58,31 @@ def test_app_times_read_the_case_of_an_app_time_json(bench, tmp_path):
     assert bench.app_times(None, "n64_ppn8_seed1") == {}
 
 
+@pytest.mark.parametrize("args, message", [
+    (["--case", "100:8:1"], "--case: ranks must be one of [64, 512, 1024, 4096]; got 100"),
+    (["--case", "4096:16"], "--case: expected RANKS:PPN:SEED (three integers); got '4096:16'"),
+    (["--case", "64:8:x"], "--case: expected RANKS:PPN:SEED (three integers); got '64:8:x'"),
+    (["--top", "0"], "--top: must be at least 1; got 0"),
+])
+def test_bad_arguments_are_named(bench, capsys, args, message):
+    with pytest.raises(SystemExit) as exc:
+        bench.main(args)
+    assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
 @pytest.mark.skipif(bool(WHY), reason=WHY or "")
 def test_small_run_replays_each_candidate_under_every_model(bench, tmp_path, capsys):
+    machine = load_machine("sim:titan:ppn=8,seed=1", 64).machine
+    (i1, *_), (i2, *_) = bench.best_distinct(machine=machine, graph=TaskGraph.stencil((4, 4, 4), weight=2560.0),
+                                             top=2)
+    app = tmp_path / "app.json"  # the application's times of the two, as app_time_smpi.py writes them
+    app.write_text(json.dumps({"candidates": [{"case": "n64_ppn8_seed1", "candidates": [
+        {"index": i1, "comm_s": 2.0e-5}, {"index": i2, "comm_s": 1.5e-5}]}]}))
     out = tmp_path / "s.json"
-    assert bench.main(["--case", "64:8:1", "--top", "2", "--json", str(out)]) == 0
+    assert bench.main(["--case", "64:8:1", "--top", "2", "--json", str(out), "--app-json", str(app)]) == 0
     text = capsys.readouterr().out
+    assert f"  #1 candidate {i1}: " in text and f"  #2 candidate {i2}: " in text
+    assert "  app               #1 1.000  #2 0.750\n" in text
     data = json.loads(out.read_text())
     assert [r["model"] for r in data["records"]] == list(bench.MODELS)
     for rec in data["records"]:
@@ -71,5 +91,3 @@ def test_small_run_replays_each_candidate_under_every_model(bench, tmp_path, cap
     secs = {r["model"]: r["seconds"][0] for r in data["records"]}
     # SMPI's bandwidth factor below 1 at 2560 B slows the same exchange; its latency factor above 1 too
     assert secs["bw-factor 1"] < secs["SMPI"] and secs["lat-factor 1"] < secs["SMPI"]
-    with pytest.raises(SystemExit):
-        bench.main(["--case", "100:8:1"])
