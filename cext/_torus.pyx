@@ -186,7 +186,7 @@ def csr_link_time(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
         n_routers *= dims[k]
     n_links = n_routers * two_d
     if slots.shape[0] != n_links or slots.shape[1] != 2:
-        raise ValueError(f"csr_link_time: scratch arrays need {n_links} entries")
+        raise ValueError(f"csr_link_time: slots must have shape ({n_links}, 2); got ({slots.shape[0]}, {slots.shape[1]})")
     if epoch < 1:
         raise ValueError(f"csr_link_time: epoch must be >= 1; got {epoch}")
     if not overlap_weight > 0:

@@ -414,3 +414,25 @@ def test_kept_scratch_survives_the_epoch_restart():
     assert predicted_time(g, m, a) == pytest.approx(want_a, rel=1e-12)
     assert m._link_scratch[1] == 1
     assert predicted_time(g, m, b) == pytest.approx(want_b, rel=1e-12)
+
+
+def test_kernel_rejects_bad_scratch_epoch_and_overlap():
+    # the compiled kernel's own guards (callers go through TorusMachine.link_time, which sizes them)
+    m = torus_machine([4, 3])  # 12 routers x 4 directed links
+    g = TaskGraph.from_edges([0], [5], [64.0], n_tasks=12)
+    inv_bw = np.ones((2, 4))
+    t2p = np.arange(12, dtype=np.intp)
+
+    def call(slots, epoch=1, overlap=128.0):
+        return _torus.csr_link_time(g.indptr, g.indices, g.weights, t2p, m.router_coords, m.dims, m.wrap, inv_bw,
+                                    1e-9, 1e-7, overlap, slots, epoch)
+
+    assert call(np.zeros((48, 2)))[1] >= 0  # right shape: the message's link is found
+    with pytest.raises(ValueError, match=r"slots must have shape \(48, 2\); got \(47, 2\)"):
+        call(np.zeros((47, 2)))
+    with pytest.raises(ValueError, match=r"slots must have shape \(48, 2\); got \(48, 3\)"):
+        call(np.zeros((48, 3)))
+    with pytest.raises(ValueError, match="epoch must be >= 1; got 0"):
+        call(np.zeros((48, 2)), epoch=0)
+    with pytest.raises(ValueError, match="overlap_weight must be > 0; got 0.0"):
+        call(np.zeros((48, 2)), overlap=0.0)
