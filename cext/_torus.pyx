@@ -130,6 +130,32 @@ def route_links(const coord_t[:, ::1] coords, const long long[::1] dims,
     return out[:n].copy()
 
 
+
+def routes_csr(const coord_t[:, ::1] coords, const long long[::1] dims,
+               const unsigned char[::1] wrap, const Py_ssize_t[::1] src,
+               const Py_ssize_t[::1] dst):
+    """Return (indptr (n+1,) int64, links int64) of the dimension-order routes src[i] -> dst[i]."""
+    import numpy as np
+    cdef Py_ssize_t i, n = src.shape[0]
+    if dst.shape[0] != n:
+        raise ValueError(f"routes_csr: src has {n} entries, dst {dst.shape[0]}")
+    indptr = np.empty(n + 1, dtype=np.int64)
+    cdef long long[::1] ptr = indptr
+    ptr[0] = 0
+    with nogil:
+        for i in range(n):
+            ptr[i + 1] = ptr[i] + _hops(coords, src[i], dst[i], dims, wrap)
+    links = np.empty(ptr[n], dtype=np.int64)
+    if ptr[n] == 0:
+        return indptr, links
+    cdef long long[::1] out = links
+    cdef long long* strides = _alloc_strides(dims)
+    with nogil:
+        for i in range(n):
+            _route(coords, dims, wrap, strides, src[i], dst[i], &out[ptr[i]])
+    free(strides)
+    return indptr, links
+
 cdef struct LinkSlot:
     # one directed link's state in one 16-byte slot (a touch is one cache line)
     double data          # weight crossing the link

@@ -35,3 +35,7 @@ def csr_link_time(
     wrap: npt.NDArray[np.uint8], inv_bandwidth: npt.NDArray[np.float64], seconds_per_weight: float,
     hop_latency: float, overlap_weight: float, slots: npt.NDArray[np.float64], epoch: int,
 ) -> tuple[float, int]: ...
+def routes_csr(
+    coords: _Coords, dims: npt.NDArray[np.int64], wrap: npt.NDArray[np.uint8],
+    src: npt.NDArray[np.intp], dst: npt.NDArray[np.intp],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...

@@ -1030,6 +1030,37 @@ class TorusMachine(Machine):
         d = self.n_dims
         return [(f"{self.dim_names[(l % (2 * d)) // 2]}{'+-'[l % 2]}", int(l)) for l in links]
 
+    def routes(self, src, dst) -> tuple[np.ndarray, np.ndarray]:
+        """Return the dimension-order routes ``src[i] -> dst[i]`` of many processor pairs.
+
+        Parameters
+        ----------
+        src, dst : array_like of int
+            Processor ids, one pair per entry.
+
+        Returns
+        -------
+        (indptr, links) : (ndarray, ndarray)
+            CSR form, int64: the directed link ids of route ``i`` (as :meth:`route`) are
+            ``links[indptr[i]:indptr[i + 1]]``; an empty route joins processors of one router.
+
+        Notes
+        -----
+        O(pairs x n_dims + total hops), in the routing kernel.
+
+        Examples
+        --------
+        >>> m = TorusMachine([[0, 0], [3, 1], [1, 0]], dims=[4, 4])
+        >>> indptr, links = m.routes([0, 0], [1, 2])
+        >>> indptr.tolist(), links.tolist() == [l for _, l in m.route(0, 1) + m.route(0, 2)]
+        ([0, 2, 3], True)
+        """
+        src_i = as_index_array(src, "src", upper=self.n_procs)
+        dst_i = as_index_array(dst, "dst", upper=self.n_procs)
+        if src_i.shape != dst_i.shape:
+            raise InvalidInputError(f"routes: src has {src_i.size} entries, dst {dst_i.size}")
+        return _torus.routes_csr(self.router_coords, self.dims, self.wrap, src_i, dst_i)
+
     def link_bandwidths(self) -> np.ndarray:
         """Return the bandwidth of every directed link id (n_links,) float64.
 

@@ -49,6 +49,8 @@ from .mappers._grids import proc_grid
 from .mappers.grid_pairs import map_pairs
 from .mappers.regular import GRID_METHODS
 from .mapping import IDENTITY, Mapping
+from .judge import (DEFAULT_JUDGE, JUDGE_ALSO, JUDGE_CONFIG, JUDGE_TOP, check_fluid_options, fluid_seconds,
+                    judge_order, resolve_judge)
 from .metrics import DEFAULT_HOP_LATENCY, LINK_METRICS, METRICS, weighted_hops
 from .problem import Candidate, Problem
 from .search import REFINE_TOP, apply, best_of, candidate_list, families_for, score_candidates
@@ -165,8 +167,8 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     families: str | Sequence[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
     congestion_progress: Callable[[int, int], None] | None = None,
-    judge: str | None = None,
-    judge_top: int = 4,
+    judge: str | None = DEFAULT_JUDGE,
+    judge_top: int = JUDGE_TOP,
     judge_options: dict | None = None,
     judge_also: Sequence[str] | None = None,
     **options,
@@ -194,29 +196,39 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
         methods.
     congestion_progress : callable, optional
         ``progress(done, total)`` of the congestion iterations of ``umc`` / ``ummc``.
-    judge : {None, "simulate"}, optional
-        ``auto`` only, offline: ``"simulate"`` simulates the ``judge_top`` best distinct
-        mappings of the search (by the objective, both stages), plus the best one by each
-        metric of ``judge_also``, with SimGrid
-        (:func:`mpitaskmap.simulate.simulate_exchange`, one exchange step) and returns the
-        fastest (ties: the better objective).  ``info["judged"]`` lists them with both
-        rankings and why each was chosen (``chosen_by``: ``"objective"`` or the metric's
-        name).  Needs SimGrid (``apt-get install libsimgrid-dev``); costs one
-        simulation per mapping (seconds to minutes at thousands of tasks).
+    judge : {"default", "fluid", "simulate", None}, optional
+        ``auto`` only: replay the ``judge_top`` best distinct mappings of the search (by the
+        objective, both stages), plus the best one by each metric of ``judge_also``, one
+        exchange step each, and return the fastest (:func:`mpitaskmap.judge.judge_order`:
+        times within a relative :data:`~mpitaskmap.judge.JUDGE_TIE` are equal, ties to the
+        better objective).  ``"fluid"``: SimGrid's SMPI network model computed in-process
+        (:func:`mpitaskmap.fluid.fluid_exchange`, no SimGrid needed, about 0.4 s a replay at
+        4,096 ranks).  ``"simulate"``: SimGrid itself
+        (:func:`mpitaskmap.simulate.simulate_exchange`; needs ``libsimgrid-dev``, seconds to
+        minutes a replay).  ``"default"``: ``"fluid"`` when ``metric`` is None (the default
+        objective), the machine is a torus with a link model and the task graph has at most
+        :data:`~mpitaskmap.judge.FLUID_JUDGE_MAX_EDGES` edges, else no judge
+        (:func:`mpitaskmap.judge.default_judge`).  None: the objective alone decides.
+        ``info["judge"]`` names the judge that ran (None if none) and ``info["judge_why"]``
+        why; ``info["judged"]`` lists the replayed mappings with both rankings and why each
+        was chosen (``chosen_by``: ``"objective"`` or the metric's name).
     judge_top : int, optional
-        How many distinct mappings of the objective's ranking the judge simulates
-        (default 4).
+        How many distinct mappings of the objective's ranking the judge replays (default
+        :data:`~mpitaskmap.judge.JUDGE_TOP`).
     judge_options : dict, optional
-        Keywords of :func:`~mpitaskmap.simulate.simulate_exchange` (default
-        ``link_latency`` = :data:`~mpitaskmap.metrics.DEFAULT_HOP_LATENCY`,
-        ``bytes_per_weight`` = 1: weights are bytes, as for the default objective;
-        ``config`` = :data:`JUDGE_CONFIG`, SimGrid's SMPI network model).
+        ``"fluid"``: keywords of :func:`~mpitaskmap.fluid.fluid_exchange`
+        (:data:`~mpitaskmap.judge.FLUID_OPTIONS`); ``"simulate"``: of
+        :func:`~mpitaskmap.simulate.simulate_exchange`.  Defaults: ``link_latency`` =
+        :data:`~mpitaskmap.metrics.DEFAULT_HOP_LATENCY`, ``bytes_per_weight`` = 1 (weights
+        are bytes, as for the default objective), the SMPI network model (``config`` =
+        :data:`~mpitaskmap.judge.JUDGE_CONFIG` for SimGrid).
     judge_also : sequence of str, optional
         Names of :data:`mpitaskmap.metrics.METRICS` whose best candidate (ties: the
-        better objective, then the lower index) the judge also simulates when it is not
-        among the ``judge_top`` already (default :data:`JUDGE_ALSO`; ``()``: none).  Link
-        metrics are skipped on a machine without a link model.  They are computed in the
-        search's own pass over the candidates (one more metric evaluation each).
+        better objective, then the lower index) the judge also replays when it is not
+        among the ``judge_top`` already (default :data:`~mpitaskmap.judge.JUDGE_ALSO`;
+        ``()``: none).  Link metrics are skipped on a machine without a link model.  They
+        are computed in the search's own pass over the candidates (one more metric
+        evaluation each).
     **options
         Options of the method (``ordering=...`` for geometric, ``delta=`` for the graph
         refinements, ``pairs=`` for regular, ``orderings``/``rotate``/``variants`` for
@@ -245,14 +257,19 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     """
     name, _ = _split(method)
     problem = Problem(graph, machine)
-    if (judge is not None or judge_also is not None) and name != "auto":
+    if ((judge not in (None, DEFAULT_JUDGE) or judge_also is not None or judge_options is not None)
+            and name != "auto"):
         raise InvalidInputError(f"judge: only method 'auto' has candidates to judge; got method {method!r}")
-    if judge is None and judge_also is not None:
-        raise InvalidInputError("judge_also: only with judge='simulate'")
     if name == "auto":
-        if judge is None:
-            return _auto(problem, metric, families, progress, options)
-        return _judged(problem, metric, families, progress, options, judge, judge_top, judge_options, judge_also)
+        ran, why, added = resolve_judge(problem, judge, metric is not None)
+        if ran is None and judge != DEFAULT_JUDGE and (judge_also is not None or judge_options is not None):
+            raise InvalidInputError("judge_also, judge_options: only with a judge ('fluid' or 'simulate')")
+        if ran is None:
+            mapping = _auto(problem, metric, families, progress, options)
+            mapping.info.update(judge=None, judge_why=why)
+            return mapping
+        return _judged(problem, metric, families, progress, options, ran, why, judge_top,
+                       {**added, **(judge_options or {})}, judge_also)
     if name == "regular":
         _check_options(name, options, ("threshold", "root", "pairs", "pairs_seed", "pairs_proposals",
                                        "pairs_seconds", "include_identity"))
@@ -264,40 +281,28 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     return apply(cand, problem, **kwargs)
 
 
-#: What ``map(..., judge=...)`` accepts.
-JUDGES = ("simulate",)
-
-#: SimGrid settings of the judge's simulations: SMPI's network model (its bandwidth and latency
-#: factors, calibrated against real MPI runs), the model an unmodified MPI application runs
-#: under in SimGrid.  On halo3d pairs of ``benchmarks/app_time_smpi.py`` where the objective
-#: and the application disagree it sided with the application on two of the three checked,
-#: the plain fluid model (:data:`mpitaskmap.simulate.REPLAY_CONFIG`, the metrics study's) on
-#: none.
-JUDGE_CONFIG = ("network/model:SMPI",)
-
-#: Metrics whose best candidate the judge simulates beside the objective's ``judge_top``: a
-#: second model of time, Latency(M) (the most loaded link's bytes over its bandwidth, with
-#: no hop latency), so that where the objective's hop-latency term misranks (on the 512-rank
-#: halo3d cases of ``benchmarks/app_time_smpi.py`` the fastest candidate was the one of least
-#: Latency(M), outside the objective's top 8) the fastest is still among the simulated.
-JUDGE_ALSO = ("latency",)
-
-
-def _judged(problem: Problem, metric, families, progress, options, judge, top, judge_options,
+def _judged(problem: Problem, metric, families, progress, options, judge, why, top, judge_options,
             judge_also) -> Mapping:
-    from .simgrid import simgrid_missing
-    from .simulate import simulate_exchange
-
-    if judge not in JUDGES:
-        raise InvalidInputError(f"judge: unknown {judge!r}; valid: {list(JUDGES)}")
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise InvalidInputError(f"judge_top: expected an int >= 1; got {top!r}")
     also = _judge_metrics(problem, JUDGE_ALSO if judge_also is None else judge_also)
-    sim_options = {"link_latency": DEFAULT_HOP_LATENCY, "bytes_per_weight": 1.0, "config": JUDGE_CONFIG,
-                   **(judge_options or {})}
-    missing = simgrid_missing(compiler=True)
-    if missing:
-        raise InvalidInputError(f"judge='simulate' needs SimGrid: {missing}")
+    if judge == "simulate":
+        from .simgrid import simgrid_missing
+        from .simulate import simulate_exchange
+
+        missing = simgrid_missing(compiler=True)
+        if missing:
+            raise InvalidInputError(f"judge='simulate' needs SimGrid: {missing}")
+        sim_options = {"link_latency": DEFAULT_HOP_LATENCY, "bytes_per_weight": 1.0, "config": JUDGE_CONFIG,
+                       **(judge_options or {})}
+
+        def seconds_of(mapping: Mapping) -> float:
+            return simulate_exchange(mapping, **sim_options).seconds
+    else:
+        check_fluid_options(judge_options)  # before the search, not after it
+
+        def seconds_of(mapping: Mapping) -> float:
+            return fluid_seconds(problem, mapping, judge_options)
     other: dict[str, dict[int, float]] = {name: {} for name in also}
 
     def keep(index, mapping, score, seconds):  # the other metrics, in the search's own pass
@@ -319,20 +324,28 @@ def _judged(problem: Problem, metric, families, progress, options, judge, top, j
         if key in seen:
             return False
         seen.add(key)
-        seconds = simulate_exchange(mapping, **sim_options).seconds
+        seconds = seconds_of(mapping)
         judged.append(dict(index=i, candidate=result.candidates[i].label(), score=scores[i], chosen_by=chosen_by,
                            simulated_s=seconds, mapping=mapping))
         return True
 
     count = 0
-    for i, why in shortlist:
-        if count == top:
-            break
-        count += judge_one(i, why)
-    for i, name in picks:
-        judge_one(i, name)
-    ranked = sorted(range(len(judged)), key=lambda k: (judged[k]["simulated_s"], judged[k]["score"],
-                                                       judged[k]["index"]))
+    for i, chosen_by in shortlist + [(i, name) for i, name in picks]:
+        if count >= top and chosen_by == "objective":
+            continue
+        count += judge_one(i, chosen_by)
+        if judged and judged[-1]["simulated_s"] == float("inf"):
+            break  # over budget: the rest would not be ranked
+    rows = [{k: v for k, v in row.items() if k != "mapping"} for row in judged]
+    over = [j for j in judged if j["simulated_s"] == float("inf")]
+    if over:  # a replay passed its budget: no ranking by time, the objective decides
+        mapping = result.mapping
+        mapping.info.update(judge=None, judged=rows, judge_why=(
+            f"the {judge} replay of {over[0]['candidate']} passed its work budget "
+            f"({(judge_options or {}).get('max_work')}): the objective decides"))
+        return mapping
+    ranked = judge_order([j["simulated_s"] for j in judged], [j["score"] for j in judged],
+                         [j["index"] for j in judged])
     for rank, k in enumerate(ranked, 1):
         judged[k]["simulated_rank"] = rank
     for rank, k in enumerate(sorted(range(len(judged)), key=lambda k: (judged[k]["score"], judged[k]["index"])), 1):
@@ -341,7 +354,7 @@ def _judged(problem: Problem, metric, families, progress, options, judge, top, j
     mapping = judged[fastest]["mapping"]
     mapping.info.update(result.mapping.info)
     mapping.info.update(candidate=judged[fastest]["candidate"], candidate_index=judged[fastest]["index"],
-                        judge=judge, objective_winner=result.candidates[result.index].label(),
+                        judge=judge, judge_why=why, objective_winner=result.candidates[result.index].label(),
                         judged=[{k: v for k, v in row.items() if k != "mapping"} for row in judged])
     return mapping
 

@@ -68,6 +68,7 @@ from typing import Sequence
 import numpy as np
 
 from .errors import InvalidInputError
+from .fluid import exchange_messages
 from .mapfiles.hosts import host_names
 from .mapping import Mapping
 from .simgrid import DEFAULT_LOOPBACK, platform_xml, simgrid_missing, torus_link_id
@@ -196,16 +197,6 @@ def replay_program(*, rebuild: bool = False) -> Path:
     return exe
 
 
-def _messages(graph: TaskGraph, mapping: Mapping, bytes_per_weight: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Source node, destination node and bytes of every inter-node message (CSR order)."""
-    node = mapping.machine.node_ids[mapping.task_to_proc]
-    src_task = np.repeat(np.arange(graph.n_tasks), np.diff(graph.indptr))
-    src, dst = node[src_task], node[graph.indices]
-    size = np.rint(graph.weights * bytes_per_weight)
-    keep = (src != dst) & (size > 0)
-    return src[keep], dst[keep], size[keep]
-
-
 def simulate_exchange(
     mapping: Mapping,
     graph: TaskGraph | None = None,
@@ -284,7 +275,7 @@ def simulate_exchange(
     if not np.isfinite(bpw) or bpw <= 0:
         raise InvalidInputError(f"bytes_per_weight: must be positive and finite; got {bytes_per_weight!r}")
     machine = mapping.machine
-    src, dst, size = _messages(graph, mapping, bpw)
+    src, dst, size = exchange_messages(graph, machine, mapping.task_to_proc, bpw)
     if src.size == 0:
         raise InvalidInputError("graph: no message crosses the network (every edge joins tasks of one node)")
     names = host_names(machine)

@@ -260,7 +260,7 @@ def test_judge_simulates_the_best_distinct_mappings_and_keeps_the_fastest(monkey
 
     g = TaskGraph.stencil([4, 4, 4])
     m = titan_machine(16, cores_per_node=4, seed=2)
-    plain = mpitaskmap.map(g, m)
+    plain = mpitaskmap.map(g, m, judge=None)  # the objective alone
     # the simulator disagrees with the objective: the later a mapping ranks, the faster it "runs"
     order = {}
 
@@ -317,7 +317,7 @@ def test_judge_also_simulates_the_latency_pick_outside_the_top(monkeypatch):
 
     g = TaskGraph.stencil([4, 4, 4], weight=32.0)  # small messages: the routes, not the loads, rank them
     m = titan_machine(16, cores_per_node=4, seed=5)
-    plain = mpitaskmap.map(g, m)
+    plain = mpitaskmap.map(g, m, judge=None)  # the objective alone
     pick, keys = _latency_pick(g, m, plain)
     target = apply(plain.info["candidate_list"][pick], Problem(g, m)).task_to_proc.tobytes()
     # on this input the latency pick is another rank order than the objective's winner
@@ -369,8 +369,12 @@ def test_judge_bad_input(monkeypatch):
         mpitaskmap.map(g, m, judge="simulate", judge_top=0)
     with pytest.raises(InvalidInputError, match="judge_also: unknown metric 'speed'"):
         mpitaskmap.map(g, m, judge="simulate", judge_also=["speed"])
-    with pytest.raises(InvalidInputError, match="judge_also: only with judge='simulate'"):
-        mpitaskmap.map(g, m, judge_also=["latency"])
+    with pytest.raises(InvalidInputError, match="judge_also, judge_options: only with a judge"):
+        mpitaskmap.map(g, m, judge=None, judge_also=["latency"])
+    with pytest.raises(InvalidInputError, match="judge_also, judge_options: only with a judge"):
+        mpitaskmap.map(g, m, judge=None, judge_options={"model": "CM02"})
+    with pytest.raises(InvalidInputError, match=r"judge_options: the fluid judge takes .*got \['config'\]"):
+        mpitaskmap.map(g, m, judge="fluid", judge_options={"config": ("network/model:SMPI",)})
     with pytest.raises(InvalidInputError, match="only method 'auto'"):
         mpitaskmap.map(g, m, "geometric", judge_also=["latency"])
     import mpitaskmap.simgrid as simgrid

@@ -15,10 +15,11 @@ from typing import TextIO
 
 import numpy as np
 
+from ..judge import DEFAULT_JUDGE, FLUID_JUDGE_MAX_EDGES, JUDGE_ALSO, JUDGE_TOP, JUDGES
 from ..mapping import Mapping
 from ..metrics import DEFAULT_OVERLAP_BYTES, METRICS, evaluate
 from ..partition import ORDERINGS
-from ..portfolio import JUDGE_ALSO, METHODS
+from ..portfolio import METHODS
 from ._inputs import MACHINE_FORMS, TASK_FORMS, MachineInput, TaskInput, load_machine, load_tasks
 from ._methods import Context, GeometricOptions
 from ._progress import Progress
@@ -117,17 +118,24 @@ def add_message_model_options(group) -> None:
                             f"in full, beyond it in proportion (default {DEFAULT_OVERLAP_BYTES:g}; inf: always in full)")
 
 
-#: --simulate-top default: distinct mappings of auto the judge simulates.
-DEFAULT_SIMULATE_TOP = 4
+#: --simulate-top default: distinct mappings of auto the judge replays.
+DEFAULT_SIMULATE_TOP = JUDGE_TOP
+#: --judge choices: the judges, "default" (the fluid judge where it applies) and "none".
+JUDGE_CHOICES = (DEFAULT_JUDGE, *JUDGES, "none")
 
 
 def add_simulate_options(group, what: str) -> None:
-    """Add --simulate (described by ``what``) and --simulate-top: the simulator as auto's judge."""
+    """Add --simulate (described by ``what``), --judge, --simulate-top and --simulate-also: auto's judge."""
     group.add_argument("--simulate", action="store_true", help=what)
+    group.add_argument("--judge", choices=JUDGE_CHOICES, default=DEFAULT_JUDGE,
+                       help="auto: which replay picks the fastest of the search's best mappings: 'fluid' (SimGrid's "
+                            "SMPI network model computed in-process), 'simulate' (SimGrid itself, as --simulate), "
+                            "'none' (the objective alone), 'default' (fluid when the objective is the default one "
+                            f"and the graph has at most {FLUID_JUDGE_MAX_EDGES:,} edges, within a work budget)")
     group.add_argument("--simulate-top", type=int, default=DEFAULT_SIMULATE_TOP, metavar="K",
-                       help=f"--simulate: distinct mappings of auto to simulate (default {DEFAULT_SIMULATE_TOP})")
+                       help=f"the judge: distinct mappings of auto to replay (default {DEFAULT_SIMULATE_TOP})")
     group.add_argument("--simulate-also", default=",".join(JUDGE_ALSO), metavar="M,M",
-                       help="--simulate: also simulate auto's best candidate by each of these metrics "
+                       help="the judge: also replay auto's best candidate by each of these metrics "
                             f"(default {','.join(JUDGE_ALSO)}; '' for none)")
 
 
@@ -187,7 +195,17 @@ def context_from(args, progress=None) -> Context:
     return Context(geometric=geo, metric=args.metric, families=families, orderings=orderings, progress=progress,
                    bytes_per_weight=model["bytes_per_weight"], link_latency=model["hop_latency"],
                    overlap_bytes=model["overlap_bytes"],
-                   judge="simulate" if getattr(args, "simulate", False) else None, judge_top=top, judge_also=also)
+                   judge=judge_of(args), judge_top=top, judge_also=also)
+
+
+def judge_of(args) -> str | None:
+    """The judge of parsed options: --simulate is --judge simulate; 'none' is None."""
+    judge = getattr(args, "judge", DEFAULT_JUDGE)
+    if getattr(args, "simulate", False):
+        if judge not in (DEFAULT_JUDGE, "simulate"):
+            raise ValueError(f"--simulate: is --judge simulate; got also --judge {judge}")
+        return "simulate"
+    return None if judge == "none" else judge
 
 
 def metric_rows(mappings: list[tuple[str, Mapping, float | None]], metrics=None, model: dict | None = None

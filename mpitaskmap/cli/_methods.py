@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import InvalidInputError
+from ..judge import DEFAULT_JUDGE, JUDGE_ALSO, JUDGE_TOP, resolve_judge
 from ..machine import Machine
 from ..mapping import IDENTITY, Mapping
 from ..metrics import DEFAULT_HOP_LATENCY, DEFAULT_OVERLAP_BYTES, default_metric, time_objective
 from ..partition import ORDERINGS
-from ..portfolio import JUDGE_ALSO, METHODS, map as map_tasks
+from ..portfolio import METHODS, map as map_tasks
+from ..problem import Problem
 from ..taskgraph import TaskGraph
 from ._inputs import parse_options
 from ._progress import Progress
@@ -73,8 +75,8 @@ class Context:
     bytes_per_weight: float = 1.0  # message bytes per unit of weight (objective and simulator)
     link_latency: float = DEFAULT_HOP_LATENCY  # seconds per hop (objective and simulator)
     overlap_bytes: float = DEFAULT_OVERLAP_BYTES  # message size beyond which the objective overlaps latency
-    judge: str | None = None  # "simulate": auto returns the fastest of its judge_top best, simulated
-    judge_top: int = 4
+    judge: str | None = DEFAULT_JUDGE  # auto's judge (mpitaskmap.judge): "default", "fluid", "simulate" or None
+    judge_top: int = JUDGE_TOP
     judge_also: tuple = JUDGE_ALSO  # metrics whose best candidate the judge simulates too
 
 
@@ -111,9 +113,15 @@ def run_method(spec: str, graph: TaskGraph, machine: Machine, ctx: Context) -> t
         if metric == "predicted_time":  # the objective with the command's message model
             metric = time_objective(ctx.bytes_per_weight, ctx.link_latency, ctx.overlap_bytes)
         options = dict(metric=metric, families=ctx.families, orderings=ctx.orderings)
-        if ctx.judge is not None:
-            options.update(judge=ctx.judge, judge_top=ctx.judge_top, judge_also=ctx.judge_also,
-                           judge_options=dict(link_latency=ctx.link_latency, bytes_per_weight=ctx.bytes_per_weight))
+        # the objective passed is a callable (the command's message model), so the default judge
+        # is resolved here, where it is known whether the objective is the default one
+        judge, why, added = resolve_judge(Problem(graph, machine), ctx.judge, ctx.metric is not None)
+        if judge is None:
+            options.update(judge=None)
+        else:
+            options.update(judge=judge, judge_top=ctx.judge_top, judge_also=ctx.judge_also,
+                           judge_options=dict(link_latency=ctx.link_latency, bytes_per_weight=ctx.bytes_per_weight,
+                                              **added))
         progress = ctx.progress
     if name in ("greedy+uwh", "geometric+uwh", "identity+uwh", "umc", "ummc", "bisection"):
         progress = _bar(ctx, "UWH refinement passes")
@@ -122,6 +130,8 @@ def run_method(spec: str, graph: TaskGraph, machine: Machine, ctx: Context) -> t
     t0 = time.perf_counter()
     mapping = map_tasks(graph, machine, method, progress=progress, **options)
     seconds = time.perf_counter() - t0
+    if name == "auto" and mapping.info.get("judge_why") == "requested" and ctx.judge == DEFAULT_JUDGE:
+        mapping.info["judge_why"] = why
     if name == "geometric":
         mapping.info["options"] = o.label()
     mapping.method = spec.strip()

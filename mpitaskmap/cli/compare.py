@@ -97,9 +97,11 @@ def simulated_seconds(mapping, *, link_latency: float, bytes_per_weight: float) 
     float
         :attr:`mpitaskmap.simulate.ExchangeSimulation.seconds`.
     """
-    from ..simulate import _messages, simulate_exchange
+    from ..fluid import exchange_messages
+    from ..simulate import simulate_exchange
 
-    src, _, _ = _messages(mapping.graph, mapping, bytes_per_weight)  # the messages the replay would send
+    # the messages the replay would send
+    src, _, _ = exchange_messages(mapping.graph, mapping.machine, mapping.task_to_proc, bytes_per_weight)
     if src.size == 0:
         return 0.0
     return simulate_exchange(mapping, link_latency=link_latency, bytes_per_weight=bytes_per_weight).seconds

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..judge import JUDGES
 from ..mapfiles import MAP_FORMATS, write_map
 from ..mapping import IDENTITY, identity_mapping
 from . import register
@@ -88,8 +89,9 @@ def map_command(argv: list) -> int:
         0 on success.
     """
     args = build_parser().parse_args(argv)
-    if args.simulate and not args.method.lower().startswith("auto"):
-        raise ValueError(f"--simulate: only --method auto has candidates to judge; got {args.method!r}")
+    if (args.simulate or args.judge in JUDGES) and not args.method.lower().startswith("auto"):
+        flag = "--simulate" if args.simulate else f"--judge {args.judge}"
+        raise ValueError(f"{flag}: only --method auto has candidates to judge; got {args.method!r}")
     outputs = []
     for value in args.output:  # check every output before the (possibly long) mapping
         fmt, path = split_format_path(value)
@@ -114,12 +116,15 @@ def map_command(argv: list) -> int:
         write_map(mapping, path, fmt, **options)
         if not args.quiet:
             status.write(f"wrote {path} ({fmt}, {mapping.n_tasks} ranks)\n")
-    if not args.quiet and "judged" in mapping.info:
+    if not args.quiet and mapping.info.get("judge"):
         status.write(judged_table(mapping.info))
     if not args.quiet and "candidate" in mapping.info:
         chosen_by = f" (chosen by {mapping.info['metric']})" if "metric" in mapping.info else ""
-        if "judged" in mapping.info:
-            chosen_by = " (the fastest simulated)"
+        if mapping.info.get("judge"):
+            chosen_by = (" (the fastest simulated)" if mapping.info["judge"] == "simulate"
+                         else f" (the fastest replayed by the {mapping.info['judge']} judge)")
+        elif "judge_why" in mapping.info:
+            chosen_by += f"; no judge: {mapping.info['judge_why']}"
         status.write(f"winner: {mapping.info['candidate']}{chosen_by}\n")
     return 0
 
@@ -130,7 +135,8 @@ def judged_table(info: dict) -> str:
     w = max(len("candidate"), *(len(r["candidate"]) for r in rows))
     top = sum(r.get("chosen_by", "objective") == "objective" for r in rows)
     also = sorted({r["chosen_by"] for r in rows} - {"objective"})
-    title = f"simulated the {top} best distinct mappings of the search ({info.get('metric', 'objective')})"
+    how = "replayed (fluid judge)" if info.get("judge") == "fluid" else "simulated"
+    title = f"{how} the {top} best distinct mappings of the search ({info.get('metric', 'objective')})"
     if also:
         title += " and the best by " + ", ".join(also)
     lines = [title + ":",
