@@ -118,8 +118,8 @@ JUDGE_OPTIONS: dict = {}
 #: Zoltan2 rows: row name -> ranks of its run (1: one candidate; 49: its rotation search).
 ZOLTAN2_ROWS = {"zoltan2_1": 1, "zoltan2_49": ZOLTAN2_ROTATION_RANKS}
 GROUP = "group"
-DEFAULT_METHODS = (IDENTITY, GROUP, "geometric", "greedy+uwh", AUTO, "auto+simulate", "auto:weighted_hops",
-                   *ZOLTAN2_ROWS)
+DEFAULT_METHODS = (IDENTITY, GROUP, "geometric", "greedy+uwh", AUTO, "auto+simulate", "auto:predicted_time",
+                   "auto:weighted_hops", *ZOLTAN2_ROWS)
 METRICS = ("average_hops", "weighted_hops", "latency")
 SELECTORS = ("predicted_time", "average_hops", "weighted_hops", "latency", "max_data", "max_messages", "max_hops")
 #: Above ALL_CANDIDATES_UP_TO ranks: the generated candidates simulated are the TOP_CANDIDATES best

@@ -336,20 +336,21 @@ def _judged(problem: Problem, metric, families, progress, options, judge, why, t
         count += judge_one(i, chosen_by)
         if judged and judged[-1]["simulated_s"] == float("inf"):
             break  # over budget: the rest would not be ranked
-    rows = [{k: v for k, v in row.items() if k != "mapping"} for row in judged]
+    for rank, k in enumerate(sorted(range(len(judged)), key=lambda k: (judged[k]["score"], judged[k]["index"])), 1):
+        judged[k]["objective_rank"] = rank
     over = [j for j in judged if j["simulated_s"] == float("inf")]
     if over:  # a replay passed its budget: no ranking by time, the objective decides
+        for j in judged:
+            j["simulated_rank"] = None
         mapping = result.mapping
-        mapping.info.update(judge=None, judged=rows, judge_why=(
-            f"the {judge} replay of {over[0]['candidate']} passed its work budget "
-            f"({(judge_options or {}).get('max_work')}): the objective decides"))
+        mapping.info.update(judge=None, judged=[{k: v for k, v in row.items() if k != "mapping"} for row in judged],
+                            judge_why=(f"the {judge} replay of {over[0]['candidate']} passed its work budget "
+                                       f"({(judge_options or {}).get('max_work'):,}): the objective decides"))
         return mapping
     ranked = judge_order([j["simulated_s"] for j in judged], [j["score"] for j in judged],
                          [j["index"] for j in judged])
     for rank, k in enumerate(ranked, 1):
         judged[k]["simulated_rank"] = rank
-    for rank, k in enumerate(sorted(range(len(judged)), key=lambda k: (judged[k]["score"], judged[k]["index"])), 1):
-        judged[k]["objective_rank"] = rank
     fastest = ranked[0]
     mapping = judged[fastest]["mapping"]
     mapping.info.update(result.mapping.info)
