@@ -41,11 +41,48 @@ from . import _fluid
 from ._validate import as_index_array
 from .errors import InvalidInputError
 from .machine import FlatMachine, Machine, TorusMachine
-from .simgrid import BANDWIDTH_UNITS, DEFAULT_LOOPBACK, _check_link, _check_positive
 from .taskgraph import TaskGraph
 
-__all__ = ["NetworkModel", "SMPI", "CM02", "NETWORK_MODELS", "FluidExchange", "exchange_messages",
-           "fluid_exchange"]
+__all__ = ["BANDWIDTH_UNITS", "DEFAULT_LOOPBACK", "check_positive", "check_link", "NetworkModel", "SMPI", "CM02",
+           "NETWORK_MODELS", "FluidExchange", "exchange_messages", "fluid_exchange"]
+
+#: Bytes per second of each bandwidth unit SimGrid accepts (SI prefixes are powers of 10):
+#: the units of the platform files (:mod:`mpitaskmap.simgrid`) and of this model.
+BANDWIDTH_UNITS = {
+    "Bps": 1.0,
+    "kBps": 1e3,
+    "MBps": 1e6,
+    "GBps": 1e9,
+    "TBps": 1e12,
+    "KiBps": 2.0**10,
+    "MiBps": 2.0**20,
+    "GiBps": 2.0**30,
+    "TiBps": 2.0**40,
+}
+
+#: Loopback link of every host (messages inside a node): (bandwidth in ``bandwidth_unit``,
+#: latency in seconds), the values of SimGrid's own cluster examples (50 GBps, 0.1 us).
+DEFAULT_LOOPBACK = (50.0, 1e-7)
+
+
+def check_positive(value, name: str, *, allow_zero: bool = False) -> float:
+    """``value`` as a float; an error names ``name`` unless it is positive (or 0) and finite."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"{name}: expected a number; got {value!r}") from None
+    if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
+        need = "non-negative" if allow_zero else "positive"
+        raise InvalidInputError(f"{name}: must be {need} and finite; got {value!r}")
+    return v
+
+
+def check_link(pair, name: str) -> tuple[float, float]:
+    """A (bandwidth, latency in seconds) pair, checked; an error names ``name``."""
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+        raise InvalidInputError(f"{name}: expected (bandwidth, latency in seconds); got {pair!r}")
+    return check_positive(pair[0], f"{name} bandwidth"), check_positive(pair[1], f"{name} latency", allow_zero=True)
+
 
 #: SMPI's default ``smpi/bw-factor`` (SimGrid 3.32): (smallest message size in bytes, factor),
 #: largest size first; a message takes the factor of the first row whose size it reaches.
@@ -334,10 +371,10 @@ def fluid_exchange(
     if bandwidth_unit not in BANDWIDTH_UNITS:
         raise InvalidInputError(f"bandwidth_unit: unknown unit {bandwidth_unit!r}; valid: {sorted(BANDWIDTH_UNITS)}")
     unit = BANDWIDTH_UNITS[bandwidth_unit]
-    lat = _check_positive(link_latency, "link_latency", allow_zero=True)
-    loop = _check_link(loopback, "loopback")
+    lat = check_positive(link_latency, "link_latency", allow_zero=True)
+    loop = check_link(loopback, "loopback")
     if node_link is not None:
-        node_link = _check_link(node_link, "node_link")
+        node_link = check_link(node_link, "node_link")
     elif isinstance(machine, FlatMachine):
         node_link = (1.0, lat)
     src, dst, size = exchange_messages(graph, machine, task_to_proc, bytes_per_weight)

@@ -82,6 +82,7 @@ import numpy as np
 
 from . import _torus
 from .errors import InvalidInputError
+from .fluid import BANDWIDTH_UNITS, DEFAULT_LOOPBACK, check_link, check_positive
 from .machine import FlatMachine, Machine, TorusMachine
 from .mapfiles.hosts import host_names
 
@@ -96,23 +97,6 @@ __all__ = [
     "simgrid_missing",
     "smpirun",
 ]
-
-#: Bytes per second of each bandwidth unit SimGrid accepts (SI prefixes are powers of 10).
-BANDWIDTH_UNITS = {
-    "Bps": 1.0,
-    "kBps": 1e3,
-    "MBps": 1e6,
-    "GBps": 1e9,
-    "TBps": 1e12,
-    "KiBps": 2.0**10,
-    "MiBps": 2.0**20,
-    "GiBps": 2.0**30,
-    "TiBps": 2.0**40,
-}
-
-#: Loopback link of every host (messages inside a node): (bandwidth in ``bandwidth_unit``,
-#: latency in seconds), the values of SimGrid's own cluster examples (50 GBps, 0.1 us).
-DEFAULT_LOOPBACK = (50.0, 1e-7)
 
 #: Largest node count for which the explicit form declares the route of every node pair
 #: (511,756 routes at this size); beyond it pass ``node_pairs`` or use the cluster form.
@@ -149,23 +133,6 @@ def _fmt_bw(bytes_per_s: float) -> str:
 
 def _fmt_lat(seconds: float) -> str:
     return f"{float(seconds)!r}s"
-
-
-def _check_positive(value, name: str, *, allow_zero: bool = False) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InvalidInputError(f"{name}: expected a number; got {value!r}") from None
-    if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
-        need = "non-negative" if allow_zero else "positive"
-        raise InvalidInputError(f"{name}: must be {need} and finite; got {value!r}")
-    return v
-
-
-def _check_link(pair, name: str) -> tuple[float, float]:
-    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-        raise InvalidInputError(f"{name}: expected (bandwidth, latency in seconds); got {pair!r}")
-    return _check_positive(pair[0], f"{name} bandwidth"), _check_positive(pair[1], f"{name} latency", allow_zero=True)
 
 
 def _cluster_naming(hosts) -> tuple[str, str] | None:
@@ -327,10 +294,10 @@ def platform_xml(
     if bandwidth_unit not in BANDWIDTH_UNITS:
         raise InvalidInputError(f"bandwidth_unit: unknown unit {bandwidth_unit!r}; valid: {sorted(BANDWIDTH_UNITS)}")
     unit = BANDWIDTH_UNITS[bandwidth_unit]
-    lat = _check_positive(link_latency, "link_latency", allow_zero=True)
-    loop_bw, loop_lat = _check_link(loopback, "loopback")
+    lat = check_positive(link_latency, "link_latency", allow_zero=True)
+    loop_bw, loop_lat = check_link(loopback, "loopback")
     if node_link is not None:
-        node_link = _check_link(node_link, "node_link")
+        node_link = check_link(node_link, "node_link")
     if not isinstance(host_speed, str) or not re.fullmatch(r"[0-9.eE+-]+[kMGTPE]?f", host_speed):
         raise InvalidInputError(f"host_speed: expected a SimGrid speed like '1Gf'; got {host_speed!r}")
     names = host_names(machine, hosts)

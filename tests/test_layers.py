@@ -55,19 +55,20 @@ def _matches(name: str, prefixes) -> bool:
     return any(name == p or name.startswith(p + ".") for p in prefixes)
 
 
-HIGH = ("mpitaskmap.search", "mpitaskmap.portfolio", "mpitaskmap.runtime", "mpitaskmap.cli", "mpitaskmap.providers")
+HIGH = ("mpitaskmap.search", "mpitaskmap.judge", "mpitaskmap.portfolio", "mpitaskmap.runtime", "mpitaskmap.cli",
+        "mpitaskmap.providers")
 #: Everything below the search layer.
 BELOW_SEARCH = ("mpitaskmap.families", "mpitaskmap.mappers", "mpitaskmap.percs", "mpitaskmap.rubik",
                 "mpitaskmap.partition", "mpitaskmap.problem", "mpitaskmap.metrics", "mpitaskmap.machine",
                 "mpitaskmap.mapping", "mpitaskmap.taskgraph", "mpitaskmap.transforms", "mpitaskmap.grid_analysis",
                 "mpitaskmap.simulated", "mpitaskmap.machine_file", "mpitaskmap.curves", "mpitaskmap.errors",
-                "mpitaskmap._validate", "mpitaskmap._textio")
+                "mpitaskmap._validate", "mpitaskmap._textio", "mpitaskmap.fluid")
 #: Below the mapper families (the problem layer and what it stands on).
 BELOW_FAMILIES = ("mpitaskmap.problem", "mpitaskmap.metrics", "mpitaskmap.machine", "mpitaskmap.mapping",
                   "mpitaskmap.taskgraph", "mpitaskmap.transforms", "mpitaskmap.grid_analysis",
                   "mpitaskmap.simulated", "mpitaskmap.machine_file", "mpitaskmap.curves", "mpitaskmap.errors",
                   "mpitaskmap._validate", "mpitaskmap._textio")
-ALGORITHMS = BELOW_SEARCH + ("mpitaskmap.search", "mpitaskmap.portfolio")
+ALGORITHMS = BELOW_SEARCH + ("mpitaskmap.search", "mpitaskmap.judge", "mpitaskmap.portfolio")
 
 
 def _offenders(modules, forbidden):

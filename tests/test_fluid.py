@@ -1,0 +1,248 @@
+"""The fluid replay (mpitaskmap.fluid, cext/_fluid.pyx): hand-computed steps, a brute-force
+reference that re-solves every flow at every event, and SimGrid itself where installed."""
+
+import numpy as np
+import pytest
+
+from mpitaskmap import TaskGraph, torus_machine
+from mpitaskmap.errors import InvalidInputError
+from mpitaskmap.fluid import (CM02, NETWORK_MODELS, SMPI, NetworkModel, exchange_messages, fluid_exchange)
+from mpitaskmap.machine import FlatMachine
+from mpitaskmap.mapping import Mapping
+from mpitaskmap.simgrid import simgrid_missing
+
+WHY = simgrid_missing(compiler=True)
+needs_simgrid = pytest.mark.skipif(WHY is not None, reason=str(WHY))
+#: Plain max-min: no RTT weighting, no cross-traffic, no factors.
+PLAIN = NetworkModel("plain", weight_s=0.0, crosstraffic=0.0)
+W = 1e9  # bytes/s of a torus link of torus_machine (1 GB/s)
+
+
+def graph_of(edges, n_tasks):
+    """A task graph with the directed edges (u, v, bytes)."""
+    edges = sorted(edges)
+    indptr = np.zeros(n_tasks + 1, dtype=np.intp)
+    for u, _, _ in edges:
+        indptr[u + 1] += 1
+    return TaskGraph(np.cumsum(indptr), [v for _, v, _ in edges], [w for _, _, w in edges])
+
+
+def test_one_message_takes_latency_plus_bytes_over_bandwidth():
+    m = torus_machine([4])
+    g = graph_of([(0, 1, 1000.0)], 4)
+    r = fluid_exchange(g, m, [0, 1, 2, 3], link_latency=1e-7, model=PLAIN)
+    assert r.seconds == pytest.approx(1e-7 + 1000 / W, rel=1e-12)
+    # two hops: twice the latency, the same bandwidth
+    r = fluid_exchange(g, m, [0, 2, 1, 3], link_latency=1e-7, model=PLAIN)
+    assert r.seconds == pytest.approx(2e-7 + 1000 / W, rel=1e-12)
+
+
+def test_two_messages_on_one_link_share_it():
+    m = torus_machine([4])
+    g = graph_of([(0, 1, 1000.0), (2, 1, 500.0)], 4)  # tasks 0 and 2 on processor 0: one link 0 -> 1
+    r = fluid_exchange(g, m, [0, 1, 0, 3], link_latency=0.0, model=NetworkModel("s", 1.0, 0.0))
+    # equal penalties: W/2 each until the small one ends at 1000/W, then the rest alone
+    np.testing.assert_allclose(sorted(r.finish), [1000 / W, 1500 / W], rtol=1e-12)
+
+
+def test_rtt_weighted_sharing_starves_the_longer_route():
+    # flow A: processor 0 -> 1 (one hop); flow B: 0 -> 2 (two hops); both cross link 0 -> 1, and
+    # with latency 0 their penalties are weight_s / W per link crossed: 1 : 2
+    m = torus_machine([8])
+    g = graph_of([(0, 1, 1000.0), (2, 3, 1000.0)], 4)
+    ttp = [0, 1, 0, 2]  # task 2 also on processor 0, task 3 two hops away
+    r = fluid_exchange(g, m, ttp, link_latency=0.0, model=NetworkModel("w", weight_s=1000.0, crosstraffic=0.0))
+    # rates 2/3 W and 1/3 W: A ends at 1.5 B/W having left B half its bytes, sent alone at W
+    np.testing.assert_allclose(r.finish, [1.5 * 1000 / W, 2.0 * 1000 / W], rtol=1e-12)
+    # penalties from latency alone (weight_s 0) weigh the same way, L : 2 L (A starts L earlier)
+    r = fluid_exchange(g, m, ttp, link_latency=1e-9, model=PLAIN)
+    np.testing.assert_allclose(r.finish, [1.5 * 1000 / W, 2.0 * 1000 / W], rtol=2e-3)
+    assert r.finish[1] - r.finish[0] == pytest.approx(0.5 * 1000 / W, rel=2e-3)
+
+
+def test_bandwidth_and_latency_factors_by_message_size():
+    model = NetworkModel("f", 0.0, 0.0, bandwidth_factors=((1000, 0.5), (0, 0.25)), latency_factors=((1000, 3.0),
+                                                                                                      (0, 2.0)))
+    assert model.bandwidth_factor([999, 1000, 5000]).tolist() == [0.25, 0.5, 0.5]
+    assert model.latency_factor([0, 1000]).tolist() == [2.0, 3.0]
+    m = torus_machine([4])
+    g = graph_of([(0, 1, 1000.0)], 4)
+    r = fluid_exchange(g, m, [0, 1, 2, 3], link_latency=1e-7, model=model)
+    assert r.seconds == pytest.approx(3.0 * 1e-7 + 1000 / (0.5 * W), rel=1e-12)
+    g = graph_of([(0, 1, 999.0)], 4)
+    r = fluid_exchange(g, m, [0, 1, 2, 3], link_latency=1e-7, model=model)
+    assert r.seconds == pytest.approx(2.0 * 1e-7 + 999 / (0.25 * W), rel=1e-12)
+
+
+def test_crosstraffic_loads_the_reverse_route():
+    m = torus_machine([4])
+    g = graph_of([(0, 1, 1000.0), (1, 0, 1000.0)], 2)  # opposite directions: links 0+ and 1-
+    c = 0.05
+    r = fluid_exchange(g, m, [0, 1], link_latency=0.0, model=NetworkModel("c", 1.0, c))
+    # each link carries one flow at x and the other's acknowledgements at c x: x = W / (1 + c)
+    np.testing.assert_allclose(r.finish, [1000 * (1 + c) / W] * 2, rtol=1e-12)
+    # one direction alone: its reverse link is free, no slowdown
+    r = fluid_exchange(graph_of([(0, 1, 1000.0)], 2), m, [0, 1], link_latency=0.0, model=NetworkModel("c", 1.0, c))
+    assert r.seconds == pytest.approx(1000 / W, rel=1e-12)
+
+
+def test_messages_inside_a_node_are_not_sent_and_nodes_of_a_router_use_its_crossbar():
+    m = torus_machine([4], cores_per_node=2, nodes_per_router=2)  # 4 routers x 2 nodes x 2 cores
+    g = graph_of([(0, 1, 1000.0)], 2)
+    r = fluid_exchange(g, m, [0, 1], link_latency=1e-7)  # one node
+    assert r.seconds == 0.0 and r.src.size == 0 and r.n_events == 0
+    # two nodes of router 0: the crossbar, at the loopback's bandwidth and latency
+    r = fluid_exchange(g, m, [0, 2], link_latency=1e-7, loopback=(10.0, 2e-7), model=PLAIN)
+    assert r.seconds == pytest.approx(2e-7 + 1000 / 10e9, rel=1e-12)
+
+
+def test_node_links_add_injection_and_ejection():
+    m = torus_machine([4])
+    g = graph_of([(0, 1, 1000.0)], 2)
+    r = fluid_exchange(g, m, [0, 1], link_latency=1e-7, node_link=(0.5, 3e-7), model=PLAIN)
+    assert r.seconds == pytest.approx(2 * 3e-7 + 1e-7 + 1000 / 0.5e9, rel=1e-12)
+    # a flat machine: node links only, (1 GB/s, link_latency) by default
+    flat = FlatMachine([0, 1])
+    r = fluid_exchange(g, flat, [0, 1], link_latency=1e-7, model=PLAIN)
+    assert r.seconds == pytest.approx(2e-7 + 1000 / W, rel=1e-12)
+
+
+def test_exchange_messages_rounds_bytes_and_drops_intra_node_and_empty_edges():
+    m = torus_machine([2, 2], cores_per_node=2)
+    g = graph_of([(0, 1, 1.4), (0, 2, 0.2), (1, 3, 2.6)], 4)
+    src, dst, size = exchange_messages(g, m, [0, 1, 2, 4], bytes_per_weight=1.0)
+    # 0 -> 1: one node (processors 0, 1); 0 -> 2: rounds to 0 bytes; 1 -> 3: nodes 0 -> 2
+    assert src.tolist() == [0] and dst.tolist() == [2] and size.tolist() == [3.0]
+
+
+def reference_replay(cap, routes, back, cons_back, pen, start, size, factor):
+    """Brute force: every flow's rate re-solved from scratch at every event (dense max-min)."""
+    n, n_links = len(routes), len(cap)
+    use = np.zeros((n, n_links))
+    for f in range(n):
+        for l in routes[f]:
+            use[f, l] += 1.0
+        for l in back[f]:
+            use[f, l] += cons_back
+    rem, t, fin = np.array(size, float), 0.0, np.full(n, np.nan)
+    done = np.zeros(n, bool)
+    while not done.all():
+        act = ~done & (start <= t)
+        x = np.zeros(n)
+        if act.any():
+            free, left = act.copy(), np.array(cap, float)
+            while free.any():
+                usage = (use[free] / pen[free, None]).sum(axis=0)
+                ok = usage > 0
+                level = np.where(ok, np.maximum(left, 0) / np.where(ok, usage, 1), np.inf)
+                lam = level.min()
+                full = level <= lam * (1 + 1e-12)
+                hit = free & (use[:, full].sum(axis=1) > 0)
+                x[hit] = lam / pen[hit]
+                left -= (use[hit] * x[hit, None]).sum(axis=0)
+                free &= ~hit
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tf = np.where(act & (x > 0), rem / (factor * x), np.inf)
+        dt = min(tf.min(), (start[~done & ~act] - t).min() if (~done & ~act).any() else np.inf)
+        end = act & (tf <= dt * (1 + 1e-9))
+        rem = rem - factor * x * dt
+        t += dt
+        fin[end], done[end] = t, True
+    return t, fin
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_matches_a_brute_force_replay_on_random_exchanges(seed):
+    rng = np.random.default_rng(seed)
+    m = torus_machine([4, 3, 3], wrap=[True, False, True], nodes_per_router=1 + seed % 2, cores_per_node=2,
+                      bandwidth=[[1.0, 2.0, 1.0, 3.0], [1.0, 1.0, 1.0], [4.0, 1.0, 1.0]])
+    n_tasks = 20
+    edges = {(int(u), int(v)) for u, v in rng.integers(0, n_tasks, size=(40, 2)) if u != v}
+    g = graph_of([(u, v, float(rng.choice([200, 1500, 4000, 20000, 70000]))) for u, v in edges], n_tasks)
+    ttp = rng.permutation(m.n_procs)[:n_tasks]
+    model = SMPI if seed % 3 else NetworkModel("mixed", weight_s=5000.0, crosstraffic=0.2,
+                                               bandwidth_factors=((3000, 0.7), (0, 0.9)))
+    r = fluid_exchange(g, m, ttp, link_latency=1e-7, model=model)
+    # the same flows built independently, the slow way
+    proc = np.zeros(int(m.node_ids.max()) + 1, dtype=int)
+    for p in range(m.n_procs - 1, -1, -1):
+        proc[m.node_ids[p]] = p
+    bw = m.link_bandwidths() * 1e9
+    n_nodes = int(m.node_ids.max()) + 1
+    cap = list(bw) + [50e9] * m.n_routers
+    routes, back = [], []
+    for a, b in zip(r.src, r.dst):
+        fwd = [l for _, l in m.route(proc[a], proc[b])] or [m.n_links + int(m.router_ids()[proc[a]])]
+        rev = [l for _, l in m.route(proc[b], proc[a])] or [m.n_links + int(m.router_ids()[proc[a]])]
+        routes.append(fwd)
+        back.append(rev if model.crosstraffic else [])
+    lat = np.array([sum(1e-7 if l < m.n_links else 1e-7 for l in f) for f in routes])
+    pen = lat + model.weight_s * np.array([sum(1 / cap[l] for l in f) for f in routes])
+    start = model.latency_factor(r.size) * lat
+    t, fin = reference_replay(cap, routes, back, model.crosstraffic, pen, start, r.size,
+                              model.bandwidth_factor(r.size))
+    assert n_nodes <= m.n_procs and r.src.size > 10
+    assert r.seconds == pytest.approx(t, rel=1e-9)
+    np.testing.assert_allclose(r.finish, fin, rtol=1e-9)
+
+
+def test_work_budget_stops_the_replay():
+    m = torus_machine([4, 4])
+    g = TaskGraph.stencil([4, 4], weight=1000.0)
+    full = fluid_exchange(g, m, np.arange(16)[::-1].copy(), link_latency=1e-7)
+    assert full.complete and full.work > 0 and np.isfinite(full.seconds)
+    cut = fluid_exchange(g, m, np.arange(16)[::-1].copy(), link_latency=1e-7, max_work=1)
+    assert not cut.complete and cut.seconds == np.inf and np.all(np.isinf(cut.finish))
+    same = fluid_exchange(g, m, np.arange(16)[::-1].copy(), link_latency=1e-7, max_work=full.work)
+    assert same.complete and same.seconds == full.seconds
+
+
+def test_models_and_bad_input():
+    assert NETWORK_MODELS == {"SMPI": SMPI, "CM02": CM02}
+    assert SMPI.weight_s == 8775.0 and SMPI.crosstraffic == 0.05 and SMPI.bandwidth_factor([2560])[0] == 0.608902
+    assert SMPI.latency_factor([2560])[0] == 1.61075 and CM02.crosstraffic == 0.0
+    m, g = torus_machine([4]), graph_of([(0, 1, 1000.0)], 2)
+    with pytest.raises(InvalidInputError, match="model: unknown network model 'LV08'"):
+        fluid_exchange(g, m, [0, 1], link_latency=1e-7, model="LV08")
+    with pytest.raises(InvalidInputError, match="the last row must be for size 0"):
+        NetworkModel("bad", 0.0, 0.0, bandwidth_factors=((10, 1.0),))
+    with pytest.raises(InvalidInputError, match="strictly decreasing"):
+        NetworkModel("bad", 0.0, 0.0, latency_factors=((10, 1.0), (10, 2.0), (0, 1.0)))
+    with pytest.raises(InvalidInputError, match="factors must be positive"):
+        NetworkModel("bad", 0.0, 0.0, bandwidth_factors=((0, 0.0),))
+    with pytest.raises(InvalidInputError, match="crosstraffic: must lie in"):
+        NetworkModel("bad", 0.0, 1.5)
+    with pytest.raises(InvalidInputError, match="weight_s"):
+        NetworkModel("bad", -1.0, 0.0)
+    with pytest.raises(InvalidInputError, match="max_work: expected a positive int"):
+        fluid_exchange(g, m, [0, 1], link_latency=1e-7, max_work=0)
+    with pytest.raises(InvalidInputError, match="link_latency: must be non-negative"):
+        fluid_exchange(g, m, [0, 1], link_latency=-1.0)
+    with pytest.raises(InvalidInputError, match="no sharing penalty"):
+        fluid_exchange(g, m, [0, 1], link_latency=0.0, model=PLAIN)
+    with pytest.raises(InvalidInputError, match="bandwidth_unit: unknown unit"):
+        fluid_exchange(g, m, [0, 1], link_latency=1e-7, bandwidth_unit="Gbps")
+    with pytest.raises(InvalidInputError, match="task_to_proc"):
+        fluid_exchange(g, m, [0, 9], link_latency=1e-7)
+    from mpitaskmap.percs.machine import PercsMachine
+
+    with pytest.raises(InvalidInputError, match="replays TorusMachine and FlatMachine"):
+        fluid_exchange(g, PercsMachine(1, 1), [0, 1], link_latency=1e-7)
+
+
+@needs_simgrid
+@pytest.mark.parametrize("seed", range(3))
+def test_agrees_with_simgrid_message_by_message(seed):
+    from mpitaskmap.simulate import REPLAY_CONFIG, simulate_exchange
+
+    rng = np.random.default_rng(100 + seed)
+    m = torus_machine([4, 4, 3], cores_per_node=2, nodes_per_router=2) if seed % 2 else torus_machine([5, 3, 4])
+    g = TaskGraph.stencil((4, 4, 2), weight=2560.0)
+    if seed == 2:  # mixed sizes: the size-dependent factors per message
+        g = TaskGraph(g.indptr, g.indices, rng.choice([100.0, 1500.0, 4000.0, 20000.0, 90000.0], size=g.indices.size))
+    ttp = rng.permutation(m.n_procs)[:g.n_tasks]
+    sim = simulate_exchange(Mapping(ttp, m, g), link_latency=1e-7, config=("network/model:SMPI",)).seconds
+    assert fluid_exchange(g, m, ttp, link_latency=1e-7).seconds == pytest.approx(sim, rel=1e-6)
+    # SimGrid's CM02 solver works to a relative 1e-5 per step: within 2e-4 of the exact replay
+    sim = simulate_exchange(Mapping(ttp, m, g), link_latency=1e-7, config=REPLAY_CONFIG).seconds
+    assert fluid_exchange(g, m, ttp, link_latency=1e-7, model="CM02").seconds == pytest.approx(sim, rel=2e-4)
