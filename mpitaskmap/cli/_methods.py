@@ -130,8 +130,9 @@ def run_method(spec: str, graph: TaskGraph, machine: Machine, ctx: Context) -> t
     t0 = time.perf_counter()
     mapping = map_tasks(graph, machine, method, progress=progress, **options)
     seconds = time.perf_counter() - t0
-    if name == "auto" and mapping.info.get("judge_why") == "requested" and ctx.judge == DEFAULT_JUDGE:
-        mapping.info["judge_why"] = why
+    if name == "auto" and ctx.judge == DEFAULT_JUDGE and mapping.info.get("judge_why") in ("requested",
+                                                                                          "no judge requested"):
+        mapping.info["judge_why"] = why  # resolved here, not by map()
     if name == "geometric":
         mapping.info["options"] = o.label()
     mapping.method = spec.strip()

@@ -1,0 +1,139 @@
+"""The search's judge (mpitaskmap.judge): the default fluid replay of auto's best candidates."""
+
+import numpy as np
+import pytest
+
+import mpitaskmap
+from mpitaskmap import TaskGraph, titan_machine, torus_machine
+from mpitaskmap import judge as judge_mod
+from mpitaskmap.cli import main
+from mpitaskmap.errors import InvalidInputError
+from mpitaskmap.fluid import fluid_exchange
+from mpitaskmap.judge import (DEFAULT_JUDGE, FLUID_JUDGE_MAX_WORK, JUDGE_TIE, JUDGE_TOP, default_judge, judge_order,
+                              resolve_judge)
+from mpitaskmap.machine import FlatMachine
+from mpitaskmap.problem import Problem
+from mpitaskmap.search import apply
+
+
+@pytest.fixture(scope="module")
+def overruled():
+    """An input where the replay overrules the objective: 512 ranks, 64 Titan nodes, seed 8."""
+    g = TaskGraph.stencil((8, 8, 8), weight=2560.0)
+    m = titan_machine(64, cores_per_node=8, seed=8)
+    return g, m, mpitaskmap.map(g, m, judge=None), mpitaskmap.map(g, m)
+
+
+def test_judge_order_ties_within_the_replays_precision_go_to_the_objective():
+    # 1 + JUDGE_TIE / 2 is equal to 1: the better score (position 1) wins; 1 - 2 JUDGE_TIE is faster
+    assert judge_order([1.0 + JUDGE_TIE / 2, 1.0], [1.0, 2.0], [5, 3])[0] == 0
+    assert judge_order([1.0, 1.0 + JUDGE_TIE / 2], [2.0, 1.0], [3, 5])[0] == 1
+    assert judge_order([1.0, 1.0 - 2 * JUDGE_TIE], [1.0, 2.0], [0, 1])[0] == 1
+    # equal times and scores: the lower index
+    assert judge_order([1.0, 1.0], [1.0, 1.0], [7, 2]) == [1, 0]
+    assert judge_order([], [], []) == []
+    with pytest.raises(InvalidInputError, match="differ in length"):
+        judge_order([1.0], [1.0, 2.0], [0])
+
+
+def test_default_judge_applies_to_routed_machines_of_moderate_size(monkeypatch):
+    g = TaskGraph.stencil([4, 4])
+    assert default_judge(Problem(g, torus_machine([4, 4])))[0] == "fluid"
+    name, why = default_judge(Problem(g, FlatMachine(np.repeat(np.arange(4), 4))))
+    assert name is None and "FlatMachine" in why
+    monkeypatch.setattr(judge_mod, "FLUID_JUDGE_MAX_EDGES", g.indices.size - 1)
+    name, why = default_judge(Problem(g, torus_machine([4, 4])))
+    assert name is None and f"{g.indices.size:,} edges" in why
+    monkeypatch.setattr(judge_mod, "FLUID_JUDGE_MAX_EDGES", g.indices.size)
+    assert default_judge(Problem(g, torus_machine([4, 4])))[0] == "fluid"
+
+
+def test_resolve_judge():
+    p = Problem(TaskGraph.stencil([4, 4]), torus_machine([4, 4]))
+    assert resolve_judge(p, DEFAULT_JUDGE, False) == ("fluid", f"{p.graph.indices.size} edges <= 100,000",
+                                                      {"max_work": FLUID_JUDGE_MAX_WORK})
+    assert resolve_judge(p, DEFAULT_JUDGE, True)[0] is None  # a given metric decides
+    assert resolve_judge(p, None, False)[0] is None
+    assert resolve_judge(p, "fluid", True) == ("fluid", "requested", {})  # asked for: no budget
+    assert resolve_judge(p, "simulate", False)[0] == "simulate"
+    with pytest.raises(InvalidInputError, match="judge: unknown 'oracle'"):
+        resolve_judge(p, "oracle", False)
+
+
+def test_the_default_search_keeps_the_fastest_replayed(overruled):
+    g, m, plain, judged = overruled
+    info = judged.info
+    assert info["judge"] == "fluid" and plain.info["judge"] is None
+    rows = info["judged"]
+    assert [r["chosen_by"] for r in rows][:JUDGE_TOP] == ["objective"] * JUDGE_TOP
+    assert rows[0]["candidate"] == plain.info["candidate"] == info["objective_winner"]
+    # brute force: replay every judged candidate again; the pick is the fastest, by more than the tie
+    problem = Problem(g, m)
+    times = [fluid_exchange(g, m, apply(info["candidate_list"][r["index"]], problem).task_to_proc,
+                            link_latency=1e-7).seconds for r in rows]
+    assert times == [r["simulated_s"] for r in rows]
+    best = int(np.argmin(times))
+    assert best != 0 and times[best] < times[0] * (1 - JUDGE_TIE)
+    assert info["candidate"] == rows[best]["candidate"] != plain.info["candidate"]
+    np.testing.assert_array_equal(judged.task_to_proc, apply(info["candidate_list"][rows[best]["index"]],
+                                                             problem).task_to_proc)
+    assert rows[best]["simulated_rank"] == 1 and sorted(r["objective_rank"] for r in rows) == list(range(1, len(rows) + 1))
+
+
+def test_a_given_metric_decides_alone(overruled):
+    g, m, plain, _ = overruled
+    by_time = mpitaskmap.map(g, m, metric="predicted_time")
+    assert by_time.info["judge"] is None and "a metric was given" in by_time.info["judge_why"]
+    np.testing.assert_array_equal(by_time.task_to_proc, plain.task_to_proc)
+
+
+def test_equal_replays_keep_the_objectives_pick(overruled, monkeypatch):
+    g, m, plain, _ = overruled
+    import mpitaskmap.portfolio as portfolio
+
+    monkeypatch.setattr(portfolio, "fluid_seconds", lambda problem, mapping, options: 1.0)
+    tied = mpitaskmap.map(g, m)
+    assert tied.info["judge"] == "fluid" and tied.info["candidate"] == plain.info["candidate"]
+    # the identity wins a tie of scores and times: a machine where every mapping is equal
+    g2, m2 = TaskGraph.stencil([2, 2]), torus_machine([2, 2])
+    assert mpitaskmap.map(g2, m2).info["candidate"] == "identity (default order)"
+
+
+def test_over_budget_the_objective_decides(overruled):
+    g, m, plain, _ = overruled
+    cut = mpitaskmap.map(g, m, judge="fluid", judge_options={"max_work": 1})
+    assert cut.info["judge"] is None and "passed its work budget (1)" in cut.info["judge_why"]
+    assert len(cut.info["judged"]) == 1 and cut.info["judged"][0]["simulated_s"] == np.inf
+    np.testing.assert_array_equal(cut.task_to_proc, plain.task_to_proc)
+
+
+def test_judge_options_reach_the_replay(overruled, monkeypatch):
+    g, m, _, _ = overruled
+    import mpitaskmap.portfolio as portfolio
+
+    seen = []
+    monkeypatch.setattr(portfolio, "fluid_seconds", lambda problem, mapping, options: seen.append(options) or 1.0)
+    mpitaskmap.map(g, m, judge="fluid", judge_options={"model": "CM02", "link_latency": 2e-7}, judge_top=2)
+    assert seen and all(o == {"model": "CM02", "link_latency": 2e-7} for o in seen)
+    seen.clear()
+    mpitaskmap.map(g, m)  # the default judge: its budget
+    assert seen and all(o == {"max_work": FLUID_JUDGE_MAX_WORK} for o in seen)
+
+
+def test_cli_map_reports_the_judge(capsys):
+    args = ["map", "-m", "sim:titan:nodes=8,ppn=4,seed=1", "-t", "stencil3d:4x4x2", "--method", "auto",
+            "--format", "csv"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "replayed (fluid judge) the 4 best distinct mappings of the search (predicted_time)" in err
+    assert "(the fastest replayed by the fluid judge)" in err
+    assert main(args + ["--judge", "none"]) == 0
+    err = capsys.readouterr().err
+    assert "replayed" not in err and "no judge: no judge requested" in err
+    assert main(args + ["--metric", "weighted_hops"]) == 0
+    assert "no judge: a metric was given: it decides" in capsys.readouterr().err
+    assert main(args + ["--judge", "oracle"]) == 2
+    assert "invalid choice: 'oracle'" in capsys.readouterr().err
+    assert main(["map", "-m", "sim:titan:nodes=8,ppn=4,seed=1", "-t", "stencil3d:4x4x2", "--method", "geometric",
+                 "--judge", "fluid"]) != 0
+    assert "--judge fluid: only --method auto" in capsys.readouterr().err
