@@ -22,7 +22,10 @@ relative :data:`JUDGE_TIE` equal, ties to the better objective, then the lower i
 
 from __future__ import annotations
 
+import hashlib
 from typing import Sequence
+
+import numpy as np
 
 from .errors import InvalidInputError
 from .fluid import fluid_exchange
@@ -33,7 +36,7 @@ from .problem import Problem
 
 __all__ = ["JUDGES", "DEFAULT_JUDGE", "JUDGE_TOP", "JUDGE_ALSO", "JUDGE_TIE", "FLUID_JUDGE_MAX_EDGES", "FLUID_JUDGE_MAX_WORK",
            "JUDGE_CONFIG",
-           "default_judge", "resolve_judge", "judge_order", "check_fluid_options", "fluid_seconds", "FLUID_OPTIONS"]
+           "default_judge", "resolve_judge", "mapping_digest", "judge_shortlist", "judge_order", "check_fluid_options", "fluid_seconds", "FLUID_OPTIONS"]
 
 #: What ``judge=`` accepts besides None (no judge) and :data:`DEFAULT_JUDGE`.
 JUDGES = ("fluid", "simulate")
@@ -127,6 +130,44 @@ def resolve_judge(problem: Problem, judge, metric_given: bool) -> tuple[str | No
     if judge not in JUDGES:
         raise InvalidInputError(f"judge: unknown {judge!r}; valid: {[DEFAULT_JUDGE, *JUDGES, None]}")
     return judge, "requested", {}
+
+
+def mapping_digest(task_to_proc) -> bytes:
+    """A short digest of a rank order: two candidates with one digest are the same mapping."""
+    return hashlib.blake2b(np.ascontiguousarray(task_to_proc, dtype=np.int64).tobytes(), digest_size=16).digest()
+
+
+def judge_shortlist(scores: Sequence[tuple[int, float]], digests: dict, top: int) -> list[int]:
+    """The candidates the judge replays: the ``top`` best distinct mappings by the objective.
+
+    Parameters
+    ----------
+    scores : sequence of (index, score)
+        Every candidate's objective score (infinity: did not apply).
+    digests : dict
+        :func:`mapping_digest` of every candidate that applied, by index.
+    top : int
+        How many distinct mappings.
+
+    Returns
+    -------
+    list of int
+        Candidate indices in objective order (score, then index), the first of each
+        distinct mapping, at most ``top``.
+
+    Examples
+    --------
+    >>> judge_shortlist([(0, 3.0), (1, 1.0), (2, 1.0), (3, 2.0)], {0: b"a", 1: b"b", 2: b"b", 3: b"c"}, 2)
+    [1, 3]
+    """
+    out, seen = [], set()
+    for score, i in sorted((s, i) for i, s in scores if s != float("inf")):
+        if len(out) == top:
+            break
+        if digests[i] not in seen:
+            seen.add(digests[i])
+            out.append(i)
+    return out
 
 
 def judge_order(times: Sequence[float], scores: Sequence[float], indices: Sequence[int]) -> list[int]:

@@ -50,7 +50,7 @@ from .mappers.grid_pairs import map_pairs
 from .mappers.regular import GRID_METHODS
 from .mapping import IDENTITY, Mapping
 from .judge import (DEFAULT_JUDGE, JUDGE_ALSO, JUDGE_CONFIG, JUDGE_TOP, check_fluid_options, fluid_seconds,
-                    judge_order, resolve_judge)
+                    judge_order, judge_shortlist, mapping_digest, resolve_judge)
 from .metrics import DEFAULT_HOP_LATENCY, LINK_METRICS, METRICS, weighted_hops
 from .problem import Candidate, Problem
 from .search import REFINE_TOP, apply, best_of, candidate_list, families_for, score_candidates
@@ -225,8 +225,8 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     judge_also : sequence of str, optional
         Names of :data:`mpitaskmap.metrics.METRICS` whose best candidate (ties: the
         better objective, then the lower index) the judge also replays when it is not
-        among the ``judge_top`` already (default :data:`~mpitaskmap.judge.JUDGE_ALSO`;
-        ``()``: none).  Link metrics are skipped on a machine without a link model.  They
+        among the ``judge_top`` already (default :data:`~mpitaskmap.judge.JUDGE_ALSO`, none
+        for ``judge="default"``, which replays what ``remap()`` replays; ``()``: none).  Link metrics are skipped on a machine without a link model.  They
         are computed in the search's own pass over the candidates (one more metric
         evaluation each).
     **options
@@ -268,6 +268,8 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
             mapping = _auto(problem, metric, families, progress, options)
             mapping.info.update(judge=None, judge_why=why)
             return mapping
+        if judge == DEFAULT_JUDGE and judge_also is None:
+            judge_also = ()  # the default judge replays the objective's best only, as remap() does
         return _judged(problem, metric, families, progress, options, ran, why, judge_top,
                        {**added, **(judge_options or {})}, judge_also)
     if name == "regular":
@@ -304,37 +306,32 @@ def _judged(problem: Problem, metric, families, progress, options, judge, why, t
         def seconds_of(mapping: Mapping) -> float:
             return fluid_seconds(problem, mapping, judge_options)
     other: dict[str, dict[int, float]] = {name: {} for name in also}
+    digests: dict[int, bytes] = {}
 
-    def keep(index, mapping, score, seconds):  # the other metrics, in the search's own pass
+    def keep(index, mapping, score, seconds):  # digests and the other metrics, in the search's own pass
         if mapping is not None:
+            digests[index] = mapping_digest(mapping.task_to_proc)
             for name in also:
                 other[name][index] = float(METRICS[name](problem.graph, problem.machine, mapping.task_to_proc))
 
     result = _auto(problem, metric, families, progress, options, keep_result=True, keep=keep)
     scores = result.scores
-    # the best distinct mappings by the objective (ties: lower index), both stages
-    order = sorted(range(len(scores)), key=lambda i: (scores[i], i))
-    shortlist = [(i, "objective") for i in order if scores[i] != float("inf")]
-    picks = [(min(values, key=lambda i: (values[i], scores[i], i)), name) for name, values in other.items() if values]
-    judged, seen = [], set()
-
-    def judge_one(i: int, chosen_by: str) -> bool:
+    # the best distinct mappings by the objective (ties: lower index), both stages, then each
+    # metric's pick when it is another mapping
+    shortlist = [(i, "objective") for i in judge_shortlist(list(enumerate(scores)), digests, top)]
+    seen = {digests[i] for i, _ in shortlist}
+    for name, values in other.items():
+        if values:
+            i = min(values, key=lambda i: (values[i], scores[i], i))
+            if digests[i] not in seen:
+                seen.add(digests[i])
+                shortlist.append((i, name))
+    judged = []
+    for i, chosen_by in shortlist:
         mapping = result.mapping if i == result.index else apply(result.candidates[i], problem)
-        key = mapping.task_to_proc.tobytes()
-        if key in seen:
-            return False
-        seen.add(key)
-        seconds = seconds_of(mapping)
         judged.append(dict(index=i, candidate=result.candidates[i].label(), score=scores[i], chosen_by=chosen_by,
-                           simulated_s=seconds, mapping=mapping))
-        return True
-
-    count = 0
-    for i, chosen_by in shortlist + [(i, name) for i, name in picks]:
-        if count >= top and chosen_by == "objective":
-            continue
-        count += judge_one(i, chosen_by)
-        if judged and judged[-1]["simulated_s"] == float("inf"):
+                           simulated_s=seconds_of(mapping), mapping=mapping))
+        if judged[-1]["simulated_s"] == float("inf"):
             break  # over budget: the rest would not be ranked
     for rank, k in enumerate(sorted(range(len(judged)), key=lambda k: (judged[k]["score"], judged[k]["index"])), 1):
         judged[k]["objective_rank"] = rank
