@@ -140,10 +140,15 @@ def mapping_digest(task_to_proc) -> bytes:
 def judge_shortlist(scores: Sequence[tuple[int, float]], digests: dict, top: int) -> list[int]:
     """The candidates the judge replays: the ``top`` best distinct mappings by the objective.
 
+    Only candidates the objective scores no worse than candidate 0 (the identity, the
+    default order, first in every search list) are eligible, so the judge's pick keeps the
+    search's guarantee: never worse than the default by the objective.
+
     Parameters
     ----------
     scores : sequence of (index, score)
-        Every candidate's objective score (infinity: did not apply).
+        Every candidate's objective score (infinity: did not apply); index 0 is the
+        identity.
     digests : dict
         :func:`mapping_digest` of every candidate that applied, by index.
     top : int
@@ -157,11 +162,13 @@ def judge_shortlist(scores: Sequence[tuple[int, float]], digests: dict, top: int
 
     Examples
     --------
-    >>> judge_shortlist([(0, 3.0), (1, 1.0), (2, 1.0), (3, 2.0)], {0: b"a", 1: b"b", 2: b"b", 3: b"c"}, 2)
-    [1, 3]
+    >>> judge_shortlist([(0, 3.0), (1, 1.0), (2, 1.0), (3, 2.0), (4, 5.0)],
+    ...                 {0: b"a", 1: b"b", 2: b"b", 3: b"c", 4: b"d"}, 4)
+    [1, 3, 0]
     """
+    ceiling = dict(scores).get(0, float("inf"))
     out, seen = [], set()
-    for score, i in sorted((s, i) for i, s in scores if s != float("inf")):
+    for score, i in sorted((s, i) for i, s in scores if s != float("inf") and s <= ceiling):
         if len(out) == top:
             break
         if digests[i] not in seen:

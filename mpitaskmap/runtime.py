@@ -9,8 +9,10 @@ back a communicator in which new rank ``t`` is the process that runs task ``t``.
 Collectives (a constant number, whatever the candidate count): one ``bcast`` of the
 environment configuration, one ``allgather`` of every rank's task, location and local
 errors, one ``allgather`` of every rank's candidate scores and errors, one more for the
-second stage (the best candidates refined; not with ``refine=0``), one ``Bcast`` of the
-winning mapping from the rank that computed it, one ``Split``.
+second stage (the best candidates refined; not with ``refine=0``), one for the judge (the
+replayed times of the objective's best few, :mod:`mpitaskmap.judge`; not with
+``judge=None`` or where the default judge does not apply), one ``Bcast`` of the winning
+mapping from the rank that computed it, one ``Split``.
 
 Never hang: nothing raises between collectives.  Local failures (bad coordinates, a
 provider error, an exception inside a mapper) travel in the gathered data, every rank
@@ -45,12 +47,13 @@ from mpi4py import MPI
 
 from .errors import MappingError
 from .families import identity as identity_family
+from .judge import DEFAULT_JUDGE, JUDGE_TOP, fluid_seconds, judge_order, judge_shortlist, mapping_digest, resolve_judge
 from .mapping import IDENTITY
 from .partition import ORDERINGS
 from .problem import Candidate, Problem
 from ._allgather import LocalRank, NodeShare, gather_job, input_error, network_digest
 from .providers import Provider, assemble_machine_arrays, get_provider
-from .search import (DEFAULT_FAMILIES, REFINE_TOP, candidate_list, refinement_candidates, resolve_metric,
+from .search import (DEFAULT_FAMILIES, REFINE_TOP, apply, candidate_list, refinement_candidates, resolve_metric,
                      score_candidates, top_indices, winner)
 from .taskgraph import TaskGraph
 
@@ -103,6 +106,14 @@ class RemapReport:
         The agreed error, when one happened.
     new_rank_of : list of int
         ``new_rank_of[old_rank]``: the new rank of every process.
+    judge : str or None
+        The judge that picked the winner among the objective's best (``"fluid"``), None
+        when the objective decided alone; ``judge_why`` says why.
+    judged : list of dict
+        The mappings the judge replayed: ``index``, ``candidate``, ``score`` (objective),
+        ``simulated_s`` (replayed seconds of one exchange step).
+    objective_winner : str
+        The objective's own pick (the winner when no judge ran).
     """
 
     status: str = IDENTITY
@@ -121,6 +132,10 @@ class RemapReport:
     shared_bytes: int = 0
     error: str = ""
     new_rank_of: list = field(default_factory=list)
+    judge: str | None = None
+    judge_why: str = ""
+    judged: list = field(default_factory=list)
+    objective_winner: str = ""
 
     def summary(self) -> str:
         """Return a short multi-line text report."""
@@ -136,6 +151,12 @@ class RemapReport:
                 f"winner #{self.winner_index} {self.winner} of {self.n_candidates} candidates"
                 + (f" ({self.n_refined} refined)" if self.n_refined else "")
             )
+        if self.judge:
+            times = ", ".join(f"#{j['index']} {j['simulated_s']:.4g} s" for j in self.judged)
+            lines.append(f"  judge: {self.judge} replay of the objective's {len(self.judged)} best ({times}); "
+                         f"the objective's pick: {self.objective_winner}")
+        elif self.judge_why:
+            lines.append(f"  judge: none ({self.judge_why})")
         if self.seconds:
             lines.append("  seconds: " + ", ".join(f"{k} {v:.3f}" for k, v in self.seconds.items()))
         return "\n".join(lines)
@@ -234,6 +255,7 @@ def remap(
     families: str | Sequence[str] = DEFAULT_FAMILIES,
     candidates: Sequence[Candidate] | None = None,
     refine: int = REFINE_TOP,
+    judge: str | None = DEFAULT_JUDGE,
     shared_memory: bool | None = None,
     on_error: str = "raise",
     report: bool = False,
@@ -281,6 +303,18 @@ def remap(
         :data:`~mpitaskmap.search.REFINE_TOP`; 0 = one stage, one collective less).  A
         refinement costs about one graph-mapper pass over all tasks on the rank that
         computes it.
+    judge : {"default", "fluid", None}, optional
+        Replay one exchange step of the objective's ``JUDGE_TOP`` best distinct mappings
+        (those no worse than the default order by the objective) under SimGrid's SMPI
+        network model, computed in-process (:func:`mpitaskmap.fluid.fluid_exchange`), and
+        keep the fastest: what :func:`mpitaskmap.map` does, so ``remap`` and
+        ``map(method="auto")`` pick the same mapping.  The replays are spread over the ranks
+        that computed those candidates (one more ``allgather``).  ``"default"``: when
+        ``metric`` is None, on a torus machine with a link model, with at most
+        :data:`~mpitaskmap.judge.FLUID_JUDGE_MAX_EDGES` task-graph edges and within
+        :data:`~mpitaskmap.judge.FLUID_JUDGE_MAX_WORK` a replay
+        (:func:`~mpitaskmap.judge.default_judge`); ``"fluid"``: whenever possible, no
+        budget; None: the objective alone.  The report says which ran and why.
     shared_memory : bool, optional
         Gather the job's data to one leader per node, which builds the task graph and
         machine in MPI shared-memory windows (``Split_type(COMM_TYPE_SHARED)`` +
@@ -319,6 +353,9 @@ def remap(
         raise ValueError(f"on_error: expected 'raise' or 'identity'; got {on_error!r}")
     if metric is not None and metric not in METRIC_NAMES:
         raise ValueError(f"metric: unknown {metric!r}; valid: {sorted(METRIC_NAMES)}")
+    if judge not in (None, DEFAULT_JUDGE, "fluid"):
+        raise ValueError(f"judge: expected {DEFAULT_JUDGE!r}, 'fluid' or None; got {judge!r} (SimGrid's own "
+                         "'simulate' judge runs offline: mpitaskmap.map or the command line)")
     if not isinstance(comm, MPI.Intracomm):
         raise TypeError(f"comm: expected an mpi4py Intracomm; got {type(comm).__name__}")
     t_start = MPI.Wtime()
@@ -330,7 +367,7 @@ def remap(
         if shared_memory is None:
             shared_memory = MPI.Get_version() >= (3, 0)
         return _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provider, metric,
-                      options, candidates, int(refine), bool(shared_memory), on_error, report)
+                      options, candidates, int(refine), judge, bool(shared_memory), on_error, report)
     finally:
         if handler is not None:
             logger.removeHandler(handler)
@@ -372,7 +409,7 @@ def shared_job_data(comm: MPI.Intracomm):
 
 
 def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provider, metric,
-           options, candidates, refine, shared_memory, on_error, report):
+           options, candidates, refine, judge, shared_memory, on_error, report):
     rep = RemapReport(metric=metric)
     if config["disable"]:
         rep.status = "disabled"
@@ -382,7 +419,7 @@ def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provid
     share = NodeShare(comm) if shared_memory else None
     try:
         return _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights, provider, metric,
-                             options, candidates, refine, share, on_error, report, rep)
+                             options, candidates, refine, judge, share, on_error, report, rep)
     except BaseException:
         if share is not None:  # raised only as the agreed MappingError, on every rank alike
             share.free()
@@ -390,7 +427,7 @@ def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provid
 
 
 def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights, provider, metric,
-                  options, candidates, refine, share, on_error, report, rep):
+                  options, candidates, refine, judge, share, on_error, report, rep):
 
     # -- local phase: never raises --------------------------------------------------
     local = LocalRank()
@@ -434,10 +471,11 @@ def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights,
         rep.error = err
         return _finish(comm, rep, report, on_error, share=share)
     rep.machine = machine.name
+    metric_given = metric is not None
     metric = resolve_metric(metric, machine)  # the same machine on every rank: the same name
     rep.metric = metric
 
-    # -- candidate search (two collectives) ----------------------------------------------
+    # -- candidate search (two collectives, one more for the judge) ----------------------
     problem = Problem(graph, machine)
     identity = identity_family.CANDIDATE
     try:
@@ -445,7 +483,8 @@ def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights,
         cands, list_err = [identity] + [c for c in base if c.family != IDENTITY], ""
     except Exception as exc:  # deterministic, so every rank fails alike; still agreed below
         cands, list_err = [identity], f"candidate list: {type(exc).__name__}: {exc}"
-    search = _search(comm, problem, cands, metric, list_err, refine)
+    judge_name, judge_why, judge_options = resolve_judge(problem, judge, metric_given)  # the same everywhere
+    search = _search(comm, problem, cands, metric, list_err, refine, judge_name, judge_options, judge_why)
     if search.error:
         rep.error = search.error
         return _finish(comm, rep, report, on_error, share=share)
@@ -456,6 +495,8 @@ def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights,
     rep.after = search.score
     rep.winner_index = search.index
     rep.winner = search.candidates[search.index].label()
+    rep.judge, rep.judge_why, rep.judged = search.judge, search.judge_why, search.judged
+    rep.objective_winner = search.candidates[search.objective_index].label()
     task_to_proc = search.task_to_proc
     t_map, t_bcast = search.seconds["map_max"], search.seconds["bcast"]
 
@@ -523,6 +564,13 @@ class SearchResult:
         here).
     n_refined : int
         Second-stage candidates evaluated.
+    judge : str or None
+        The judge that picked the winner (None: the objective alone); ``judge_why`` why.
+    judged : list of dict
+        What the judge replayed (``index``, ``candidate``, ``score``, ``simulated_s``), in
+        objective order.
+    objective_index : int
+        The objective's own pick (= ``index`` when no judge ran).
     """
 
     task_to_proc: np.ndarray | None = None
@@ -534,11 +582,15 @@ class SearchResult:
     error: str = ""
     candidates: list = field(default_factory=list)
     n_refined: int = 0
+    judge: str | None = None
+    judge_why: str = ""
+    judged: list = field(default_factory=list)
+    objective_index: int = -1
 
 
 def search_candidates(
     comm: MPI.Intracomm, graph: TaskGraph, machine, candidates: Sequence[Candidate], *, metric: str | None = None,
-    refine: int = 0,
+    refine: int = 0, judge: str | None = None, judge_options: dict | None = None,
 ) -> SearchResult:
     """Evaluate a candidate list in parallel and agree on the best mapping.
 
@@ -566,6 +618,11 @@ def search_candidates(
         default objective, :func:`~mpitaskmap.search.resolve_metric`).
     refine : int, optional
         Candidates of the first stage refined in a second (default 0: one stage).
+    judge : {None, "fluid", "default"}, optional
+        Replay the objective's best distinct mappings and keep the fastest (see
+        :func:`remap`; default None: the objective alone), with one more ``allgather``.
+    judge_options : dict, optional
+        Keywords of the fluid replay (:data:`~mpitaskmap.judge.FLUID_OPTIONS`).
 
     Returns
     -------
@@ -577,47 +634,70 @@ def search_candidates(
     -----
     Per-rank work is about ``len(candidates) / comm.size`` candidate evaluations.
     """
-    return _search(comm, Problem(graph, machine), list(candidates), resolve_metric(metric, machine), "", refine)
+    problem = Problem(graph, machine)
+    name, why, added = resolve_judge(problem, judge, metric is not None)
+    return _search(comm, problem, list(candidates), resolve_metric(metric, machine), "", refine, name,
+                   {**added, **(judge_options or {})}, why)
 
 
-def _score_share(comm, problem: Problem, cands: list, first: int, metric: str, err: str):
-    """Score this rank's share of ``cands[first:]`` (never raises) and gather every rank's."""
+def _score_share(comm, problem: Problem, cands: list, first: int, metric: str, err: str, digests: bool = False):
+    """Score this rank's share of ``cands[first:]`` (never raises) and gather every rank's.
+
+    With ``digests`` each rank also sends the :func:`~mpitaskmap.judge.mapping_digest` of
+    every mapping it computed (what the judge's shortlist needs to tell mappings apart).
+    """
     rank, size = comm.Get_rank(), comm.Get_size()
     t0 = MPI.Wtime()
-    mine, best_local, c_map = [], None, 0.0
+    mine, best_local, c_map, seen = [], None, 0.0, []
+
+    def keep(index, mapping, score, seconds):
+        if mapping is not None:
+            seen.append((index, mapping_digest(mapping.task_to_proc)))
+
     if not err:
         try:
-            found = score_candidates(problem, cands, range(first + rank, len(cands), size), metric, catch=True)
+            found = score_candidates(problem, cands, range(first + rank, len(cands), size), metric, catch=True,
+                                     keep=keep if digests else None)
             err, mine, best_local, c_map = found.error, found.scores, found.best, found.cpu_seconds
         except Exception as exc:  # e.g. an unknown metric: still agreed below, never raised here
             err = f"{type(exc).__name__}: {exc}"
         if err:
             logger.debug("%s\n%s", err, traceback.format_exc())
-    results = comm.allgather((err, mine, MPI.Wtime() - t0, c_map))
+    results = comm.allgather((err, mine, MPI.Wtime() - t0, c_map, seen))
     return results, best_local
 
 
-def _search(comm, problem: Problem, cands: list, metric: str, list_err: str, refine: int = 0) -> SearchResult:
+def _owner(index: int, n_first: int, size: int) -> int:
+    """The rank that computed candidate ``index``: ``i % size`` in either stage."""
+    return (index if index < n_first else index - n_first) % size
+
+
+def _search(comm, problem: Problem, cands: list, metric: str, list_err: str, refine: int = 0,
+            judge: str | None = None, judge_options: dict | None = None, judge_why: str = "") -> SearchResult:
     rank, size = comm.Get_rank(), comm.Get_size()
-    results, best_local = _score_share(comm, problem, cands, 0, metric, list_err)
+    results, best_local = _score_share(comm, problem, cands, 0, metric, list_err, digests=judge is not None)
     res = SearchResult(
         candidates_per_rank=[len(r[1]) for r in results],
         seconds={"map_max": max(r[2] for r in results), "map_cpu": [r[3] for r in results]},
         candidates=list(cands),
+        judge_why=judge_why,
     )
     res.error = _first_error([r[0] for r in results], "mapper") or ""
     if res.error:
         return res
     every = [pair for r in results for pair in r[1]]
+    digests = dict(pair for r in results for pair in r[4])
     # second stage: the top candidates refined, spread over the ranks like the first
     second = refinement_candidates([cands[i] for i in top_indices(every, refine)], metric) if refine else []
     if second:
         res.candidates = list(cands) + second
-        results2, best2 = _score_share(comm, problem, res.candidates, len(cands), metric, "")
+        results2, best2 = _score_share(comm, problem, res.candidates, len(cands), metric, "",
+                                       digests=judge is not None)
         res.error = _first_error([r[0] for r in results2], "mapper") or ""
         if res.error:
             return res
         every += [pair for r in results2 for pair in r[1]]
+        digests.update(pair for r in results2 for pair in r[4])
         res.candidates_per_rank = [a + len(r[1]) for a, r in zip(res.candidates_per_rank, results2)]
         res.seconds["map_max"] += max(r[2] for r in results2)
         res.seconds["map_cpu"] = [a + r[3] for a, r in zip(res.seconds["map_cpu"], results2)]
@@ -625,15 +705,61 @@ def _search(comm, problem: Problem, cands: list, metric: str, list_err: str, ref
             best_local = best2
     res.n_refined = len(second)
     res.score, res.index = winner(every)
+    res.objective_index = res.index
     res.scores = [s for _, s in sorted(every)]
-    # the rank that computed the winner: candidate i of the first stage on rank i % size,
-    # of the second on rank (i - len(cands)) % size; its best is the winner (lowest globally)
-    owner = (res.index if res.index < len(cands) else res.index - len(cands)) % size
+    # the rank that computed the winner holds it: its best is the winner (lowest globally)
+    mapping_of = {res.index: best_local[2]} if best_local is not None and best_local[1] == res.index else {}
+    if judge is not None:
+        t0 = MPI.Wtime()
+        _judge_stage(comm, problem, res, every, digests, judge_options or {}, mapping_of)
+        res.seconds["judge"] = MPI.Wtime() - t0
+    owner = _owner(res.index, len(cands), size)
     t0 = MPI.Wtime()
     task_to_proc = np.empty(problem.graph.n_tasks, dtype=np.int64)
     if rank == owner:
-        task_to_proc[:] = best_local[2].task_to_proc
+        task_to_proc[:] = mapping_of[res.index].task_to_proc
     comm.Bcast(task_to_proc, root=owner)
     res.seconds["bcast"] = MPI.Wtime() - t0
     res.task_to_proc = task_to_proc
     return res
+
+
+def _judge_stage(comm, problem: Problem, res: SearchResult, every, digests: dict, options: dict,
+                 mapping_of: dict) -> None:
+    """Replay the shortlist on the ranks that computed it; agree on the fastest (one allgather).
+
+    Never raises: a failed or over-budget replay anywhere leaves the objective's pick, on
+    every rank alike.  Updates ``res`` (``index``, ``score``, ``judge``, ``judged``) and
+    ``mapping_of`` (the mappings this rank recomputed).
+    """
+    rank, size = comm.Get_rank(), comm.Get_size()
+    n_first = len(res.candidates) - res.n_refined
+    shortlist = judge_shortlist(every, digests, JUDGE_TOP)
+    err, mine = "", []
+    try:
+        for i in shortlist:
+            if _owner(i, n_first, size) == rank:
+                if i not in mapping_of:
+                    mapping_of[i] = apply(res.candidates[i], problem)
+                mine.append((i, fluid_seconds(problem, mapping_of[i], options)))
+    except Exception as exc:  # travels to every rank below
+        err = f"{type(exc).__name__}: {exc}"
+        logger.debug("judge: %s\n%s", err, traceback.format_exc())
+    gathered = comm.allgather((err, mine))
+    failed = _first_error([g[0] for g in gathered], "judge")
+    seconds = dict(pair for g in gathered for pair in g[1])
+    score_of = dict(every)
+    res.judged = [dict(index=i, candidate=res.candidates[i].label(), score=score_of[i],
+                       simulated_s=seconds.get(i, float("nan"))) for i in shortlist]
+    if failed:
+        res.judge_why = f"the judge failed ({failed}): the objective decides"
+        return
+    over = [i for i in shortlist if seconds[i] == float("inf")]
+    if over:
+        res.judge_why = (f"the fluid replay of #{over[0]} passed its work budget ({options.get('max_work'):,}): "
+                         "the objective decides")
+        return
+    order = judge_order([seconds[i] for i in shortlist], [score_of[i] for i in shortlist], shortlist)
+    res.index = shortlist[order[0]]
+    res.score = score_of[res.index]
+    res.judge = "fluid"

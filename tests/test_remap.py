@@ -368,7 +368,7 @@ def test_collective_count_does_not_grow_with_the_candidate_list(comm):
             cands = (candidate_list(TaskGraph.stencil([4, 4, 4]), torus_machine([4, 4, 4]), rotate=False) * 40)[:n_cands]
             c = counting_comm(comm)
             new = remap(c, task_of(comm.rank, grid), provider=SIM, candidates=cands, refine=refine,
-                        shared_memory=False)
+                        shared_memory=False, judge=None)
             new.Free()
             counts[refine, n_cands] = list(type(c).calls)
     # the job's data as arrays: a fixed header, node names, the coordinates (no neighbours
@@ -378,17 +378,24 @@ def test_collective_count_does_not_grow_with_the_candidate_list(comm):
     assert counts[0, 1] == counts[0, 200] == one_stage
     # the second stage (the default) adds one allgather, whatever the list length
     assert counts[4, 1] == counts[4, 200] == ["bcast", *gather, "allgather", "allgather", "Bcast", "Split"]
+    # the judge (the default on a machine with links) adds one allgather of the replayed times
+    for n_cands in (1, 200):
+        cands = (candidate_list(TaskGraph.stencil([4, 4, 4]), torus_machine([4, 4, 4]), rotate=False) * 40)[:n_cands]
+        c = counting_comm(comm)
+        new = remap(c, task_of(comm.rank, grid), provider=SIM, candidates=cands, shared_memory=False, report=True)[0]
+        new.Free()
+        assert list(type(c).calls) == ["bcast", *gather, "allgather", "allgather", "allgather", "Bcast", "Split"]
     # with neighbours, one Allgatherv of them more
     c = counting_comm(comm)
     new = remap(c, task_of(comm.rank, grid), neighbors=neighbors_of(comm.rank, grid), provider=SIM, refine=0,
-                shared_memory=False)
+                shared_memory=False, judge=None)
     new.Free()
     assert list(type(c).calls) == ["bcast", *gather, "Allgatherv", "Allgatherv", "allgather", "Bcast", "Split"]
     # with shared memory the job's data moves on the node and node-leader communicators
     # (two made by remap, whatever the list length), the search on the job's
     c = counting_comm(comm)
     new = remap(c, task_of(comm.rank, grid), neighbors=neighbors_of(comm.rank, grid), provider=SIM, refine=0,
-                shared_memory=True)
+                shared_memory=True, judge=None)
     new.Free()
     assert list(type(c).calls) == ["bcast", "Split_type", "Split", "allgather", "Bcast", "Split"]
 
@@ -490,7 +497,9 @@ def test_array_gather_gives_what_per_rank_objects_give(comm, case):
         weights = [0.5] * len(nbrs)
     if case == "no_neighbors" and comm.rank % 2:
         nbrs, weights = [], []
-    new, rep = remap(comm, task_of(comm.rank, grid), neighbors=nbrs, weights=weights, provider=SIM, report=True)
+    # the objective alone, as the serial reference (the judge has its own tests)
+    new, rep = remap(comm, task_of(comm.rank, grid), neighbors=nbrs, weights=weights, provider=SIM, report=True,
+                     judge=None)
     new.Free()
     everyone = comm.allgather((task_of(comm.rank, grid), nbrs, weights))
     graph = TaskGraph.from_neighbor_lists([e[1] for e in everyone], [e[2] for e in everyone],
@@ -613,3 +622,87 @@ def test_build_failure_on_one_node_leader_ends_alike_everywhere(comm, monkeypatc
         assert outcome == ("raised", message)
     else:
         assert outcome == ("returned", "identity", message, True, 0)
+
+
+@functools.lru_cache(maxsize=1)
+def judged_case():
+    """512 tasks on 64 Titan nodes (seed 8), where the fluid judge overrules the objective."""
+    from mpitaskmap import titan_machine
+
+    return TaskGraph.stencil((8, 8, 8), weight=2560.0), titan_machine(64, cores_per_node=8, seed=8)
+
+
+@pytest.mark.mpi
+def test_search_candidates_judge_matches_the_serial_judge(comm):
+    import mpitaskmap
+    from mpitaskmap.runtime import search_candidates
+    from mpitaskmap.search import REFINE_TOP
+
+    graph, machine = judged_case()
+    serial = None
+    if comm.rank == 0:  # the serial search once, not once per rank
+        m = mpitaskmap.map(graph, machine, families="geometric")
+        serial = (m.info["candidate_index"], m.info["candidate_list"][: m.info["candidates"] - m.info["refined"]],
+                  m.info["candidate_list"], m.info["judged"], m.info["objective_winner"], m.task_to_proc)
+    index, first, every, judged, objective_winner, task_to_proc = comm.bcast(serial, root=0)
+    res = search_candidates(comm, graph, machine, first, refine=REFINE_TOP, judge="default")
+    assert res.error == "" and res.candidates == every and res.judge == "fluid"
+    assert res.index == index != res.objective_index
+    assert res.candidates[res.objective_index].label() == objective_winner
+    assert [(j["index"], j["simulated_s"]) for j in res.judged] == [(j["index"], j["simulated_s"]) for j in judged]
+    assert np.array_equal(res.task_to_proc, task_to_proc)
+    assert all_same(comm, (res.index, tuple(res.task_to_proc.tolist())))
+    # no judge: the objective's pick
+    plain = search_candidates(comm, graph, machine, first, refine=REFINE_TOP)
+    assert plain.judge is None and plain.index == res.objective_index
+
+
+@pytest.mark.mpi(min_size=2)
+def test_a_judge_failure_on_one_rank_leaves_the_objectives_pick_everywhere(comm, monkeypatch):
+    import mpitaskmap.runtime as runtime
+    from mpitaskmap.runtime import search_candidates
+    from mpitaskmap.search import REFINE_TOP
+
+    skip_single_rank(comm)
+    graph, machine = judged_case()
+    cands = candidate_list(graph, machine, include_identity=True)
+    original = runtime.fluid_seconds
+
+    def failing(problem, mapping, options):
+        if comm.rank == 1:
+            raise RuntimeError("replay bug on rank 1")
+        return original(problem, mapping, options)
+
+    monkeypatch.setattr(runtime, "fluid_seconds", failing)
+    res = search_candidates(comm, graph, machine, cands, refine=REFINE_TOP, judge="fluid")
+    outcome = (res.error, res.judge, res.judge_why, res.index, res.objective_index, tuple(res.task_to_proc.tolist()))
+    assert all_same(comm, outcome)
+    if any(j["index"] % comm.size == 1 or j["index"] >= len(cands) for j in res.judged):
+        assert res.judge is None and res.index == res.objective_index
+        assert res.judge_why.startswith("the judge failed (judge: rank 1: RuntimeError: replay bug on rank 1)")
+    # over budget anywhere: the objective's pick too
+    monkeypatch.setattr(runtime, "fluid_seconds", original)
+    cut = search_candidates(comm, graph, machine, cands, refine=REFINE_TOP, judge="fluid",
+                            judge_options={"max_work": 1})
+    assert cut.judge is None and cut.index == cut.objective_index and "passed its work budget (1)" in cut.judge_why
+    assert all_same(comm, (cut.index, cut.judge_why))
+
+
+@pytest.mark.mpi
+def test_remap_reports_its_judge(comm):
+    grid = grid_for(comm.size)
+    new, rep = remap(comm, task_of(comm.rank, grid), neighbors=neighbors_of(comm.rank, grid), provider=SIM, report=True)
+    try:
+        assert all_same(comm, (rep.judge, rep.judge_why, repr(rep.judged), rep.objective_winner, rep.winner))
+        assert rep.judge == "fluid" and 1 <= len(rep.judged) <= 4 and "judge: fluid replay" in rep.summary()
+        assert rep.after <= rep.before  # the judge chooses among candidates no worse than the default
+    finally:
+        new.Free()
+    new, rep = remap(comm, task_of(comm.rank, grid), neighbors=neighbors_of(comm.rank, grid), provider=SIM,
+                     metric="weighted_hops", report=True)
+    try:
+        assert rep.judge is None and "a metric was given" in rep.judge_why and "judge: none" in rep.summary()
+    finally:
+        new.Free()
+    with pytest.raises(ValueError, match="judge: expected 'default', 'fluid' or None; got 'simulate'"):
+        remap(comm, task_of(comm.rank, grid), provider=SIM, judge="simulate")
