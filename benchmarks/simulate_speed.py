@@ -28,7 +28,8 @@ from _util import print_table, write_json  # noqa: E402
 
 from mpitaskmap import Mapping, TaskGraph, torus_machine  # noqa: E402
 from mpitaskmap.simgrid import platform_xml, simgrid_missing  # noqa: E402
-from mpitaskmap.simulate import _messages, replay_program, simulate_exchange  # noqa: E402
+from mpitaskmap.fluid import exchange_messages  # noqa: E402
+from mpitaskmap.simulate import replay_program, simulate_exchange  # noqa: E402
 
 BYTES = 16 * 1024
 
@@ -55,7 +56,7 @@ def main(argv=None) -> int:
     rows = []
     for label, ttp in placements.items():
         mapping = Mapping(ttp, machine, graph)
-        src, dst, _ = _messages(graph, mapping, 1.0)
+        src, dst, _ = exchange_messages(graph, machine, mapping.task_to_proc, 1.0)
         pairs = np.unique(np.stack([src, dst], axis=1), axis=0)
         runs = []
         for _ in range(args.repeat):
