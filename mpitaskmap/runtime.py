@@ -93,7 +93,8 @@ class RemapReport:
         Metric of the default order and of the result.
     seconds : dict
         Wall seconds per phase on rank 0 (``gather``, ``map_max`` = slowest rank's
-        candidate evaluation, ``bcast``, ``split``, ``total``).
+        candidate evaluation, ``judge`` when the judge ran, ``bcast``, ``split``,
+        ``total``).
     candidates_per_rank : list of int
         How many candidates each rank evaluated.
     gathered_bytes : int
@@ -511,6 +512,7 @@ def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights,
     rep.seconds = {
         "gather": t_gather,
         "map_max": t_map,
+        **({"judge": search.seconds["judge"]} if "judge" in search.seconds else {}),
         "bcast": t_bcast,
         "split": t_split,
         "total": MPI.Wtime() - t_start,

@@ -695,6 +695,7 @@ def test_remap_reports_its_judge(comm):
     try:
         assert all_same(comm, (rep.judge, rep.judge_why, repr(rep.judged), rep.objective_winner, rep.winner))
         assert rep.judge == "fluid" and 1 <= len(rep.judged) <= 4 and "judge: fluid replay" in rep.summary()
+        assert rep.seconds["judge"] >= 0 and list(rep.seconds)[2] == "judge"
         assert rep.after <= rep.before  # the judge chooses among candidates no worse than the default
     finally:
         new.Free()
