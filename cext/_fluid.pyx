@@ -73,6 +73,20 @@ cdef inline double _level(double remaining, double usage) noexcept nogil:
     return remaining / usage
 
 
+cdef inline long long _push_links(long long f, const long long[::1] fptr, const long long[::1] flink,
+                                  long long* mark, long long* out, long long n_out,
+                                  long long stamp) noexcept nogil:
+    """Append the links of flow f not yet marked with stamp to out (and mark them); return the count."""
+    cdef long long e, l
+    for e in range(fptr[f], fptr[f + 1]):
+        l = flink[e]
+        if mark[l] != stamp:
+            mark[l] = stamp
+            out[n_out] = l
+            n_out += 1
+    return n_out
+
+
 def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const double[::1] fcons,
                  const long long[::1] lptr, const long long[::1] lflow, const double[::1] cap,
                  const double[::1] pen, const double[::1] start, const double[::1] size,
@@ -140,12 +154,7 @@ def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const do
                 active[n_active] = f
                 n_active += 1
                 nxt += 1
-                for e in range(fptr[f], fptr[f + 1]):
-                    l = flink[e]
-                    if lseed[l] != n_events:
-                        lseed[l] = n_events
-                        seeds[n_seeds] = l
-                        n_seeds += 1
+                n_seeds = _push_links(f, fptr, flink, lseed, seeds, n_seeds, n_events)
             if n_active == 0:
                 t = start[order[nxt]]
                 continue
@@ -170,12 +179,7 @@ def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const do
                     fmark[f] = n_events
                     comp[n_comp] = f
                     n_comp += 1
-                    for e2 in range(fptr[f], fptr[f + 1]):
-                        l2 = flink[e2]
-                        if lmark[l2] != n_events:
-                            lmark[l2] = n_events
-                            queue[n_queue] = l2
-                            n_queue += 1
+                    n_queue = _push_links(f, fptr, flink, lmark, queue, n_queue, n_events)
             n_events += 1
             for k in range(n_comp):
                 work += fptr[comp[k] + 1] - fptr[comp[k]]
@@ -247,12 +251,7 @@ def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const do
                     rem[f] = 0.0
                     finish[f] = t + dt
                     n_done += 1
-                    for e in range(fptr[f], fptr[f + 1]):
-                        l = flink[e]
-                        if lseed[l] != n_events:
-                            lseed[l] = n_events
-                            seeds[n_seeds] = l
-                            n_seeds += 1
+                    n_seeds = _push_links(f, fptr, flink, lseed, seeds, n_seeds, n_events)
                 else:
                     rem[f] -= factor[f] * x[f] * dt
                     active[g] = f
