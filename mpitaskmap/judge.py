@@ -5,14 +5,15 @@ routes); where the objective's best few are close, what decides the application'
 how the messages share the links as they go -- which a flow-level replay of the exchange
 sees and no per-link sum does (RTT-weighted sharing starves long routes along chains of
 busy links; ``benchmarks/smpi_sensitivity.py``).  The judge replays the ``top`` best
-distinct mappings of the objective (plus the best by each of :data:`JUDGE_ALSO`) and
+distinct mappings of the objective that are no worse than the default order
+(:func:`judge_shortlist`; on request also the best by each of :data:`JUDGE_ALSO`) and
 keeps the fastest:
 
 * ``"fluid"`` (:func:`mpitaskmap.fluid.fluid_exchange`, SimGrid's SMPI network model in a
-  Cython kernel, no SimGrid needed): the default judge of ``map(method="auto")`` and the
-  command line when the objective is the default one and the task graph has at most
-  :data:`FLUID_JUDGE_MAX_EDGES` edges (:func:`default_judge`), each replay within
-  :data:`FLUID_JUDGE_MAX_WORK`;
+  Cython kernel, no SimGrid needed): the default judge of ``map(method="auto")``, the
+  command line and ``remap()`` when the objective is the default one and the task graph
+  has at most :data:`FLUID_JUDGE_MAX_EDGES` edges (:func:`default_judge`), each replay
+  within :data:`FLUID_JUDGE_MAX_WORK`;
 * ``"simulate"`` (:func:`mpitaskmap.simulate.simulate_exchange`, SimGrid itself): offline,
   on request.
 
@@ -34,9 +35,9 @@ from .mapping import Mapping
 from .metrics import DEFAULT_HOP_LATENCY
 from .problem import Problem
 
-__all__ = ["JUDGES", "DEFAULT_JUDGE", "JUDGE_TOP", "JUDGE_ALSO", "JUDGE_TIE", "FLUID_JUDGE_MAX_EDGES", "FLUID_JUDGE_MAX_WORK",
-           "JUDGE_CONFIG",
-           "default_judge", "resolve_judge", "mapping_digest", "judge_shortlist", "judge_order", "check_fluid_options", "fluid_seconds", "FLUID_OPTIONS"]
+__all__ = ["JUDGES", "DEFAULT_JUDGE", "JUDGE_TOP", "JUDGE_ALSO", "JUDGE_TIE", "JUDGE_CONFIG", "FLUID_JUDGE_MAX_EDGES",
+           "FLUID_JUDGE_MAX_WORK", "FLUID_OPTIONS", "default_judge", "resolve_judge", "mapping_digest",
+           "judge_shortlist", "judge_order", "check_fluid_options", "fluid_seconds"]
 
 #: What ``judge=`` accepts besides None (no judge) and :data:`DEFAULT_JUDGE`.
 JUDGES = ("fluid", "simulate")

@@ -44,13 +44,13 @@ from .families import grid as grid_family
 from .families import percs as percs_family
 from .families import rubik as rubik_family
 from .grid_analysis import GridPattern, _to_coo, analyse_grid
+from .judge import (DEFAULT_JUDGE, JUDGE_ALSO, JUDGE_CONFIG, JUDGE_TOP, check_fluid_options, fluid_seconds,
+                    judge_order, judge_shortlist, mapping_digest, resolve_judge)
 from .machine import Machine
 from .mappers._grids import proc_grid
 from .mappers.grid_pairs import map_pairs
 from .mappers.regular import GRID_METHODS
 from .mapping import IDENTITY, Mapping
-from .judge import (DEFAULT_JUDGE, JUDGE_ALSO, JUDGE_CONFIG, JUDGE_TOP, check_fluid_options, fluid_seconds,
-                    judge_order, judge_shortlist, mapping_digest, resolve_judge)
 from .metrics import DEFAULT_HOP_LATENCY, LINK_METRICS, METRICS, weighted_hops
 from .problem import Candidate, Problem
 from .search import REFINE_TOP, apply, best_of, candidate_list, families_for, score_candidates
@@ -202,8 +202,8 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
         exchange step each, and return the fastest (:func:`mpitaskmap.judge.judge_order`:
         times within a relative :data:`~mpitaskmap.judge.JUDGE_TIE` are equal, ties to the
         better objective).  ``"fluid"``: SimGrid's SMPI network model computed in-process
-        (:func:`mpitaskmap.fluid.fluid_exchange`, no SimGrid needed, about 0.4 s a replay at
-        4,096 ranks).  ``"simulate"``: SimGrid itself
+        (:func:`mpitaskmap.fluid.fluid_exchange`, no SimGrid needed; a tenth of a second to a
+        few seconds a replay at 4,096 ranks, ``benchmarks/fluid_speed.py``).  ``"simulate"``: SimGrid itself
         (:func:`mpitaskmap.simulate.simulate_exchange`; needs ``libsimgrid-dev``, seconds to
         minutes a replay).  ``"default"``: ``"fluid"`` when ``metric`` is None (the default
         objective), the machine is a torus with a link model and the task graph has at most
@@ -225,10 +225,10 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     judge_also : sequence of str, optional
         Names of :data:`mpitaskmap.metrics.METRICS` whose best candidate (ties: the
         better objective, then the lower index) the judge also replays when it is not
-        among the ``judge_top`` already (default :data:`~mpitaskmap.judge.JUDGE_ALSO`, none
-        for ``judge="default"``, which replays what ``remap()`` replays; ``()``: none).  Link metrics are skipped on a machine without a link model.  They
-        are computed in the search's own pass over the candidates (one more metric
-        evaluation each).
+        among the ``judge_top`` already (default :data:`~mpitaskmap.judge.JUDGE_ALSO`; none
+        for ``judge="default"``, which replays what ``remap()`` replays; ``()``: none).
+        Link metrics are skipped on a machine without a link model.  They are computed in
+        the search's own pass over the candidates (one more metric evaluation each).
     **options
         Options of the method (``ordering=...`` for geometric, ``delta=`` for the graph
         refinements, ``pairs=`` for regular, ``orderings``/``rotate``/``variants`` for
