@@ -63,10 +63,12 @@ JUDGE_TIE = 1e-4
 FLUID_JUDGE_MAX_EDGES = 100_000
 #: The default judge's budget for one replay, in :attr:`~mpitaskmap.fluid.FluidExchange.work`
 #: units (route entries of the messages whose rates an event recomputes).  Measured here
-#: (``benchmarks/fluid_speed.py``, 2 shared cores): 2e7 to 1e8 units a second, so at most
-#: about a second a replay; one step of 4,096 ranks at 8 or 16 per node (Titan, 10,000 to
-#: 16,000 messages) needs 3e6 to 1.3e7, at 1 per node (23,000 messages, 3,300 events) 4e7
-#: to 1.1e8.  Past the budget the replay stops and the objective decides.
+#: (``benchmarks/fluid_speed.py``, 2 shared cores, the 7-point halo on the simulated Titan):
+#: 1e7 to 1e8 units a second, so at most one to two seconds a replay.  At 4,096 ranks, 8 or
+#: 16 per node (9,000 to 16,000 messages between nodes), a replay needs 3e6 to 1.3e7 units
+#: (0.03 to 0.3 s); at 1 per node (23,000 messages, about 3,000 events) 1.6e7 to 1.1e8; at
+#: 16,384 ranks, 16 per node, 1.2e8 to 2.7e8 (3 to 5 s).  Past the budget the replay stops
+#: and the objective decides.
 FLUID_JUDGE_MAX_WORK = 20_000_000
 #: SimGrid settings of the ``"simulate"`` judge: SMPI's network model (its bandwidth and latency
 #: factors, calibrated against real MPI runs), the model an unmodified MPI application runs
