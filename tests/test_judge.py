@@ -138,3 +138,18 @@ def test_cli_map_reports_the_judge(capsys):
     assert main(["map", "-m", "sim:titan:nodes=8,ppn=4,seed=1", "-t", "stencil3d:4x4x2", "--method", "geometric",
                  "--judge", "fluid"]) != 0
     assert "--judge fluid: only --method auto" in capsys.readouterr().err
+    # --simulate is --judge simulate: with another --judge it is a contradiction
+    assert main(args + ["--simulate", "--judge", "fluid"]) != 0
+    assert "--simulate: is --judge simulate; got also --judge fluid" in capsys.readouterr().err
+
+
+def test_judge_of_parsed_options():
+    from types import SimpleNamespace
+
+    from mpitaskmap.cli._common import judge_of
+
+    assert judge_of(SimpleNamespace(judge="default", simulate=False)) == "default"
+    assert judge_of(SimpleNamespace(judge="none", simulate=False)) is None
+    assert judge_of(SimpleNamespace(judge="default", simulate=True)) == "simulate"
+    assert judge_of(SimpleNamespace(judge="simulate", simulate=True)) == "simulate"
+    assert judge_of(SimpleNamespace()) == "default"  # commands without the options
