@@ -235,25 +235,18 @@ def exchange_messages(graph: TaskGraph, machine: Machine, task_to_proc,
     return src[keep], dst[keep], size[keep]
 
 
-def _node_procs(machine: Machine) -> np.ndarray:
-    """A processor of every node (the first), indexed by node id."""
-    node = np.asarray(machine.node_ids, dtype=np.int64)
-    first = np.full(int(node.max()) + 1, -1, dtype=np.int64)
-    procs = np.arange(node.size, dtype=np.int64)
-    first[node[::-1]] = procs[::-1]
-    return first
-
-
 def _routes(machine: Machine, src: np.ndarray, dst: np.ndarray, node_link, loop, lat: float, unit: float):
     """CSR routes (link ids, capacity B/s, latency s) of messages src -> dst, as the platform's."""
     n_nodes = int(np.asarray(machine.node_ids).max()) + 1
     if isinstance(machine, TorusMachine):
-        proc = _node_procs(machine)
-        ptr, torus_links = machine.routes(proc[src], proc[dst])
+        # a node's routes are those of its lowest processor (the node view's representative)
+        view = machine.node_view()
+        src_proc = view.representative[np.searchsorted(view.nodes, src)]
+        ptr, torus_links = machine.routes(src_proc, view.representative[np.searchsorted(view.nodes, dst)])
         n_torus = machine.n_links
         cap = [machine.link_bandwidths() * unit]
         lat_of = [np.full(n_torus, lat)]
-        router = machine.router_ids()[proc[src]]
+        router = machine.router_ids()[src_proc]
     else:  # a flat machine: node links only
         ptr, torus_links, n_torus = np.zeros(src.size + 1, np.int64), np.zeros(0, np.int64), 0
         cap, lat_of, router = [], [], None

@@ -1,20 +1,12 @@
 """benchmarks/fluid_speed.py: the table it prints is the replay it times."""
 
-import importlib.util
-import os
-
 import pytest
-
-HERE = os.path.dirname(__file__)
 
 
 @pytest.fixture(scope="module")
-def bench():
-    path = os.path.join(HERE, "..", "benchmarks", "fluid_speed.py")
-    spec = importlib.util.spec_from_file_location("fluid_speed", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def bench(benchmark_loader):
+    with benchmark_loader("fluid_speed") as mod:
+        yield mod
 
 
 def test_rows_replay_the_three_mappings(bench, capsys):
