@@ -28,7 +28,7 @@ from functools import lru_cache
 import numpy as np
 
 from mpitaskmap import TaskGraph, metrics, torus_machine
-from mpitaskmap.machine import TorusMachine
+from mpitaskmap.machines import TorusMachine
 
 N_TASKS = 4096
 KNN_K = 6

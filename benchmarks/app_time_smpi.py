@@ -2,7 +2,7 @@
 
 ``examples/halo3d.c`` (a MiniGhost-like 3-D 7-point halo exchange, built with ``smpicc``)
 runs under ``smpirun`` on the SimGrid platform of a sparse allocation of the simulated
-Titan (:func:`mpitaskmap.simgrid.platform_xml`: the 25 x 16 x 24 Gemini torus, its
+Titan (:func:`mpitaskmap.sim.simgrid.platform_xml`: the 25 x 16 x 24 Gemini torus, its
 per-dimension link bandwidths, two nodes per router), once per mapping, with
 communication-only timing (``smpi/simulate-computation:no``).  For every job size, ranks
 per node and allocation seed the table gives per mapping:
@@ -85,10 +85,10 @@ from mpitaskmap.errors import NotApplicableError  # noqa: E402
 from mpitaskmap.mapfiles import write_smpi_hostfile  # noqa: E402
 from mpitaskmap.mapping import IDENTITY, Mapping  # noqa: E402
 from mpitaskmap.metrics import evaluate  # noqa: E402
-from mpitaskmap.problem import Problem  # noqa: E402
-from mpitaskmap.search import apply  # noqa: E402
-from mpitaskmap.simgrid import platform_xml, simgrid_missing  # noqa: E402
-from mpitaskmap.taskgraph import TaskGraph  # noqa: E402
+from mpitaskmap.search.problem import Problem  # noqa: E402
+from mpitaskmap.search.scoring import apply  # noqa: E402
+from mpitaskmap.sim.simgrid import platform_xml, simgrid_missing  # noqa: E402
+from mpitaskmap.graphs.taskgraph import TaskGraph  # noqa: E402
 
 import zoltan2  # noqa: E402  (benchmarks/peers: where the driver is looked for)
 from _util import write_json  # noqa: E402
@@ -136,7 +136,7 @@ def library_call(row: str) -> tuple[str, dict]:
     """Return the ``(method, options)`` of :func:`mpitaskmap.map` that computes the library row ``row``.
 
     :data:`LIBRARY_ROWS` first; ``auto:METRIC`` is the ``auto`` search by METRIC; any other name is
-    a method of :data:`mpitaskmap.portfolio.METHODS` without options.
+    a method of :data:`mpitaskmap.search.methods.METHODS` without options.
     """
     if row in LIBRARY_ROWS:
         return LIBRARY_ROWS[row]
@@ -447,7 +447,7 @@ def run_case(n: int, ppn: int, seed: int, args, app: str, work: str) -> tuple[li
         map_s = time.perf_counter() - t0
         if method == AUTO:
             auto_candidates, auto_t2p = info["candidate_list"], t2p
-        if "judged" in info:  # the judge's own ranking (its simulator: mpitaskmap.simulate)
+        if "judged" in info:  # the judge's own ranking (its simulator: mpitaskmap.sim.simgrid_replay)
             for j in info["judged"]:
                 print(f"# {case} {method}: judged #{j['objective_rank']} by {info['metric']}, #{j['simulated_rank']} "
                       f"by replay ({j['simulated_s']:.4e} s): {j['candidate']}", file=sys.stderr, flush=True)

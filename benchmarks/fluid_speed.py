@@ -1,4 +1,4 @@
-"""Speed of the fluid replay, the default judge of auto (mpitaskmap.fluid, mpitaskmap.judge).
+"""Speed of the fluid replay, the default judge of auto (mpitaskmap.sim.fluid, mpitaskmap.search.judge).
 
     python benchmarks/fluid_speed.py [--ranks 4096] [--ppn 16,8,1] [--repeat 3] [--simgrid] [--json PATH]
 
@@ -6,8 +6,8 @@ One exchange step of the 7-point halo of ``--ranks`` tasks (2,560-byte faces) on
 Titan (seed 1) at each ``--ppn``, under three mappings: the default order, one geometric
 mapping, and the objective's pick of ``auto`` (no judge).  Per row: the messages between
 nodes, the replay's events and work (its unit of
-:data:`~mpitaskmap.judge.FLUID_JUDGE_MAX_WORK`), the median wall seconds of
-:func:`~mpitaskmap.fluid.fluid_exchange` over ``--repeat`` runs, its throughput (work per
+:data:`~mpitaskmap.search.judge.FLUID_JUDGE_MAX_WORK`), the median wall seconds of
+:func:`~mpitaskmap.sim.fluid.fluid_exchange` over ``--repeat`` runs, its throughput (work per
 second), the median seconds of one evaluation of the objective (``predicted_time``) on the
 same mapping in the same run and the ratio of the two (what one replay costs in objective
 evaluations), and whether the default judge's budget covers it.  With ``--simgrid`` (needs
@@ -26,8 +26,8 @@ from _util import median_time, print_table, write_json  # noqa: E402
 
 import mpitaskmap  # noqa: E402
 from mpitaskmap import TaskGraph, titan_machine  # noqa: E402
-from mpitaskmap.fluid import fluid_exchange  # noqa: E402
-from mpitaskmap.judge import FLUID_JUDGE_MAX_WORK, JUDGE_CONFIG  # noqa: E402
+from mpitaskmap.sim.fluid import fluid_exchange  # noqa: E402
+from mpitaskmap.search.judge import FLUID_JUDGE_MAX_WORK, JUDGE_CONFIG  # noqa: E402
 from mpitaskmap.metrics import predicted_time  # noqa: E402
 
 GRIDS = {512: (8, 8, 8), 4096: (16, 16, 16), 16384: (32, 32, 16)}
@@ -54,7 +54,7 @@ def rows_for(n: int, ppn: int, repeat: int, simgrid: bool) -> list[dict]:
                "objective_s": round(t_obj, 5), "fluid/objective": round(t_fluid / t_obj),
                "in_budget": rep.work <= FLUID_JUDGE_MAX_WORK, "step_s": f"{rep.seconds:.5e}"}
         if simgrid:
-            from mpitaskmap.simulate import simulate_exchange
+            from mpitaskmap.sim.simgrid_replay import simulate_exchange
 
             t_sim, sim = median_time(lambda: simulate_exchange(mapping, link_latency=LINK_LATENCY,
                                                                config=JUDGE_CONFIG), 1)
@@ -75,7 +75,7 @@ def main(argv=None) -> int:
     if args.repeat < 1:
         ap.error(f"--repeat: must be at least 1; got {args.repeat}")
     if args.simgrid:
-        from mpitaskmap.simgrid import simgrid_missing
+        from mpitaskmap.sim.simgrid import simgrid_missing
 
         missing = simgrid_missing(compiler=True)
         if missing:

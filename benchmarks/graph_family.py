@@ -23,7 +23,7 @@ Rows per input:
   (``bash benchmarks/peers/install_peers.sh``);
 * ``greedy+uwh``: the family's greedy growth + UWH (the issue's "today");
 * ``bisection``: the family's new method, dual recursive bisection (multilevel, no
-  optional dependency) + UWH (:func:`~mpitaskmap.mappers.bisection.map_bisection`);
+  optional dependency) + UWH (:func:`~mpitaskmap.mappers.graph.bisection.map_bisection`);
 * ``bisection metis``: the same with a METIS start as one more try per job (pymetis);
 * ``family best``: the best of the graph family's search candidates
   (``families.graph.candidates``) by weighted hops (seconds = the whole search).
@@ -59,12 +59,12 @@ import _inputs13  # noqa: E402
 from _util import print_table, write_json  # noqa: E402
 
 from mpitaskmap import TaskGraph, torus_machine  # noqa: E402
-from mpitaskmap.families import graph as graph_family  # noqa: E402
-from mpitaskmap.machine import TorusMachine  # noqa: E402
-from mpitaskmap.mappers.bisection import map_bisection  # noqa: E402
-from mpitaskmap.mappers.graph import map_greedy, refine_wh  # noqa: E402
-from mpitaskmap.problem import Problem  # noqa: E402
-from mpitaskmap.search import best_of  # noqa: E402
+from mpitaskmap.search.families import graph as graph_family  # noqa: E402
+from mpitaskmap.machines import TorusMachine  # noqa: E402
+from mpitaskmap.mappers.graph.bisection import map_bisection  # noqa: E402
+from mpitaskmap.mappers.graph.greedy import map_greedy, refine_wh  # noqa: E402
+from mpitaskmap.search.problem import Problem  # noqa: E402
+from mpitaskmap.search.scoring import best_of  # noqa: E402
 
 N = 4096
 SCOTCH_STRATEGIES = ("default", "quality", "speed", "balance", "safety")

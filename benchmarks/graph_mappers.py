@@ -81,7 +81,7 @@ from mpitaskmap import (  # noqa: E402
     TaskGraph, best_of, candidate_list, identity_mapping, map_geometric, map_greedy, refine_congestion,
     refine_wh, titan_machine, torus_machine,
 )
-from mpitaskmap.mappers.graph import partition_graph, spmv_task_graph  # noqa: E402
+from mpitaskmap.mappers.graph.greedy import partition_graph, spmv_task_graph  # noqa: E402
 from mpitaskmap.metrics import evaluate  # noqa: E402
 
 METRIC_NAMES = ["total_hops", "weighted_hops", "latency", "max_messages", "average_messages"]

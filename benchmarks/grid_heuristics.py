@@ -20,7 +20,7 @@ grid pairs of a router stay inside it, 4 for c = 4); ``identity`` the row-major 
 the cores, stack/cut dimensions, curve, block shape; "-" where it does not apply: the 2-D
 heuristics need a 2-D mesh and serve as the base case on 3-D meshes); ``PAIRS`` the
 pairwise-exchange refinement of the best (seed 0, 64 n proposals); ``best`` the
-:func:`~mpitaskmap.portfolio.map_regular` winner; ``geom`` the geometric (MJ) mapper's
+:func:`~mpitaskmap.search.methods.map_regular` winner; ``geom`` the geometric (MJ) mapper's
 default candidate and ``geom*`` the best of the full geometric candidate list
 (``candidate_list(graph, machine)``) on the same shapes.
 
@@ -46,12 +46,12 @@ from _util import median_time, print_table, write_json  # noqa: E402
 
 import mpitaskmap  # noqa: E402
 from mpitaskmap import TaskGraph, best_of, candidate_list, map_geometric, torus_machine  # noqa: E402
-from mpitaskmap.grid_analysis import analyse_grid  # noqa: E402
-from mpitaskmap.mappers._grids import fold_variants, proc_grid  # noqa: E402
-from mpitaskmap.mappers.grid2d import clear_layout_cache  # noqa: E402
-from mpitaskmap.mappers.grid3d import block_shapes, stack_variants  # noqa: E402
-from mpitaskmap.mappers.regular import map_grid  # noqa: E402
-from mpitaskmap.portfolio import map_regular  # noqa: E402
+from mpitaskmap.graphs.grid_analysis import analyse_grid  # noqa: E402
+from mpitaskmap.mappers.grid._shared import fold_variants, proc_grid  # noqa: E402
+from mpitaskmap.mappers.grid.onto_2d import clear_layout_cache  # noqa: E402
+from mpitaskmap.mappers.grid.onto_3d import block_shapes, stack_variants  # noqa: E402
+from mpitaskmap.mappers.grid.heuristics import map_grid  # noqa: E402
+from mpitaskmap.search.methods import map_regular  # noqa: E402
 from mpitaskmap.metrics import weighted_hops  # noqa: E402
 
 SHAPES = [

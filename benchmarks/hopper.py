@@ -22,8 +22,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _util import print_table, write_json  # noqa: E402
 
 from mpitaskmap import Problem, TaskGraph, best_of, candidate_list, hopper_machine, identity_mapping, metrics  # noqa: E402
-from mpitaskmap.partition import ORDERINGS  # noqa: E402
-from mpitaskmap.search import apply  # noqa: E402
+from mpitaskmap.mappers.geometric.mj import ORDERINGS  # noqa: E402
+from mpitaskmap.search.scoring import apply  # noqa: E402
 
 
 def peers_rows(graph, machine) -> list[dict]:

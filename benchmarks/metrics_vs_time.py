@@ -7,7 +7,7 @@ made -- the identity (default order), random permutations, several geometric can
 :func:`mpitaskmap.candidate_list`, ``greedy+uwh`` and ``umc`` -- and for each mapping the
 library's metrics (WeightedHops, AverageHops, MaxHops, Latency(M) = ``latency``, MMC =
 ``max_messages``; :func:`mpitaskmap.metrics.evaluate`) and the simulated time of one
-exchange step (:func:`mpitaskmap.simulate.simulate_exchange`: every edge one message, all
+exchange step (:func:`mpitaskmap.sim.simgrid_replay.simulate_exchange`: every edge one message, all
 messages at once, SimGrid's max-min fluid model over the machine's links, 0.1 us per hop)
 are computed.  Per input: the Spearman and Pearson correlation between simulated time and
 each metric over the mappings, twice: over all mappings, and over the *sensible* mappings
@@ -68,11 +68,11 @@ from _util import print_table, write_json  # noqa: E402
 
 import mpitaskmap  # noqa: E402
 from mpitaskmap import Mapping, TaskGraph, candidate_list, metrics, titan_machine, torus_machine  # noqa: E402
-from mpitaskmap.problem import Problem  # noqa: E402
-from mpitaskmap.search import apply  # noqa: E402
-from mpitaskmap.simgrid import simgrid_missing  # noqa: E402
-from mpitaskmap.portfolio import JUDGE_CONFIG  # noqa: E402
-from mpitaskmap.simulate import REPLAY_CONFIG, simulate_exchange  # noqa: E402
+from mpitaskmap.search.problem import Problem  # noqa: E402
+from mpitaskmap.search.scoring import apply  # noqa: E402
+from mpitaskmap.sim.simgrid import simgrid_missing  # noqa: E402
+from mpitaskmap.search.methods import JUDGE_CONFIG  # noqa: E402
+from mpitaskmap.sim.simgrid_replay import REPLAY_CONFIG, simulate_exchange  # noqa: E402
 
 #: Metrics compared with simulated time: name in mpitaskmap.metrics -> the paper's short name.
 METRICS = {

@@ -1,4 +1,4 @@
-"""Speed and memory of the MJ partitioner (mpitaskmap.partition.mj_partition).
+"""Speed and memory of the MJ partitioner (mpitaskmap.mappers.geometric.mj.mj_partition).
 
 One *mapping* = partition the task coordinates of a 3-D grid (tasks numbered x fastest,
 as in MiniGhost) with ``ordering="fz"``, partition the router coordinates of a 3-D
@@ -41,7 +41,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core: no idle BLAS thr
 import numpy as np  # noqa: E402
 
 from mpitaskmap import TaskGraph, map_geometric, torus_machine  # noqa: E402
-from mpitaskmap.partition import mj_part_sizes, mj_partition  # noqa: E402
+from mpitaskmap.mappers.geometric.mj import mj_part_sizes, mj_partition  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _util  # noqa: E402

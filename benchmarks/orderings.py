@@ -106,9 +106,9 @@ from _util import machine_info, median_time, print_table, write_json  # noqa: E4
 
 from mpitaskmap import TaskGraph, torus_machine  # noqa: E402
 from mpitaskmap import Problem, best_of, candidate_list  # noqa: E402
-from mpitaskmap.search import apply  # noqa: E402
-from mpitaskmap.partition import ORDERINGS  # noqa: E402
-from mpitaskmap.mappers.geometric import map_geometric, processor_coords  # noqa: E402
+from mpitaskmap.search.scoring import apply  # noqa: E402
+from mpitaskmap.mappers.geometric.mj import ORDERINGS  # noqa: E402
+from mpitaskmap.mappers.geometric.mapper import map_geometric, processor_coords  # noqa: E402
 from mpitaskmap.metrics import evaluate  # noqa: E402
 
 # pd -> (tasks, td values), ALGORITHMS.md 2.5

@@ -50,7 +50,7 @@ from _util import print_table, write_json  # noqa: E402
 
 import mpitaskmap  # noqa: E402
 from mpitaskmap import best_of, candidate_list, map_geometric  # noqa: E402
-from mpitaskmap.search import REFINE_TOP  # noqa: E402
+from mpitaskmap.search.scoring import REFINE_TOP  # noqa: E402
 
 PEERS = ("zoltan2_1", "zoltan2_49", "scotch")
 OURS = ("ours_1", "ours_list", "ours_search", "ours_auto", "graph_family", "ours_time")

@@ -2,9 +2,9 @@
 
 Every cell is the throughput per node ``4 / t`` with ``t = max(L_LL/21, L_LR/5, L_D/10)``
 and the bottleneck link class, from the exact link-load simulator of
-:mod:`mpitaskmap.percs` under the paper's machine model (``model="paper"``: striped
+:mod:`mpitaskmap.mappers.percs` under the paper's machine model (``model="paper"``: striped
 intra-supernode messages, single-link L hops of L-D-L routes; blocks laid out as in
-:func:`mpitaskmap.percs.map_blocking`).  Random strategies show the mean over seeds 0..4
+:func:`mpitaskmap.mappers.percs.map_blocking`).  Random strategies show the mean over seeds 0..4
 (bottleneck: the most frequent one).  Tables, in the paper's layout (rows n_d or n_s,
 columns the paper's strategies, then ours):
 
@@ -14,7 +14,7 @@ columns the paper's strategies, then ours):
 * Table IV  (``transpose``)     transpose, direct and indirect routing, n_d = 4, several grids
 
 Extra columns: the library's geometric mapper (MJ on the (supernode, drawer, node, core)
-embedding) and the greedy graph mapper when ``mpitaskmap.mappers.graph`` is installed.
+embedding) and the greedy graph mapper when ``mpitaskmap.mappers.graph.greedy`` is installed.
 After the tables, every published cell we have (:data:`PAPER_CELLS`) is compared with
 ours under the three L models: paper value, ours, within tolerance (+-10% deterministic,
 +-25% random, same bottleneck class where the paper names one) and, for each cell off by
@@ -37,7 +37,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _util import print_table, write_json  # noqa: E402
 
 from mpitaskmap import map_geometric  # noqa: E402
-from mpitaskmap.percs import PercsMachine, halo_graph, map_percs, transpose_graph  # noqa: E402
+from mpitaskmap.graphs.percs_patterns import halo_graph, transpose_graph
+from mpitaskmap.machines.percs import PercsMachine
+from mpitaskmap.mappers.percs import map_percs  # noqa: E402
 
 SEEDS = range(5)
 HALO_COLUMNS = [
@@ -109,11 +111,11 @@ TOLERANCE = {"deterministic": 0.10, "random": 0.25}
 
 
 # --- hook for the greedy graph mapper (issue 5) ---------------------------------------
-# The "GREEDY" column runs mpitaskmap.mappers.graph.map_greedy(graph, machine) -> Mapping
+# The "GREEDY" column runs mpitaskmap.mappers.graph.greedy.map_greedy(graph, machine) -> Mapping
 # when that module is importable, and prints "n/a (graph mapper not installed)" otherwise.
 def _greedy_mapper():
     try:
-        from mpitaskmap.mappers.graph import map_greedy
+        from mpitaskmap.mappers.graph.greedy import map_greedy
     except ImportError:
         return None
     return map_greedy

@@ -31,8 +31,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _util import write_json  # noqa: E402
 
 from mpitaskmap import TaskGraph, best_of, candidate_list, remap, titan_machine  # noqa: E402
-from mpitaskmap.families.geometric import candidate, rotations  # noqa: E402
-from mpitaskmap.runtime import search_candidates  # noqa: E402
+from mpitaskmap.search.families.geometric import candidate, rotations  # noqa: E402
+from mpitaskmap.runtime.remapping import search_candidates  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -63,12 +63,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from benchmarks._util import print_table, write_json  # noqa: E402
 from mpitaskmap import TaskGraph, map_geometric  # noqa: E402
-from mpitaskmap._allgather import HEADER, GatheredJob, location_dtype, pack_shared, unpack_shared, window_layout  # noqa: E402
+from mpitaskmap.runtime.gather import HEADER, GatheredJob, location_dtype, pack_shared, unpack_shared, window_layout  # noqa: E402
 from mpitaskmap._validate import as_narrowest_coords  # noqa: E402
 from mpitaskmap.metrics import weighted_hops  # noqa: E402
 from mpitaskmap.providers import Location, NetworkInfo, assemble_machine, assemble_machine_arrays  # noqa: E402
-from mpitaskmap.search import winner  # noqa: E402
-from mpitaskmap.simulated import bgq_machine, titan_machine  # noqa: E402
+from mpitaskmap.search.scoring import winner  # noqa: E402
+from mpitaskmap.machines.presets import bgq_machine, titan_machine  # noqa: E402
 
 SIZES = (16_384, 65_536, 262_144, 1_048_576)
 PPN = 16

@@ -27,9 +27,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _util import print_table, write_json  # noqa: E402
 
 from mpitaskmap import Mapping, TaskGraph, torus_machine  # noqa: E402
-from mpitaskmap.simgrid import platform_xml, simgrid_missing  # noqa: E402
-from mpitaskmap.fluid import exchange_messages  # noqa: E402
-from mpitaskmap.simulate import replay_program, simulate_exchange  # noqa: E402
+from mpitaskmap.sim.simgrid import platform_xml, simgrid_missing  # noqa: E402
+from mpitaskmap.sim.fluid import exchange_messages  # noqa: E402
+from mpitaskmap.sim.simgrid_replay import replay_program, simulate_exchange  # noqa: E402
 
 BYTES = 16 * 1024
 

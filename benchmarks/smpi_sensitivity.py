@@ -3,7 +3,7 @@
 ``benchmarks/app_time_smpi.py`` measures halo3d's time under SMPI for the candidates of the
 default search.  Where ``auto``'s pick (least predicted time) is not the fastest, this script
 asks whether *any* static model could have known: it replays one exchange of each of the best
-distinct candidates by the objective (:func:`mpitaskmap.simulate.simulate_exchange`, the
+distinct candidates by the objective (:func:`mpitaskmap.sim.simgrid_replay.simulate_exchange`, the
 judge's replay, on the same platform as the app runs) under SimGrid's SMPI network model
 and again with each of SMPI's corrections to the plain max-min model switched off in turn:
 
@@ -13,7 +13,7 @@ and again with each of SMPI's corrections to the plain max-min model switched of
 * ``weight-S 0``: no RTT-weighted sharing (SMPI weights a flow's max-min share by
   ``1 / sum over its links of (latency + 8775 / bandwidth)``: long routes get less);
 * ``crosstraffic 0``: no acknowledgement traffic (SMPI loads the reverse route at 0.05);
-* ``fluid``: none of them (:data:`mpitaskmap.simulate.REPLAY_CONFIG`, the metrics study's model).
+* ``fluid``: none of them (:data:`mpitaskmap.sim.simgrid_replay.REPLAY_CONFIG`, the metrics study's model).
 
 When the order of the candidates flips with one switch, the order depends on a detail of the
 flow dynamics (which flows share which links, when), not on anything a per-link aggregate
@@ -42,12 +42,12 @@ sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
 import mpitaskmap  # noqa: E402
 from mpitaskmap.cli._inputs import load_machine  # noqa: E402
-from mpitaskmap.portfolio import JUDGE_CONFIG  # noqa: E402
-from mpitaskmap.problem import Problem  # noqa: E402
-from mpitaskmap.search import score_candidates  # noqa: E402
-from mpitaskmap.simgrid import simgrid_missing  # noqa: E402
-from mpitaskmap.simulate import REPLAY_CONFIG, simulate_exchange  # noqa: E402
-from mpitaskmap.taskgraph import TaskGraph  # noqa: E402
+from mpitaskmap.search.methods import JUDGE_CONFIG  # noqa: E402
+from mpitaskmap.search.problem import Problem  # noqa: E402
+from mpitaskmap.search.scoring import score_candidates  # noqa: E402
+from mpitaskmap.sim.simgrid import simgrid_missing  # noqa: E402
+from mpitaskmap.sim.simgrid_replay import REPLAY_CONFIG, simulate_exchange  # noqa: E402
+from mpitaskmap.graphs.taskgraph import TaskGraph  # noqa: E402
 
 from _util import write_json  # noqa: E402
 from app_time_smpi import GRIDS  # noqa: E402  (halo3d's task grid per job size)
@@ -67,7 +67,7 @@ def best_distinct(graph, machine, top: int) -> list[tuple[int, str, float, np.nd
     """``(index, label, objective, task_to_proc)`` of the ``top`` best distinct candidates of ``auto``.
 
     Candidates are those of ``map(method="auto")`` (both stages), scored by the search's own
-    loop and objective (:func:`mpitaskmap.search.score_candidates`), ties to the lower index;
+    loop and objective (:func:`mpitaskmap.search.scoring.score_candidates`), ties to the lower index;
     the first is ``auto``'s pick.
     """
     cands = mpitaskmap.map(graph, machine, "auto").info["candidate_list"]

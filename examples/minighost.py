@@ -37,8 +37,8 @@ from mpi4py import MPI
 import mpitaskmap
 from mpitaskmap import metrics
 from mpitaskmap.providers import assemble_machine, get_provider
-from mpitaskmap.simgrid import simgrid_missing
-from mpitaskmap.simulate import simulate_exchange
+from mpitaskmap.sim.simgrid import simgrid_missing
+from mpitaskmap.sim.simgrid_replay import simulate_exchange
 
 #: Header of the measured column: wall-clock time of this run, not a network time.
 WALL_HEADER = "laptop wall s (not a network)"

@@ -17,10 +17,10 @@ import time
 import numpy as np
 
 from mpitaskmap.mapping import identity_mapping
-from mpitaskmap.rubik import box
-from mpitaskmap.rubik.analysis import group_link_loads, groups_alltoall_graph
-from mpitaskmap.simulated import torus_machine
-from mpitaskmap.taskgraph import TaskGraph
+from mpitaskmap.mappers.rubik import box
+from mpitaskmap.mappers.rubik.analysis import group_link_loads, groups_alltoall_graph
+from mpitaskmap.machines.presets import torus_machine
+from mpitaskmap.graphs.taskgraph import TaskGraph
 
 
 def build(net_dims, cores, app_shape, block):
@@ -101,7 +101,7 @@ def main(argv=None):
         tilted.write_map_file(args.mapfile)
         print(f"wrote {args.mapfile} ({n} lines 'x y z t')")
     if args.png:
-        from mpitaskmap.rubik_plot import plot_box
+        from mpitaskmap.viz.rubik import plot_box
 
         plot_box(tilted, args.png, groups=app, axis_names=["X", "Y", "Z"],
                  title=f"pF3D planes tilted through Z (core slot 0 of {cores})")

@@ -1,31 +1,31 @@
 """mpitaskmap: topology-aware MPI task mapping.
 
-Place communicating tasks on nearby processors of the network.  The layers, from the
-bottom: the machine model (:mod:`mpitaskmap.machine`, :mod:`mpitaskmap.simulated`,
-:mod:`mpitaskmap.machine_file`), task graphs (:mod:`mpitaskmap.taskgraph`), metrics
-(:mod:`mpitaskmap.metrics`), mappers returning a :class:`Mapping`, the mapper families as
-candidate sources (:mod:`mpitaskmap.families`), the search layer (:mod:`mpitaskmap.search`:
-the family table and the one scoring loop), the front end :func:`map` and the MPI runtime
-(:func:`remap`).
+Place communicating tasks on nearby processors of the network.  One sub-package per
+layer, from the bottom: the machine model (:mod:`mpitaskmap.machines`), task graphs
+(:mod:`mpitaskmap.graphs`), metrics (:mod:`mpitaskmap.metrics`, :mod:`mpitaskmap.mapping`),
+the simulated-time replays (:mod:`mpitaskmap.sim`), the mapping algorithms
+(:mod:`mpitaskmap.mappers`), the search (:mod:`mpitaskmap.search`: families, scoring, the
+judge, :func:`map`), and the front ends: the MPI runtime (:func:`remap`,
+:mod:`mpitaskmap.runtime`, :mod:`mpitaskmap.providers`), map files, pictures
+(:mod:`mpitaskmap.viz`) and the command line.
 """
 
 import logging
 
+from ._version import __version__
 from .errors import InvalidInputError, MappingError, NotApplicableError, ProviderError
-from .machine import FlatMachine, LinkLoads, Machine, TorusMachine, gemini_bandwidth
-from .machine_file import hopper_machine, read_machine_file, write_machine_file
+from .machines import (FlatMachine, LinkLoads, Machine, PercsMachine, TorusMachine, bgq_machine, gemini_bandwidth,
+                       hopper_machine, read_machine_file, titan_machine, torus_machine, write_machine_file)
+from .graphs import TaskGraph
 from .mapping import IDENTITY, Mapping, identity_mapping
-from . import mapfiles, rubik
+from .metrics import METRICS, evaluate
+from . import mapfiles
+from .mappers import rubik
 from .mappers.geometric import map_geometric
 from .mappers.graph import map_greedy, refine_congestion, refine_wh
-from .metrics import METRICS, evaluate
-from .portfolio import METHODS, map, map_regular, method_candidate
-from .problem import Candidate, Problem
-from .search import FAMILIES, best_of, candidate_list, families_for, score_candidates
-from .simulated import bgq_machine, titan_machine, torus_machine
-from .taskgraph import TaskGraph
+from .search import (FAMILIES, METHODS, Candidate, Problem, best_of, candidate_list, families_for, map, map_regular,
+                     method_candidate, score_candidates)
 
-__version__ = "0.1.0"
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
@@ -36,6 +36,7 @@ __all__ = [
     "NotApplicableError",
     "Machine",
     "TorusMachine",
+    "PercsMachine",
     "FlatMachine",
     "LinkLoads",
     "gemini_bandwidth",
@@ -77,5 +78,5 @@ def __getattr__(name):
     if name in ("remap", "RemapReport"):
         import importlib
 
-        return getattr(importlib.import_module(".runtime", __name__), name)
+        return getattr(importlib.import_module(".runtime.remapping", __name__), name)
     raise AttributeError(f"module 'mpitaskmap' has no attribute {name!r}")

@@ -3,7 +3,7 @@
 Both functions are vectorised over the points (the loops run over bits and dimensions
 only, at most 64 iterations each) and return one ``uint64`` key per point.  Sorting the
 points by key orders them along the curve.  They are used by the ``"hilbert"`` ordering
-of :func:`mpitaskmap.partition.mj_partition` and by simulated machines that number
+of :func:`mpitaskmap.mappers.geometric.mj.mj_partition` and by simulated machines that number
 nodes along a curve (e.g. the Cray ALPS default order).
 
 References

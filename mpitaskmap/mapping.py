@@ -10,8 +10,8 @@ import numpy as np
 from . import metrics as _metrics
 from ._validate import as_index_array
 from .errors import InvalidInputError
-from .machine import Machine
-from .taskgraph import TaskGraph
+from .machines import Machine
+from .graphs.taskgraph import TaskGraph
 
 __all__ = ["Mapping", "identity_mapping", "IDENTITY"]
 
@@ -48,7 +48,7 @@ class Mapping:
 
     Examples
     --------
-    >>> from mpitaskmap.simulated import torus_machine
+    >>> from mpitaskmap.machines.presets import torus_machine
     >>> m = Mapping([1, 0, 2, 3], torus_machine([4]), TaskGraph.stencil([4]))
     >>> m.metric("total_hops")
     8

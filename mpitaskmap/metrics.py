@@ -2,8 +2,8 @@
 
 Every function takes the task graph, the machine and ``task_to_proc`` (task ``t`` runs on
 processor ``task_to_proc[t]``).  Hop metrics work on every machine; link metrics need a
-machine with a link model (:attr:`~mpitaskmap.machine.Machine.has_link_model`, then
-:meth:`~mpitaskmap.machine.Machine.link_loads`).
+machine with a link model (:attr:`~mpitaskmap.machines.Machine.has_link_model`, then
+:meth:`~mpitaskmap.machines.Machine.link_loads`).
 
 ================================  =======================================================
 name                               definition
@@ -36,8 +36,8 @@ import numpy as np
 
 from ._validate import as_index_array
 from .errors import InvalidInputError
-from .machine import BANDWIDTH_UNIT, LinkLoads, Machine
-from .taskgraph import TaskGraph
+from .machines import BANDWIDTH_UNIT, LinkLoads, Machine
+from .graphs.taskgraph import TaskGraph
 
 __all__ = [
     "edge_hops",
@@ -130,7 +130,7 @@ def total_hops(graph: TaskGraph, machine: Machine, task_to_proc) -> int:
 
     Examples
     --------
-    >>> from mpitaskmap.simulated import torus_machine
+    >>> from mpitaskmap.machines.presets import torus_machine
     >>> g = TaskGraph.stencil([4], periodic=True)
     >>> total_hops(g, torus_machine([4]), [0, 2, 1, 3])
     12
@@ -149,7 +149,7 @@ def weighted_hops(graph: TaskGraph, machine: Machine, task_to_proc) -> float:
 
     Examples
     --------
-    >>> from mpitaskmap.simulated import torus_machine
+    >>> from mpitaskmap.machines.presets import torus_machine
     >>> g = TaskGraph.from_edges([0], [3], [5.0], n_tasks=4)
     >>> weighted_hops(g, torus_machine([4], wrap=False), [0, 1, 2, 3])
     15.0
@@ -170,7 +170,7 @@ def link_loads(graph: TaskGraph, machine: Machine, task_to_proc) -> LinkLoads:
     graph : TaskGraph
         Task communication graph.
     machine : Machine
-        A machine with a link model (e.g. :class:`~mpitaskmap.machine.TorusMachine`).
+        A machine with a link model (e.g. :class:`~mpitaskmap.machines.TorusMachine`).
     task_to_proc : (n_tasks,) array_like of int
         Processor of every task.
 
@@ -182,7 +182,7 @@ def link_loads(graph: TaskGraph, machine: Machine, task_to_proc) -> LinkLoads:
     Raises
     ------
     InvalidInputError
-        If the machine has no link model (:attr:`~mpitaskmap.machine.Machine.has_link_model`).
+        If the machine has no link model (:attr:`~mpitaskmap.machines.Machine.has_link_model`).
 
     Notes
     -----
@@ -253,7 +253,7 @@ def predicted_time(
     ``max over links e of  Data(e) * bytes_per_weight / bw(e) + R(e)``
 
     with ``R(e)`` the largest route latency of a message crossing ``e`` (bandwidths in the
-    machine's unit, :data:`~mpitaskmap.machine.BANDWIDTH_UNIT` bytes/s).  Small messages
+    machine's unit, :data:`~mpitaskmap.machines.BANDWIDTH_UNIT` bytes/s).  Small messages
     pay their full hop latency, so mappings rank as their longest routes do; beyond
     ``overlap_bytes`` a message's latency overlaps with the data streaming on its links
     (:data:`DEFAULT_OVERLAP_BYTES`), so large messages rank as Latency(M) does.
@@ -264,7 +264,7 @@ def predicted_time(
         Task communication graph; weights are message sizes in units of
         ``bytes_per_weight`` bytes.
     machine : Machine
-        A machine with a link model (:attr:`~mpitaskmap.machine.Machine.has_link_model`).
+        A machine with a link model (:attr:`~mpitaskmap.machines.Machine.has_link_model`).
     task_to_proc : (n_tasks,) array_like of int
         Processor of every task.
     bytes_per_weight : float, optional
@@ -294,7 +294,7 @@ def predicted_time(
 
     Examples
     --------
-    >>> from mpitaskmap.simulated import torus_machine
+    >>> from mpitaskmap.machines.presets import torus_machine
     >>> g = TaskGraph.from_edges([0, 1], [2, 2], [64.0, 1280.0], n_tasks=3)
     >>> m = torus_machine([3], wrap=False)  # 1 GB/s links
     >>> # link 1->2: 1344 B (1.344 us) and the 2-hop 64-B message's full 200 ns
@@ -336,7 +336,7 @@ def time_objective(bytes_per_weight: float = 1.0, hop_latency: float = DEFAULT_H
 
     Examples
     --------
-    >>> from mpitaskmap.simulated import torus_machine
+    >>> from mpitaskmap.machines.presets import torus_machine
     >>> f = time_objective(bytes_per_weight=64.0)  # weight 1: one 64-B message, 64 ns + 100 ns
     >>> f.__name__, round(f(TaskGraph.from_edges([0], [1], [1.0], n_tasks=2), torus_machine([2]), [0, 1]) * 1e9, 6)
     ('predicted_time', 164.0)

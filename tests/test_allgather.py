@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from mpitaskmap import TaskGraph
-from mpitaskmap._allgather import (HEADER, LocalRank, _agreed_error, _header, input_error,
+from mpitaskmap.runtime.gather import (HEADER, LocalRank, _agreed_error, _header, input_error,
                                    location_dtype, pack_shared, unpack_shared, window_layout)
 from mpitaskmap.errors import InvalidInputError
 
@@ -150,7 +150,7 @@ def test_every_rank_views_the_graph_and_machine_the_leader_built(nodes):
     gather's, and on every rank their arrays are read-only views of the node's windows."""
     from mpi4py import MPI
 
-    from mpitaskmap._allgather import NodeShare, gather_job
+    from mpitaskmap.runtime.gather import NodeShare, gather_job
 
     comm = MPI.COMM_WORLD
     r = comm.rank
@@ -197,7 +197,7 @@ def test_first_window_freed_when_the_graph_is_rebuilt():
     the first is freed at once; the graph is still the plain gather's."""
     from mpi4py import MPI
 
-    from mpitaskmap._allgather import NodeShare, gather_job
+    from mpitaskmap.runtime.gather import NodeShare, gather_job
 
     comm = MPI.COMM_WORLD
     if comm.size < 3:
@@ -223,7 +223,7 @@ def test_router_coordinates_travel_narrow_and_exact():
     one rank reports 2**40 (never clipped: the build sees the exact value)."""
     from mpi4py import MPI
 
-    from mpitaskmap._allgather import NodeShare
+    from mpitaskmap.runtime.gather import NodeShare
 
     comm = MPI.COMM_WORLD
     seen = {}
@@ -257,7 +257,7 @@ def test_a_build_failure_on_one_leader_ends_alike_on_every_rank(failing):
     of the call are freed on every node."""
     from mpi4py import MPI
 
-    from mpitaskmap._allgather import NodeShare
+    from mpitaskmap.runtime.gather import NodeShare
 
     comm = MPI.COMM_WORLD
     nodes = min(comm.size, 3)
@@ -284,7 +284,7 @@ def test_a_build_failure_on_one_leader_ends_alike_on_every_rank(failing):
 def test_a_local_error_is_agreed_before_any_window():
     from mpi4py import MPI
 
-    from mpitaskmap._allgather import NodeShare
+    from mpitaskmap.runtime.gather import NodeShare
 
     comm = MPI.COMM_WORLD
     local = _local(comm.rank, comm.size)
@@ -308,7 +308,7 @@ def test_a_window_failure_on_one_follower_ends_alike_on_every_rank(which):
     ends with that error, its windows freed."""
     from mpi4py import MPI
 
-    from mpitaskmap._allgather import NodeShare
+    from mpitaskmap.runtime.gather import NodeShare
 
     comm = MPI.COMM_WORLD
     if comm.size < 4:
@@ -340,7 +340,7 @@ def test_window_router_coordinates_take_the_narrowest_exact_type(value, dtype):
     with the rank and value named (the validation is unchanged)."""
     from mpi4py import MPI
 
-    from mpitaskmap._allgather import NodeShare
+    from mpitaskmap.runtime.gather import NodeShare
     from mpitaskmap.providers import NetworkInfo, assemble_machine_arrays
 
     comm = MPI.COMM_WORLD
@@ -377,7 +377,7 @@ def test_any_integer_and_float_types_gather_alike():
     collectives expect (int64, float64), so the plain and shared gathers build the same."""
     from mpi4py import MPI
 
-    from mpitaskmap._allgather import NodeShare, gather_job
+    from mpitaskmap.runtime.gather import NodeShare, gather_job
 
     comm = MPI.COMM_WORLD
     ref = _local(comm.rank, comm.size)

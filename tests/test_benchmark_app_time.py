@@ -8,8 +8,8 @@ import pytest
 
 import mpitaskmap
 from mpitaskmap.cli._inputs import load_machine
-from mpitaskmap.simgrid import simgrid_missing
-from mpitaskmap.taskgraph import TaskGraph
+from mpitaskmap.sim.simgrid import simgrid_missing
+from mpitaskmap.graphs.taskgraph import TaskGraph
 
 _ROOT = os.path.join(os.path.dirname(__file__), os.pardir)
 WHY = simgrid_missing(compiler=True)

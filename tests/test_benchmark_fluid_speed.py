@@ -11,7 +11,7 @@ def bench(benchmark_loader):
 
 def test_rows_replay_the_three_mappings(bench, capsys):
     from mpitaskmap import TaskGraph, titan_machine
-    from mpitaskmap.fluid import fluid_exchange
+    from mpitaskmap.sim.fluid import fluid_exchange
 
     assert bench.main(["--ranks", "512", "--ppn", "16", "--repeat", "1"]) == 0
     out = capsys.readouterr().out

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from mpitaskmap.simgrid import simgrid_missing
+from mpitaskmap.sim.simgrid import simgrid_missing
 
 WHY = simgrid_missing(compiler=True)
 
@@ -80,8 +80,8 @@ def test_quick_run_json_schema(bench, tmp_path, capsys):
 
 @pytest.mark.skipif(WHY is not None, reason=str(WHY))
 def test_network_option_selects_the_replays_model(bench, tmp_path, capsys):
-    from mpitaskmap.portfolio import JUDGE_CONFIG
-    from mpitaskmap.simulate import REPLAY_CONFIG
+    from mpitaskmap.search.methods import JUDGE_CONFIG
+    from mpitaskmap.sim.simgrid_replay import REPLAY_CONFIG
 
     assert bench.NETWORKS == {"fluid": REPLAY_CONFIG, "smpi": JUDGE_CONFIG}
     docs = {}

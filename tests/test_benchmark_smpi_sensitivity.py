@@ -7,10 +7,10 @@ import pytest
 
 import mpitaskmap
 from mpitaskmap.cli._inputs import load_machine
-from mpitaskmap.portfolio import JUDGE_CONFIG
-from mpitaskmap.simgrid import simgrid_missing
-from mpitaskmap.simulate import REPLAY_CONFIG
-from mpitaskmap.taskgraph import TaskGraph
+from mpitaskmap.search.methods import JUDGE_CONFIG
+from mpitaskmap.sim.simgrid import simgrid_missing
+from mpitaskmap.sim.simgrid_replay import REPLAY_CONFIG
+from mpitaskmap.graphs.taskgraph import TaskGraph
 
 WHY = simgrid_missing(compiler=True)
 

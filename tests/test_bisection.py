@@ -8,8 +8,8 @@ import pytest
 import mpitaskmap
 from mpitaskmap import FlatMachine, InvalidInputError, TaskGraph, TorusMachine, metrics, torus_machine
 from mpitaskmap import _graphmap
-from mpitaskmap.mappers import bisection as bm
-from mpitaskmap.mappers import graph as gm
+from mpitaskmap.mappers.graph import bisection as bm
+from mpitaskmap.mappers.graph import greedy as gm
 
 try:
     import pymetis  # noqa: F401

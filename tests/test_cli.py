@@ -335,7 +335,8 @@ def test_compare_html_report_holds_table_and_images(capsys, tmp_path, small):
 
 # -- methods that depend on the machine or on optional modules ----------------------------------
 def test_percs_strategies_on_a_percs_machine(capsys):
-    from mpitaskmap.percs import PercsMachine, map_percs
+    from mpitaskmap.machines.percs import PercsMachine
+    from mpitaskmap.mappers.percs import map_percs
 
     status, out, _ = run(capsys, "compare", "-m", "percs:ns=2,nd=1", "-t", "stencil2d:16x16",
                          "--methods", "identity,percs:node_sequential", "--format", "json", "-q")

@@ -11,7 +11,7 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from mpitaskmap.errors import InvalidInputError
-from mpitaskmap.machine import FlatMachine
+from mpitaskmap.machines import FlatMachine
 from mpitaskmap.mapfiles import (
     DEFAULT_HOST_FORMAT,
     MAP_FORMATS,
@@ -27,8 +27,8 @@ from mpitaskmap.mapfiles import (
 )
 from mpitaskmap.mapping import Mapping
 from mpitaskmap.metrics import evaluate
-from mpitaskmap.simulated import bgq_machine, titan_machine, torus_machine
-from mpitaskmap.taskgraph import TaskGraph
+from mpitaskmap.machines.presets import bgq_machine, titan_machine, torus_machine
+from mpitaskmap.graphs.taskgraph import TaskGraph
 
 
 def text_of(writer, mapping, **kw):

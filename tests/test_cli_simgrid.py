@@ -23,8 +23,8 @@ from mpitaskmap.cli._inputs import load_machine
 from mpitaskmap.cli.smpi import SIMULATED_TIME, hostfile_ranks, run_smpi, smpirun_command
 from mpitaskmap.mapfiles import read_smpi_hostfile
 from mpitaskmap.metrics import evaluate
-from mpitaskmap.simgrid import simgrid_missing
-from mpitaskmap.taskgraph import TaskGraph
+from mpitaskmap.sim.simgrid import simgrid_missing
+from mpitaskmap.graphs.taskgraph import TaskGraph
 
 ROOT = Path(__file__).resolve().parents[1]
 SIM = "sim:titan:ppn=2,seed=1"  # 16 ranks: 8 nodes of a sparse Titan-like allocation

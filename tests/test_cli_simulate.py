@@ -18,7 +18,7 @@ from mpitaskmap.cli._common import SIMULATED_COLUMN, Row, render_table
 from mpitaskmap.cli._common import DEFAULT_BYTES_PER_WEIGHT, DEFAULT_LINK_LATENCY
 from mpitaskmap.cli.compare import simulated_seconds
 from mpitaskmap.providers import get_provider, machine_from_provider
-from mpitaskmap.simgrid import simgrid_missing
+from mpitaskmap.sim.simgrid import simgrid_missing
 
 SIM = "sim:titan:nodes=8,ppn=4,seed=1"  # 32 processors, 4 per node, 2 nodes per Gemini router
 TASKS = "stencil3d:4x4x2"
@@ -57,9 +57,9 @@ def small_rows():
 
 
 def test_simulate_without_simgrid_is_a_one_line_error(capsys, monkeypatch):
-    import mpitaskmap.simgrid
+    import mpitaskmap.sim.simgrid
 
-    monkeypatch.setattr(mpitaskmap.simgrid, "simgrid_missing",
+    monkeypatch.setattr(mpitaskmap.sim.simgrid, "simgrid_missing",
                         lambda compiler=False: "SimGrid's smpirun is not on PATH (install SimGrid: apt-get install "
                                                "libsimgrid-dev)")
     status, out, err = run(capsys, "compare", "-m", SIM, "-t", TASKS, "--methods", "identity", "--simulate", "-q")
@@ -102,7 +102,7 @@ def test_one_hop_messages_take_latency_plus_size_over_bandwidth(capsys):
 
 @needs_simgrid
 def test_compare_simulate_matches_simulate_exchange_in_every_format(capsys, tmp_path):
-    from mpitaskmap.simulate import simulate_exchange
+    from mpitaskmap.sim.simgrid_replay import simulate_exchange
 
     machine = machine_from_provider(get_provider(SIM), 32)
     graph = TaskGraph.stencil([4, 4, 2])
@@ -145,7 +145,7 @@ def test_a_mapping_whose_messages_stay_in_nodes_takes_no_time():
 
 @needs_simgrid
 def test_map_auto_simulate_keeps_the_fastest_of_the_judged(capsys):
-    from mpitaskmap.simulate import simulate_exchange
+    from mpitaskmap.sim.simgrid_replay import simulate_exchange
 
     status, out, err = run(capsys, "map", "-m", SIM, "-t", TASKS, "--method", "auto", "--simulate",
                            "--simulate-top", "2", "--simulate-also", "", "--format", "csv")
@@ -170,7 +170,7 @@ def test_map_auto_simulate_keeps_the_fastest_of_the_judged(capsys):
                             metric=mpitaskmap.metrics.time_objective(DEFAULT_BYTES_PER_WEIGHT, DEFAULT_LINK_LATENCY),
                             judge_options={"bytes_per_weight": DEFAULT_BYTES_PER_WEIGHT,
                                            "link_latency": DEFAULT_LINK_LATENCY}, judge_also=())
-    from mpitaskmap.portfolio import JUDGE_CONFIG
+    from mpitaskmap.search.methods import JUDGE_CONFIG
 
     best = simulate_exchange(judged, bytes_per_weight=DEFAULT_BYTES_PER_WEIGHT, link_latency=DEFAULT_LINK_LATENCY,
                              config=JUDGE_CONFIG)

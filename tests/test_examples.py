@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mpitaskmap.simgrid import simgrid_missing
+from mpitaskmap.sim.simgrid import simgrid_missing
 
 ROOT = Path(__file__).resolve().parents[1]
 MPIEXEC = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")

@@ -1,4 +1,4 @@
-"""The fluid replay (mpitaskmap.fluid, cext/_fluid.pyx): hand-computed steps, a brute-force
+"""The fluid replay (mpitaskmap.sim.fluid, cext/_fluid.pyx): hand-computed steps, a brute-force
 reference that re-solves every flow at every event, and SimGrid itself where installed."""
 
 import numpy as np
@@ -6,10 +6,10 @@ import pytest
 
 from mpitaskmap import TaskGraph, torus_machine
 from mpitaskmap.errors import InvalidInputError
-from mpitaskmap.fluid import (CM02, NETWORK_MODELS, SMPI, NetworkModel, exchange_messages, fluid_exchange)
-from mpitaskmap.machine import FlatMachine
+from mpitaskmap.sim.fluid import (CM02, NETWORK_MODELS, SMPI, NetworkModel, exchange_messages, fluid_exchange)
+from mpitaskmap.machines import FlatMachine
 from mpitaskmap.mapping import Mapping
-from mpitaskmap.simgrid import simgrid_missing
+from mpitaskmap.sim.simgrid import simgrid_missing
 
 WHY = simgrid_missing(compiler=True)
 needs_simgrid = pytest.mark.skipif(WHY is not None, reason=str(WHY))
@@ -224,7 +224,7 @@ def test_models_and_bad_input():
         fluid_exchange(g, m, [0, 1], link_latency=1e-7, bandwidth_unit="Gbps")
     with pytest.raises(InvalidInputError, match="task_to_proc"):
         fluid_exchange(g, m, [0, 9], link_latency=1e-7)
-    from mpitaskmap.percs.machine import PercsMachine
+    from mpitaskmap.machines.percs import PercsMachine
 
     with pytest.raises(InvalidInputError, match="replays TorusMachine and FlatMachine"):
         fluid_exchange(g, PercsMachine(1, 1), [0, 1], link_latency=1e-7)
@@ -233,7 +233,7 @@ def test_models_and_bad_input():
 @needs_simgrid
 @pytest.mark.parametrize("seed", range(3))
 def test_agrees_with_simgrid_message_by_message(seed):
-    from mpitaskmap.simulate import REPLAY_CONFIG, simulate_exchange
+    from mpitaskmap.sim.simgrid_replay import REPLAY_CONFIG, simulate_exchange
 
     rng = np.random.default_rng(100 + seed)
     m = torus_machine([4, 4, 3], cores_per_node=2, nodes_per_router=2) if seed % 2 else torus_machine([5, 3, 4])

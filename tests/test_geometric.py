@@ -4,16 +4,16 @@ import numpy as np
 import pytest
 
 from mpitaskmap import InvalidInputError, TaskGraph, hopper_machine, identity_mapping, titan_machine, torus_machine
-from mpitaskmap.machine import TorusMachine
+from mpitaskmap.machines import TorusMachine
 from mpitaskmap import Candidate, best_of, candidate_list
-from mpitaskmap.families.geometric import candidate, rotations
-from mpitaskmap.families.identity import CANDIDATE as IDENTITY_CANDIDATE
+from mpitaskmap.search.families.geometric import candidate, rotations
+from mpitaskmap.search.families.identity import CANDIDATE as IDENTITY_CANDIDATE
 
 
 def _tasks(d: int) -> TaskGraph:
     """A task graph whose coordinates vary in ``d`` dimensions."""
     return TaskGraph.stencil([3] * d)
-from mpitaskmap.mappers.geometric import map_geometric, processor_coords, select_compact_subset
+from mpitaskmap.mappers.geometric.mapper import map_geometric, processor_coords, select_compact_subset
 
 
 @pytest.mark.parametrize("ordering", ["fz", "z", "gray", "hilbert"])
@@ -216,7 +216,7 @@ def test_identical_task_and_processor_coordinates_share_one_partition():
     # tree on both sides: every task on the processor of its own row, for any ordering and
     # rotation that both sides share; sides that differ in ordering (mfz numbers processors
     # with the lower side flipped) or rotation are partitioned separately.
-    from mpitaskmap.partition import mj_partition
+    from mpitaskmap.mappers.geometric.mj import mj_partition
 
     m = torus_machine([4, 6, 2], wrap=False)
     rng = np.random.default_rng(3)

@@ -6,9 +6,9 @@ import pytest
 from mpitaskmap import (FlatMachine, InvalidInputError, Mapping, TaskGraph, TorusMachine, hopper_machine,
                         identity_mapping, map_geometric, metrics, titan_machine, torus_machine)
 from mpitaskmap import candidate_list
-from mpitaskmap.problem import Problem
-from mpitaskmap.search import apply
-from mpitaskmap.mappers import graph as gm
+from mpitaskmap.search.problem import Problem
+from mpitaskmap.search.scoring import apply
+from mpitaskmap.mappers.graph import greedy as gm
 from mpitaskmap import _graphmap
 
 

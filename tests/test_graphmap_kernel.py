@@ -12,7 +12,7 @@ import pytest
 
 from mpitaskmap import TaskGraph, metrics, titan_machine
 from mpitaskmap import _graphmap
-from mpitaskmap.mappers import graph as gm
+from mpitaskmap.mappers.graph import greedy as gm
 
 
 def _setup(seed, n_tasks=40, n_edges=180, n_nodes=24, cores=4):

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from mpitaskmap import InvalidInputError, TaskGraph, torus_machine
-from mpitaskmap.mappers._grids import place_nearest, proc_grid
-from mpitaskmap.mappers.grid2d import HEURISTICS_2D, best_layout_2d, layout_2d, map_grid2d
-from mpitaskmap.mappers.grid3d import (
+from mpitaskmap.mappers.grid._shared import place_nearest, proc_grid
+from mpitaskmap.mappers.grid.onto_2d import HEURISTICS_2D, best_layout_2d, layout_2d, map_grid2d
+from mpitaskmap.mappers.grid.onto_3d import (
     block_shapes, layout_sfc, layout_stack, map_blocked, map_fold, map_sfc, map_stack, stack_variants,
 )
-from mpitaskmap.mappers.grid_pairs import map_pairs
+from mpitaskmap.mappers.grid.pairs import map_pairs
 from mpitaskmap.metrics import weighted_hops
 
 # ---------------------------------------------------------------------------------------

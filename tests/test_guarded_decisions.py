@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from mpitaskmap import TaskGraph, TorusMachine, best_of, candidate_list, map_greedy, torus_machine
-from mpitaskmap.mappers.geometric import select_compact_subset
+from mpitaskmap.mappers.geometric.mapper import select_compact_subset
 
 # Private helpers guarded here: if they move, this is the one line to fix.
-from mpitaskmap.mappers.graph import NodeNetwork, _fit_parts, _node_shares
+from mpitaskmap.mappers.graph.greedy import NodeNetwork, _fit_parts, _node_shares
 
 
 def line_of_nodes(cores):

@@ -1,19 +1,19 @@
-"""The search's judge (mpitaskmap.judge): the default fluid replay of auto's best candidates."""
+"""The search's judge (mpitaskmap.search.judge): the default fluid replay of auto's best candidates."""
 
 import numpy as np
 import pytest
 
 import mpitaskmap
 from mpitaskmap import TaskGraph, titan_machine, torus_machine
-from mpitaskmap import judge as judge_mod
+from mpitaskmap.search import judge as judge_mod
 from mpitaskmap.cli import main
 from mpitaskmap.errors import InvalidInputError
-from mpitaskmap.fluid import fluid_exchange
-from mpitaskmap.judge import (DEFAULT_JUDGE, FLUID_JUDGE_MAX_WORK, JUDGE_TIE, JUDGE_TOP, default_judge, judge_order,
+from mpitaskmap.sim.fluid import fluid_exchange
+from mpitaskmap.search.judge import (DEFAULT_JUDGE, FLUID_JUDGE_MAX_WORK, JUDGE_TIE, JUDGE_TOP, default_judge, judge_order,
                               resolve_judge)
-from mpitaskmap.machine import FlatMachine
-from mpitaskmap.problem import Problem
-from mpitaskmap.search import apply
+from mpitaskmap.machines import FlatMachine
+from mpitaskmap.search.problem import Problem
+from mpitaskmap.search.scoring import apply
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +90,7 @@ def test_a_given_metric_decides_alone(overruled):
 
 def test_equal_replays_keep_the_objectives_pick(overruled, monkeypatch):
     g, m, plain, _ = overruled
-    import mpitaskmap.portfolio as portfolio
+    import mpitaskmap.search.methods as portfolio
 
     monkeypatch.setattr(portfolio, "fluid_seconds", lambda problem, mapping, options: 1.0)
     tied = mpitaskmap.map(g, m)
@@ -110,7 +110,7 @@ def test_over_budget_the_objective_decides(overruled):
 
 def test_judge_options_reach_the_replay(overruled, monkeypatch):
     g, m, _, _ = overruled
-    import mpitaskmap.portfolio as portfolio
+    import mpitaskmap.search.methods as portfolio
 
     seen = []
     monkeypatch.setattr(portfolio, "fluid_seconds", lambda problem, mapping, options: seen.append(options) or 1.0)

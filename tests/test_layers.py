@@ -1,10 +1,10 @@
-"""The import graph follows the layers: machine -> task graph -> metrics -> problem ->
-mapper families -> search -> front end / runtime / CLI.  A lower layer never imports a
-higher one, not even inside a function; no algorithm module imports the map-file package;
-only the runtime imports mpi4py at module level.
+"""The import graph follows the layers, has no circle, and every module has a layer.
 
-Imports are read from the source with :mod:`ast` (every ``import`` statement, at any
-depth), so a lazy import inside a function counts like one at the top.
+Layers, bottom up (DESIGN.md): foundation -> machines -> graphs -> metrics -> sim ->
+mappers -> search -> front ends (runtime, providers, map files, pictures) -> command line.
+A module may import its own layer and the layers below, never one above -- not even
+inside a function.  Imports are read from the source with :mod:`ast` (every ``import``
+statement, at any depth), so a lazy import counts like one at the top.
 """
 
 from __future__ import annotations
@@ -16,6 +16,22 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "mpitaskmap"
 
+#: Layer of every module, bottom up: (name, module prefixes).  A module in no entry fails.
+LAYERS = [
+    ("foundation", ("mpitaskmap._version", "mpitaskmap.errors", "mpitaskmap._validate", "mpitaskmap._textio", "mpitaskmap.curves",
+                    "mpitaskmap._torus", "mpitaskmap._percs", "mpitaskmap._mj", "mpitaskmap._graphmap",
+                    "mpitaskmap._grid", "mpitaskmap._fluid")),
+    ("machines", ("mpitaskmap.machines",)),
+    ("graphs", ("mpitaskmap.graphs",)),
+    ("metrics", ("mpitaskmap.metrics", "mpitaskmap.mapping")),
+    ("sim", ("mpitaskmap.sim",)),
+    ("mappers", ("mpitaskmap.mappers",)),
+    ("search", ("mpitaskmap.search",)),
+    ("front ends", ("mpitaskmap.mapfiles", "mpitaskmap.viz", "mpitaskmap.providers", "mpitaskmap.runtime")),
+    ("command line", ("mpitaskmap.cli", "mpitaskmap.__main__")),
+    ("package", ("mpitaskmap",)),
+]
+
 
 def _module_name(path: Path) -> str:
     rel = path.relative_to(PACKAGE.parent).with_suffix("")
@@ -25,8 +41,15 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
 def _imports(path: Path) -> list[tuple[str, bool]]:
-    """(absolute module name, at module level) of every import in ``path``."""
+    """(absolute module name, at module level) of every import in ``path``.
+
+    ``from pkg import x`` counts as an import of ``pkg.x`` when that is a module of the
+    package, else of ``pkg``.
+    """
     tree = ast.parse(path.read_text(encoding="utf-8"))
     me = _module_name(path).split(".")
     package = me if path.name == "__init__.py" else me[:-1]
@@ -41,68 +64,105 @@ def _imports(path: Path) -> list[tuple[str, bool]]:
                 name = ".".join(base + ([node.module] if node.module else []))
             else:
                 name = node.module or ""
-            if node.module is not None:
-                out.append((name, id(node) in top))
-            # "from pkg import x": each x may be a module of pkg
-            out += [(f"{name}.{a.name}", id(node) in top) for a in node.names]
+            for a in node.names:
+                sub = f"{name}.{a.name}"
+                is_module = sub in MODULES or (sub.startswith("mpitaskmap._") and sub.count(".") == 1)
+                out.append((sub if is_module else name, id(node) in top))
     return out
 
 
-MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+def _layer(name: str) -> int | None:
+    best, best_len = None, -1
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for p in prefixes:
+            if (name == p or name.startswith(p + ".")) and len(p) > best_len:
+                best, best_len = i, len(p)
+    return best
 
 
-def _matches(name: str, prefixes) -> bool:
-    return any(name == p or name.startswith(p + ".") for p in prefixes)
+def _internal_edges():
+    for mod, path in MODULES.items():
+        for name, top in _imports(path):
+            if name == "mpitaskmap" or name.startswith("mpitaskmap."):
+                yield mod, name, top
 
 
-HIGH = ("mpitaskmap.search", "mpitaskmap.judge", "mpitaskmap.portfolio", "mpitaskmap.runtime", "mpitaskmap.cli",
-        "mpitaskmap.providers")
-#: Everything below the search layer.
-BELOW_SEARCH = ("mpitaskmap.families", "mpitaskmap.mappers", "mpitaskmap.percs", "mpitaskmap.rubik",
-                "mpitaskmap.partition", "mpitaskmap.problem", "mpitaskmap.metrics", "mpitaskmap.machine",
-                "mpitaskmap.mapping", "mpitaskmap.taskgraph", "mpitaskmap.transforms", "mpitaskmap.grid_analysis",
-                "mpitaskmap.simulated", "mpitaskmap.machine_file", "mpitaskmap.curves", "mpitaskmap.errors",
-                "mpitaskmap._validate", "mpitaskmap._textio", "mpitaskmap.fluid")
-#: Below the mapper families (the problem layer and what it stands on).
-BELOW_FAMILIES = ("mpitaskmap.problem", "mpitaskmap.metrics", "mpitaskmap.machine", "mpitaskmap.mapping",
-                  "mpitaskmap.taskgraph", "mpitaskmap.transforms", "mpitaskmap.grid_analysis",
-                  "mpitaskmap.simulated", "mpitaskmap.machine_file", "mpitaskmap.curves", "mpitaskmap.errors",
-                  "mpitaskmap._validate", "mpitaskmap._textio")
-ALGORITHMS = BELOW_SEARCH + ("mpitaskmap.search", "mpitaskmap.judge", "mpitaskmap.portfolio")
-
-
-def _offenders(modules, forbidden):
-    return sorted({
-        (mod, name) for mod, path in MODULES.items() if _matches(mod, modules)
-        for name, _ in _imports(path) if _matches(name, forbidden)
-    })
+def test_every_module_has_a_layer():
+    assert sorted(m for m in MODULES if _layer(m) is None) == []
 
 
 def test_the_parser_sees_relative_and_lazy_imports():
-    names = dict(_imports(MODULES["mpitaskmap.search"]))
-    assert names["mpitaskmap.families"] is True and "mpitaskmap.families.geometric" in names
-    assert ("mpitaskmap.percs", True) in _imports(MODULES["mpitaskmap.families.percs"])
+    names = dict(_imports(MODULES["mpitaskmap.search.scoring"]))
+    assert "mpitaskmap.search.families.geometric" in names and names["mpitaskmap.search.families.geometric"] is True
     # a lazy import inside a function is seen, and marked as not at module level
-    assert ("pymetis", False) in _imports(MODULES["mpitaskmap.mappers.graph"])
+    assert ("pymetis", False) in _imports(MODULES["mpitaskmap.mappers.graph.greedy"])
+    assert ("mpitaskmap.sim.simgrid", False) in _imports(MODULES["mpitaskmap.search.methods"])
 
 
-def test_nothing_below_the_search_layer_imports_it_or_anything_above():
-    assert _offenders(BELOW_SEARCH, HIGH) == []
+def test_the_layer_check_fails_on_an_upward_import(tmp_path):
+    # a machine module importing the search would be reported
+    assert _layer("mpitaskmap.machines.torus") < _layer("mpitaskmap.search.judge")
+    assert _layer("mpitaskmap.sim.fluid") < _layer("mpitaskmap.mappers.graph.greedy")
 
 
-def test_nothing_below_the_families_imports_a_family_or_a_mapper():
-    forbidden = ("mpitaskmap.families", "mpitaskmap.mappers", "mpitaskmap.rubik", "mpitaskmap.partition")
-    assert _offenders(BELOW_FAMILIES, forbidden) == []
+def test_no_import_runs_up_the_layers():
+    up = sorted({(mod, name) for mod, name, _ in _internal_edges() if _layer(name) > _layer(mod)})
+    assert up == []
+
+
+def test_the_import_graph_has_no_circle():
+    graph: dict[str, set] = {m: set() for m in MODULES}
+    for mod, name, _ in _internal_edges():
+        if name in MODULES and name != mod:
+            graph[mod].add(name)
+    index, low, stack, on, circles = {}, {}, [], set(), []
+
+    def visit(v):  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                circles.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    assert circles == []
+
+
+def test_no_module_imports_a_class_by_its_name_string():
+    offenders = []
+    for mod, path in MODULES.items():
+        text = path.read_text(encoding="utf-8")
+        if "__name__ in" in text or "cls.__name__" in text or "__class__.__name__ ==" in text:
+            offenders.append(mod)
+    assert offenders == []
 
 
 def test_no_algorithm_module_imports_the_map_files():
-    assert _offenders(ALGORITHMS, ("mpitaskmap.mapfiles",)) == []
+    below_front = [m for m in MODULES if _layer(m) < _layer("mpitaskmap.mapfiles")]
+    assert sorted({(m, n) for m, n, _ in _internal_edges() if m in below_front and
+                   (n == "mpitaskmap.mapfiles" or n.startswith("mpitaskmap.mapfiles."))}) == []
 
 
 def test_only_the_runtime_imports_mpi4py_at_module_level():
     at_top = sorted({mod for mod, path in MODULES.items()
-                     for name, top in _imports(path) if top and _matches(name, ("mpi4py",))})
-    assert at_top == ["mpitaskmap.runtime"]
+                     for name, top in _imports(path) if top and (name == "mpi4py" or name.startswith("mpi4py."))})
+    assert at_top == ["mpitaskmap.runtime.remapping"]
 
 
 @pytest.mark.parametrize("family", ["geometric", "graph", "grid", "identity", "percs", "rubik"])
@@ -110,9 +170,9 @@ def test_every_family_module_has_candidates_and_apply(family):
     import importlib
     import inspect
 
-    from mpitaskmap.search import FAMILIES
+    from mpitaskmap.search.scoring import FAMILIES
 
-    module = importlib.import_module(f"mpitaskmap.families.{family}")
+    module = importlib.import_module(f"mpitaskmap.search.families.{family}")
     assert FAMILIES[family] is module
     assert list(inspect.signature(module.candidates).parameters)[0] == "problem"
     assert list(inspect.signature(module.apply).parameters)[:2] == ["candidate", "problem"]

@@ -6,11 +6,11 @@ import pickle
 import numpy as np
 import pytest
 
-import mpitaskmap.machine as machine_module
+import mpitaskmap.machines.base as machine_module
 from mpitaskmap import FlatMachine, InvalidInputError, Machine, TaskGraph, TorusMachine, evaluate, titan_machine
 from mpitaskmap.metrics import HOP_METRICS, LINK_METRICS, link_loads
-from mpitaskmap.percs import PercsMachine
-from mpitaskmap.machine import BoxShape, strides
+from mpitaskmap.machines.percs import PercsMachine
+from mpitaskmap.machines import BoxShape, strides
 
 
 # -- strides ---------------------------------------------------------------------------------

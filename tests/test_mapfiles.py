@@ -8,7 +8,7 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from mpitaskmap.errors import InvalidInputError
-from mpitaskmap.machine import FlatMachine, TorusMachine
+from mpitaskmap.machines import FlatMachine, TorusMachine
 from mpitaskmap.mapfiles import (
     MAP_FORMATS,
     coords_to_procs,
@@ -26,9 +26,9 @@ from mpitaskmap.mapfiles import (
     write_mpich_rank_order,
 )
 from mpitaskmap.mapping import Mapping
-from mpitaskmap.rubik import box
-from mpitaskmap.simulated import bgq_machine, titan_machine, torus_machine
-from mpitaskmap.taskgraph import TaskGraph
+from mpitaskmap.mappers.rubik import box
+from mpitaskmap.machines.presets import bgq_machine, titan_machine, torus_machine
+from mpitaskmap.graphs.taskgraph import TaskGraph
 
 
 def text_of(writer, *args, **kw):

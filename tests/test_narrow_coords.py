@@ -13,10 +13,10 @@ from mpitaskmap import TaskGraph, TorusMachine, map_geometric, map_greedy, refin
 from mpitaskmap import _graphmap, _grid, _mj, _torus
 from mpitaskmap._validate import COORD_DTYPES, as_int_matrix, as_narrowest_coords, narrowest_int_dtype
 from mpitaskmap.errors import InvalidInputError
-from mpitaskmap.mappers.bisection import map_bisection, processor_tree
-from mpitaskmap.mappers.grid_pairs import map_pairs
+from mpitaskmap.mappers.graph.bisection import map_bisection, processor_tree
+from mpitaskmap.mappers.grid.pairs import map_pairs
 from mpitaskmap.providers import NetworkInfo, assemble_machine_arrays
-from mpitaskmap.transforms import torus_shift
+from mpitaskmap.mappers.geometric.transforms import torus_shift
 
 NARROW = (np.int16, np.int32)
 

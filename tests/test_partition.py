@@ -1,4 +1,4 @@
-"""Tests for mpitaskmap.partition (MJ partitioner) and its kernel mpitaskmap._mj."""
+"""Tests for mpitaskmap.mappers.geometric.mj (MJ partitioner) and its kernel mpitaskmap._mj."""
 
 from fractions import Fraction
 
@@ -7,7 +7,7 @@ import pytest
 
 from mpitaskmap import _mj
 from mpitaskmap.errors import InvalidInputError
-from mpitaskmap.partition import ORDERINGS, mj_part_sizes, mj_partition
+from mpitaskmap.mappers.geometric.mj import ORDERINGS, mj_part_sizes, mj_partition
 
 from reference_mj import reference_mj, reference_part_sizes, round_half_up
 

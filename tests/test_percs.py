@@ -9,14 +9,10 @@ import pytest
 
 from mpitaskmap import TaskGraph, evaluate, map_geometric
 from mpitaskmap.errors import InvalidInputError
-from mpitaskmap.percs import (
-    PercsLinkLoads,
-    PercsMachine,
-    bucket_width,
-    d_link_node,
-    halo_graph,
-    percs_link_loads,
-)
+from mpitaskmap.graphs.percs_patterns import halo_graph
+from mpitaskmap.machines.percs import PercsMachine
+from mpitaskmap.machines.percs_network import PercsLinkLoads, bucket_width, d_link_node
+from mpitaskmap.machines.percs_routing import percs_link_loads
 
 # ---------------------------------------------------------------- reference ---------
 

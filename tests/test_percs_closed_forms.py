@@ -1,12 +1,16 @@
 """Closed-form throughputs of the PERCS strategies (halo, direct and indirect routing),
 checked against the exact simulator on n_s = 16 (64 x 32 grid) and 32 (64 x 64) for
 n_d = 1..16.  The formulas are those of the strategy notes in
-:mod:`mpitaskmap.percs.strategies`; throughput is GB/s per node (4 / t)."""
+:mod:`mpitaskmap.mappers.percs.strategies`; throughput is GB/s per node (4 / t)."""
 
 import numpy as np
 import pytest
 
-from mpitaskmap.percs import PercsMachine, halo_graph, map_percs
+from mpitaskmap.graphs.percs_patterns import halo_graph
+
+from mpitaskmap.machines.percs import PercsMachine
+
+from mpitaskmap.mappers.percs import map_percs
 
 GRIDS = {16: (64, 32), 32: (64, 64)}
 N_D = [1, 2, 4, 8, 16]

@@ -4,24 +4,11 @@ import numpy as np
 import pytest
 
 from mpitaskmap import Problem, candidate_list
-from mpitaskmap.search import apply
+from mpitaskmap.search.scoring import apply
 from mpitaskmap.errors import InvalidInputError
-from mpitaskmap.percs import (
-    PercsMachine,
-    check_perfect_colouring,
-    colouring_defects,
-    grid_shape,
-    halo_graph,
-    map_blocking,
-    map_default,
-    map_mod_colouring,
-    map_percs,
-    map_transpose,
-    mod_colouring,
-    nice_permutation,
-    transpose_graph,
-    STRATEGIES,
-)
+from mpitaskmap.graphs.percs_patterns import grid_shape, halo_graph, transpose_graph
+from mpitaskmap.machines.percs import PercsMachine
+from mpitaskmap.mappers.percs import check_perfect_colouring, colouring_defects, map_blocking, map_default, map_mod_colouring, map_percs, map_transpose, mod_colouring, nice_permutation, STRATEGIES
 
 
 def loads(mapping):

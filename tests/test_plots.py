@@ -13,10 +13,10 @@ import pytest
 from mpitaskmap import TaskGraph, identity_mapping, map_geometric
 from mpitaskmap.cli import main
 from mpitaskmap.errors import InvalidInputError
-from mpitaskmap.machine import FlatMachine
+from mpitaskmap.machines import FlatMachine
 from mpitaskmap.metrics import edge_hops, link_loads
-from mpitaskmap.report_html import html_report, write_html_report
-from mpitaskmap.simulated import titan_machine
+from mpitaskmap.viz.report_html import html_report, write_html_report
+from mpitaskmap.machines.presets import titan_machine
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -35,13 +35,13 @@ def pair():
 
 
 def test_import_does_not_load_matplotlib():
-    code = "import mpitaskmap.plots, mpitaskmap.report_html, mpitaskmap.cli, sys; print('matplotlib' in sys.modules)"
+    code = "import mpitaskmap.viz.plots, mpitaskmap.viz.report_html, mpitaskmap.cli, sys; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
 
 def test_missing_matplotlib_names_the_plot_extra(monkeypatch, pair):
-    from mpitaskmap import plots
+    from mpitaskmap.viz import plots
 
     for name in [n for n in sys.modules if n == "matplotlib" or n.startswith("matplotlib.")]:
         monkeypatch.setitem(sys.modules, name, None)
@@ -52,7 +52,7 @@ def test_missing_matplotlib_names_the_plot_extra(monkeypatch, pair):
 
 def test_link_load_bars_are_the_per_direction_maxima(tmp_path, pair):
     pytest.importorskip("matplotlib")
-    from mpitaskmap.plots import plot_link_loads
+    from mpitaskmap.viz.plots import plot_link_loads
 
     path = tmp_path / "links.png"
     fig = plot_link_loads(pair, path)
@@ -72,7 +72,7 @@ def test_link_load_bars_are_the_per_direction_maxima(tmp_path, pair):
 
 def test_hop_histogram_shares(tmp_path, pair):
     pytest.importorskip("matplotlib")
-    from mpitaskmap.plots import plot_hop_histogram
+    from mpitaskmap.viz.plots import plot_hop_histogram
 
     fig = plot_hop_histogram(pair, tmp_path / "hops.png")
     ax = fig.axes[0]
@@ -89,7 +89,7 @@ def test_hop_histogram_shares(tmp_path, pair):
 
 def test_allocation_draws_every_task_at_its_router(tmp_path, pair):
     pytest.importorskip("matplotlib")
-    from mpitaskmap.plots import plot_allocation, task_parts
+    from mpitaskmap.viz.plots import plot_allocation, task_parts
 
     fig = plot_allocation(pair, tmp_path / "alloc.png")
     assert len(fig.axes) == 2 and png_size(tmp_path / "alloc.png") == (round(fig.get_size_inches()[0] * 100), 600)
@@ -136,7 +136,7 @@ def test_html_report_is_self_contained_and_escaped(tmp_path):
     pytest.importorskip("matplotlib")
     from matplotlib.figure import Figure
 
-    from mpitaskmap.plots import figure_png
+    from mpitaskmap.viz.plots import figure_png
 
     fig = Figure(figsize=(2, 1), dpi=50)
     fig.add_subplot().plot([0, 1], [1, 0])
@@ -160,8 +160,8 @@ def test_html_report_is_self_contained_and_escaped(tmp_path):
 
 def test_percs_link_classes_plot(tmp_path):
     pytest.importorskip("matplotlib")
-    from mpitaskmap.percs import PercsMachine
-    from mpitaskmap.plots import plot_link_loads
+    from mpitaskmap.machines.percs import PercsMachine
+    from mpitaskmap.viz.plots import plot_link_loads
 
     graph = TaskGraph.stencil([16, 16])
     fig = plot_link_loads(identity_mapping(graph, PercsMachine(2, 1)), tmp_path / "p.png")

@@ -1,6 +1,6 @@
 """Every method of the front end and every family of the search, through every door.
 
-For each method of :data:`mpitaskmap.portfolio.METHODS` (and every heuristic of the grid
+For each method of :data:`mpitaskmap.search.methods.METHODS` (and every heuristic of the grid
 family and strategy of the PERCS family) on an input where it applies: the result is a
 valid mapping that respects node capacities, is deterministic, and is the same through
 :func:`mpitaskmap.map`, :func:`mpitaskmap.best_of` (one candidate) and the command line
@@ -18,11 +18,11 @@ from mpitaskmap.cli import main
 from mpitaskmap.cli._inputs import load_machine, load_tasks
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.mapfiles import read_map
-from mpitaskmap.mappers.regular import GRID_METHODS
-from mpitaskmap.percs import STRATEGIES
-from mpitaskmap.portfolio import METHODS
-from mpitaskmap.search import FAMILIES, REFINE_TOP, apply
-from mpitaskmap.families.rubik import METHODS as RUBIK_METHODS
+from mpitaskmap.mappers.grid.heuristics import GRID_METHODS
+from mpitaskmap.mappers.percs import STRATEGIES
+from mpitaskmap.search.methods import METHODS
+from mpitaskmap.search.scoring import FAMILIES, REFINE_TOP, apply
+from mpitaskmap.search.families.rubik import METHODS as RUBIK_METHODS
 
 TITAN = ("sim:titan:nodes=8,ppn=4,seed=1", "stencil3d:4x4x2")  # 32 ranks, 4 per node
 MESH = ("sim:torus:dims=8x4,wrap=0", "stencil2d:8x4")
@@ -159,7 +159,7 @@ def test_front_end_errors_name_the_method_and_option():
 
 
 def test_winner_is_the_lowest_score_then_the_lowest_index():
-    from mpitaskmap.search import winner
+    from mpitaskmap.search.scoring import winner
 
     assert winner([(2, 5.0), (0, 5.0), (1, 7.0)]) == (5.0, 0)
     assert winner([(3, 1.0), (1, 2.0)]) == (1.0, 3)
@@ -172,8 +172,8 @@ def test_rubik_family_places_the_task_grid_like_rubik():
     g = TaskGraph.stencil([6, 5])
     m = mpitaskmap.torus_machine([10, 3], wrap=False)
     p = Problem(g, m)
-    from mpitaskmap.families import rubik as rubik_family
-    from mpitaskmap.rubik import box
+    from mpitaskmap.search.families import rubik as rubik_family
+    from mpitaskmap.mappers.rubik import box
 
     cands = rubik_family.candidates(p)
     assert [c.label() for c in cands] == [
@@ -205,7 +205,7 @@ def test_two_stage_search_refines_the_top_candidates_and_never_loses():
     two = best_of(graph, machine, cands, refine=3, metric="weighted_hops")
     assert len(two.candidates) == len(cands) + 3 and two.scores[: len(cands)] == one.scores
     # the second stage refines the three best of the first, in rank order
-    from mpitaskmap.search import top_indices
+    from mpitaskmap.search.scoring import top_indices
 
     starts = [c.option("start") for c in two.candidates[len(cands):]]
     assert starts == [cands[i] for i in top_indices(list(enumerate(one.scores)), 3)]

@@ -10,9 +10,9 @@ import pytest
 from mpitaskmap import TaskGraph, best_of, candidate_list, metrics, torus_machine
 from mpitaskmap import _torus
 from mpitaskmap.errors import InvalidInputError
-from mpitaskmap.machine import BANDWIDTH_UNIT, FlatMachine
+from mpitaskmap.machines import BANDWIDTH_UNIT, FlatMachine
 from mpitaskmap.metrics import DEFAULT_HOP_LATENCY, DEFAULT_OVERLAP_BYTES, default_metric, predicted_time
-from mpitaskmap.search import resolve_metric, winner
+from mpitaskmap.search.scoring import resolve_metric, winner
 
 GB = 1e9  # bytes: one second on a link of bandwidth 1 (GB/s)
 
@@ -81,7 +81,7 @@ class FlatLinkModel:
 
     @staticmethod
     def generic(machine, graph, ttp, overlap_weight=math.inf):
-        from mpitaskmap.machine import Machine
+        from mpitaskmap.machines import Machine
 
         ttp = np.asarray(ttp, dtype=np.intp)
         return Machine.link_time(machine, graph.indptr, graph.indices, graph.weights, ttp,
@@ -236,8 +236,8 @@ def test_search_keeps_the_candidate_with_the_least_predicted_time():
 
 def _fake_simulator(monkeypatch, seconds_of):
     """Replace SimGrid by ``seconds_of(mapping) -> float`` (the judge's decision, not SimGrid, is tested)."""
-    import mpitaskmap.simgrid as simgrid
-    import mpitaskmap.simulate as simulate
+    import mpitaskmap.sim.simgrid as simgrid
+    import mpitaskmap.sim.simgrid_replay as simulate
 
     calls = []
 
@@ -282,7 +282,7 @@ def test_judge_simulates_the_best_distinct_mappings_and_keeps_the_fastest(monkey
     assert judged.info["candidate"] == rows[2]["candidate"]
     np.testing.assert_array_equal(judged.task_to_proc, calls[2][0])
     assert [r["simulated_rank"] for r in rows] == [3, 2, 1] and [r["objective_rank"] for r in rows] == [1, 2, 3]
-    from mpitaskmap.portfolio import JUDGE_CONFIG
+    from mpitaskmap.search.methods import JUDGE_CONFIG
 
     assert calls[0][1] == {"link_latency": DEFAULT_HOP_LATENCY, "bytes_per_weight": 8.0, "config": JUDGE_CONFIG}
     assert JUDGE_CONFIG == ("network/model:SMPI",)
@@ -294,8 +294,8 @@ def test_judge_simulates_the_best_distinct_mappings_and_keeps_the_fastest(monkey
 
 def _latency_pick(g, m, mapping):
     """Brute force: index of the candidate of least Latency(M) (ties: objective, then index)."""
-    from mpitaskmap.problem import Problem
-    from mpitaskmap.search import apply
+    from mpitaskmap.search.problem import Problem
+    from mpitaskmap.search.scoring import apply
 
     problem = Problem(g, m)
     cands = mapping.info["candidate_list"]
@@ -309,11 +309,11 @@ def _latency_pick(g, m, mapping):
 def test_judge_also_simulates_the_latency_pick_outside_the_top(monkeypatch):
     import mpitaskmap
     from mpitaskmap import titan_machine
-    from mpitaskmap.portfolio import JUDGE_ALSO
+    from mpitaskmap.search.methods import JUDGE_ALSO
 
     assert JUDGE_ALSO == ("latency",)
-    from mpitaskmap.problem import Problem
-    from mpitaskmap.search import apply
+    from mpitaskmap.search.problem import Problem
+    from mpitaskmap.search.scoring import apply
 
     g = TaskGraph.stencil([4, 4, 4], weight=32.0)  # small messages: the routes, not the loads, rank them
     m = titan_machine(16, cores_per_node=4, seed=5)
@@ -377,7 +377,7 @@ def test_judge_bad_input(monkeypatch):
         mpitaskmap.map(g, m, judge="fluid", judge_options={"config": ("network/model:SMPI",)})
     with pytest.raises(InvalidInputError, match="only method 'auto'"):
         mpitaskmap.map(g, m, "geometric", judge_also=["latency"])
-    import mpitaskmap.simgrid as simgrid
+    import mpitaskmap.sim.simgrid as simgrid
 
     monkeypatch.setattr(simgrid, "simgrid_missing", lambda compiler=False: "smpirun not found")
     with pytest.raises(InvalidInputError, match="needs SimGrid: smpirun not found"):
@@ -386,8 +386,8 @@ def test_judge_bad_input(monkeypatch):
 
 def test_time_objective_carries_its_message_model_and_name():
     from mpitaskmap.metrics import time_objective
-    from mpitaskmap.search import refinement_candidates
-    from mpitaskmap.families import geometric
+    from mpitaskmap.search.scoring import refinement_candidates
+    from mpitaskmap.search.families import geometric
 
     g = TaskGraph.from_edges([0], [1], [1.0], n_tasks=2)
     f = time_objective(bytes_per_weight=GB, hop_latency=1e-6, overlap_bytes=math.inf)

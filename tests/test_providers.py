@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import mpitaskmap.machine as machine_module
+import mpitaskmap.machines as machine_module
 from mpitaskmap import InvalidInputError, ProviderError, TorusMachine
 from mpitaskmap.providers import (
     AUTO_ORDER,
@@ -33,7 +33,7 @@ from mpitaskmap.providers import (
 from mpitaskmap.providers import bgq as bgq_module
 from mpitaskmap.providers import file as file_module
 from mpitaskmap.providers import hostname as hostname_module
-from mpitaskmap.simulated import bgq_machine, titan_machine, torus_machine
+from mpitaskmap.machines.presets import bgq_machine, titan_machine, torus_machine
 
 FAKES = Path(__file__).parent / "fakes"
 ENV_VARS = (

@@ -13,12 +13,12 @@ import pytest
 import mpitaskmap
 from mpitaskmap import Candidate, InvalidInputError, NotApplicableError, Problem, TaskGraph, best_of, candidate_list
 from mpitaskmap import torus_machine
-from mpitaskmap.families import grid as grid_family
-from mpitaskmap.families.identity import CANDIDATE as IDENTITY_CANDIDATE
-from mpitaskmap.mappers.regular import GRID_METHODS, map_grid
+from mpitaskmap.search.families import grid as grid_family
+from mpitaskmap.search.families.identity import CANDIDATE as IDENTITY_CANDIDATE
+from mpitaskmap.mappers.grid.heuristics import GRID_METHODS, map_grid
 from mpitaskmap.metrics import weighted_hops
-from mpitaskmap.portfolio import map_regular
-from mpitaskmap.search import apply
+from mpitaskmap.search.methods import map_regular
+from mpitaskmap.search.scoring import apply
 
 
 def grid_candidates(graph, machine):
@@ -108,7 +108,7 @@ def test_grid_candidates_by_machine_shape():
     blocks = [c for c in grid_candidates(TaskGraph.stencil((8, 8)), torus_machine((4, 4), cores_per_node=4))
               if c.method == "block"]
     assert len(blocks) == 3  # 1x4, 2x2, 4x1
-    from mpitaskmap.machine import FlatMachine
+    from mpitaskmap.machines import FlatMachine
 
     assert grid_candidates(TaskGraph.stencil((2, 2)), FlatMachine([0, 0, 1, 1])) == []
     # not a regular grid, or counts that differ: the family has no candidates

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from mpitaskmap import MappingError, TaskGraph, best_of, candidate_list, remap, evaluate
-from mpitaskmap.families import geometric as geometric_family
+from mpitaskmap.search.families import geometric as geometric_family
 from mpitaskmap.providers import Provider, assemble_machine, get_provider
 
 pytestmark = pytest.mark.timeout(240)
@@ -414,7 +414,7 @@ def search_case():
 
 @pytest.mark.mpi
 def test_search_candidates_spreads_work_and_matches_serial_best_of(comm):
-    from mpitaskmap.runtime import search_candidates
+    from mpitaskmap.runtime.remapping import search_candidates
 
     if comm.size < 2:
         pytest.skip("one rank evaluates every candidate, as the serial reference does: nothing to spread")
@@ -470,8 +470,8 @@ def _serial_remap(graph, machine, refine=4):
     """What remap computes, serially, from inputs built the per-rank-object way
     (``TaskGraph.from_neighbor_lists``, ``assemble_machine`` of Locations): the new rank of
     every old rank."""
-    from mpitaskmap.families.identity import CANDIDATE
-    from mpitaskmap.problem import Problem
+    from mpitaskmap.search.families.identity import CANDIDATE
+    from mpitaskmap.search.problem import Problem
 
     problem = Problem(graph, machine)
     cands = [CANDIDATE] + candidate_list(problem)
@@ -522,7 +522,7 @@ def test_shared_memory_one_copy_per_node_freed_with_the_communicator(comm):
     frees the windows (and the node communicators)."""
     from mpi4py import MPI
 
-    from mpitaskmap.runtime import shared_job_data
+    from mpitaskmap.runtime.remapping import shared_job_data
 
     grid = grid_for(comm.size)
     args = (task_of(comm.rank, grid),)
@@ -560,8 +560,8 @@ def test_shared_memory_one_copy_per_node_freed_with_the_communicator(comm):
 
 def pseudo_nodes(monkeypatch, comm, nodes):
     """Make remap cut comm into `nodes` interleaved pseudo-nodes (comm rank r on node r % nodes)."""
-    from mpitaskmap import runtime
-    from mpitaskmap._allgather import NodeShare
+    from mpitaskmap.runtime import remapping as runtime
+    from mpitaskmap.runtime.gather import NodeShare
 
     monkeypatch.setattr(runtime, "NodeShare", lambda c: NodeShare(c, node_color=c.Get_rank() % nodes))
 
@@ -593,7 +593,7 @@ def test_build_failure_on_one_node_leader_ends_alike_everywhere(comm, monkeypatc
     why; no window is left behind."""
     from mpi4py import MPI
 
-    from mpitaskmap import runtime
+    from mpitaskmap.runtime import remapping as runtime
 
     skip_single_rank(comm)
     bad_world = comm.allgather(MPI.COMM_WORLD.rank)[1]
@@ -635,8 +635,8 @@ def judged_case():
 @pytest.mark.mpi
 def test_search_candidates_judge_matches_the_serial_judge(comm):
     import mpitaskmap
-    from mpitaskmap.runtime import search_candidates
-    from mpitaskmap.search import REFINE_TOP
+    from mpitaskmap.runtime.remapping import search_candidates
+    from mpitaskmap.search.scoring import REFINE_TOP
 
     graph, machine = judged_case()
     serial = None
@@ -659,9 +659,9 @@ def test_search_candidates_judge_matches_the_serial_judge(comm):
 
 @pytest.mark.mpi(min_size=2)
 def test_a_judge_failure_on_one_rank_leaves_the_objectives_pick_everywhere(comm, monkeypatch):
-    import mpitaskmap.runtime as runtime
-    from mpitaskmap.runtime import search_candidates
-    from mpitaskmap.search import REFINE_TOP
+    import mpitaskmap.runtime.remapping as runtime
+    from mpitaskmap.runtime.remapping import search_candidates
+    from mpitaskmap.search.scoring import REFINE_TOP
 
     skip_single_rank(comm)
     graph, machine = judged_case()

@@ -14,17 +14,17 @@ from numpy.testing import assert_array_equal
 
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.mapping import Mapping
-from mpitaskmap.rubik import Box, box, div, mod
-from mpitaskmap.rubik.analysis import (
+from mpitaskmap.mappers.rubik import Box, box, div, mod
+from mpitaskmap.mappers.rubik.analysis import (
     alltoall_graph,
     group_link_loads,
     group_link_usage,
     groups_alltoall_graph,
     rank_groups,
 )
-from mpitaskmap.rubik.permute import zigzag_shifts, zorder_points
-from mpitaskmap.simulated import bgq_machine, torus_machine
-from mpitaskmap.taskgraph import TaskGraph
+from mpitaskmap.mappers.rubik.permute import zigzag_shifts, zorder_points
+from mpitaskmap.machines.presets import bgq_machine, torus_machine
+from mpitaskmap.graphs.taskgraph import TaskGraph
 
 ROOT = Path(__file__).resolve().parents[1]
 X, Y, Z = 0, 1, 2
@@ -699,7 +699,7 @@ def test_group_link_usage_counts_links_with_library_routing():
 # -- visualisation and examples ---------------------------------------------------------------
 def test_plot_box_writes_a_png(tmp_path):
     pytest.importorskip("matplotlib")
-    from mpitaskmap.rubik_plot import plot_box
+    from mpitaskmap.viz.rubik import plot_box
 
     net = box([4, 4, 4, 2])
     net.tile([4, 2, 2, 2])
@@ -719,7 +719,7 @@ def test_plot_box_writes_a_png(tmp_path):
 
 
 def test_plot_box_without_matplotlib_says_what_to_install(monkeypatch):
-    from mpitaskmap.rubik_plot import plot_box
+    from mpitaskmap.viz.rubik import plot_box
 
     for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
         monkeypatch.delitem(sys.modules, name)

@@ -1,5 +1,5 @@
-"""SimGrid platforms (mpitaskmap.simgrid), the SMPI hostfile, the replay backend
-(mpitaskmap.simulate) and the halo3d proxy under smpirun.
+"""SimGrid platforms (mpitaskmap.sim.simgrid), the SMPI hostfile, the replay backend
+(mpitaskmap.sim.simgrid_replay) and the halo3d proxy under smpirun.
 
 The platform tests run everywhere; the tests that run SimGrid skip with a one-line reason
 when it is missing (``apt-get install libsimgrid-dev``).
@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from mpitaskmap.errors import InvalidInputError
-from mpitaskmap.machine import FlatMachine, Machine, TorusMachine
+from mpitaskmap.machines import FlatMachine, Machine, TorusMachine
 from mpitaskmap.mapfiles import MAP_FORMATS, host_names, read_smpi_hostfile, write_smpi_hostfile
 from mpitaskmap.mapping import Mapping
-from mpitaskmap.percs.machine import PercsMachine
-from mpitaskmap.simgrid import (
+from mpitaskmap.machines.percs import PercsMachine
+from mpitaskmap.sim.simgrid import (
     SMPI_DETERMINISTIC,
     SMPI_UNIT_FACTORS,
     platform_xml,
@@ -27,8 +27,8 @@ from mpitaskmap.simgrid import (
     smpirun,
     torus_link_id,
 )
-from mpitaskmap.simulated import bgq_machine, titan_machine, torus_machine
-from mpitaskmap.taskgraph import TaskGraph
+from mpitaskmap.machines.presets import bgq_machine, titan_machine, torus_machine
+from mpitaskmap.graphs.taskgraph import TaskGraph
 
 ROOT = Path(__file__).resolve().parents[1]
 GB = 1e9
@@ -302,7 +302,7 @@ def test_smpi_one_link_hand_checked(ping_program, tmp_path):
 # -- the replay backend ------------------------------------------------------------------------
 @needs_replay
 def test_replay_one_link_hand_checked_and_shared():
-    from mpitaskmap.simulate import simulate_exchange
+    from mpitaskmap.sim.simgrid_replay import simulate_exchange
 
     # two nodes on neighbouring routers, X link of 2 GB/s, 1 us: 1 MB takes 1 us + 0.5 ms
     machine = TorusMachine([[0, 0], [1, 0]], dims=[4, 4], bandwidth=[2.0, 1.0])
@@ -323,7 +323,7 @@ def test_replay_one_link_hand_checked_and_shared():
 @needs_replay
 def test_replay_uses_the_links_our_link_loads_count():
     from mpitaskmap.metrics import link_loads
-    from mpitaskmap.simulate import simulate_exchange
+    from mpitaskmap.sim.simgrid_replay import simulate_exchange
 
     machine = torus_machine([4, 4], bandwidth=[[1.0, 1.0, 0.5, 1.0], 2.0])
     graph = TaskGraph.stencil([4, 4], periodic=True)
@@ -338,7 +338,7 @@ def test_replay_uses_the_links_our_link_loads_count():
 
 
 def test_replay_bad_input():
-    from mpitaskmap.simulate import simulate_exchange
+    from mpitaskmap.sim.simgrid_replay import simulate_exchange
 
     machine = torus_machine([2], cores_per_node=2)
     with pytest.raises(InvalidInputError, match="needs the task graph"):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from mpitaskmap import InvalidInputError, TaskGraph
-from mpitaskmap.taskgraph import stencil_offsets
+from mpitaskmap.graphs.taskgraph import stencil_offsets
 
 
 def edges(g):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from mpitaskmap import InvalidInputError, hopper_machine
-from mpitaskmap.transforms import (
+from mpitaskmap.mappers.geometric.transforms import (
     bandwidth_scale, box_transform, cube_sphere_unfold, drop_constant_dimensions, drop_dimensions, torus_shift,
 )
 

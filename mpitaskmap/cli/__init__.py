@@ -22,55 +22,15 @@ bad command line); ``--debug`` shows the traceback instead.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Sequence
+
+from .._version import __version__
+from ._registry import COMMANDS, GLOBAL_OPTIONS, Command, register
 
 __all__ = ["main", "register", "COMMANDS", "Command", "GLOBAL_OPTIONS"]
 
 
-@dataclass(frozen=True)
-class Command:
-    """A registered subcommand: its function and one-line summary."""
-
-    name: str
-    run: Callable[[list], int]
-    summary: str
-
-
-#: Options every subcommand takes that may also come before it (``mpitaskmap -q map ...``, as in pip
-#: and git): spelling -> the subcommand's long form.
-GLOBAL_OPTIONS = {"-q": "--quiet", "--quiet": "--quiet", "--debug": "--debug"}
-
-#: Subcommand name -> Command, in registration order.
-COMMANDS: dict[str, Command] = {}
-
-
-def register(name: str, summary: str) -> Callable:
-    """Return a decorator that registers ``run(argv) -> exit status`` as subcommand ``name``.
-
-    Parameters
-    ----------
-    name : str
-        The subcommand (``mpitaskmap NAME ...``).
-    summary : str
-        One line for ``mpitaskmap --help``.
-
-    Returns
-    -------
-    callable
-        The decorator; it returns the function unchanged.
-    """
-
-    def decorate(run: Callable[[list], int]) -> Callable[[list], int]:
-        COMMANDS[name] = Command(name, run, summary)
-        return run
-
-    return decorate
-
-
 def _usage() -> str:
-    from .. import __version__
-
     width = max(len(n) for n in COMMANDS)
     lines = [
         f"usage: mpitaskmap SUBCOMMAND [options]      (mpitaskmap {__version__})",
@@ -110,8 +70,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(_usage())
         return 0 if args else 2
     if args[0] == "--version":
-        from .. import __version__
-
         sys.stdout.write(f"mpitaskmap {__version__}\n")
         return 0
     name, rest = args[0], args[1:]

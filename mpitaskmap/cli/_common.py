@@ -15,11 +15,11 @@ from typing import TextIO
 
 import numpy as np
 
-from ..judge import DEFAULT_JUDGE, FLUID_JUDGE_MAX_EDGES, JUDGE_ALSO, JUDGE_TOP, JUDGES
+from ..search.judge import DEFAULT_JUDGE, FLUID_JUDGE_MAX_EDGES, JUDGE_ALSO, JUDGE_TOP, JUDGES
 from ..mapping import Mapping
 from ..metrics import DEFAULT_OVERLAP_BYTES, METRICS, evaluate
-from ..partition import ORDERINGS
-from ..portfolio import METHODS
+from ..mappers.geometric.mj import ORDERINGS
+from ..search.methods import METHODS
 from ._inputs import MACHINE_FORMS, TASK_FORMS, MachineInput, TaskInput, load_machine, load_tasks
 from ._methods import Context, GeometricOptions
 from ._progress import Progress

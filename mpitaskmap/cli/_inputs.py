@@ -4,7 +4,7 @@ Machine specs
 -------------
 ``sim:KIND[:k=v,...]``     a simulated machine, parsed by :func:`mpitaskmap.providers.get_provider`
                            and built for a job of ``--ranks`` ranks (default: one per task)
-``file:PATH`` or ``PATH``  a machine file (:mod:`mpitaskmap.machine_file`)
+``file:PATH`` or ``PATH``  a machine file (:mod:`mpitaskmap.machines.machine_file`)
 ``hopper``                 the bundled real 512-rank Cray allocation
 ``percs:ns=N,nd=D[,routing=direct|indirect]``  an IBM PERCS two-level network
 
@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InvalidInputError
-from ..machine import Machine, TorusMachine
+from ..machines import Machine, TorusMachine
 from ..mapfiles import MAP_FORMATS, read_map
 from ..mapping import Mapping
-from ..taskgraph import TaskGraph
+from ..graphs.taskgraph import TaskGraph
 
 __all__ = ["MachineInput", "TaskInput", "load_machine", "load_tasks", "split_format_path", "guess_format",
            "read_mapping_file", "MACHINE_FORMS", "TASK_FORMS"]
@@ -88,7 +88,7 @@ def load_machine(spec: str, n_ranks: int) -> MachineInput:
         hosts = [provider.locate(int(r), n_ranks).node for r in first]
         return MachineInput(machine, provider.spec, hosts)
     if low == "hopper":
-        from ..machine_file import hopper_machine
+        from ..machines.machine_file import hopper_machine
 
         return MachineInput(hopper_machine(), "hopper")
     if low.startswith("percs:") or low == "percs":
@@ -96,14 +96,14 @@ def load_machine(spec: str, n_ranks: int) -> MachineInput:
     path = text[5:] if low.startswith("file:") else text
     if not os.path.exists(path):
         raise InvalidInputError(f"--machine: no such machine file and not a known spec ({MACHINE_FORMS}); got {spec!r}")
-    from ..machine_file import read_machine_file
+    from ..machines.machine_file import read_machine_file
 
     machine = read_machine_file(path)
     return MachineInput(machine, path, _machine_file_hosts(path, machine))
 
 
 def _percs_machine(text: str) -> Machine:
-    from ..percs import PercsMachine
+    from ..machines.percs import PercsMachine
 
     opts = parse_options(text.partition(":")[2], ("ns", "nd", "routing"), "--machine")
     try:
@@ -116,7 +116,7 @@ def _percs_machine(text: str) -> Machine:
 def _machine_file_hosts(path: str, machine: Machine) -> list | None:
     """Host names of a machine file's ``host NAME SLOTS x y z`` lines, by node id.
 
-    :func:`~mpitaskmap.machine_file.read_machine_file` numbers the hosts 0, 1, ... in
+    :func:`~mpitaskmap.machines.machine_file.read_machine_file` numbers the hosts 0, 1, ... in
     order of first appearance; nodes without a host line get no name (None: the default
     convention applies to the whole machine then).
     """
@@ -178,7 +178,7 @@ def load_tasks(spec: str, task_coords: str | None = None) -> TaskInput:
             raise InvalidInputError(f"--tasks: {exc}") from None
         return TaskInput(_attach(graph, task_coords), text, shape)
     if kind == "transpose":
-        from ..percs import transpose_graph
+        from ..graphs.percs_patterns import transpose_graph
 
         shape = _lengths(rest, "--tasks")
         if len(shape) != 2:

@@ -1,6 +1,6 @@
 """Mapping methods of the command line (private): ``NAME[:OPTIONS]`` turned into :func:`mpitaskmap.map`.
 
-The table of methods is the library's own (:data:`mpitaskmap.portfolio.METHODS`); this
+The table of methods is the library's own (:data:`mpitaskmap.search.methods.METHODS`); this
 module only parses the command-line spelling of options (``geometric:ordering=hilbert,shift=0``,
 ``percs:mod_colouring``, ``grid:affn``) and adds progress bars.
 """
@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import InvalidInputError
-from ..judge import DEFAULT_JUDGE, JUDGE_ALSO, JUDGE_TOP, resolve_judge
-from ..machine import Machine
+from ..search.judge import DEFAULT_JUDGE, JUDGE_ALSO, JUDGE_TOP, resolve_judge
+from ..machines import Machine
 from ..mapping import IDENTITY, Mapping
 from ..metrics import DEFAULT_HOP_LATENCY, DEFAULT_OVERLAP_BYTES, default_metric, time_objective
-from ..partition import ORDERINGS
-from ..portfolio import METHODS, map as map_tasks
-from ..problem import Problem
-from ..taskgraph import TaskGraph
+from ..mappers.geometric.mj import ORDERINGS
+from ..search.methods import METHODS, map as map_tasks
+from ..search.problem import Problem
+from ..graphs.taskgraph import TaskGraph
 from ._inputs import parse_options
 from ._progress import Progress
 
@@ -75,7 +75,7 @@ class Context:
     bytes_per_weight: float = 1.0  # message bytes per unit of weight (objective and simulator)
     link_latency: float = DEFAULT_HOP_LATENCY  # seconds per hop (objective and simulator)
     overlap_bytes: float = DEFAULT_OVERLAP_BYTES  # message size beyond which the objective overlaps latency
-    judge: str | None = DEFAULT_JUDGE  # auto's judge (mpitaskmap.judge): "default", "fluid", "simulate" or None
+    judge: str | None = DEFAULT_JUDGE  # auto's judge (mpitaskmap.search.judge): "default", "fluid", "simulate" or None
     judge_top: int = JUDGE_TOP
     judge_also: tuple = JUDGE_ALSO  # metrics whose best candidate the judge simulates too
 

@@ -8,9 +8,9 @@ import time
 
 import numpy as np
 
-from ..machine import TorusMachine
+from ..machines import TorusMachine
 from ..metrics import METRICS, default_metric
-from . import register
+from ._registry import register
 from ._common import (
     SHORT_NAMES, SIMULATED_COLUMN, Progress, add_io_options, add_method_options, add_simulate_options, announce,
     context_from, load_inputs, message_model, method_help, metric_rows, render_table,
@@ -35,7 +35,7 @@ With --simulate (needs SimGrid: apt-get install libsimgrid-dev) a "simulated s" 
 gives the simulated time of one exchange step of each mapping: SimGrid replays every edge
 of the task graph as one message of weight x --bytes-per-weight bytes, all at once, over
 the machine's links (their bandwidths in GB/s, --link-latency seconds per hop) and reports
-when the last one arrives (mpitaskmap.simulate.simulate_exchange).  Messages between tasks
+when the last one arrives (mpitaskmap.sim.simgrid_replay.simulate_exchange).  Messages between tasks
 of one node cross no link; a mapping with only such messages takes 0 s.
 """
 
@@ -95,10 +95,10 @@ def simulated_seconds(mapping, *, link_latency: float, bytes_per_weight: float) 
     Returns
     -------
     float
-        :attr:`mpitaskmap.simulate.ExchangeSimulation.seconds`.
+        :attr:`mpitaskmap.sim.simgrid_replay.ExchangeSimulation.seconds`.
     """
-    from ..fluid import exchange_messages
-    from ..simulate import simulate_exchange
+    from ..sim.fluid import exchange_messages
+    from ..sim.simgrid_replay import simulate_exchange
 
     # the messages the replay would send
     src, _, _ = exchange_messages(mapping.graph, mapping.machine, mapping.task_to_proc, bytes_per_weight)
@@ -109,7 +109,7 @@ def simulated_seconds(mapping, *, link_latency: float, bytes_per_weight: float) 
 
 def report_figures(rows, best: int) -> list[tuple[str, bytes]]:
     """Return (caption, PNG) of the report's figures: allocation, link loads, hop histogram."""
-    from ..plots import figure_png, plot_allocation, plot_hop_histogram, plot_link_loads
+    from ..viz.plots import figure_png, plot_allocation, plot_hop_histogram, plot_link_loads
 
     figures = []
     machine = rows[0].mapping.machine
@@ -147,11 +147,11 @@ def compare_command(argv: list) -> int:
     if not methods and not args.mapping:
         raise ValueError("--methods: expected at least one method")
     if args.html:
-        from ..plots import _mpl
+        from ..viz.plots import _mpl
 
         _mpl()  # fail before the work when matplotlib is missing
     if args.simulate:
-        from ..simgrid import simgrid_missing
+        from ..sim.simgrid import simgrid_missing
 
         why = simgrid_missing(compiler=True)  # fail before the work when SimGrid is missing
         if why:
@@ -200,7 +200,7 @@ def compare_command(argv: list) -> int:
     if talk:
         status.write(f"best by {key}: {rows[best].label}{ratio}\n")
     if args.html:
-        from ..report_html import write_html_report
+        from ..viz.report_html import write_html_report
 
         names = list(rows[0].metrics)
         sim = [SIMULATED_COLUMN] if args.simulate else []

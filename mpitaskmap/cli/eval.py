@@ -7,7 +7,7 @@ import sys
 
 from ..mapping import IDENTITY, identity_mapping
 from ..metrics import METRICS, link_loads
-from . import register
+from ._registry import register
 from ._common import add_io_options, add_message_model_options, load_inputs, message_model, metric_rows, render_table
 from ._inputs import read_mapping_file
 
@@ -61,7 +61,7 @@ def direction_table(rows) -> tuple[str, dict]:
 
     Each direction (``X+``, ``X-``, ... or the PERCS link classes) shows the largest
     Data(e) and Latency(e) over its links, from
-    :meth:`~mpitaskmap.machine.LinkLoads.by_direction`.
+    :meth:`~mpitaskmap.machines.LinkLoads.by_direction`.
     """
     lines, records = [], {}
     for r in rows:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..judge import JUDGES
+from ..search.judge import JUDGES
 from ..mapfiles import MAP_FORMATS, write_map
 from ..mapping import IDENTITY, identity_mapping
-from . import register
+from ._registry import register
 from ._common import (
     Progress, add_io_options, add_method_options, add_simulate_options, announce, context_from, load_inputs,
     message_model, method_help, metric_rows, render_table,

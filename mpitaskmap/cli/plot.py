@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from . import register
+from ._registry import register
 from ._common import Progress, add_io_options, add_method_options, context_from, load_inputs, method_help
 from ._inputs import read_mapping_file
 from ._methods import run_method
@@ -81,7 +81,7 @@ def plot_command(argv: list) -> int:
         0 on success.
     """
     args = build_parser().parse_args(argv)
-    from ..plots import _mpl, plot_allocation, plot_hop_histogram, plot_link_loads
+    from ..viz.plots import _mpl, plot_allocation, plot_hop_histogram, plot_link_loads
 
     _mpl()  # fail before the work when matplotlib is missing
     kinds = list(dict.fromkeys(args.kind or KINDS))

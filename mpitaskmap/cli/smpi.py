@@ -1,6 +1,6 @@
 """``mpitaskmap simgrid``: SimGrid platform, one SMPI hostfile per method, and the runs.
 
-The module is named ``smpi`` so that it does not shadow :mod:`mpitaskmap.simgrid` (the
+The module is named ``smpi`` so that it does not shadow :mod:`mpitaskmap.sim.simgrid` (the
 platform writer and the ``smpirun`` wrapper of the library) inside this package.
 """
 
@@ -23,8 +23,8 @@ from ..errors import InvalidInputError
 from ..mapfiles import write_smpi_hostfile
 from ..mapping import IDENTITY, Mapping
 from ..metrics import METRICS
-from ..simgrid import DEFAULT_LOOPBACK, SMPI_DETERMINISTIC, SMPI_UNIT_FACTORS, platform_xml
-from . import register
+from ..sim.simgrid import DEFAULT_LOOPBACK, SMPI_DETERMINISTIC, SMPI_UNIT_FACTORS, platform_xml
+from ._registry import register
 from ._common import (
     SHORT_NAMES, Progress, _fmt, add_io_options, add_method_options, announce, context_from, load_inputs,
     method_help, metric_rows,
@@ -107,7 +107,7 @@ def smpirun_command(
     program : sequence of str
         The SMPI binary and its arguments.
     config : sequence of str, optional
-        SimGrid settings added after :data:`~mpitaskmap.simgrid.SMPI_DETERMINISTIC` and
+        SimGrid settings added after :data:`~mpitaskmap.sim.simgrid.SMPI_DETERMINISTIC` and
         :data:`SMPI_TIMING`, one ``--cfg=`` each.
 
     Returns

@@ -1,6 +1,6 @@
 /* Replay one exchange step of a task graph on a SimGrid platform (S4U, SimGrid >= 3.30).
  *
- * Part of mpitaskmap (mpitaskmap.simulate builds it on first use against the system's
+ * Part of mpitaskmap (mpitaskmap.sim.simgrid_replay builds it on first use against the system's
  * libsimgrid and drives it through a subprocess).
  *
  * usage: simgrid_replay PLATFORM.xml MESSAGES.txt STEPS [--cfg=... SimGrid options]

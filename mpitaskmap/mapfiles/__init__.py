@@ -2,7 +2,7 @@
 
 Every writer takes a :class:`~mpitaskmap.mapping.Mapping` (task ``t`` = MPI rank ``t`` of
 the application, placed on processor ``mapping.task_to_proc[t]`` of its machine) and every
-reader takes the file plus the :class:`~mpitaskmap.machine.Machine` it refers to and
+reader takes the file plus the :class:`~mpitaskmap.machines.Machine` it refers to and
 returns a ``Mapping`` again, so any mapper's result can be written and any file evaluated
 with :mod:`mpitaskmap.metrics`.  Targets are a path (``str`` or path-like, opened and
 closed here) or an open text stream.  Lines starting with ``#`` and blank lines are
@@ -22,7 +22,7 @@ Formats
     BG/P: ``x y z t`` (``mpirun -mapfile FILE``); BG/Q: ``a b c d e t`` (``runjob
     --mapping FILE``).  The slot of a processor is its position among the processors on
     the same router, in processor-id order
-    (:meth:`~mpitaskmap.machine.TorusMachine.router_slots`); on Blue Gene, with one
+    (:meth:`~mpitaskmap.machines.TorusMachine.router_slots`); on Blue Gene, with one
     node per router, that is the core (``T``) coordinate.  This is also the format of the
     released Rubik's ``write_map_file``.
 
@@ -86,7 +86,7 @@ Formats
     Read by ``smpirun -np N -platform P -hostfile FILE``: line ``i`` is the host that runs
     rank ``i``; the same text as the Slurm host list (one writer and one reader serve
     both), with the same node-level meaning.  The platform ``P`` of the allocation comes
-    from :func:`mpitaskmap.simgrid.platform_xml`, whose hosts have the same names.
+    from :func:`mpitaskmap.sim.simgrid.platform_xml`, whose hosts have the same names.
 
 Host names
 ----------
@@ -111,9 +111,9 @@ from typing import Callable
 
 from ..errors import InvalidInputError
 
-from ..machine import Machine
+from ..machines import Machine
 from ..mapping import Mapping
-from ..taskgraph import TaskGraph
+from ..graphs.taskgraph import TaskGraph
 from ._io import read_coordinate_lines, write_coordinate_lines
 from .bluegene import coords_to_procs, mapping_coords, read_bluegene_map, write_bluegene_map
 from .cray import read_mpich_rank_order, write_mpich_rank_order

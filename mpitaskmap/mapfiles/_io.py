@@ -12,7 +12,7 @@ import numpy as np
 
 from .._textio import _opened, write_coordinate_lines
 from ..errors import InvalidInputError
-from ..machine import TorusMachine
+from ..machines import TorusMachine
 from ..mapping import Mapping
 
 

@@ -10,9 +10,9 @@ import sys  # noqa: F401  (the doctests write to sys.stdout)
 import numpy as np
 
 from ..errors import InvalidInputError
-from ..machine import TorusMachine
+from ..machines import TorusMachine
 from ..mapping import Mapping
-from ..taskgraph import TaskGraph
+from ..graphs.taskgraph import TaskGraph
 from ._io import _int_lines, _name, _torus, write_coordinate_lines
 
 
@@ -23,7 +23,7 @@ def mapping_coords(mapping: Mapping) -> np.ndarray:
     Parameters
     ----------
     mapping : Mapping
-        A mapping on a :class:`~mpitaskmap.machine.TorusMachine`.
+        A mapping on a :class:`~mpitaskmap.machines.TorusMachine`.
 
     Returns
     -------
@@ -42,7 +42,7 @@ def coords_to_procs(coords, machine: TorusMachine) -> np.ndarray:
     ----------
     coords : (n, n_dims + 1) or (n, n_dims) array_like of int
         Router coordinates then the slot
-        (:meth:`~mpitaskmap.machine.TorusMachine.router_slots`); without the slot column,
+        (:meth:`~mpitaskmap.machines.TorusMachine.router_slots`); without the slot column,
         slot 0.
     machine : TorusMachine
         The processors.
@@ -59,7 +59,7 @@ def coords_to_procs(coords, machine: TorusMachine) -> np.ndarray:
 
     Examples
     --------
-    >>> from mpitaskmap.simulated import torus_machine
+    >>> from mpitaskmap.machines.presets import torus_machine
     >>> coords_to_procs([[1, 1], [0, 0]], torus_machine([2], cores_per_node=2)).tolist()
     [3, 0]
     """
@@ -81,7 +81,7 @@ def write_bluegene_map(mapping: Mapping, path) -> None:
     Parameters
     ----------
     mapping : Mapping
-        A mapping on a :class:`~mpitaskmap.machine.TorusMachine` (BG/P: 3-D, BG/Q: 5-D).
+        A mapping on a :class:`~mpitaskmap.machines.TorusMachine` (BG/P: 3-D, BG/Q: 5-D).
     path : str, path-like or text stream
         Where to write.
 
@@ -92,7 +92,7 @@ def write_bluegene_map(mapping: Mapping, path) -> None:
 
     Examples
     --------
-    >>> from mpitaskmap.simulated import torus_machine
+    >>> from mpitaskmap.machines.presets import torus_machine
     >>> m = Mapping([1, 2, 0], torus_machine([3]))
     >>> write_bluegene_map(m, sys.stdout)
     1 0

@@ -11,9 +11,9 @@ import sys  # noqa: F401  (the doctests write to sys.stdout)
 import numpy as np
 
 from ..errors import InvalidInputError
-from ..machine import Machine
+from ..machines import Machine
 from ..mapping import Mapping
-from ..taskgraph import TaskGraph
+from ..graphs.taskgraph import TaskGraph
 from ._io import _content_lines, _line_error, _name, _opened
 
 
@@ -51,7 +51,7 @@ def write_mpich_rank_order(mapping: Mapping, path, *, ranges: bool = False) -> N
 
     Examples
     --------
-    >>> from mpitaskmap.simulated import torus_machine
+    >>> from mpitaskmap.machines.presets import torus_machine
     >>> m = Mapping([0, 2, 1, 3], torus_machine([2], cores_per_node=2))
     >>> write_mpich_rank_order(m, sys.stdout)
     # mpitaskmap rank order: use with MPICH_RANK_REORDER_METHOD=3

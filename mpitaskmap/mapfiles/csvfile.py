@@ -12,9 +12,9 @@ import csv
 import numpy as np
 
 from ..errors import InvalidInputError
-from ..machine import Machine, TorusMachine
+from ..machines import Machine, TorusMachine
 from ..mapping import Mapping
-from ..taskgraph import TaskGraph
+from ..graphs.taskgraph import TaskGraph
 from ._io import _name, _opened
 
 
@@ -31,7 +31,7 @@ def write_mapping_csv(mapping: Mapping, path) -> None:
 
     Examples
     --------
-    >>> from mpitaskmap.simulated import torus_machine
+    >>> from mpitaskmap.machines.presets import torus_machine
     >>> write_mapping_csv(Mapping([1, 0], torus_machine([2])), sys.stdout)
     rank,proc,node,X,slot
     0,1,1,1,0

@@ -11,9 +11,9 @@ import sys  # noqa: F401  (the doctests write to sys.stdout)
 import numpy as np
 
 from ..errors import InvalidInputError
-from ..machine import Machine
+from ..machines import Machine
 from ..mapping import Mapping
-from ..taskgraph import TaskGraph
+from ..graphs.taskgraph import TaskGraph
 from ._io import _content_lines, _line_error, _name, _opened
 from .hosts import _node_of_host, _node_procs, host_names, node_slots
 
@@ -38,7 +38,7 @@ def write_openmpi_rankfile(mapping: Mapping, path, *, hosts=None) -> None:
 
     Examples
     --------
-    >>> from mpitaskmap.machine import FlatMachine
+    >>> from mpitaskmap.machines import FlatMachine
     >>> m = Mapping([2, 0, 1, 3], FlatMachine([0, 0, 1, 1]))
     >>> write_openmpi_rankfile(m, sys.stdout, hosts=["n1", "n2"])
     rank 0=n2 slot=0

@@ -3,16 +3,16 @@
 Part of :mod:`mpitaskmap.mapfiles`; the formats are documented there.  The text is the
 Slurm arbitrary-distribution host list (one host name per rank, line ``r`` is rank ``r``),
 so both share one writer and one reader; the SimGrid platform of the same allocation
-(:func:`mpitaskmap.simgrid.platform_xml`) names its hosts with the same ``hosts``.
+(:func:`mpitaskmap.sim.simgrid.platform_xml`) names its hosts with the same ``hosts``.
 """
 
 from __future__ import annotations
 
 import sys  # noqa: F401  (the doctests write to sys.stdout)
 
-from ..machine import Machine
+from ..machines import Machine
 from ..mapping import Mapping
-from ..taskgraph import TaskGraph
+from ..graphs.taskgraph import TaskGraph
 from ._io import _name
 from .slurm import read_slurm_hostfile, write_slurm_hostfile
 
@@ -30,7 +30,7 @@ def write_smpi_hostfile(mapping: Mapping, path, *, hosts=None) -> None:
         Where to write.
     hosts : None, str or sequence of str, optional
         Host names of the nodes, see :func:`~mpitaskmap.mapfiles.host_names` (default
-        ``"nid%05d"``); pass the same value to :func:`mpitaskmap.simgrid.platform_xml`.
+        ``"nid%05d"``); pass the same value to :func:`mpitaskmap.sim.simgrid.platform_xml`.
 
     Raises
     ------
@@ -39,7 +39,7 @@ def write_smpi_hostfile(mapping: Mapping, path, *, hosts=None) -> None:
 
     Examples
     --------
-    >>> from mpitaskmap.machine import FlatMachine
+    >>> from mpitaskmap.machines import FlatMachine
     >>> write_smpi_hostfile(Mapping([2, 0, 1], FlatMachine([0, 0, 1])), sys.stdout, hosts="n%d")
     n1
     n0

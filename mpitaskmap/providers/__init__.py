@@ -59,7 +59,8 @@ Examples
 """
 
 from ._base import Location, NetworkInfo, Provider, assemble_machine, assemble_machine_arrays, machine_from_provider
-from ._registry import available_providers, get_provider
+from ._registry import get_provider
+from ._spec import available_providers
 from .auto import AUTO_ORDER, detect_provider
 from .bgq import BgqProvider
 from .file import FileProvider

@@ -14,8 +14,8 @@ import numpy as np
 
 from .._validate import as_narrowest_coords
 from ..errors import InvalidInputError, ProviderError
-from ..machine import FlatMachine, Machine, TorusMachine
-from ..percs import PercsMachine
+from ..machines import FlatMachine, Machine, TorusMachine
+from ..machines.percs import PercsMachine
 
 __all__ = [
     "NetworkInfo",
@@ -85,7 +85,7 @@ class NetworkInfo:
         Torus (True) or mesh (False) per dimension; a single bool or None (the default,
         all True) is expanded.
     bandwidth : None, float, ``"gemini"`` or tuple
-        As :class:`~mpitaskmap.machine.TorusMachine` takes it: None (1.0 everywhere), one
+        As :class:`~mpitaskmap.machines.TorusMachine` takes it: None (1.0 everywhere), one
         float, ``"gemini"``, or one entry per dimension (a float, or a tuple of
         ``dims[k]`` per-position values).  Sequences are frozen into tuples; constant
         per-dimension entries become one float, so equal networks compare equal.
@@ -274,8 +274,8 @@ def assemble_machine(locations: Sequence[Location], network: NetworkInfo, *, nam
     -------
     Machine
         A TorusMachine for ``network.kind == "torus"``; for ``"flat"`` the node-only
-        machine ``mpitaskmap.machine.FlatMachine`` (0 hops within, 1 hop between nodes);
-        for ``"percs"`` a :class:`~mpitaskmap.percs.PercsMachine` (the job must be the whole
+        machine ``mpitaskmap.machines.FlatMachine`` (0 hops within, 1 hop between nodes);
+        for ``"percs"`` a :class:`~mpitaskmap.machines.percs.PercsMachine` (the job must be the whole
         system, rank ``r`` on processor ``r``).
 
     Raises
@@ -334,7 +334,7 @@ def assemble_machine_arrays(coords: np.ndarray, nodes: np.ndarray, network: Netw
     Returns
     -------
     Machine
-        As :func:`assemble_machine`; a :class:`~mpitaskmap.machine.TorusMachine` holds the
+        As :func:`assemble_machine`; a :class:`~mpitaskmap.machines.TorusMachine` holds the
         router coordinates in the narrowest exact of int16, int32, int64
         (:func:`~mpitaskmap._validate.as_narrowest_coords`).
 

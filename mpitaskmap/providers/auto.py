@@ -24,6 +24,7 @@ import os
 
 from ..errors import InvalidInputError, ProviderError
 from ._base import Provider
+from ._spec import provider_from_spec
 from ._util import read_env
 from .bgq import BgqProvider
 from .file import FileProvider
@@ -52,8 +53,6 @@ def detect_provider() -> Provider:
     InvalidInputError
         If ``$MPITASKMAP_PROVIDER`` holds an invalid spec (the message names the variable).
     """
-    from ._registry import provider_from_spec
-
     probes: list[tuple[str, str]] = []
 
     def chosen(provider: Provider, name: str, how: str = "selected") -> Provider:

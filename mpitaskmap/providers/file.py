@@ -1,6 +1,6 @@
 """Coordinates from a machine file (not collective): rank ``r`` runs where row ``r`` says.
 
-The file (format: :mod:`mpitaskmap.machine_file`) is named by ``path=``, by the spec
+The file (format: :mod:`mpitaskmap.machines.machine_file`) is named by ``path=``, by the spec
 ``file:PATH``, or by ``$MPITASKMAP_COORDS_FILE``.  It must describe exactly as many ranks
 as the job has.  Parsed files are cached per path (and modification time), so the
 processes of one node read a file once each, not once per call.
@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 
 from ..errors import ProviderError
-from ..machine import TorusMachine
-from ..machine_file import read_machine_file
+from ..machines import TorusMachine
+from ..machines.machine_file import read_machine_file
 from ._base import Location, NetworkInfo, Provider, check_rank
 from ._util import read_env
 
@@ -55,7 +55,7 @@ class FileProvider(Provider):
     Notes
     -----
     Parse errors of the file are :class:`~mpitaskmap.errors.InvalidInputError` with
-    ``file:line`` (raised by :func:`~mpitaskmap.machine_file.read_machine_file`); a
+    ``file:line`` (raised by :func:`~mpitaskmap.machines.machine_file.read_machine_file`); a
     missing file or a rank count different from the job size is a
     :class:`~mpitaskmap.errors.ProviderError`.  Node strings are ``node<id>`` with the
     file's node ids.

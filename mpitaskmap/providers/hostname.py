@@ -7,11 +7,11 @@ hop.  A node index cannot be computed locally (it needs every rank's host name),
 provider returns ``coords=()`` and :func:`~mpitaskmap.providers.assemble_machine` numbers
 the nodes after the gather.
 
-A :class:`~mpitaskmap.machine.TorusMachine` cannot express a flat network at scale:
+A :class:`~mpitaskmap.machines.TorusMachine` cannot express a flat network at scale:
 ``(node_index,)`` on a 1-D mesh or ring makes hops grow with index distance, and an exact
 embedding (one length-2 dimension per node, all pairs 2 hops apart) needs as many
 dimensions as nodes.  ``assemble_machine`` therefore builds the node-only
-``mpitaskmap.machine.FlatMachine`` for this network.
+``mpitaskmap.machines.FlatMachine`` for this network.
 """
 
 from __future__ import annotations

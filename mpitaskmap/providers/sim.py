@@ -6,12 +6,12 @@ Spec strings (keys are optional unless marked; lengths are written ``4x4x2``):
 spec                                                   machine
 =====================================================  ===============================================
 ``sim`` = ``sim:titan``                                Titan-like Cray XK7 sparse allocation
-``sim:titan:nodes=64,ppn=1,seed=1,busy=0.5,dims=..``   :func:`~mpitaskmap.simulated.titan_machine`;
+``sim:titan:nodes=64,ppn=1,seed=1,busy=0.5,dims=..``   :func:`~mpitaskmap.machines.presets.titan_machine`;
                                                        ``nodes`` defaults to ``ceil(size / ppn)``,
                                                        ``ppn`` to 16, ``seed`` 0, ``busy`` 0.5
-``sim:bgq:shape=4x4x4x4x2,ppn=16,order=ABCDET,wrap=1``  :func:`~mpitaskmap.simulated.bgq_machine`
-``sim:torus:dims=4x4x4,ppn=1,npr=1,wrap=1``            :func:`~mpitaskmap.simulated.torus_machine`
-``sim:percs:ns=2,nd=1,routing=direct``                 :class:`~mpitaskmap.percs.PercsMachine` (whole system:
+``sim:bgq:shape=4x4x4x4x2,ppn=16,order=ABCDET,wrap=1``  :func:`~mpitaskmap.machines.presets.bgq_machine`
+``sim:torus:dims=4x4x4,ppn=1,npr=1,wrap=1``            :func:`~mpitaskmap.machines.presets.torus_machine`
+``sim:percs:ns=2,nd=1,routing=direct``                 :class:`~mpitaskmap.machines.percs.PercsMachine` (whole system:
                                                        the job has ``ns * 128`` ranks)
                                                        (``dims`` required; ``npr`` nodes per router)
 =====================================================  ===============================================
@@ -28,10 +28,10 @@ from __future__ import annotations
 import math
 
 from ..errors import InvalidInputError, ProviderError
-from ..machine import TorusMachine
-from ..percs import PercsMachine
-from ..percs.network import DRAWERS_PER_SUPERNODE, NODES_PER_DRAWER
-from ..simulated import BGQ_ORDERS, TITAN_DIMS, bgq_machine, titan_machine, torus_machine
+from ..machines import TorusMachine
+from ..machines.percs import PercsMachine
+from ..machines.percs_network import DRAWERS_PER_SUPERNODE, NODES_PER_DRAWER
+from ..machines.presets import BGQ_ORDERS, TITAN_DIMS, bgq_machine, titan_machine, torus_machine
 from ._base import Location, NetworkInfo, Provider, check_rank
 from ._util import parse_int, parse_lengths, parse_options, parse_wrap
 from .bgq import BGQ_DIM_NAMES, bgq_node_name
@@ -48,7 +48,7 @@ SIM_KINDS = {
 
 
 class SimProvider(Provider):
-    """Locate ranks on a simulated machine built by :mod:`mpitaskmap.simulated`.
+    """Locate ranks on a simulated machine built by :mod:`mpitaskmap.machines.presets`.
 
     Not collective, rank-addressable, deterministic.
 

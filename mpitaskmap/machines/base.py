@@ -1,0 +1,568 @@
+"""The machine base: processors, nodes, and the network contract every machine kind fulfils.
+
+A :class:`Machine` is the set of processors (MPI ranks / cores) of one allocation.  Row
+``p`` is processor ``p``; it has a node id (cores of one node share it) and a place in the
+network.  Every kind of network (:mod:`mpitaskmap.machines.torus`,
+:mod:`mpitaskmap.machines.flat`, :mod:`mpitaskmap.machines.percs`, ...) subclasses it.
+
+This module is the one home of hop distance, routing and link loads in the library:
+metrics, mappers, the replays and benchmarks call :meth:`Machine.hops`,
+:meth:`Machine.csr_hop_sums`, :meth:`Machine.routes` and :meth:`Machine.link_loads` and
+never re-implement them.  It is also the one home of the views of the machine that mappers,
+map files, plots and Rubik need:
+
+* :func:`strides` - linear ids of grid coordinates (dimension 0 fastest);
+* :meth:`Machine.node_view` - the machine node by node (:class:`NodeView`: capacities,
+  processors per node, router CSR, node hop matrix).
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .._validate import as_index_array
+from ..errors import InvalidInputError, NotApplicableError
+
+__all__ = [
+    "Machine",
+    "LinkLoads",
+    "NodeView",
+    "BoxShape",
+    "MAX_MATRIX_NODES",
+    "BANDWIDTH_UNIT",
+    "strides",
+    "default_dim_names",
+]
+
+#: Largest node count of a node hop matrix (:meth:`NodeView.hop_matrix`, n x n int32).
+MAX_MATRIX_NODES = 8192
+
+
+def default_dim_names(n_dims: int) -> list[str]:
+    """Return display names of the dimensions: X, Y, Z for up to three, else D0, D1, ...
+
+    Parameters
+    ----------
+    n_dims : int
+        Number of dimensions.
+
+    Returns
+    -------
+    list of str
+        One name per dimension.
+
+    Examples
+    --------
+    >>> default_dim_names(3)
+    ['X', 'Y', 'Z']
+    """
+    if n_dims <= 3:
+        return ["X", "Y", "Z"][:n_dims]
+    return [f"D{k}" for k in range(n_dims)]
+
+
+def strides(dims: Sequence[int] | np.ndarray) -> np.ndarray:
+    """Return the linear-id strides of a grid numbered dimension 0 fastest.
+
+    The cell at coordinates ``c`` has id ``c @ strides(dims)``; its coordinate in
+    dimension ``k`` is ``(id // strides(dims)[k]) % dims[k]``.  Router ids, node ids of
+    simulated machines and task ids of stencils all use this numbering.
+
+    Parameters
+    ----------
+    dims : sequence of int
+        Grid lengths, each at least 1.
+
+    Returns
+    -------
+    (len(dims),) ndarray of int64
+        ``1, dims[0], dims[0] * dims[1], ...``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``dims`` is not a 1-D sequence of positive integers.
+
+    Examples
+    --------
+    >>> strides([4, 3, 2]).tolist()
+    [1, 4, 12]
+    """
+    arr = np.asarray(dims)
+    if arr.ndim != 1 or (arr.size and (arr.dtype.kind not in "iu" or (arr < 1).any())):
+        raise InvalidInputError(f"dims: expected a 1-D sequence of positive integer lengths; got {dims!r}")
+    out = np.ones(arr.size, dtype=np.int64)
+    if arr.size > 1:
+        np.cumprod(arr[:-1].astype(np.int64), out=out[1:])
+    return out
+
+
+
+#: Bytes per second of one unit of a machine's link bandwidth: bandwidths are in GB/s.
+BANDWIDTH_UNIT = 1e9
+
+
+@dataclass(frozen=True)
+class LinkLoads:
+    """Traffic on every directed link of a torus/mesh under dimension-order routing.
+
+    Link id ``router * 2 * n_dims + 2 * k + s`` is the link leaving ``router`` along
+    dimension ``k`` in the + (``s = 0``) or - (``s = 1``) direction.
+
+    Attributes
+    ----------
+    data : (n_links,) ndarray of float64
+        Data(e): the summed volume of messages crossing each link.
+    messages : (n_links,) ndarray of int64
+        Congestion(e): the number of messages crossing each link.
+    bandwidth : (n_links,) ndarray of float64
+        Bandwidth of each link (same unit as the machine's bandwidths).
+    dim_names : list of str
+        Names of the dimensions for per-direction summaries.
+    """
+
+    data: np.ndarray
+    messages: np.ndarray
+    bandwidth: np.ndarray
+    dim_names: list
+
+    @property
+    def n_dims(self) -> int:
+        """Number of network dimensions."""
+        return len(self.dim_names)
+
+    @property
+    def latency(self) -> np.ndarray:
+        """Latency(e) = Data(e) / bw(e) for every link."""
+        return self.data / self.bandwidth
+
+    @property
+    def used(self) -> np.ndarray:
+        """Boolean mask of the links crossed by at least one message."""
+        return self.messages > 0
+
+    def max_data(self) -> float:
+        """Return Data(M), the largest volume on any link."""
+        return float(self.data.max()) if self.data.size else 0.0
+
+    def max_latency(self) -> float:
+        """Return Latency(M) (max volume congestion, MC): the largest Data(e)/bw(e)."""
+        return float(self.latency.max()) if self.data.size else 0.0
+
+    def max_messages(self) -> int:
+        """Return MMC, the largest number of messages on any link."""
+        return int(self.messages.max()) if self.messages.size else 0
+
+    def n_used(self) -> int:
+        """Return the number of links crossed by at least one message."""
+        return int(np.count_nonzero(self.messages))
+
+    def average_messages(self) -> float:
+        """Return AMC: total Congestion(e) over the links actually used."""
+        used = self.n_used()
+        return float(self.messages.sum()) / used if used else 0.0
+
+    def average_latency(self) -> float:
+        """Return AC: total Latency(e) over the links actually used."""
+        used = self.n_used()
+        return float(self.latency.sum()) / used if used else 0.0
+
+    def by_direction(self) -> list[dict]:
+        """Summarise the loads per dimension and direction (X+, X-, Y+, ...).
+
+        Returns
+        -------
+        list of dict
+            One record per (dimension, direction) with keys ``link`` (e.g. ``"X+"``),
+            ``max_data``, ``total_data``, ``max_latency``, ``max_messages``, ``used_links``.
+        """
+        d = self.n_dims
+        data = self.data.reshape(-1, d, 2)
+        lat = self.latency.reshape(-1, d, 2)
+        msg = self.messages.reshape(-1, d, 2)
+        rows = []
+        for k, name in enumerate(self.dim_names):
+            for s, sign in enumerate("+-"):
+                rows.append(
+                    {
+                        "link": f"{name}{sign}",
+                        "max_data": float(data[:, k, s].max()),
+                        "total_data": float(data[:, k, s].sum()),
+                        "max_latency": float(lat[:, k, s].max()),
+                        "max_messages": int(msg[:, k, s].max()),
+                        "used_links": int(np.count_nonzero(msg[:, k, s])),
+                    }
+                )
+        return rows
+
+
+def _position_in_group(keys: np.ndarray) -> np.ndarray:
+    """Position of every entry among the entries with the same key, in index order (intp)."""
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    starts = np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))
+    first = np.maximum.accumulate(np.where(starts, np.arange(keys.size), 0))
+    out = np.empty(keys.size, dtype=np.intp)
+    out[order] = np.arange(keys.size) - first
+    return out
+
+
+class NodeView:
+    """The machine seen node by node (built by :meth:`Machine.node_view`, cached there).
+
+    Node index ``i`` (0 .. n_nodes-1) is the ``i``-th smallest node id.  All arrays are
+    read-only: the view is shared by every caller of :meth:`Machine.node_view`.
+
+    Attributes
+    ----------
+    nodes : (n_nodes,) ndarray of intp
+        Distinct node ids, ascending; node index ``i`` is node ``nodes[i]``.
+    capacity : (n_nodes,) ndarray of int64
+        Processors (cores) per node.
+    proc_ptr : (n_nodes + 1,) ndarray of intp
+    procs : (n_procs,) ndarray of intp
+        The processors of node ``i`` are ``procs[proc_ptr[i]:proc_ptr[i+1]]``, ascending.
+    node_of_proc : (n_procs,) ndarray of int64
+        Node index of every processor.
+    representative : (n_nodes,) ndarray of intp
+        One processor per node (its lowest id), for node-to-node distances.
+    slot_in_node : (n_procs,) ndarray of intp
+        Position of every processor among the processors of its node (0, 1, ... in
+        processor-id order): the logical core index of node-level files.
+    node_router : (n_nodes,) ndarray of int64 or None
+        On a :class:`TorusMachine`: the router id (:meth:`TorusMachine.router_ids`) of
+        every node; None on other machines.
+    router_ptr : (n_routers + 1,) ndarray of int64 or None
+    router_nodes : (n_nodes,) ndarray of int64 or None
+        On a :class:`TorusMachine`: the nodes on router ``r`` are
+        ``router_nodes[router_ptr[r]:router_ptr[r+1]]``, ascending, for every router of
+        the whole network; None on other machines.
+
+    Examples
+    --------
+    >>> from mpitaskmap.machines import FlatMachine
+    >>> v = FlatMachine([5, 2, 5, 5]).node_view()
+    >>> v.nodes.tolist(), v.capacity.tolist(), v.node_of_proc.tolist()
+    ([2, 5], [1, 3], [1, 0, 1, 1])
+    >>> v.hop_matrix().tolist()
+    [[0, 1], [1, 0]]
+    """
+
+    def __init__(self, machine: "Machine") -> None:
+        self._machine = machine
+        order = np.argsort(machine.node_ids, kind="stable").astype(np.intp)
+        nodes, counts = np.unique(machine.node_ids[order], return_counts=True)
+        n = nodes.size
+        self.nodes = nodes.astype(np.intp)
+        self.capacity = counts.astype(np.int64)
+        self.procs = order
+        self.proc_ptr = np.zeros(n + 1, dtype=np.intp)
+        np.cumsum(counts, out=self.proc_ptr[1:])
+        self.node_of_proc = np.empty(machine.n_procs, dtype=np.int64)
+        self.node_of_proc[order] = np.repeat(np.arange(n, dtype=np.int64), counts)
+        self.representative = order[self.proc_ptr[:-1]]
+        self.slot_in_node = _position_in_group(machine.node_ids)
+        self.node_router: np.ndarray | None = None
+        self.router_ptr: np.ndarray | None = None
+        self.router_nodes: np.ndarray | None = None
+        self._hop_matrix: np.ndarray | None = None
+
+    def _set_routers(self, router_of_proc: np.ndarray, n_routers: int) -> None:
+        """Fill the router fields from the router id of every processor (torus machines)."""
+        node_router = router_of_proc[self.representative].astype(np.int64)
+        self.node_router = node_router
+        self.router_nodes = np.argsort(node_router, kind="stable").astype(np.int64)
+        self.router_ptr = np.zeros(n_routers + 1, dtype=np.int64)
+        np.cumsum(np.bincount(node_router, minlength=n_routers), out=self.router_ptr[1:])
+
+    def _freeze(self) -> "NodeView":
+        for arr in (self.nodes, self.capacity, self.procs, self.proc_ptr, self.node_of_proc, self.representative,
+                    self.slot_in_node, self.node_router, self.router_ptr, self.router_nodes):
+            if arr is not None:
+                arr.setflags(write=False)
+        return self
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of nodes."""
+        return int(self.nodes.size)
+
+    def hop_matrix(self) -> np.ndarray:
+        """Return the hop distance between every pair of nodes, (n_nodes, n_nodes) int32.
+
+        Computed on first use from :meth:`Machine.hops` of the representatives and kept
+        with the view (4 * n_nodes**2 bytes).
+
+        Raises
+        ------
+        NotApplicableError
+            When the machine has more than :data:`MAX_MATRIX_NODES` nodes (a limit of the
+            methods that need the matrix; an :class:`InvalidInputError` too).
+        """
+        if self._hop_matrix is None:
+            n = self.n_nodes
+            if n > MAX_MATRIX_NODES:
+                raise NotApplicableError(
+                    f"machine: the node hop matrix of a {type(self._machine).__name__} is n x n and supports "
+                    f"at most {MAX_MATRIX_NODES} nodes; got {n}"
+                )
+            rep = self.representative
+            dist = self._machine.hops(np.repeat(rep, n), np.tile(rep, n)).reshape(n, n).astype(np.int32)
+            dist.setflags(write=False)
+            self._hop_matrix = dist
+        return self._hop_matrix
+
+
+@dataclass(frozen=True)
+class BoxShape:
+    """The box of a full box allocation (:meth:`TorusMachine.box_shape`).
+
+    Every router of the box ``origin[k] <= c[k] < origin[k] + lengths[k]`` holds exactly
+    ``cores`` processors and no processor is outside it.
+
+    Attributes
+    ----------
+    origin : tuple of int
+        Lowest router coordinate of the box in every dimension.
+    lengths : tuple of int
+        Routers of the box along every dimension.
+    cores : int
+        Processors per router.
+    """
+
+    origin: tuple
+    lengths: tuple
+    cores: int
+
+    @property
+    def n_routers(self) -> int:
+        """Number of routers of the box."""
+        return int(np.prod(self.lengths, dtype=np.int64))
+
+
+class Machine(abc.ABC):
+    """Processors of one allocation and the distance between them (abstract base).
+
+    A subclass provides one primitive per capability: :meth:`hops` (distance) and
+    :meth:`geometric_coords` (coordinates for geometric mapping) are required; a link
+    model is optional (:attr:`has_link_model` True and :meth:`link_loads` overridden).
+    The base derives everything else once: :meth:`csr_edge_hops` from :meth:`hops` (a
+    subclass may override it with a compiled kernel), :meth:`csr_hop_sums` from
+    :meth:`csr_edge_hops`, and the node view (:meth:`node_view`, :meth:`node_capacity`,
+    :attr:`n_nodes`).
+
+    Attributes
+    ----------
+    n_procs : int
+        Number of processors (MPI ranks / cores); processor ids are ``0 .. n_procs-1``.
+    node_ids : (n_procs,) ndarray of intp
+        Node of every processor; cores of one node share an id.
+    name : str
+        Short description used in reports.
+    """
+
+    name: str = "machine"
+
+    def __init__(self, n_procs: int, node_ids=None, name: str | None = None) -> None:
+        if int(n_procs) < 1:
+            raise InvalidInputError(f"n_procs: a machine needs at least one processor; got {n_procs}")
+        self.n_procs = int(n_procs)
+        if node_ids is None:
+            node_ids = np.arange(self.n_procs)
+        node_ids = np.asarray(node_ids)
+        if node_ids.ndim != 1 or node_ids.shape[0] != self.n_procs:
+            raise InvalidInputError(
+                f"node_ids: expected shape ({self.n_procs},); got {node_ids.shape}"
+            )
+        self.node_ids = as_index_array(node_ids, "node_ids", upper=np.iinfo(np.intp).max)
+        if name is not None:
+            self.name = name
+
+    def __getstate__(self) -> dict:
+        # the cached node view and link scratch are derived data: rebuilt after unpickling
+        state = dict(self.__dict__)
+        state.pop("_node_view", None)
+        state.pop("_link_scratch", None)
+        return state
+
+    # -- the machine node by node -----------------------------------------------------
+    def node_view(self) -> NodeView:
+        """Return the machine seen node by node (built once, then cached on the machine).
+
+        Returns
+        -------
+        NodeView
+            Capacities, processors per node, and the router CSR on a torus.
+
+        Notes
+        -----
+        O(n_procs log n_procs) on first call (plus O(n_routers) on a torus).
+        """
+        view = self.__dict__.get("_node_view")
+        if view is None:
+            view = self._build_node_view()._freeze()
+            self._node_view = view
+        return view
+
+    def _build_node_view(self) -> NodeView:
+        return NodeView(self)
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of distinct nodes."""
+        return self.node_view().n_nodes
+
+    def node_capacity(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return the distinct node ids and the number of processors on each.
+
+        Returns
+        -------
+        nodes : (n_nodes,) ndarray of intp
+            Sorted distinct node ids.
+        counts : (n_nodes,) ndarray of int64
+            Processors (cores) per node.
+
+        Examples
+        --------
+        >>> from mpitaskmap.machines import FlatMachine
+        >>> [a.tolist() for a in FlatMachine([3, 1, 3]).node_capacity()]
+        [[1, 3], [1, 2]]
+        """
+        view = self.node_view()
+        return view.nodes, view.capacity
+
+    # -- distance ------------------------------------------------------------------------
+    @abc.abstractmethod
+    def hops(self, src, dst) -> np.ndarray:
+        """Return the hop distance between processors ``src[i]`` and ``dst[i]``.
+
+        Parameters
+        ----------
+        src, dst : (n,) array_like of int
+            Processor ids.
+
+        Returns
+        -------
+        (n,) ndarray of int64
+            Hops; 0 between processors of one node.
+        """
+
+    def csr_edge_hops(self, indptr, indices, task_to_proc) -> np.ndarray:
+        """Return the hop count of every directed edge of a CSR task graph (CSR order).
+
+        Parameters
+        ----------
+        indptr : (n_tasks + 1,) ndarray of intp
+        indices : (n_edges,) ndarray of intp
+            The graph: edges of task ``t`` go to ``indices[indptr[t]:indptr[t+1]]``.
+        task_to_proc : (n_tasks,) ndarray of intp
+            Processor of every task.
+
+        Returns
+        -------
+        (n_edges,) ndarray of int64
+
+        Notes
+        -----
+        The base calls :meth:`hops` on the processors of both ends, O(n_edges) memory.
+        """
+        proc = np.asarray(task_to_proc)
+        src = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+        return self.hops(proc[src], proc[np.asarray(indices)])
+
+    def csr_hop_sums(self, indptr, indices, weights, task_to_proc) -> tuple[int, float, int]:
+        """Return (TotalHops, WeightedHops, max hops) over the directed edges of a CSR task graph.
+
+        Parameters
+        ----------
+        indptr, indices : ndarray of intp
+            The graph in CSR form (see :meth:`csr_edge_hops`).
+        weights : (n_edges,) ndarray of float64
+            Volume of every edge.
+        task_to_proc : (n_tasks,) ndarray of intp
+            Processor of every task.
+
+        Returns
+        -------
+        tuple of (int, float, int)
+            Sum of hops, sum of weight * hops, and the largest hop count (0 without edges).
+        """
+        h = self.csr_edge_hops(indptr, indices, task_to_proc)
+        return int(h.sum()), float(h @ np.asarray(weights, dtype=np.float64)), int(h.max()) if h.size else 0
+
+    # -- links ---------------------------------------------------------------------------
+    @property
+    def has_link_model(self) -> bool:
+        """Whether the machine routes messages over links (:meth:`link_loads` works)."""
+        return False
+
+    def link_loads(self, indptr, indices, weights, task_to_proc) -> LinkLoads:
+        """Return per-link loads of a CSR task graph under the machine's static routing.
+
+        Raises
+        ------
+        InvalidInputError
+            On a machine without a link model (:attr:`has_link_model` False).
+        """
+        raise InvalidInputError(
+            f"machine: a {type(self).__name__} has no link model (has_link_model is False); link metrics "
+            "need a machine with static routes, e.g. a TorusMachine or a PercsMachine"
+        )
+
+    def link_time(self, indptr, indices, weights, task_to_proc, *, seconds_per_weight: float,
+                  hop_latency: float, overlap_weight: float = math.inf) -> tuple[float, int]:
+        """Return the predicted seconds of one exchange and its slowest link id.
+
+        The exchange sends every edge of the CSR task graph as one message, all at once;
+        its time is set by the slowest link: max over links e of
+        ``Data(e) * seconds_per_weight / bw(e) + R(e)``, where ``R(e)`` is the largest
+        route latency of a message crossing e, and a message of weight ``w`` over ``h``
+        hops has route latency ``hop_latency * h * min(1, overlap_weight / w)``
+        (:func:`mpitaskmap.metrics.predicted_time`).  This generic form, for link models
+        that do not track routes per link, bounds ``R(e)`` by the largest route latency of
+        the exchange; a :class:`TorusMachine` computes ``R(e)`` exactly in one compiled pass.
+
+        Parameters
+        ----------
+        indptr, indices, weights, task_to_proc : ndarray
+            CSR task graph and mapping (trusted: the metric functions validate them).
+        seconds_per_weight : float
+            Seconds one unit of weight takes on a link of bandwidth 1 (machine unit).
+        hop_latency : float
+            Seconds per link crossed.
+        overlap_weight : float, optional
+            Message weight above which the hop latency overlaps with the data, in
+            proportion (> 0; default inf: every message pays its full hop latency).
+
+        Returns
+        -------
+        (float, int)
+            Seconds (0.0 when no message leaves its router) and the slowest link's id
+            (-1 then).
+
+        Raises
+        ------
+        InvalidInputError
+            On a machine without a link model.
+        """
+        loads = self.link_loads(indptr, indices, weights, task_to_proc)
+        if not loads.messages.any():
+            return 0.0, -1
+        hops = self.csr_edge_hops(indptr, indices, task_to_proc).astype(np.float64)
+        scale = np.minimum(1.0, overlap_weight / np.maximum(np.asarray(weights, dtype=np.float64), 1e-300))
+        longest = float((hops * scale).max(initial=0.0))
+        value = np.where(loads.messages > 0, loads.latency * seconds_per_weight, -np.inf)
+        link = int(np.argmax(value))
+        return float(value[link]) + hop_latency * longest, link
+
+    # -- embedding -----------------------------------------------------------------------
+    @abc.abstractmethod
+    def geometric_coords(self) -> np.ndarray:
+        """Return (n_procs, n_dims) float64 coordinates for geometric mapping."""
+
+

@@ -1,0 +1,240 @@
+"""Reading and writing machine files: where every rank of an allocation sits in the network.
+
+The format (version 1) is plain text, one directive or rank per line; ``#`` starts a
+comment; blank lines are ignored.
+
+==========================  ==================================================================
+line                        meaning
+==========================  ==================================================================
+``dims 17 8 24``            network lengths (required unless passed as ``dims=``)
+``wrap 1 1 0``              torus (1) or mesh (0) per dimension (default all 1)
+``bandwidth gemini``        link bandwidths: ``gemini`` or one value per dimension
+``names X Y Z``             dimension names used in reports
+``ranks_per_node 24``       consecutive ranks on one router are cut into nodes of this size
+``x y z``                   one rank: its router coordinate
+``x y z node=7``            one rank with an explicit node id
+``host nid00012 16 x y z``  ``16`` consecutive ranks on host ``nid00012`` at router x y z
+==========================  ==================================================================
+
+Ranks are numbered in file order.  A file of bare ``x y z`` lines and nothing else (the
+Zoltan2 test format, e.g. the bundled Hopper allocation) reads with ``dims=`` given by the
+caller.  Node ids: explicit ``node=`` or ``host`` lines win; otherwise consecutive ranks
+with the same router form nodes of ``ranks_per_node`` (default: every rank its own node).
+Every error names the file, the line number and the offending text.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from .torus import TorusMachine, gemini_bandwidth
+
+__all__ = ["read_machine_file", "write_machine_file", "hopper_machine", "HOPPER_DIMS"]
+
+HOPPER_DIMS = (17, 8, 24)
+
+
+def _err(path, lineno: int, text: str, what: str) -> InvalidInputError:
+    return InvalidInputError(f"{path}:{lineno}: {what}; got {text.strip()!r}")
+
+
+def _ints(tokens, path, lineno, text, what) -> list[int]:
+    try:
+        return [int(t) for t in tokens]
+    except ValueError:
+        raise _err(path, lineno, text, f"{what} must be integers") from None
+
+
+def read_machine_file(
+    path: str | os.PathLike,
+    *,
+    dims: Sequence[int] | None = None,
+    wrap=None,
+    ranks_per_node: int | None = None,
+    bandwidth=None,
+    name: str | None = None,
+) -> TorusMachine:
+    """Read a machine file (format in the module docstring) into a TorusMachine.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    dims, wrap, ranks_per_node, bandwidth : optional
+        Override (or supply, for bare coordinate files) the header directives.
+    name : str, optional
+        Description (default: the file name).
+
+    Returns
+    -------
+    TorusMachine
+
+    Raises
+    ------
+    InvalidInputError
+        On a malformed line, a coordinate outside ``dims``, inconsistent dimension counts,
+        or a file without ranks; the message carries ``file:line``.
+    """
+    header: dict = {}
+    coords: list[list[int]] = []
+    explicit_nodes: list[int | None] = []
+    host_names: dict[str, int] = {}
+    rank_lines: list[int] = []
+    n_dims = None
+    with open(path, "r", encoding="utf-8") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            text = raw.split("#", 1)[0].strip()
+            if not text:
+                continue
+            tok = text.split()
+            key = tok[0].lower()
+            if key == "dims":
+                header["dims"] = _ints(tok[1:], path, lineno, raw, "dims")
+            elif key == "wrap":
+                header["wrap"] = [bool(v) for v in _ints(tok[1:], path, lineno, raw, "wrap flags")]
+            elif key == "bandwidth":
+                if len(tok) == 2 and tok[1].lower() == "gemini":
+                    header["bandwidth"] = "gemini"
+                else:
+                    try:
+                        header["bandwidth"] = [float(v) for v in tok[1:]]
+                    except ValueError:
+                        raise _err(path, lineno, raw, "bandwidth must be 'gemini' or numbers") from None
+            elif key == "names":
+                header["names"] = tok[1:]
+            elif key == "ranks_per_node":
+                vals = _ints(tok[1:], path, lineno, raw, "ranks_per_node")
+                if len(vals) != 1 or vals[0] < 1:
+                    raise _err(path, lineno, raw, "ranks_per_node takes one positive integer")
+                header["ranks_per_node"] = vals[0]
+            elif key == "host":
+                if len(tok) < 4:
+                    raise _err(path, lineno, raw, "a host line is 'host NAME SLOTS x y z ...'")
+                slots = _ints(tok[2:3], path, lineno, raw, "slots")[0]
+                if slots < 1:
+                    raise _err(path, lineno, raw, "slots must be positive")
+                c = _ints(tok[3:], path, lineno, raw, "coordinates")
+                n_dims = _dim_count(n_dims, len(c), path, lineno, raw)
+                node = host_names.setdefault(tok[1], len(host_names))
+                coords.extend([c] * slots)
+                explicit_nodes.extend([node] * slots)
+                rank_lines.extend([lineno] * slots)
+            else:
+                node = None
+                if tok[-1].startswith("node="):
+                    node = _ints([tok[-1][5:]], path, lineno, raw, "node")[0]
+                    tok = tok[:-1]
+                c = _ints(tok, path, lineno, raw, "coordinates")
+                n_dims = _dim_count(n_dims, len(c), path, lineno, raw)
+                coords.append(c)
+                explicit_nodes.append(node)
+                rank_lines.append(lineno)
+    if not coords:
+        raise InvalidInputError(f"{path}: no ranks found")
+    dims = list(dims) if dims is not None else header.get("dims")
+    if dims is None:
+        raise InvalidInputError(f"{path}: no 'dims' line; pass dims= for a bare coordinate file")
+    if len(dims) != n_dims:
+        raise InvalidInputError(f"{path}: dims has {len(dims)} entries but ranks have {n_dims} coordinates")
+    arr = np.asarray(coords, dtype=np.int64)
+    bad = (arr < 0) | (arr >= np.asarray(dims)[None, :])
+    if bad.any():
+        r, k = (int(v) for v in np.argwhere(bad)[0])
+        raise InvalidInputError(
+            f"{path}:{rank_lines[r]}: rank {r}: coordinate {int(arr[r, k])} in dimension {k} outside [0, {dims[k]})"
+        )
+    rpn = ranks_per_node if ranks_per_node is not None else header.get("ranks_per_node", 1)
+    node_ids = _node_ids(coords, explicit_nodes, int(rpn))
+    return TorusMachine(
+        arr,
+        dims,
+        wrap=wrap if wrap is not None else header.get("wrap", True),
+        node_ids=node_ids,
+        bandwidth=bandwidth if bandwidth is not None else header.get("bandwidth"),
+        dim_names=header.get("names"),
+        name=name or os.path.basename(str(path)),
+    )
+
+
+def _dim_count(n_dims, n, path, lineno, raw) -> int:
+    if n == 0:
+        raise _err(path, lineno, raw, "a rank line needs coordinates")
+    if n_dims is not None and n != n_dims:
+        raise _err(path, lineno, raw, f"expected {n_dims} coordinates like the lines before")
+    return n
+
+
+def _node_ids(coords: list, explicit: list, ranks_per_node: int) -> np.ndarray:
+    """Explicit node ids where given; else runs of ranks on one router cut into nodes."""
+    given = [e for e in explicit if e is not None]
+    next_id = max(given) + 1 if given else 0
+    out = np.empty(len(coords), dtype=np.int64)
+    run_len, node = 0, -1
+    for r, c in enumerate(coords):
+        if explicit[r] is not None:
+            out[r] = explicit[r]
+            run_len = 0
+            continue
+        if run_len and c != coords[r - 1]:
+            run_len = 0
+        if run_len % ranks_per_node == 0:
+            node, next_id = next_id, next_id + 1
+        out[r] = node
+        run_len += 1
+    return out
+
+
+def write_machine_file(machine: TorusMachine, path: str | os.PathLike) -> None:
+    """Write a TorusMachine in machine-file format (header, then one rank per line).
+
+    The written file reads back with :func:`read_machine_file` into an equal machine
+    (same coordinates, node ids, lengths, wrap flags and per-dimension bandwidths).
+    """
+    lines = ["# mpitaskmap machine file v1", f"# {machine.name}"]
+    lines.append("dims " + " ".join(str(int(d)) for d in machine.dims))
+    lines.append("wrap " + " ".join(str(int(w)) for w in machine.wrap))
+    lines.append("names " + " ".join(machine.dim_names))
+    uniform = all(np.all(b == b[0]) for b in machine.link_bandwidth)
+    if uniform:
+        lines.append("bandwidth " + " ".join(repr(float(b[0])) for b in machine.link_bandwidth))
+    elif all(np.array_equal(a, b) for a, b in zip(machine.link_bandwidth, _gemini_or_none(machine))):
+        lines.append("bandwidth gemini")
+    else:
+        raise InvalidInputError("machine: per-position bandwidths other than 'gemini' cannot be written")
+    for c, node in zip(machine.router_coords, machine.node_ids):
+        lines.append(" ".join(str(int(v)) for v in c) + f" node={int(node)}")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+def _gemini_or_none(machine: TorusMachine):
+    if machine.n_dims != 3:
+        return [np.array([])] * machine.n_dims
+    return gemini_bandwidth(machine.dims)
+
+
+def hopper_machine(*, dims: Sequence[int] = HOPPER_DIMS, bandwidth="gemini") -> TorusMachine:
+    """Return the bundled real 512-rank Cray Gemini allocation (NERSC Hopper-like).
+
+    512 ranks, 24 per node, 15 routers; torus extent 17 x 8 x 24 (inferred, see
+    ``mpitaskmap/data/README.md``).  This is the allocation of Zoltan2's own task-mapping
+    test, used by our tests and benchmarks with an 8 x 8 x 8 stencil.
+
+    Returns
+    -------
+    TorusMachine
+
+    Examples
+    --------
+    >>> m = hopper_machine()
+    >>> m.n_procs, m.n_nodes, len(np.unique(m.router_ids()))
+    (512, 22, 15)
+    """
+    ref = resources.files("mpitaskmap") / "data" / "hopper_512rank_machine.txt"
+    with resources.as_file(ref) as p:
+        return read_machine_file(p, dims=dims, ranks_per_node=24, bandwidth=bandwidth, name="hopper-512 (real)")

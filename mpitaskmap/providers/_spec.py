@@ -1,0 +1,53 @@
+"""Provider names and explicit spec strings (private): provider_from_spec and available_providers."""
+
+from __future__ import annotations
+
+from ..errors import InvalidInputError
+from ._base import Provider
+from ._util import parse_options
+from .bgq import BgqProvider
+from .file import FileProvider
+from .hostname import HostnameProvider
+from .rca import RcaProvider
+from .sim import SimProvider
+
+__all__ = ["available_providers", "provider_from_spec"]
+
+_NAMES = ("auto", "bgq", "file", "hostname", "rca", "sim")
+
+
+def available_providers() -> list[str]:
+    """Return the provider names that :func:`get_provider` accepts, sorted.
+
+    Not collective.  Whether a provider works on this machine is decided by
+    ``get_provider("auto")`` (or by calling its ``check()``).
+
+    Examples
+    --------
+    >>> available_providers()
+    ['auto', 'bgq', 'file', 'hostname', 'rca', 'sim']
+    """
+    return list(_NAMES)
+
+
+def provider_from_spec(spec: str) -> Provider:
+    """Return the provider of an explicit spec (``"auto"`` is handled by :func:`get_provider`)."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise InvalidInputError(f"provider: expected a non-empty spec string; got {spec!r}")
+    spec = spec.strip()
+    family, _, rest = spec.partition(":")
+    family = family.strip().lower()
+    if family == "sim":
+        return SimProvider.from_spec(spec)
+    if family == "file":
+        return FileProvider(rest) if rest else FileProvider()
+    if family == "rca":
+        o = parse_options(rest, ("lib", "nid_file"), spec)
+        return RcaProvider(lib=o.get("lib"), nid_file=o.get("nid_file"))
+    if family == "bgq":
+        o = parse_options(rest, ("lib", "shape", "wrap"), spec)
+        return BgqProvider(lib=o.get("lib"), shape=o.get("shape"), wrap=o.get("wrap"))
+    if family == "hostname":
+        parse_options(rest, (), spec)
+        return HostnameProvider()
+    raise InvalidInputError(f"provider: unknown provider {family!r} in {spec!r}; valid: {available_providers()}")

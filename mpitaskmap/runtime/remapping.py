@@ -1,0 +1,767 @@
+"""The in-job entry point: ``comm = mpitaskmap.remap(comm, coords)``.
+
+Collective.  Every rank says which task it runs (its task coordinate, optionally its
+communication partners); a coordinate provider says where every rank sits in the
+network; the ranks evaluate the deterministic candidate list in parallel (rank ``r``
+takes candidates ``r, r + size, ...``), agree on the best by the chosen metric, and get
+back a communicator in which new rank ``t`` is the process that runs task ``t``.
+
+Collectives (a constant number, whatever the candidate count): one ``bcast`` of the
+environment configuration, one ``allgather`` of every rank's task, location and local
+errors, one ``allgather`` of every rank's candidate scores and errors, one more for the
+second stage (the best candidates refined; not with ``refine=0``), one for the judge (the
+replayed times of the objective's best few, :mod:`mpitaskmap.search.judge`; not with
+``judge=None`` or where the default judge does not apply), one ``Bcast`` of the winning
+mapping from the rank that computed it, one ``Split``.
+
+Never hang: nothing raises between collectives.  Local failures (bad coordinates, a
+provider error, an exception inside a mapper) travel in the gathered data, every rank
+sees all of them, and every rank takes the same decision: raise the same
+:class:`~mpitaskmap.errors.MappingError` naming the first failing rank, or, with
+``on_error="identity"``, return a duplicate of ``comm`` unchanged.
+
+Environment (read on rank 0, broadcast):
+
+=========================  ==============================================================
+``MPITASKMAP_DISABLE=1``   return ``comm.Dup()`` unchanged (job-level switch)
+``MPITASKMAP_PROVIDER``    provider spec when ``provider=`` is not given (default "auto")
+``MPITASKMAP_COORDS_FILE`` machine file read by the ``file`` provider
+``MPITASKMAP_LOG``         log level of the ``mpitaskmap`` logger for this call
+                           (e.g. ``info``); rank 0 speaks, other ranks only warn
+=========================  ==============================================================
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+from mpi4py import MPI
+
+from ..errors import MappingError
+from ..search.families import identity as identity_family
+from ..search.judge import DEFAULT_JUDGE, JUDGE_TOP, fluid_seconds, judge_order, judge_shortlist, mapping_digest, resolve_judge
+from ..mapping import IDENTITY
+from ..mappers.geometric.mj import ORDERINGS
+from ..search.problem import Candidate, Problem
+from .gather import LocalRank, NodeShare, gather_job, input_error, network_digest
+from ..providers import Provider, assemble_machine_arrays, get_provider
+from ..search.scoring import (DEFAULT_FAMILIES, REFINE_TOP, apply, candidate_list, refinement_candidates, resolve_metric,
+                     score_candidates, top_indices, winner)
+from ..graphs.taskgraph import TaskGraph
+
+__all__ = ["remap", "RemapReport", "search_candidates", "SearchResult", "METRIC_NAMES", "shared_job_data"]
+
+logger = logging.getLogger("mpitaskmap")
+
+#: Metrics remap() can optimise ("latency" is Latency(M), the bandwidth-aware max link load;
+#: "predicted_time" the predicted seconds of one exchange, the default on machines with links).
+METRIC_NAMES = ("predicted_time", "weighted_hops", "average_hops", "latency")
+
+
+@dataclass
+class RemapReport:
+    """What :func:`remap` did, identical on every rank.
+
+    Attributes
+    ----------
+    status : str
+        "remapped", "identity" (the default order won, or was returned after an error
+        with ``on_error="identity"``) or "disabled".
+    provider : str
+        Provider that located the ranks.
+    machine : str
+        Description of the assembled machine.
+    metric : str
+        Metric optimised.
+    n_candidates : int
+        Candidates evaluated, both stages.
+    n_refined : int
+        Of those, second-stage refinements of the best first-stage candidates.
+    winner : str
+        Label of the winning candidate.
+    winner_index : int
+        Its index in the candidate list (0 = identity).
+    before, after : float
+        Metric of the default order and of the result.
+    seconds : dict
+        Wall seconds per phase on rank 0 (``gather``, ``map_max`` = slowest rank's
+        candidate evaluation, ``judge`` when the judge ran, ``bcast``, ``split``,
+        ``total``).
+    candidates_per_rank : list of int
+        How many candidates each rank evaluated.
+    gathered_bytes : int
+        Bytes each rank (each node leader with ``shared_memory=True``) received in the
+        collectives that gather the job's data.
+    shared_bytes : int
+        Bytes of the node's shared-memory windows holding the task graph and machine
+        (``shared_memory=True``; 0 without).
+    error : str
+        The agreed error, when one happened.
+    new_rank_of : list of int
+        ``new_rank_of[old_rank]``: the new rank of every process.
+    judge : str or None
+        The judge that picked the winner among the objective's best (``"fluid"``), None
+        when the objective decided alone; ``judge_why`` says why.
+    judged : list of dict
+        The mappings the judge replayed: ``index``, ``candidate``, ``score`` (objective),
+        ``simulated_s`` (replayed seconds of one exchange step).
+    objective_winner : str
+        The objective's own pick (the winner when no judge ran).
+    """
+
+    status: str = IDENTITY
+    provider: str = ""
+    machine: str = ""
+    metric: str = ""
+    n_candidates: int = 0
+    n_refined: int = 0
+    winner: str = ""
+    winner_index: int = 0
+    before: float = float("nan")
+    after: float = float("nan")
+    seconds: dict = field(default_factory=dict)
+    candidates_per_rank: list = field(default_factory=list)
+    gathered_bytes: int = 0
+    shared_bytes: int = 0
+    error: str = ""
+    new_rank_of: list = field(default_factory=list)
+    judge: str | None = None
+    judge_why: str = ""
+    judged: list = field(default_factory=list)
+    objective_winner: str = ""
+
+    def summary(self) -> str:
+        """Return a short multi-line text report."""
+        lines = [f"mpitaskmap.remap: {self.status}"]
+        if self.error:
+            lines.append(f"  error: {self.error}")
+        if self.provider:
+            lines.append(f"  provider: {self.provider}; machine: {self.machine}")
+        if self.n_candidates:
+            gain = (1 - self.after / self.before) * 100 if self.before else 0.0
+            lines.append(
+                f"  {self.metric}: default {self.before:.6g} -> {self.after:.6g} ({gain:.1f}% lower); "
+                f"winner #{self.winner_index} {self.winner} of {self.n_candidates} candidates"
+                + (f" ({self.n_refined} refined)" if self.n_refined else "")
+            )
+        if self.judge:
+            times = ", ".join(f"#{j['index']} {j['simulated_s']:.4g} s" for j in self.judged)
+            lines.append(f"  judge: {self.judge} replay of the objective's {len(self.judged)} best ({times}); "
+                         f"the objective's pick: {self.objective_winner}")
+        elif self.judge_why:
+            lines.append(f"  judge: none ({self.judge_why})")
+        if self.seconds:
+            lines.append("  seconds: " + ", ".join(f"{k} {v:.3f}" for k, v in self.seconds.items()))
+        return "\n".join(lines)
+
+
+def _read_config() -> dict:
+    return {
+        "disable": os.environ.get("MPITASKMAP_DISABLE", "").strip().lower() in ("1", "true", "yes", "on"),
+        "provider": os.environ.get("MPITASKMAP_PROVIDER") or None,
+        "log": os.environ.get("MPITASKMAP_LOG") or None,
+    }
+
+
+class _RankFilter(logging.Filter):
+    def __init__(self, rank: int) -> None:
+        super().__init__()
+        self.rank = rank
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.rank = self.rank
+        return self.rank == 0 or record.levelno >= logging.WARNING
+
+
+def _configure_logging(level: str | None, rank: int) -> logging.Handler | None:
+    if not level:
+        return None
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("[mpitaskmap %(rank)d] %(levelname)s: %(message)s"))
+    handler.addFilter(_RankFilter(rank))
+    logger.addHandler(handler)
+    logger.setLevel(level.upper())
+    return handler
+
+
+def _local_task(comm, coords, neighbors, weights):
+    """This rank's task: (coords, neighbors, weights) arrays (None without neighbours); raises on bad input."""
+    if coords is None and isinstance(comm, MPI.Cartcomm):
+        coords = comm.Get_coords(comm.Get_rank())
+    if coords is None:
+        raise ValueError("coords: this rank gave no task coordinate (and comm is not a Cartcomm)")
+    c = np.asarray(coords, dtype=np.float64).ravel()
+    if c.size == 0:
+        raise ValueError("coords: empty coordinate")
+    bad = np.flatnonzero(~np.isfinite(c))
+    if bad.size:
+        raise ValueError(f"coords: non-finite value in dimension {int(bad[0])}; got {float(c[bad[0]])!r}")
+    size = comm.Get_size()
+    if neighbors is None:
+        if isinstance(comm, MPI.Distgraphcomm):
+            _, dests, w = comm.Get_dist_neighbors()
+            neighbors = list(dests)
+            if w is not None and weights is None and w is not MPI.UNWEIGHTED:
+                weights = list(w[1])
+        elif isinstance(comm, MPI.Cartcomm):
+            neighbors = []
+            for d in range(comm.Get_dim()):
+                for disp in (-1, 1):
+                    _, dest = comm.Shift(d, disp)
+                    if dest != MPI.PROC_NULL and dest != comm.Get_rank():
+                        neighbors.append(dest)
+    if neighbors is not None:
+        neighbors = [int(v) for v in neighbors]
+        for i, v in enumerate(neighbors):
+            if not 0 <= v < size:
+                raise ValueError(f"neighbors: entry {i} names rank {v}, outside [0, {size})")
+        if weights is None:
+            weights = [1.0] * len(neighbors)
+        weights = [float(v) for v in weights]
+        if len(weights) != len(neighbors):
+            raise ValueError(f"weights: {len(weights)} values for {len(neighbors)} neighbors")
+        for i, v in enumerate(weights):
+            if not np.isfinite(v) or v < 0:
+                raise ValueError(f"weights: entry {i} must be finite and >= 0; got {v!r}")
+        return c, np.asarray(neighbors, dtype=np.int64), np.asarray(weights, dtype=np.float64)
+    return c, None, None
+
+
+def _first_error(items, what: str) -> str | None:
+    for rank, err in enumerate(items):
+        if err:
+            return f"{what}: rank {rank}: {err}"
+    return None
+
+
+def remap(
+    comm: MPI.Intracomm,
+    coords=None,
+    *,
+    neighbors: Sequence[int] | None = None,
+    weights: Sequence[float] | None = None,
+    provider: str | Provider | None = None,
+    metric: str | None = None,
+    orderings: Sequence[str] = ORDERINGS,
+    rotate: bool = True,
+    variants="auto",
+    families: str | Sequence[str] = DEFAULT_FAMILIES,
+    candidates: Sequence[Candidate] | None = None,
+    refine: int = REFINE_TOP,
+    judge: str | None = DEFAULT_JUDGE,
+    shared_memory: bool | None = None,
+    on_error: str = "raise",
+    report: bool = False,
+):
+    """Return a communicator whose ranks are reordered so communicating tasks sit close.
+
+    Collective over ``comm``.  New rank ``t`` of the returned communicator is the
+    process the mapping chose for task ``t`` (the task of old rank ``t``): after the call
+    the application uses its *new* rank to pick its subdomain.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Intracomm
+        The communicator to reorder (left untouched).  A ``Cartcomm`` supplies
+        coordinates and neighbours, a ``Distgraphcomm`` neighbours and weights.
+    coords : sequence of float
+        This rank's task coordinate (e.g. the centre of its subgrid); every rank gives
+        the same number of dimensions.
+    neighbors : sequence of int, optional
+        This rank's communication partners (old ranks), like the destinations of
+        ``MPI_Dist_graph_create_adjacent``.  Default: the topology of ``comm`` if it has
+        one, else the nearest-neighbour proxy
+        :meth:`~mpitaskmap.graphs.taskgraph.TaskGraph.from_coordinate_proxy` of the coordinates.
+    weights : sequence of float, optional
+        Volumes sent to each neighbour (default 1.0).
+    provider : str or Provider, optional
+        Where the ranks sit: a spec such as ``"sim:titan:ppn=1"``, ``"file"``, ``"rca"``,
+        ``"bgq"``, ``"hostname"``, ``"auto"``, or a Provider object.  Default: the
+        ``MPITASKMAP_PROVIDER`` environment variable, else ``"auto"``.
+    metric : {"predicted_time", "weighted_hops", "average_hops", "latency"}, optional
+        What the candidate search minimises.  Default: ``predicted_time`` (the predicted
+        seconds of one exchange, :func:`~mpitaskmap.metrics.predicted_time`; weights are
+        bytes) when the machine has a link model, else ``weighted_hops``
+        (:func:`~mpitaskmap.metrics.default_metric`); the report names the one used.
+    orderings, rotate, variants, families : optional
+        Candidate list options, see :func:`~mpitaskmap.search.scoring.candidate_list`
+        (``families``, a name or a list, adds other mapper families of
+        :data:`~mpitaskmap.search.scoring.FAMILIES`, e.g. ``"graph"``, to the search).
+    candidates : sequence of Candidate, optional
+        An explicit candidate list (the identity is still put first).
+    refine : int, optional
+        Two-stage search: after the candidate list, the ``refine`` best candidates are
+        refined (weighted-hop swaps, plus congestion refinement for ``latency``), spread
+        over the ranks like the first stage, and the best of both stages wins (default
+        :data:`~mpitaskmap.search.scoring.REFINE_TOP`; 0 = one stage, one collective less).  A
+        refinement costs about one graph-mapper pass over all tasks on the rank that
+        computes it.
+    judge : {"default", "fluid", None}, optional
+        Replay one exchange step of the objective's ``JUDGE_TOP`` best distinct mappings
+        (those no worse than the default order by the objective) under SimGrid's SMPI
+        network model, computed in-process (:func:`mpitaskmap.sim.fluid.fluid_exchange`), and
+        keep the fastest: what :func:`mpitaskmap.map` does, so ``remap`` and
+        ``map(method="auto")`` pick the same mapping.  The replays are spread over the ranks
+        that computed those candidates (one more ``allgather``).  ``"default"``: when
+        ``metric`` is None, on a torus machine with a link model, with at most
+        :data:`~mpitaskmap.search.judge.FLUID_JUDGE_MAX_EDGES` task-graph edges and within
+        :data:`~mpitaskmap.search.judge.FLUID_JUDGE_MAX_WORK` a replay
+        (:func:`~mpitaskmap.search.judge.default_judge`); ``"fluid"``: whenever possible, no
+        budget; None: the objective alone.  The report says which ran and why.
+    shared_memory : bool, optional
+        Gather the job's data to one leader per node, which builds the task graph and
+        machine in MPI shared-memory windows (``Split_type(COMM_TYPE_SHARED)`` +
+        ``Win.Allocate_shared``); every rank of the node uses them as read-only views, so
+        per-node memory does not grow with the ranks per node; the candidate work is still
+        spread over every rank.  Same results as without.  Default: on when the MPI
+        library supports it (MPI-3 or later).  The windows belong to the returned
+        communicator and are freed with it.
+    on_error : {"raise", "identity"}, optional
+        On any failure on any rank: every rank raises the same ``MappingError``
+        (default), or every rank returns ``comm.Dup()`` and the report says why.
+    report : bool, optional
+        Also return a :class:`RemapReport`.
+
+    Returns
+    -------
+    mpi4py.MPI.Intracomm or (mpi4py.MPI.Intracomm, RemapReport)
+        A new communicator owned by the caller (free it with ``Free()``), named
+        ``"mpitaskmap:<provider>"``.
+
+    Raises
+    ------
+    MappingError
+        On every rank alike, when any rank failed and ``on_error="raise"``.
+    ValueError, TypeError
+        For invalid local options (unknown metric or on_error value), before any
+        communication: every rank gets the same options in a correct program.
+
+    Notes
+    -----
+    Candidate 0 is always the identity, so the result is never worse than the default
+    by the chosen metric.  Ties go to the lowest candidate index; every rank computes
+    from identical gathered data, so the result is deterministic.
+    """
+    if on_error not in ("raise", "identity"):
+        raise ValueError(f"on_error: expected 'raise' or 'identity'; got {on_error!r}")
+    if metric is not None and metric not in METRIC_NAMES:
+        raise ValueError(f"metric: unknown {metric!r}; valid: {sorted(METRIC_NAMES)}")
+    if judge not in (None, DEFAULT_JUDGE, "fluid"):
+        raise ValueError(f"judge: expected {DEFAULT_JUDGE!r}, 'fluid' or None; got {judge!r} (SimGrid's own "
+                         "'simulate' judge runs offline: mpitaskmap.map or the command line)")
+    if not isinstance(comm, MPI.Intracomm):
+        raise TypeError(f"comm: expected an mpi4py Intracomm; got {type(comm).__name__}")
+    t_start = MPI.Wtime()
+    rank, size = comm.Get_rank(), comm.Get_size()
+    config = comm.bcast(_read_config() if rank == 0 else None, root=0)
+    handler = _configure_logging(config["log"], rank)
+    try:
+        options = dict(orderings=orderings, rotate=rotate, variants=variants, families=families)
+        if shared_memory is None:
+            shared_memory = MPI.Get_version() >= (3, 0)
+        return _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provider, metric,
+                      options, candidates, int(refine), judge, bool(shared_memory), on_error, report)
+    finally:
+        if handler is not None:
+            logger.removeHandler(handler)
+
+
+def _finish(comm, rep: RemapReport, report: bool, on_error: str, new=None, share=None):
+    if rep.error and on_error == "raise":
+        raise MappingError(rep.error)
+    if new is None:
+        new = comm.Dup()
+        rep.new_rank_of = list(range(comm.Get_size()))
+        if rep.error:
+            rep.status = "identity"
+            if comm.Get_rank() == 0:
+                logger.warning("remap returns the unchanged order: %s", rep.error)
+    new.Set_name(f"mpitaskmap:{rep.provider or 'none'}")
+    if share is not None:  # the shared windows live as long as the returned communicator
+        new.Set_attr(_share_keyval(), share)
+    return (new, rep) if report else new
+
+
+_SHARE_KEYVAL: list = []
+
+
+def _share_keyval() -> int:
+    """The communicator attribute holding a remap's :class:`NodeShare`; freed with the communicator."""
+    if not _SHARE_KEYVAL:
+        _SHARE_KEYVAL.append(MPI.Comm.Create_keyval(delete_fn=lambda comm, key, share: share.free()))
+    return _SHARE_KEYVAL[0]
+
+
+def shared_job_data(comm: MPI.Intracomm):
+    """The :class:`~mpitaskmap.runtime.gather.NodeShare` of a communicator ``remap`` returned, or None.
+
+    Its ``windows`` hold the task graph's and machine's arrays remap built, one copy per
+    node; freeing ``comm`` frees them.
+    """
+    return comm.Get_attr(_share_keyval())
+
+
+def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provider, metric,
+           options, candidates, refine, judge, shared_memory, on_error, report):
+    rep = RemapReport(metric=metric)
+    if config["disable"]:
+        rep.status = "disabled"
+        if rank == 0:
+            logger.info("MPITASKMAP_DISABLE is set: returning the communicator unchanged")
+        return _finish(comm, rep, report, on_error)
+    share = NodeShare(comm) if shared_memory else None
+    try:
+        return _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights, provider, metric,
+                             options, candidates, refine, judge, share, on_error, report, rep)
+    except BaseException:
+        if share is not None:  # raised only as the agreed MappingError, on every rank alike
+            share.free()
+        raise
+
+
+def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights, provider, metric,
+                  options, candidates, refine, judge, share, on_error, report, rep):
+
+    # -- local phase: never raises --------------------------------------------------
+    local = LocalRank()
+    try:
+        local.coords, local.neighbors, local.weights = _local_task(comm, coords, neighbors, weights)
+    except Exception as exc:  # travels to every rank in the gather
+        local.task_error = f"{type(exc).__name__}: {exc}"
+    prov_name, network = "", None
+    try:
+        prov = provider if isinstance(provider, Provider) else get_provider(provider or config["provider"])
+        prov_name = prov.spec
+        # providers describe the whole job: locate by world rank, whatever comm is
+        world = MPI.COMM_WORLD
+        location = prov.locate(world.Get_rank(), world.Get_size())
+        network = prov.network(size=world.Get_size())
+        local.location = np.asarray(location.coords, dtype=np.int64)
+        local.node = location.node.encode("utf-8")
+        local.digest = network_digest(prov_name, network)
+    except Exception as exc:
+        local.location_error = f"{type(exc).__name__}: {exc}"
+
+    # -- gather: arrays, a constant number of collectives; build the inputs --------------
+    t0 = MPI.Wtime()
+    name = f"{prov_name} ({size} ranks)"
+    graph = machine = None
+    if share is None:
+        job = gather_job(comm, local)
+        err = job.error
+        if not err:
+            err, graph, machine = _build_inputs(job, network, name)
+    else:  # the node leader builds into shared windows, every rank views them
+        job = share.gather_and_build(local, functools.partial(_inputs, network=network, name=name))
+        err = job.error
+        if not err:
+            graph, machine = job.built
+    t_gather = MPI.Wtime() - t0
+    rep.provider = prov_name
+    rep.gathered_bytes = job.bytes_moved
+    rep.shared_bytes = job.shared_bytes
+    if err:
+        rep.error = err
+        return _finish(comm, rep, report, on_error, share=share)
+    rep.machine = machine.name
+    metric_given = metric is not None
+    metric = resolve_metric(metric, machine)  # the same machine on every rank: the same name
+    rep.metric = metric
+
+    # -- candidate search (two collectives, one more for the judge) ----------------------
+    problem = Problem(graph, machine)
+    identity = identity_family.CANDIDATE
+    try:
+        base = list(candidates) if candidates is not None else candidate_list(problem, **options)
+        cands, list_err = [identity] + [c for c in base if c.family != IDENTITY], ""
+    except Exception as exc:  # deterministic, so every rank fails alike; still agreed below
+        cands, list_err = [identity], f"candidate list: {type(exc).__name__}: {exc}"
+    judge_name, judge_why, judge_options = resolve_judge(problem, judge, metric_given)  # the same everywhere
+    search = _search(comm, problem, cands, metric, list_err, refine, judge_name, judge_options, judge_why)
+    if search.error:
+        rep.error = search.error
+        return _finish(comm, rep, report, on_error, share=share)
+    rep.n_candidates = len(search.candidates)
+    rep.n_refined = search.n_refined
+    rep.candidates_per_rank = search.candidates_per_rank
+    rep.before = search.scores[0]
+    rep.after = search.score
+    rep.winner_index = search.index
+    rep.winner = search.candidates[search.index].label()
+    rep.judge, rep.judge_why, rep.judged = search.judge, search.judge_why, search.judged
+    rep.objective_winner = search.candidates[search.objective_index].label()
+    task_to_proc = search.task_to_proc
+    t_map, t_bcast = search.seconds["map_max"], search.seconds["bcast"]
+
+    # process p runs task t where task_to_proc[t] = p: its new rank is t
+    new_rank_of = np.empty(size, dtype=np.int64)
+    new_rank_of[task_to_proc] = np.arange(size)
+    t0 = MPI.Wtime()
+    new = comm.Split(0, int(new_rank_of[rank]))
+    t_split = MPI.Wtime() - t0
+    rep.new_rank_of = new_rank_of.tolist()
+    rep.status = IDENTITY if search.index == 0 else "remapped"
+    rep.seconds = {
+        "gather": t_gather,
+        "map_max": t_map,
+        **({"judge": search.seconds["judge"]} if "judge" in search.seconds else {}),
+        "bcast": t_bcast,
+        "split": t_split,
+        "total": MPI.Wtime() - t_start,
+    }
+    if rank == 0:
+        logger.info("%s", rep.summary())
+    return _finish(comm, rep, report, on_error, new, share=share)
+
+
+def _inputs(job, network, name: str):
+    """The task graph and the machine from the gathered arrays (raises on bad data)."""
+    if job.counts is not None:
+        graph = TaskGraph.from_neighbor_arrays(job.counts, job.neighbors, job.weights, coords=job.coords)
+    else:
+        graph = TaskGraph.from_coordinate_proxy(job.coords)
+    return graph, assemble_machine_arrays(job.locations, job.nodes, network, name=name)
+
+
+def _build_inputs(job, network, name: str):
+    """Build the task graph and the machine from the gathered arrays (never raises)."""
+    try:
+        graph, machine = _inputs(job, network, name)
+    except Exception as exc:
+        return input_error(exc), None, None
+    return None, graph, machine
+
+
+@dataclass
+class SearchResult:
+    """Outcome of :func:`search_candidates`, identical on every rank.
+
+    Attributes
+    ----------
+    task_to_proc : (n_tasks,) ndarray of int64
+        The winning mapping.
+    score : float
+        Its metric value.
+    index : int
+        Its index in the candidate list (ties to the lowest).
+    scores : list of float
+        Every candidate's score, in list order.
+    candidates_per_rank : list of int
+        Candidates each rank evaluated.
+    seconds : dict
+        ``map_max`` (slowest rank's evaluation), ``map_cpu`` (CPU seconds per rank, a
+        list), ``bcast``.
+    error : str
+        The agreed error ("" when all went well).
+    candidates : list of Candidate
+        Everything evaluated: the given list, then the second stage (``index`` points
+        here).
+    n_refined : int
+        Second-stage candidates evaluated.
+    judge : str or None
+        The judge that picked the winner (None: the objective alone); ``judge_why`` why.
+    judged : list of dict
+        What the judge replayed (``index``, ``candidate``, ``score``, ``simulated_s``), in
+        objective order.
+    objective_index : int
+        The objective's own pick (= ``index`` when no judge ran).
+    """
+
+    task_to_proc: np.ndarray | None = None
+    score: float = float("inf")
+    index: int = -1
+    scores: list = field(default_factory=list)
+    candidates_per_rank: list = field(default_factory=list)
+    seconds: dict = field(default_factory=dict)
+    error: str = ""
+    candidates: list = field(default_factory=list)
+    n_refined: int = 0
+    judge: str | None = None
+    judge_why: str = ""
+    judged: list = field(default_factory=list)
+    objective_index: int = -1
+
+
+def search_candidates(
+    comm: MPI.Intracomm, graph: TaskGraph, machine, candidates: Sequence[Candidate], *, metric: str | None = None,
+    refine: int = 0, judge: str | None = None, judge_options: dict | None = None,
+) -> SearchResult:
+    """Evaluate a candidate list in parallel and agree on the best mapping.
+
+    Collective over ``comm``.  Rank ``r`` evaluates candidates ``r, r + size, ...``; one
+    ``allgather`` of the scores (and of any mapper error) and one ``Bcast`` of the winning
+    mapping from the rank that computed it: two collectives whatever the list length.
+    With ``refine > 0`` a second stage refines the ``refine`` best candidates
+    (:func:`~mpitaskmap.search.scoring.refinement_candidates`), spread over the ranks the same
+    way, with one more ``allgather``.
+    Every rank must pass the same graph, machine and list (as :func:`remap` guarantees by
+    building them from gathered data).
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Intracomm
+        Ranks sharing the work.
+    graph : TaskGraph
+        The task graph (any number of tasks, independent of ``comm.size``).
+    machine : Machine
+        The processors.
+    candidates : sequence of Candidate
+        Candidate list, e.g. :func:`~mpitaskmap.search.scoring.candidate_list`.
+    metric : str, optional
+        A name from :data:`mpitaskmap.metrics.METRICS` (default None: the machine's
+        default objective, :func:`~mpitaskmap.search.scoring.resolve_metric`).
+    refine : int, optional
+        Candidates of the first stage refined in a second (default 0: one stage).
+    judge : {None, "fluid", "default"}, optional
+        Replay the objective's best distinct mappings and keep the fastest (see
+        :func:`remap`; default None: the objective alone), with one more ``allgather``.
+    judge_options : dict, optional
+        Keywords of the fluid replay (:data:`~mpitaskmap.search.judge.FLUID_OPTIONS`).
+
+    Returns
+    -------
+    SearchResult
+        The same on every rank; ``error`` names the first failing rank and candidate if a
+        mapper raised anywhere (no rank raises inside this function).
+
+    Notes
+    -----
+    Per-rank work is about ``len(candidates) / comm.size`` candidate evaluations.
+    """
+    problem = Problem(graph, machine)
+    name, why, added = resolve_judge(problem, judge, metric is not None)
+    return _search(comm, problem, list(candidates), resolve_metric(metric, machine), "", refine, name,
+                   {**added, **(judge_options or {})}, why)
+
+
+def _score_share(comm, problem: Problem, cands: list, first: int, metric: str, err: str, digests: bool = False):
+    """Score this rank's share of ``cands[first:]`` (never raises) and gather every rank's.
+
+    With ``digests`` each rank also sends the :func:`~mpitaskmap.search.judge.mapping_digest` of
+    every mapping it computed (what the judge's shortlist needs to tell mappings apart).
+    """
+    rank, size = comm.Get_rank(), comm.Get_size()
+    t0 = MPI.Wtime()
+    mine, best_local, c_map, seen = [], None, 0.0, []
+
+    def keep(index, mapping, score, seconds):
+        if mapping is not None:
+            seen.append((index, mapping_digest(mapping.task_to_proc)))
+
+    if not err:
+        try:
+            found = score_candidates(problem, cands, range(first + rank, len(cands), size), metric, catch=True,
+                                     keep=keep if digests else None)
+            err, mine, best_local, c_map = found.error, found.scores, found.best, found.cpu_seconds
+        except Exception as exc:  # e.g. an unknown metric: still agreed below, never raised here
+            err = f"{type(exc).__name__}: {exc}"
+        if err:
+            logger.debug("%s\n%s", err, traceback.format_exc())
+    results = comm.allgather((err, mine, MPI.Wtime() - t0, c_map, seen))
+    return results, best_local
+
+
+def _owner(index: int, n_first: int, size: int) -> int:
+    """The rank that computed candidate ``index``: ``i % size`` in either stage."""
+    return (index if index < n_first else index - n_first) % size
+
+
+def _search(comm, problem: Problem, cands: list, metric: str, list_err: str, refine: int = 0,
+            judge: str | None = None, judge_options: dict | None = None, judge_why: str = "") -> SearchResult:
+    rank, size = comm.Get_rank(), comm.Get_size()
+    results, best_local = _score_share(comm, problem, cands, 0, metric, list_err, digests=judge is not None)
+    res = SearchResult(
+        candidates_per_rank=[len(r[1]) for r in results],
+        seconds={"map_max": max(r[2] for r in results), "map_cpu": [r[3] for r in results]},
+        candidates=list(cands),
+        judge_why=judge_why,
+    )
+    res.error = _first_error([r[0] for r in results], "mapper") or ""
+    if res.error:
+        return res
+    every = [pair for r in results for pair in r[1]]
+    digests = dict(pair for r in results for pair in r[4])
+    # second stage: the top candidates refined, spread over the ranks like the first
+    second = refinement_candidates([cands[i] for i in top_indices(every, refine)], metric) if refine else []
+    if second:
+        res.candidates = list(cands) + second
+        results2, best2 = _score_share(comm, problem, res.candidates, len(cands), metric, "",
+                                       digests=judge is not None)
+        res.error = _first_error([r[0] for r in results2], "mapper") or ""
+        if res.error:
+            return res
+        every += [pair for r in results2 for pair in r[1]]
+        digests.update(pair for r in results2 for pair in r[4])
+        res.candidates_per_rank = [a + len(r[1]) for a, r in zip(res.candidates_per_rank, results2)]
+        res.seconds["map_max"] += max(r[2] for r in results2)
+        res.seconds["map_cpu"] = [a + r[3] for a, r in zip(res.seconds["map_cpu"], results2)]
+        if best2 is not None and (best_local is None or best2[:2] < best_local[:2]):
+            best_local = best2
+    res.n_refined = len(second)
+    res.score, res.index = winner(every)
+    res.objective_index = res.index
+    res.scores = [s for _, s in sorted(every)]
+    # the rank that computed the winner holds it: its best is the winner (lowest globally)
+    mapping_of = {res.index: best_local[2]} if best_local is not None and best_local[1] == res.index else {}
+    if judge is not None:
+        t0 = MPI.Wtime()
+        _judge_stage(comm, problem, res, every, digests, judge_options or {}, mapping_of)
+        res.seconds["judge"] = MPI.Wtime() - t0
+    owner = _owner(res.index, len(cands), size)
+    t0 = MPI.Wtime()
+    task_to_proc = np.empty(problem.graph.n_tasks, dtype=np.int64)
+    if rank == owner:
+        task_to_proc[:] = mapping_of[res.index].task_to_proc
+    comm.Bcast(task_to_proc, root=owner)
+    res.seconds["bcast"] = MPI.Wtime() - t0
+    res.task_to_proc = task_to_proc
+    return res
+
+
+def _judge_stage(comm, problem: Problem, res: SearchResult, every, digests: dict, options: dict,
+                 mapping_of: dict) -> None:
+    """Replay the shortlist on the ranks that computed it; agree on the fastest (one allgather).
+
+    Never raises: a failed or over-budget replay anywhere leaves the objective's pick, on
+    every rank alike.  Updates ``res`` (``index``, ``score``, ``judge``, ``judged``) and
+    ``mapping_of`` (the mappings this rank recomputed).
+    """
+    rank, size = comm.Get_rank(), comm.Get_size()
+    n_first = len(res.candidates) - res.n_refined
+    shortlist = judge_shortlist(every, digests, JUDGE_TOP)
+    err, mine = "", []
+    try:
+        for i in shortlist:
+            if _owner(i, n_first, size) == rank:
+                if i not in mapping_of:
+                    mapping_of[i] = apply(res.candidates[i], problem)
+                mine.append((i, fluid_seconds(problem, mapping_of[i], options)))
+    except Exception as exc:  # travels to every rank below
+        err = f"{type(exc).__name__}: {exc}"
+        logger.debug("judge: %s\n%s", err, traceback.format_exc())
+    gathered = comm.allgather((err, mine))
+    failed = _first_error([g[0] for g in gathered], "judge")
+    seconds = dict(pair for g in gathered for pair in g[1])
+    score_of = dict(every)
+    res.judged = [dict(index=i, candidate=res.candidates[i].label(), score=score_of[i],
+                       simulated_s=seconds.get(i, float("nan"))) for i in shortlist]
+    if failed:
+        res.judge_why = f"the judge failed ({failed}): the objective decides"
+        return
+    over = [i for i in shortlist if seconds[i] == float("inf")]
+    if over:
+        res.judge_why = (f"the fluid replay of #{over[0]} passed its work budget ({options.get('max_work'):,}): "
+                         "the objective decides")
+        return
+    order = judge_order([seconds[i] for i in shortlist], [score_of[i] for i in shortlist], shortlist)
+    res.index = shortlist[order[0]]
+    res.score = score_of[res.index]
+    res.judge = "fluid"

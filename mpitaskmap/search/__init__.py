@@ -1,0 +1,15 @@
+"""The search: which mapping to keep (layer 6, above the mappers).
+
+:mod:`~.problem` (a :class:`Problem` and uniform :class:`Candidate` s), :mod:`~.families`
+(each mapper family as ``candidates(problem)`` and ``apply(candidate, problem)``),
+:mod:`~.scoring` (the family table, the candidate list, the one scoring loop, ``best_of``),
+:mod:`~.judge` (replaying the best few), :mod:`~.methods` (the method table and
+:func:`mpitaskmap.map`).
+"""
+
+from .methods import METHODS, map, map_regular, method_candidate  # noqa: A004 - the public name is mpitaskmap.map
+from .problem import Candidate, Problem
+from .scoring import FAMILIES, best_of, candidate_list, families_for, score_candidates
+
+__all__ = ["METHODS", "map", "map_regular", "method_candidate", "Candidate", "Problem", "FAMILIES", "best_of",
+           "candidate_list", "families_for", "score_candidates"]

@@ -1,0 +1,140 @@
+"""What every candidate search works on: a :class:`Problem` and uniform :class:`Candidate` s.
+
+A :class:`Problem` is one task graph on one machine plus a lazy cache of what the mapper
+families derive from them (the number of varying task dimensions, processor-coordinate
+variants, the node view, the detected grid pattern), so a search over hundreds of candidates builds each
+of those once.  A :class:`Candidate` is a small immutable description of one mapping:
+``(family, method, options)``; the family module that made it knows how to compute it.
+
+This module sits below the mapper families (they import it, it imports none of them) and
+below the search layer (:mod:`mpitaskmap.search.scoring`), which holds the family table and the
+one scoring loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Hashable
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from ..graphs.grid_analysis import GridPattern, analyse_grid
+from ..machines import Machine, NodeView
+from ..mapping import IDENTITY
+from ..graphs.taskgraph import TaskGraph
+
+__all__ = ["Candidate", "Problem", "IDENTITY"]
+
+@dataclass(frozen=True)
+class Candidate:
+    """One way to compute a mapping: a family, a method of it and its options.
+
+    Attributes
+    ----------
+    family : str
+        Name of the mapper family in the search layer's table (e.g. "geometric", "graph").
+    method : str
+        Method within the family (e.g. "mj", "greedy+uwh", "affn").
+    options : tuple of (str, value) pairs
+        Keyword options, sorted by name; values are hashable (tuples, numbers, strings).
+    title : str
+        Human-readable label (not part of equality); reports and benchmarks print it.
+
+    Examples
+    --------
+    >>> c = Candidate.make("graph", "greedy+uwh", delta=8)
+    >>> c.option("delta"), c.label()
+    (8, 'graph greedy+uwh delta=8')
+    """
+
+    family: str
+    method: str
+    options: tuple = ()
+    title: str = field(default="", compare=False)
+
+    @classmethod
+    def make(cls, family: str, method: str, *, title: str = "", **options: Hashable) -> "Candidate":
+        """Build a candidate with ``options`` given as keywords (stored sorted by name)."""
+        return cls(family, method, tuple(sorted(options.items())), title)
+
+    def option(self, key: str, default: Any = None) -> Any:
+        """Return option ``key`` (``default`` when absent)."""
+        for k, v in self.options:
+            if k == key:
+                return v
+        return default
+
+    def label(self) -> str:
+        """Return the stable human-readable description, e.g. ``"geometric fz T* P* shift"``."""
+        if self.title:
+            return self.title
+        return " ".join([self.family, self.method] + [f"{k}={v}" for k, v in self.options])
+
+
+class Problem:
+    """One task graph on one machine, with a lazy cache of derived data.
+
+    Parameters
+    ----------
+    graph : TaskGraph
+        The tasks and their communication.
+    machine : Machine
+        The processors.
+    grid_pattern : GridPattern, optional
+        The task graph's grid pattern when the caller analysed it with other options
+        (default: :func:`~mpitaskmap.graphs.grid_analysis.analyse_grid` on first use).
+
+    Notes
+    -----
+    Every derived value is computed on first use and kept, keyed by what it depends on,
+    so a search builds each processor-coordinate variant or grid pattern once however
+    many candidates use it.  Deterministic: the cache changes no result.
+
+    Examples
+    --------
+    >>> from mpitaskmap import TaskGraph, torus_machine
+    >>> p = Problem(TaskGraph.stencil([4, 4, 1]), torus_machine([4, 4]))
+    >>> p.task_dims, p.grid_pattern.dims
+    (2, (4, 4))
+    """
+
+    def __init__(self, graph: TaskGraph, machine: Machine, *, grid_pattern: GridPattern | None = None) -> None:
+        if not isinstance(graph, TaskGraph):
+            raise InvalidInputError(f"graph: expected a TaskGraph; got {type(graph).__name__}")
+        if not isinstance(machine, Machine):
+            raise InvalidInputError(f"machine: expected a Machine; got {type(machine).__name__}")
+        self.graph = graph
+        self.machine = machine
+        self._cache: dict[Hashable, Any] = {}
+        if grid_pattern is not None:
+            self._cache["grid_pattern"] = grid_pattern
+
+    def cached(self, key: Hashable, build: Callable[[], Any]) -> Any:
+        """Return the value stored under ``key``, building it with ``build()`` the first time."""
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
+
+    @property
+    def task_dims(self) -> int:
+        """Number of task coordinate dimensions that vary (0 when the tasks have none)."""
+        return self.cached("task_dims", self._task_dims)
+
+    def _task_dims(self) -> int:
+        if self.graph.coords is None:
+            return 0
+        return int(np.count_nonzero(np.ptp(self.graph.coords, axis=0) > 0))
+
+    @property
+    def node_view(self) -> NodeView:
+        """The machine seen node by node (:meth:`~mpitaskmap.machines.Machine.node_view`, built once)."""
+        return self.machine.node_view()
+
+    @property
+    def grid_pattern(self) -> GridPattern:
+        """The regular-grid pattern of the task graph (:func:`~mpitaskmap.graphs.grid_analysis.analyse_grid`)."""
+        return self.cached("grid_pattern", lambda: analyse_grid(self.graph))
+
+    def __repr__(self) -> str:
+        return f"Problem({self.graph.n_tasks} tasks, {self.machine.name!r})"

@@ -1,0 +1,464 @@
+"""The search layer: the table of mapper families, the candidate list and the one scoring loop.
+
+Every search of the library — :func:`best_of`, ``remap()``'s parallel search
+(:func:`mpitaskmap.runtime.remapping.search_candidates`), the ``regular`` method's table and the
+``auto`` method of :func:`mpitaskmap.map` and the command line — evaluates candidates
+with :func:`score_candidates` and picks the winner with :func:`winner`: the lowest score,
+ties to the lowest index.  The identity (default order) is index 0 of every list built
+with ``include_identity=True``, so it wins every tie.
+
+The families are plain modules of :mod:`mpitaskmap.search.families`; :data:`FAMILIES` is the
+literal table from name to module, in the order :func:`candidate_list` concatenates them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Callable, Iterable, Sequence
+
+from ..errors import InvalidInputError, NotApplicableError
+from .families import geometric, graph, grid, identity, percs, rubik
+from ..machines import Machine, TorusMachine
+from ..mappers.graph.greedy import refine_congestion, refine_wh
+from ..mapping import Mapping
+from ..metrics import METRICS, default_metric, evaluate
+from .problem import Candidate, Problem
+from ..graphs.taskgraph import TaskGraph
+
+__all__ = [
+    "FAMILIES",
+    "DEFAULT_FAMILIES",
+    "families_for",
+    "candidate_list",
+    "apply",
+    "score_candidates",
+    "Scores",
+    "winner",
+    "best_of",
+    "BestOf",
+    "REFINE_TOP",
+    "refinement_candidates",
+    "top_indices",
+    "resolve_metric",
+]
+
+#: Family name -> module with ``candidates(problem, **options)`` and ``apply(candidate, problem)``.
+FAMILIES: dict[str, ModuleType] = {
+    "identity": identity,
+    "geometric": geometric,
+    "graph": graph,
+    "grid": grid,
+    "percs": percs,
+    "rubik": rubik,
+}
+
+#: Families searched when none are named: the geometric mapper (ALGORITHMS.md section 2).
+DEFAULT_FAMILIES = ("geometric",)
+
+def _family_names(families: str | Sequence[str]) -> list[str]:
+    names = [families] if isinstance(families, str) else list(families)
+    unknown = [f for f in names if f not in FAMILIES]
+    if unknown:
+        raise InvalidInputError(f"families: unknown {unknown[0]!r}; valid: {sorted(FAMILIES)}")
+    return names
+
+
+def families_for(problem: Problem) -> list[str]:
+    """Return the families that have candidates for ``problem`` (what ``auto`` searches).
+
+    Geometric when the tasks have coordinates, graph always, grid when the task graph is a
+    regular grid on a box allocation, percs on PERCS machines; identity is not listed (the
+    search puts it first anyway).
+
+    Examples
+    --------
+    >>> from mpitaskmap import TaskGraph, torus_machine
+    >>> families_for(Problem(TaskGraph.stencil([4, 4]), torus_machine([4, 4])))
+    ['geometric', 'graph', 'grid', 'rubik']
+    """
+    out = []
+    for name, module in FAMILIES.items():
+        if name == "identity":
+            continue
+        if module.candidates(problem):
+            out.append(name)
+    return out
+
+
+def candidate_list(
+    graph: TaskGraph | Problem,
+    machine: Machine | None = None,
+    *,
+    families: str | Sequence[str] = DEFAULT_FAMILIES,
+    include_identity: bool = False,
+    **options,
+) -> list[Candidate]:
+    """Enumerate the candidates of the named families, deterministically.
+
+    Parameters
+    ----------
+    graph : TaskGraph or Problem
+        The tasks (or a :class:`~mpitaskmap.search.problem.Problem`, then ``machine`` is None).
+    machine : Machine
+        The processors.
+    families : str or sequence of str, optional
+        Family names of :data:`FAMILIES`, in this order (default geometric only).
+    include_identity : bool, optional
+        Put the identity (default order) first, as ``remap()`` does, so the winner is
+        never worse than the default.  An "identity" family named explicitly is dropped
+        elsewhere in the list (it is always index 0 or absent).
+    **options
+        Options of the geometric family's enumeration: ``orderings``, ``rotate``,
+        ``variants``, ``max_all_rotations`` (see
+        :func:`mpitaskmap.search.families.geometric.candidates`).
+
+    Returns
+    -------
+    list of Candidate
+        The same list on every MPI rank for the same inputs.
+
+    Examples
+    --------
+    >>> from mpitaskmap import TaskGraph, torus_machine
+    >>> cands = candidate_list(TaskGraph.stencil([4, 4, 4]), torus_machine([4, 4, 4]), orderings=["fz"])
+    >>> len(cands), cands[0].label()
+    (49, 'geometric fz T* P* shift')
+    """
+    problem = _problem(graph, machine)
+    names = _family_names(families)
+    unknown = sorted(set(options) - {"orderings", "rotate", "variants", "max_all_rotations"})
+    if unknown:
+        raise InvalidInputError(f"options: unknown {unknown[0]!r}; valid: ['max_all_rotations', 'orderings', "
+                                f"'rotate', 'variants']")
+    out: list[Candidate] = list(identity.candidates(problem)) if include_identity else []
+    for name in names:
+        if name == "identity":
+            if not include_identity:
+                out.extend(identity.candidates(problem))
+            continue
+        module = FAMILIES[name]
+        out.extend(module.candidates(problem, **options) if name == "geometric" else module.candidates(problem))
+    return out
+
+
+def _problem(graph, machine) -> Problem:
+    if isinstance(graph, Problem):
+        if machine is not None:
+            raise InvalidInputError("machine: pass either a Problem or (graph, machine), not both")
+        return graph
+    if machine is None:
+        raise InvalidInputError("machine: missing (pass a Problem or graph and machine)")
+    return Problem(graph, machine)
+
+
+#: Candidates refined in the second stage of a search by default (0 = one stage).
+REFINE_TOP = 4
+
+#: Family name of second-stage candidates: option ``start`` (a first-stage candidate) refined.
+REFINED = "refined"
+
+
+def refinement_candidates(starts: Sequence[Candidate], metric="weighted_hops") -> list[Candidate]:
+    """Return the second-stage candidates: each start refined for ``metric``.
+
+    Every start gets weighted-hop swap refinement (UWH); when the metric is ``latency``
+    (Latency(M)) or ``predicted_time`` (set by the most loaded link) the UWH result is
+    also refined by congestion refinement UMC, for ``max_messages`` (MMC) by UMMC (torus
+    machines).  Label: the start's, plus ``" + uwh"`` (``" + uwh + umc"``, ...).
+
+    Examples
+    --------
+    >>> [c.label() for c in refinement_candidates([geometric.candidate("z")], "latency")]
+    ['geometric z T* P* shift + uwh', 'geometric z T* P* shift + uwh + umc']
+    """
+    name = metric if isinstance(metric, str) else getattr(metric, "__name__", "")
+    steps: list[tuple[str, ...]] = [("uwh",)]
+    if name in ("latency", "predicted_time"):
+        steps.append(("uwh", "umc"))
+    elif name == "max_messages":
+        steps.append(("uwh", "ummc"))
+    return [Candidate.make(REFINED, "+".join(st), title=" + ".join((c.label(),) + st), start=c)
+            for c in starts for st in steps]
+
+
+def top_indices(scores: Iterable[tuple[int, float]], k: int) -> list[int]:
+    """Return the indices of the ``k`` best finite scores, best first (ties: lower index).
+
+    Examples
+    --------
+    >>> top_indices([(0, 5.0), (1, 3.0), (2, float("inf")), (3, 3.0)], 2)
+    [1, 3]
+    """
+    ranked = sorted((s, i) for i, s in scores if s != float("inf"))
+    return [i for _, i in ranked[: max(0, int(k))]]
+
+
+def _apply_refined(candidate: Candidate, problem: Problem) -> Mapping:
+    start = apply(candidate.option("start"), problem)
+    steps = candidate.method.split("+")
+    if len(steps) > 1 and not isinstance(problem.machine, TorusMachine):
+        raise NotApplicableError(f"{candidate.label()}: congestion refinement needs a torus machine")
+    mapping = refine_wh(start)
+    if "umc" in steps:
+        mapping = refine_congestion(mapping, objective="latency")
+    elif "ummc" in steps:
+        mapping = refine_congestion(mapping, objective="max_messages")
+    return mapping
+
+
+def apply(candidate: Candidate, problem: Problem, **kwargs) -> Mapping:
+    """Compute ``candidate``'s mapping with its family's ``apply`` (keyword options passed on).
+
+    Second-stage candidates (:func:`refinement_candidates`) compute their start and
+    refine it.
+
+    Raises
+    ------
+    InvalidInputError
+        When the candidate names no family of :data:`FAMILIES`.
+    NotApplicableError
+        When its preconditions fail on this problem.
+    """
+    if candidate.family == REFINED:
+        mapping = _apply_refined(candidate, problem)
+        mapping.info["candidate"] = candidate.label()
+        return mapping
+    module = FAMILIES.get(candidate.family)
+    if module is None:
+        raise InvalidInputError(f"candidate: unknown family {candidate.family!r}; valid: {sorted(FAMILIES)}")
+    mapping = module.apply(candidate, problem, **kwargs)
+    mapping.info.setdefault("candidate", candidate.label())
+    return mapping
+
+
+def resolve_metric(metric, machine: Machine):
+    """Return the objective a search uses: ``metric``, or the machine's default when None.
+
+    None means :func:`mpitaskmap.metrics.default_metric` (``"predicted_time"`` on a
+    machine with a link model, ``"weighted_hops"`` elsewhere); a name or a callable is
+    returned as given.
+    """
+    return default_metric(machine) if metric is None else metric
+
+
+def _score_function(problem: Problem, metric) -> Callable[[Mapping], float]:
+    metric = resolve_metric(metric, problem.machine)
+    if isinstance(metric, str):
+        if metric not in METRICS:
+            raise InvalidInputError(f"metric: unknown {metric!r}; valid: {sorted(METRICS)}")
+        return lambda m: float(evaluate(problem.graph, problem.machine, m.task_to_proc, [metric])[metric])
+    if not callable(metric):
+        raise InvalidInputError(f"metric: expected a name of METRICS or a function; got {metric!r}")
+    return lambda m: float(metric(problem.graph, problem.machine, m.task_to_proc))
+
+
+@dataclass
+class Scores:
+    """What :func:`score_candidates` found over the candidates it evaluated.
+
+    Attributes
+    ----------
+    scores : list of (int, float)
+        ``(index, score)`` of every evaluated candidate, in evaluation order; a
+        candidate that does not apply scores infinity.
+    best : (float, int, Mapping) or None
+        The best evaluated candidate: score, index and mapping (ties to the lowest
+        index); None when none applied.
+    error : str
+        ``"candidate I (LABEL): Type: message"`` of the first real error (evaluation stops
+        there), or "".
+    cpu_seconds : float
+        Process CPU time spent.
+    """
+
+    scores: list = field(default_factory=list)
+    best: tuple | None = None
+    error: str = ""
+    cpu_seconds: float = 0.0
+
+
+def score_candidates(
+    problem: Problem,
+    candidates: Sequence[Candidate],
+    indices: Iterable[int] | None = None,
+    metric=None,
+    *,
+    catch: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    keep: Callable[[int, Mapping | None, float, float], None] | None = None,
+) -> Scores:
+    """The one scoring loop: compute and score ``candidates[i]`` for ``i`` in ``indices``.
+
+    Parameters
+    ----------
+    problem : Problem
+        Task graph and machine (its cache is shared by all candidates).
+    candidates : sequence of Candidate
+        The whole list (indices refer to it).
+    indices : iterable of int, optional
+        Which candidates to evaluate, in this order (default all); ``remap`` gives each
+        rank ``range(rank, len, size)``.
+    metric : str, callable or None, optional
+        A name of :data:`mpitaskmap.metrics.METRICS` or ``f(graph, machine,
+        task_to_proc) -> float``; lower is better.  Default None: the machine's default
+        objective (:func:`resolve_metric`: predicted time with a link model, else
+        weighted hops).
+    catch : bool, optional
+        Record the first real error in :attr:`Scores.error` and stop, instead of raising
+        (collective callers must never raise between collectives).
+    progress : callable, optional
+        ``progress(done, total)`` after each candidate.
+    keep : callable, optional
+        ``keep(index, mapping, score, seconds)`` for every evaluated candidate (tables);
+        ``mapping`` is None and ``score`` infinity when it did not apply.
+
+    Returns
+    -------
+    Scores
+        Candidates raising :class:`~mpitaskmap.errors.NotApplicableError` score infinity
+        and never win.
+
+    Notes
+    -----
+    Cost: one mapping and one metric evaluation per index.  Deterministic: the winner is
+    the minimum of (score, index).
+    """
+    score_fn = _score_function(problem, metric)
+    idx = list(range(len(candidates)) if indices is None else indices)
+    out = Scores()
+    c0 = time.process_time()
+    for done, i in enumerate(idx, 1):
+        cand = candidates[i]
+        t0 = time.perf_counter()
+        try:
+            mapping = apply(cand, problem)
+            score = score_fn(mapping)
+        except NotApplicableError:
+            mapping, score = None, float("inf")
+        except Exception as exc:
+            if not catch:
+                raise
+            out.error = f"candidate {i} ({cand.label()}): {type(exc).__name__}: {exc}"
+            break
+        out.scores.append((i, score))
+        if keep is not None:
+            keep(i, mapping, score, time.perf_counter() - t0)
+        if mapping is not None and (out.best is None or (score, i) < out.best[:2]):
+            out.best = (score, i, mapping)
+        if progress is not None:
+            progress(done, len(idx))
+    out.cpu_seconds = time.process_time() - c0
+    return out
+
+
+def winner(scores: Iterable[tuple[int, float]]) -> tuple[float, int]:
+    """Return ``(score, index)`` of the winner: the lowest score, ties to the lowest index.
+
+    Examples
+    --------
+    >>> winner([(2, 5.0), (0, 5.0), (1, 7.0)])
+    (5.0, 0)
+    """
+    return min((s, i) for i, s in scores)
+
+
+@dataclass
+class BestOf:
+    """Result of :func:`best_of`.
+
+    Attributes
+    ----------
+    mapping : Mapping
+        The winning mapping.
+    score : float
+        Its metric value.
+    index : int
+        Its position in the candidate list.
+    scores : list of float
+        Every candidate's score, in list order (infinity = did not apply): the given
+        list, then the second-stage candidates.
+    seconds : float
+        Total wall time spent.
+    candidates : list of Candidate
+        Everything evaluated: the given list, then the second stage (``index`` points
+        here).
+    """
+
+    mapping: Mapping
+    score: float
+    index: int
+    scores: list = field(default_factory=list)
+    seconds: float = 0.0
+    candidates: list = field(default_factory=list)
+
+
+def best_of(
+    graph: TaskGraph | Problem,
+    machine: Machine | None,
+    candidates: Iterable[Candidate],
+    *,
+    metric=None,
+    refine: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+    keep: Callable[[int, Mapping | None, float, float], None] | None = None,
+) -> BestOf:
+    """Evaluate candidates one after another and return the best (serial).
+
+    Parameters
+    ----------
+    graph : TaskGraph or Problem
+        The tasks (or a Problem, then ``machine`` is None).
+    machine : Machine or None
+        The processors.
+    candidates : iterable of Candidate
+        Usually :func:`candidate_list`.
+    metric : str, callable or None, optional
+        See :func:`score_candidates` (default None: the machine's default objective).
+    refine : int, optional
+        Second stage: refine the ``refine`` best candidates of the list
+        (:func:`refinement_candidates`) and keep the best of both stages (default 0: one
+        stage; :data:`REFINE_TOP` is what ``map(method="auto")`` and ``remap`` use).
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each first-stage candidate.
+    keep : callable, optional
+        ``keep(index, mapping, score, seconds)`` for every candidate of both stages
+        (:func:`score_candidates`), e.g. to score them by a second metric in the same pass.
+
+    Returns
+    -------
+    BestOf
+        Ties go to the lowest index, so a refinement wins only when strictly better than
+        every first-stage candidate; the mapping's ``info`` holds ``candidate`` (label)
+        and ``candidate_index``.
+
+    Raises
+    ------
+    InvalidInputError
+        On an empty candidate list, an unknown metric name, or when no candidate applies.
+    """
+    t0 = time.perf_counter()
+    problem = _problem(graph, machine)
+    cands = list(candidates)
+    if not cands:
+        raise InvalidInputError("candidates: the list is empty")
+    found = score_candidates(problem, cands, metric=metric, progress=progress, keep=keep)
+    if found.best is None:
+        raise InvalidInputError(f"candidates: none of the {len(cands)} candidates applies to this input")
+    best, scores = found.best, list(found.scores)
+    metric = resolve_metric(metric, problem.machine)
+    second = refinement_candidates([cands[i] for i in top_indices(scores, refine)], metric) if refine else []
+    if second:
+        more = score_candidates(problem, cands + second, range(len(cands), len(cands) + len(second)), metric,
+                                keep=keep)
+        scores += more.scores
+        if more.best is not None and more.best[:2] < best[:2]:
+            best = more.best
+    score, index, mapping = best
+    cands += second
+    mapping.info["candidate"] = cands[index].label()
+    mapping.info["candidate_index"] = index
+    mapping.info["metric"] = metric if isinstance(metric, str) else getattr(metric, "__name__", "custom")
+    return BestOf(mapping=mapping, score=score, index=index, scores=[s for _, s in sorted(scores)],
+                  seconds=time.perf_counter() - t0, candidates=cands)

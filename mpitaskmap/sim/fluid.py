@@ -1,0 +1,412 @@
+"""Time of one exchange step under SimGrid's flow-level network model, computed in-process.
+
+:func:`fluid_exchange` replays the exchange of a task graph under a mapping as
+:func:`mpitaskmap.sim.simgrid_replay.simulate_exchange` does on SimGrid -- the same platform
+(:func:`mpitaskmap.sim.simgrid.platform_xml`, explicit form: the machine's link bandwidths, one
+latency per hop, dimension-order routes, node links or a router's crossbar), the same
+messages (every edge between tasks of different nodes, all started at once) -- but with the
+flow-level model written out in a Cython kernel (``cext/_fluid.pyx``) instead of a
+subprocess, so it needs no SimGrid and costs milliseconds to a second at thousands of tasks.
+
+The model
+---------
+SimGrid's ``CM02`` family of network models (the ``SMPI`` model is ``CM02`` with
+message-size-dependent corrections), for a message of ``B`` bytes on a route of links
+``l`` with bandwidth ``W_l`` and latency ``L_l``:
+
+* it starts after ``lat_factor(B) * sum(L_l)`` seconds;
+* then it is a flow whose rate is its share of a *weighted* max-min fair allocation of
+  the links' bandwidth: a flow's sharing penalty is ``sum(L_l) + weight_S * sum(1 / W_l)``
+  (RTT-weighted sharing: long routes get less), its rate on the links it crosses is
+  proportional to 1 / penalty, and with cross-traffic it also loads every link of the
+  reverse route with ``crosstraffic`` times its rate (the acknowledgements);
+* it sends ``bw_factor(B)`` bytes per byte of its share; its bytes gone, it ends.
+
+Rates are recomputed whenever a message starts or ends.  :data:`SMPI` is the model an MPI
+application runs under in SimGrid (``network/model:SMPI``: SimGrid 3.32's default factor
+tables, ``weight_S`` = 8775, cross-traffic 0.05); :data:`CM02` is the plain fluid model of
+:data:`mpitaskmap.sim.simgrid_replay.REPLAY_CONFIG`.  Not modelled: SimGrid's TCP-window bound on a
+flow's rate (``network/TCP-gamma`` / (2 x latency): terabytes per second at the sub-
+microsecond latencies of a torus, far above any link) and wifi links.  The tests check the
+kernel against SimGrid itself, message by message, where SimGrid is installed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import _fluid
+from .._validate import as_index_array
+from ..errors import InvalidInputError
+from ..machines import FlatMachine, Machine, TorusMachine
+from ..graphs.taskgraph import TaskGraph
+
+__all__ = ["BANDWIDTH_UNITS", "DEFAULT_LOOPBACK", "check_positive", "check_link", "NetworkModel", "SMPI", "CM02",
+           "NETWORK_MODELS", "FluidExchange", "exchange_messages", "fluid_exchange"]
+
+#: Bytes per second of each bandwidth unit SimGrid accepts (SI prefixes are powers of 10):
+#: the units of the platform files (:mod:`mpitaskmap.sim.simgrid`) and of this model.
+BANDWIDTH_UNITS = {
+    "Bps": 1.0,
+    "kBps": 1e3,
+    "MBps": 1e6,
+    "GBps": 1e9,
+    "TBps": 1e12,
+    "KiBps": 2.0**10,
+    "MiBps": 2.0**20,
+    "GiBps": 2.0**30,
+    "TiBps": 2.0**40,
+}
+
+#: Loopback link of every host (messages inside a node): (bandwidth in ``bandwidth_unit``,
+#: latency in seconds), the values of SimGrid's own cluster examples (50 GBps, 0.1 us).
+DEFAULT_LOOPBACK = (50.0, 1e-7)
+
+
+def check_positive(value, name: str, *, allow_zero: bool = False) -> float:
+    """``value`` as a float; an error names ``name`` unless it is positive (or 0) and finite."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"{name}: expected a number; got {value!r}") from None
+    if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
+        need = "non-negative" if allow_zero else "positive"
+        raise InvalidInputError(f"{name}: must be {need} and finite; got {value!r}")
+    return v
+
+
+def check_link(pair, name: str) -> tuple[float, float]:
+    """A (bandwidth, latency in seconds) pair, checked; an error names ``name``."""
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+        raise InvalidInputError(f"{name}: expected (bandwidth, latency in seconds); got {pair!r}")
+    return check_positive(pair[0], f"{name} bandwidth"), check_positive(pair[1], f"{name} latency", allow_zero=True)
+
+
+#: SMPI's default ``smpi/bw-factor`` (SimGrid 3.32): (smallest message size in bytes, factor),
+#: largest size first; a message takes the factor of the first row whose size it reaches.
+SMPI_BANDWIDTH_FACTORS = ((65472, 0.940694), (15424, 0.697866), (9376, 0.58729), (5776, 1.08739),
+                          (3484, 0.77493), (1426, 0.608902), (732, 0.341987), (257, 0.338112), (0, 0.812084))
+#: SMPI's default ``smpi/lat-factor`` (SimGrid 3.32), as :data:`SMPI_BANDWIDTH_FACTORS`.
+SMPI_LATENCY_FACTORS = ((65472, 11.6436), (15424, 3.48845), (9376, 2.59299), (5776, 2.18796), (3484, 1.88101),
+                        (1426, 1.61075), (732, 1.9503), (257, 1.95341), (0, 2.01467))
+
+
+def _factor_table(rows, name: str) -> tuple[tuple[float, float], ...]:
+    table = tuple((float(size), float(value)) for size, value in rows)
+    if not table or table[-1][0] != 0.0:
+        raise InvalidInputError(f"{name}: the last row must be for size 0 (every message needs a factor)")
+    if any(a[0] <= b[0] for a, b in zip(table, table[1:])):
+        raise InvalidInputError(f"{name}: sizes must be strictly decreasing; got {[s for s, _ in table]}")
+    if any(not np.isfinite(v) or v <= 0 for _, v in table):
+        raise InvalidInputError(f"{name}: factors must be positive and finite; got {[v for _, v in table]}")
+    return table
+
+
+@dataclass(frozen=True)
+class NetworkModel:
+    """A flow-level network model of SimGrid's ``CM02`` family.
+
+    Attributes
+    ----------
+    name : str
+        What reports call it.
+    weight_s : float
+        ``network/weight-S``, bytes: a flow's sharing penalty adds ``weight_s / W`` seconds
+        per link of bandwidth ``W`` it crosses (0: latency-only penalties).
+    crosstraffic : float
+        Share of a flow's rate it also takes on each link of its reverse route (0: none).
+    bandwidth_factors, latency_factors : tuple of (size, factor)
+        Message-size-dependent corrections, largest size first, the last for size 0.
+    """
+
+    name: str
+    weight_s: float
+    crosstraffic: float
+    bandwidth_factors: tuple = ((0.0, 1.0),)
+    latency_factors: tuple = ((0.0, 1.0),)
+    _checked: bool = field(default=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not np.isfinite(self.weight_s) or self.weight_s < 0:
+            raise InvalidInputError(f"weight_s: must be >= 0 and finite; got {self.weight_s!r}")
+        if not np.isfinite(self.crosstraffic) or not 0 <= self.crosstraffic <= 1:
+            raise InvalidInputError(f"crosstraffic: must lie in [0, 1]; got {self.crosstraffic!r}")
+        object.__setattr__(self, "bandwidth_factors", _factor_table(self.bandwidth_factors, "bandwidth_factors"))
+        object.__setattr__(self, "latency_factors", _factor_table(self.latency_factors, "latency_factors"))
+
+    @staticmethod
+    def _lookup(table, size: np.ndarray) -> np.ndarray:
+        out = np.empty(size.shape, dtype=np.float64)
+        done = np.zeros(size.shape, dtype=bool)
+        for threshold, value in table:
+            hit = ~done & (size >= threshold)
+            out[hit] = value
+            done |= hit
+        return out
+
+    def bandwidth_factor(self, size) -> np.ndarray:
+        """Bandwidth factor of messages of ``size`` bytes (array)."""
+        return self._lookup(self.bandwidth_factors, np.asarray(size, dtype=np.float64))
+
+    def latency_factor(self, size) -> np.ndarray:
+        """Latency factor of messages of ``size`` bytes (array)."""
+        return self._lookup(self.latency_factors, np.asarray(size, dtype=np.float64))
+
+
+#: SimGrid's SMPI network model (``network/model:SMPI``): what an MPI application sees.
+SMPI = NetworkModel("SMPI", weight_s=8775.0, crosstraffic=0.05, bandwidth_factors=SMPI_BANDWIDTH_FACTORS,
+                    latency_factors=SMPI_LATENCY_FACTORS)
+#: SimGrid's CM02 model without cross-traffic (:data:`mpitaskmap.sim.simgrid_replay.REPLAY_CONFIG`).
+CM02 = NetworkModel("CM02", weight_s=20537.0, crosstraffic=0.0)
+#: Models by name.
+NETWORK_MODELS = {m.name: m for m in (SMPI, CM02)}
+
+
+@dataclass(frozen=True)
+class FluidExchange:
+    """One exchange step replayed by :func:`fluid_exchange`.
+
+    Attributes
+    ----------
+    seconds : float
+        When the last message ended (s).
+    src, dst : ndarray
+        Source and destination node of every message (inter-node edges, CSR order).
+    size : ndarray
+        Bytes of every message.
+    finish : ndarray
+        When each message ended (s).
+    n_events : int
+        How many times the rates were recomputed.
+    model : str
+        The network model's name.
+    work : int
+        Route entries of the messages whose rates were recomputed, summed over the events:
+        what the replay cost, in the unit of ``max_work``.
+    complete : bool
+        False when the replay stopped at ``max_work`` (``seconds`` and ``finish`` are then
+        inf).
+    """
+
+    seconds: float
+    src: np.ndarray
+    dst: np.ndarray
+    size: np.ndarray
+    finish: np.ndarray
+    n_events: int
+    model: str
+    work: int = 0
+    complete: bool = True
+
+
+def exchange_messages(graph: TaskGraph, machine: Machine, task_to_proc,
+                      bytes_per_weight: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Source node, destination node and bytes of every message of one exchange step.
+
+    Every directed edge ``t -> u`` of weight ``w`` between tasks on different nodes is one
+    message of ``round(w * bytes_per_weight)`` bytes; edges inside a node and of zero bytes
+    are not sent (hop 0, as in every metric of the library).
+
+    Parameters
+    ----------
+    graph : TaskGraph
+    machine : Machine
+    task_to_proc : array_like of int
+        Processor of every task.
+    bytes_per_weight : float, optional
+        Bytes per unit of edge weight (default 1: weights are bytes).
+
+    Returns
+    -------
+    (src, dst, size) : (ndarray, ndarray, ndarray)
+        int64 node ids and float64 bytes, CSR order.
+    """
+    ttp = as_index_array(task_to_proc, "task_to_proc", upper=machine.n_procs, length=graph.n_tasks)
+    bpw = float(bytes_per_weight)
+    if not np.isfinite(bpw) or bpw <= 0:
+        raise InvalidInputError(f"bytes_per_weight: must be positive and finite; got {bytes_per_weight!r}")
+    node = np.asarray(machine.node_ids, dtype=np.int64)[ttp]
+    src_task = np.repeat(np.arange(graph.n_tasks), np.diff(graph.indptr))
+    src, dst = node[src_task], node[graph.indices]
+    size = np.rint(graph.weights * bpw)
+    keep = (src != dst) & (size > 0)
+    return src[keep], dst[keep], size[keep]
+
+
+def _routes(machine: Machine, src: np.ndarray, dst: np.ndarray, node_link, loop, lat: float, unit: float):
+    """CSR routes (link ids, capacity B/s, latency s) of messages src -> dst, as the platform's."""
+    n_nodes = int(np.asarray(machine.node_ids).max()) + 1
+    if isinstance(machine, TorusMachine):
+        # a node's routes are those of its lowest processor (the node view's representative)
+        view = machine.node_view()
+        src_proc = view.representative[np.searchsorted(view.nodes, src)]
+        ptr, torus_links = machine.routes(src_proc, view.representative[np.searchsorted(view.nodes, dst)])
+        n_torus = machine.n_links
+        cap = [machine.link_bandwidths() * unit]
+        lat_of = [np.full(n_torus, lat)]
+        router = machine.router_ids()[src_proc]
+    else:  # a flat machine: node links only
+        ptr, torus_links, n_torus = np.zeros(src.size + 1, np.int64), np.zeros(0, np.int64), 0
+        cap, lat_of, router = [], [], None
+    hops = np.diff(ptr)
+    up = down = None
+    if node_link is not None:
+        up, down = n_torus + src, n_torus + n_nodes + dst
+        cap += [np.full(2 * n_nodes, node_link[0] * unit)]
+        lat_of += [np.full(2 * n_nodes, node_link[1])]
+    base = n_torus + (2 * n_nodes if node_link is not None else 0)
+    n_links_of = hops + (2 if node_link is not None else 0)
+    xbar = n_links_of == 0  # two nodes of one router, no node links: the router's crossbar
+    if xbar.any():
+        cap += [np.full(int(machine.n_routers), loop[0] * unit)]
+        lat_of += [np.full(int(machine.n_routers), loop[1])]
+    n_links_of = np.where(xbar, 1, n_links_of)
+    indptr = np.zeros(src.size + 1, dtype=np.int64)
+    np.cumsum(n_links_of, out=indptr[1:])
+    links = np.empty(int(indptr[-1]), dtype=np.int64)
+    start = indptr[:-1]
+    offset = 0
+    if node_link is not None:
+        links[start] = up
+        links[indptr[1:] - 1] = down
+        offset = 1
+    # torus links: route i's k-th link goes to indptr[i] + offset + k
+    pos = np.repeat(start + offset - ptr[:-1], hops) + np.arange(torus_links.size)
+    links[pos] = torus_links
+    if xbar.any():
+        links[start[xbar]] = base + router[xbar]
+    capacity = np.concatenate(cap) if cap else np.zeros(0)
+    latency = np.concatenate(lat_of) if lat_of else np.zeros(0)
+    return indptr, links, capacity, latency
+
+
+def fluid_exchange(
+    graph: TaskGraph,
+    machine: Machine,
+    task_to_proc,
+    *,
+    link_latency: float,
+    bytes_per_weight: float = 1.0,
+    node_link: tuple[float, float] | None = None,
+    bandwidth_unit: str = "GBps",
+    loopback: tuple[float, float] = DEFAULT_LOOPBACK,
+    model: NetworkModel | str = "SMPI",
+    max_work: int | None = None,
+) -> FluidExchange:
+    """Replay one exchange step of ``graph`` under a flow-level network model.
+
+    Every message starts at time 0 (:func:`exchange_messages`); the step ends when the last
+    has arrived.  The platform is :func:`mpitaskmap.sim.simgrid.platform_xml`'s explicit one and
+    the model SimGrid's (module notes), so the result is what
+    :func:`mpitaskmap.sim.simgrid_replay.simulate_exchange` returns with the matching ``config``
+    (``("network/model:SMPI",)`` for :data:`SMPI`, its default for :data:`CM02`) -- without
+    SimGrid.
+
+    Parameters
+    ----------
+    graph : TaskGraph
+    machine : TorusMachine or FlatMachine
+    task_to_proc : array_like of int
+        Processor of every task.
+    link_latency : float
+        Latency of every network link (per hop), seconds, >= 0.
+    bytes_per_weight : float, optional
+        Bytes per unit of edge weight (default 1).
+    node_link : (float, float), optional
+        Injection and ejection link of every node: (bandwidth in ``bandwidth_unit``, latency
+        in s).  Default none on a torus; (1, ``link_latency``) on a flat machine, as the
+        platform.
+    bandwidth_unit : str, optional
+        Unit of the machine's bandwidths (default GB/s; a key of
+        :data:`mpitaskmap.sim.simgrid.BANDWIDTH_UNITS`).
+    loopback : (float, float), optional
+        A router's crossbar, for nodes of one router without node links (default
+        :data:`mpitaskmap.sim.simgrid.DEFAULT_LOOPBACK`).
+    model : NetworkModel or str, optional
+        :data:`SMPI` (default) or :data:`CM02`, or a name of :data:`NETWORK_MODELS`.
+    max_work : int, optional
+        Stop once the replay's work (:attr:`FluidExchange.work`) passes this and return an
+        incomplete result (default None: replay to the end).  Deterministic, unlike a
+        wall-clock limit: about 1e8 a second on this project's 2-core test machine.
+
+    Returns
+    -------
+    FluidExchange
+
+    Raises
+    ------
+    InvalidInputError
+        On a machine kind without routes (PERCS) or bad parameters.  A step with no message
+        between different nodes takes 0 s.
+
+    Notes
+    -----
+    Time O(events x (active messages + their route links x log)); the number of events is
+    at most twice the number of messages and far smaller when messages share start times
+    and rates.  Memory O(messages x route length).
+    """
+    if max_work is not None and (isinstance(max_work, bool) or not isinstance(max_work, (int, np.integer))
+                                 or max_work < 1):
+        raise InvalidInputError(f"max_work: expected a positive int or None; got {max_work!r}")
+    if isinstance(model, str):
+        if model not in NETWORK_MODELS:
+            raise InvalidInputError(f"model: unknown network model {model!r}; valid: {sorted(NETWORK_MODELS)}")
+        model = NETWORK_MODELS[model]
+    if not isinstance(model, NetworkModel):
+        raise InvalidInputError(f"model: expected a NetworkModel or a name; got {type(model).__name__}")
+    if not isinstance(graph, TaskGraph):
+        raise InvalidInputError(f"graph: expected a TaskGraph; got {type(graph).__name__}")
+    if not isinstance(machine, (TorusMachine, FlatMachine)):
+        raise InvalidInputError(
+            f"machine: fluid_exchange replays TorusMachine and FlatMachine routes; got {type(machine).__name__}")
+    if bandwidth_unit not in BANDWIDTH_UNITS:
+        raise InvalidInputError(f"bandwidth_unit: unknown unit {bandwidth_unit!r}; valid: {sorted(BANDWIDTH_UNITS)}")
+    unit = BANDWIDTH_UNITS[bandwidth_unit]
+    lat = check_positive(link_latency, "link_latency", allow_zero=True)
+    loop = check_link(loopback, "loopback")
+    if node_link is not None:
+        node_link = check_link(node_link, "node_link")
+    elif isinstance(machine, FlatMachine):
+        node_link = (1.0, lat)
+    src, dst, size = exchange_messages(graph, machine, task_to_proc, bytes_per_weight)
+    if src.size == 0:  # every edge joins tasks of one node: the step costs no network time
+        return FluidExchange(seconds=0.0, src=src, dst=dst, size=size, finish=np.zeros(0), n_events=0,
+                             model=model.name)
+    indptr, links, capacity, latency = _routes(machine, src, dst, node_link, loop, lat, unit)
+    route_latency = np.add.reduceat(latency[links], indptr[:-1])
+    penalty = route_latency + model.weight_s * np.add.reduceat(1.0 / capacity[links], indptr[:-1])
+    if not np.all(penalty > 0):
+        raise InvalidInputError("link_latency: with weight_s = 0 and zero latency a flow has no sharing penalty")
+    if model.crosstraffic > 0:
+        back_ptr, back_links, _, _ = _routes(machine, dst, src, node_link, loop, lat, unit)
+        n = src.size
+        fwd_len, back_len = np.diff(indptr), np.diff(back_ptr)
+        flow_ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(fwd_len + back_len, out=flow_ptr[1:])
+        flow_links = np.empty(int(flow_ptr[-1]), dtype=np.int64)
+        flow_cons = np.empty(flow_links.size, dtype=np.float64)
+        fwd_pos = np.repeat(flow_ptr[:-1] - indptr[:-1], fwd_len) + np.arange(links.size)
+        back_pos = np.repeat(flow_ptr[:-1] + fwd_len - back_ptr[:-1], back_len) + np.arange(back_links.size)
+        flow_links[fwd_pos], flow_cons[fwd_pos] = links, 1.0
+        flow_links[back_pos], flow_cons[back_pos] = back_links, model.crosstraffic
+    else:
+        flow_ptr, flow_links, flow_cons = indptr, links, np.ones(links.size)
+    n_links = capacity.size
+    flow_of = np.repeat(np.arange(src.size, dtype=np.int64), np.diff(flow_ptr))
+    by_link = np.argsort(flow_links, kind="stable")
+    link_ptr = np.zeros(n_links + 1, dtype=np.int64)
+    np.cumsum(np.bincount(flow_links, minlength=n_links), out=link_ptr[1:])
+    start = model.latency_factor(size) * route_latency
+    order = np.argsort(start, kind="stable").astype(np.int64)
+    finish = np.empty(src.size, dtype=np.float64)
+    seconds, n_events, work = _fluid.fluid_replay(flow_ptr, flow_links, flow_cons, link_ptr,
+                                                  np.ascontiguousarray(flow_of[by_link]), capacity, penalty, start,
+                                                  size.astype(np.float64), model.bandwidth_factor(size), order,
+                                                  finish, int(max_work or 0))
+    complete = seconds >= 0
+    if not complete:
+        seconds, finish = float("inf"), np.full(src.size, np.inf)
+    return FluidExchange(seconds=float(seconds), src=src, dst=dst, size=size, finish=finish,
+                         n_events=int(n_events), model=model.name, work=int(work), complete=complete)
