@@ -237,7 +237,7 @@ def test_eval_default_and_reorder_files(capsys, tmp_path, small):
     write_map(m, tmp_path / "MPICH_RANK_ORDER", "mpich_rank_order")
     write_map(m, tmp_path / "order.csv", "csv")
     status, out, _ = run(capsys, "eval", "-m", SIM, "-t", TASKS, "--mapping", str(tmp_path / "MPICH_RANK_ORDER"),
-                         "--mapping", f"csv={tmp_path / 'order.csv'}", "--format", "json", "--by-direction", "-q")
+                         "--mapping", f"csv={tmp_path / 'order.csv'}", "--format", "json", "--by-class", "-q")
     assert status == 0
     rows = json_rows(out)
     assert list(rows) == ["identity", "MPICH_RANK_ORDER", "order.csv"]
@@ -245,9 +245,9 @@ def test_eval_default_and_reorder_files(capsys, tmp_path, small):
     assert rows["order.csv"]["metrics"] == rows["MPICH_RANK_ORDER"]["metrics"]
     from mpitaskmap.metrics import link_loads
 
-    assert rows["identity"]["by_direction"] == link_loads(graph, machine, np.arange(32)).by_direction()
+    assert rows["identity"]["by_class"] == link_loads(graph, machine, np.arange(32)).by_class()
     status, out, _ = run(capsys, "eval", "-m", SIM, "-t", TASKS, "--metrics", "weighted_hops,latency",
-                         "--by-direction", "-q")
+                         "--by-class", "-q")
     lines = out.splitlines()
     assert lines[0].split() == ["method", "WH", "Latency(M)", "seconds"]
     assert "identity: busiest link per direction" in out and any(l.split()[0] == "Z-" for l in lines if l.strip())

@@ -23,7 +23,7 @@ def test_identity_on_matching_torus_is_one_hop_per_edge():
     assert values["total_hops"] == 64 and values["weighted_hops"] == 64.0
     assert values["average_hops"] == 1.0 and values["max_hops"] == 1
     assert values["max_messages"] == 1 and values["average_messages"] == 1.0
-    rows = {r["link"]: r for r in metrics.link_loads(g, m, np.arange(16)).by_direction()}
+    rows = {r["link"]: r for r in metrics.link_loads(g, m, np.arange(16)).by_class()}
     assert [rows[k]["used_links"] for k in ("X+", "X-", "Y+", "Y-")] == [16, 16, 16, 16]
 
 
@@ -41,7 +41,7 @@ def test_scattered_ring_hand_computed(ring):
     # latency: X+ r uses bw[r] = 1,2,1,2; X- r uses bw[r-1].
     assert loads.max_latency() == 2.0
     assert loads.average_latency() == pytest.approx((2 + 1.5 + 2 + 1.5 + 0.5 + 0.5) / 6)
-    rows = {r["link"]: r for r in loads.by_direction()}
+    rows = {r["link"]: r for r in loads.by_class()}
     assert rows["X+"]["total_data"] == 10 and rows["X+"]["used_links"] == 4
     assert rows["X-"]["total_data"] == 2 and rows["X-"]["used_links"] == 2
 

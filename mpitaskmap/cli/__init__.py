@@ -9,7 +9,7 @@ like a man page.  The subcommands:
              rankfile, Slurm host list, Blue Gene map file, CSV)
 ``eval``     metrics of the default order or of existing reorder files
 ``compare``  several methods side by side: a table (text, CSV, JSON) and an HTML report
-``plot``     allocation in 3-D, link loads per direction, hop histograms (PNG)
+``plot``     allocation in 3-D, link loads per link class, hop histograms (PNG)
 ``simgrid``  SimGrid SMPI platform, one hostfile per method, and simulated runs of an app
 
 The global options ``-q``/``--quiet`` and ``--debug`` may come before the subcommand

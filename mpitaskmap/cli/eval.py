@@ -11,7 +11,7 @@ from ._registry import register
 from ._common import add_io_options, add_message_model_options, load_inputs, message_model, metric_rows, render_table
 from ._inputs import read_mapping_file
 
-__all__ = ["eval_command", "build_parser", "direction_table"]
+__all__ = ["eval_command", "build_parser", "class_table"]
 
 DESCRIPTION = """\
 Evaluate mappings of a task graph on an allocation: the default order (task t on
@@ -31,7 +31,7 @@ mapping files (--mapping [FORMAT=]PATH, repeatable; FORMAT from the name when om
 examples:
   mpitaskmap eval -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8
   mpitaskmap eval -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8 --mapping MPICH_RANK_ORDER
-  mpitaskmap eval -m alloc.txt -t matrix:comm.mtx --mapping csv=old.csv --by-direction --format json
+  mpitaskmap eval -m alloc.txt -t matrix:comm.mtx --mapping csv=old.csv --by-class --format json
 
 exit status: 0 on success, 1 on an error (one line; --debug for the traceback).
 """
@@ -49,26 +49,26 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a reorder file to evaluate (repeatable)")
     g.add_argument("--no-identity", action="store_true", help="leave out the row of the default order (identity)")
     g.add_argument("--metrics", metavar="M,M", help=f"metrics to show (default all that apply): {','.join(METRICS)}")
-    g.add_argument("--by-direction", action="store_true",
-                   help="also show the load of the busiest link per direction (X+, X-, ...)")
+    g.add_argument("--by-class", action="store_true",
+                   help="also show the load of the busiest link per link class (X+, X-, ... on a torus)")
     g.add_argument("--format", default="text", choices=["text", "csv", "json"], help="table format")
     add_message_model_options(p.add_argument_group("the messages of the PredTime column"))
     return p
 
 
-def direction_table(rows) -> tuple[str, dict]:
-    """Return the per-direction link table (text) and its JSON records per row label.
+def class_table(rows) -> tuple[str, dict]:
+    """Return the per-class link table (text) and its JSON records per row label.
 
-    Each direction (``X+``, ``X-``, ... or the PERCS link classes) shows the largest
-    Data(e) and Latency(e) over its links, from
-    :meth:`~mpitaskmap.machines.LinkLoads.by_direction`.
+    Each link class of the machine (``X+``, ``X-``, ... on a torus, ``LL``/``LR``/``D`` on
+    PERCS) shows the largest Data(e) and Latency(e) over its links, from
+    :meth:`~mpitaskmap.machines.LinkLoads.by_class`.
     """
     lines, records = [], {}
     for r in rows:
         m = r.mapping
-        dirs = link_loads(m.graph, m.machine, m.task_to_proc).by_direction()
-        records[r.label] = {"by_direction": dirs}
-        lines.append(f"{r.label}: busiest link per direction")
+        dirs = link_loads(m.graph, m.machine, m.task_to_proc).by_class()
+        records[r.label] = {"by_class": dirs}
+        lines.append(f"{r.label}: busiest link per link class")
         lines.append(f"  {'link':<5} {'max data':>12} {'max latency':>12} {'max msgs':>9} {'links used':>10}")
         for d in dirs:
             lines.append(f"  {d['link']:<5} {d['max_data']:>12.6g} {d['max_latency']:>12.6g} "
@@ -103,12 +103,12 @@ def eval_command(argv: list) -> int:
     rows = metric_rows(mappings, metrics, message_model(args))
     header = {"machine": mi.describe(), "tasks": ti.describe()}
     extra = None
-    if args.by_direction:
+    if args.by_class:
         if not mi.machine.has_link_model:
-            raise ValueError(f"--by-direction: the machine {mi.machine.name!r} has no link model")
-        text, extra = direction_table(rows)
+            raise ValueError(f"--by-class: the machine {mi.machine.name!r} has no link model")
+        text, extra = class_table(rows)
     sys.stdout.write(render_table(rows, args.format, header=header, extra=extra))
-    if args.by_direction and args.format == "text":
+    if args.by_class and args.format == "text":
         sys.stdout.write("\n" + text)
     return 0
 

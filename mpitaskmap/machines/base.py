@@ -21,7 +21,7 @@ from __future__ import annotations
 import abc
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from ..errors import InvalidInputError, NotApplicableError
 __all__ = [
     "Machine",
     "LinkLoads",
+    "Routes",
     "NodeView",
     "BoxShape",
     "MAX_MATRIX_NODES",
@@ -107,34 +108,64 @@ def strides(dims: Sequence[int] | np.ndarray) -> np.ndarray:
 BANDWIDTH_UNIT = 1e9
 
 
+class Routes(NamedTuple):
+    """Routes of a batch of processor pairs, as CSR over link ids (:meth:`Machine.routes`).
+
+    Route ``i`` crosses links ``links[indptr[i]:indptr[i+1]]``; ``fractions`` gives the
+    share of the pair's traffic on each of them (1.0 on a single path; a pair whose traffic
+    splits over several paths -- ECMP, Valiant, PERCS striping -- has fractions below 1,
+    summing over the links of any cut between the two ends to 1).  A link appears at most
+    once in a route; its order in the route is the order of the path when there is one.
+    An empty route joins processors that share a router (or a node).
+
+    Attributes
+    ----------
+    indptr : (n_pairs + 1,) ndarray of int64
+    links : (n_entries,) ndarray of int64
+    fractions : (n_entries,) ndarray of float64
+    """
+
+    indptr: np.ndarray
+    links: np.ndarray
+    fractions: np.ndarray
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Expected number of links each pair's traffic crosses (sum of its fractions), float64."""
+        n = self.indptr.size - 1
+        pair = np.repeat(np.arange(n), np.diff(self.indptr))
+        return np.bincount(pair, weights=self.fractions, minlength=n).astype(np.float64, copy=False)
+
+
 @dataclass(frozen=True)
 class LinkLoads:
-    """Traffic on every directed link of a torus/mesh under dimension-order routing.
+    """Traffic on every directed link of a machine under its static routes.
 
-    Link id ``router * 2 * n_dims + 2 * k + s`` is the link leaving ``router`` along
-    dimension ``k`` in the + (``s = 0``) or - (``s = 1``) direction.
+    Link ids are the machine's (:meth:`Machine.routes`); every link has a class
+    (``X+`` on a torus, ``LL``/``LR``/``D`` on PERCS, ...), listed from the most local to
+    the most global, so summaries can group them (:meth:`by_class`).
 
     Attributes
     ----------
     data : (n_links,) ndarray of float64
-        Data(e): the summed volume of messages crossing each link.
+        Data(e): the summed volume of messages crossing each link (a share of a split
+        message counts with its fraction).
     messages : (n_links,) ndarray of int64
-        Congestion(e): the number of messages crossing each link.
+        Congestion(e): the number of messages crossing each link (a split message counts
+        once on every link one of its paths crosses).
     bandwidth : (n_links,) ndarray of float64
         Bandwidth of each link (same unit as the machine's bandwidths).
-    dim_names : list of str
-        Names of the dimensions for per-direction summaries.
+    link_class : (n_links,) ndarray of int
+        Class of every link, an index into ``class_names``.
+    class_names : tuple of str
+        Name of every link class.
     """
 
     data: np.ndarray
     messages: np.ndarray
     bandwidth: np.ndarray
-    dim_names: list
-
-    @property
-    def n_dims(self) -> int:
-        """Number of network dimensions."""
-        return len(self.dim_names)
+    link_class: np.ndarray
+    class_names: tuple
 
     @property
     def latency(self) -> np.ndarray:
@@ -172,32 +203,53 @@ class LinkLoads:
         used = self.n_used()
         return float(self.latency.sum()) / used if used else 0.0
 
-    def by_direction(self) -> list[dict]:
-        """Summarise the loads per dimension and direction (X+, X-, Y+, ...).
+    def class_max_latency(self) -> dict:
+        """Return the largest Data(e)/bw(e) of every link class, ``{name: value}`` (0.0 for an empty class)."""
+        lat = self.latency
+        return {name: float(lat[self.link_class == k].max(initial=0.0)) for k, name in enumerate(self.class_names)}
+
+    def bottleneck(self) -> str:
+        """Return the class of the most loaded link (largest Data(e)/bw(e)).
+
+        Ties go to the class listed last (classes run from the most local to the most
+        global, so a tie names the wider network).
+
+        Examples
+        --------
+        >>> loads = LinkLoads(np.array([2.0, 4.0]), np.array([1, 1]), np.array([1.0, 2.0]),
+        ...                   np.array([0, 1]), ("local", "global"))
+        >>> loads.bottleneck()
+        'global'
+        """
+        per_class = self.class_max_latency()
+        names = list(self.class_names)
+        return max(reversed(names), key=lambda n: per_class[n])
+
+    def by_class(self) -> list[dict]:
+        """Summarise the loads per link class (X+, X-, Y+, ... on a torus).
 
         Returns
         -------
         list of dict
-            One record per (dimension, direction) with keys ``link`` (e.g. ``"X+"``),
-            ``max_data``, ``total_data``, ``max_latency``, ``max_messages``, ``used_links``.
+            One record per class, in the machine's class order, with keys ``link`` (the
+            class name), ``n_links``, ``max_data``, ``total_data``, ``max_latency``,
+            ``max_messages`` and ``used_links``.
         """
-        d = self.n_dims
-        data = self.data.reshape(-1, d, 2)
-        lat = self.latency.reshape(-1, d, 2)
-        msg = self.messages.reshape(-1, d, 2)
+        lat = self.latency
         rows = []
-        for k, name in enumerate(self.dim_names):
-            for s, sign in enumerate("+-"):
-                rows.append(
-                    {
-                        "link": f"{name}{sign}",
-                        "max_data": float(data[:, k, s].max()),
-                        "total_data": float(data[:, k, s].sum()),
-                        "max_latency": float(lat[:, k, s].max()),
-                        "max_messages": int(msg[:, k, s].max()),
-                        "used_links": int(np.count_nonzero(msg[:, k, s])),
-                    }
-                )
+        for k, name in enumerate(self.class_names):
+            sel = self.link_class == k
+            rows.append(
+                {
+                    "link": name,
+                    "n_links": int(np.count_nonzero(sel)),
+                    "max_data": float(self.data[sel].max(initial=0.0)),
+                    "total_data": float(self.data[sel].sum()),
+                    "max_latency": float(lat[sel].max(initial=0.0)),
+                    "max_messages": int(self.messages[sel].max(initial=0)),
+                    "used_links": int(np.count_nonzero(self.messages[sel])),
+                }
+            )
         return rows
 
 
@@ -495,24 +547,163 @@ class Machine(abc.ABC):
         h = self.csr_edge_hops(indptr, indices, task_to_proc)
         return int(h.sum()), float(h @ np.asarray(weights, dtype=np.float64)), int(h.max()) if h.size else 0
 
-    # -- links ---------------------------------------------------------------------------
+    # -- the network: links and routes ---------------------------------------------------
+    # A kind with a link model overrides n_links, link_bandwidths, link_classes and routes;
+    # everything else (loads, predicted time, names) is derived here from those four, and a
+    # kind may override a derived method with a compiled fast path giving the same result.
+    @property
+    def n_links(self) -> int:
+        """Number of directed links in the machine's link numbering (0 without a link model)."""
+        return 0
+
     @property
     def has_link_model(self) -> bool:
-        """Whether the machine routes messages over links (:meth:`link_loads` works)."""
-        return False
+        """Whether the machine routes messages over links (:meth:`routes`, :meth:`link_loads` work)."""
+        return self.n_links > 0
 
-    def link_loads(self, indptr, indices, weights, task_to_proc) -> LinkLoads:
-        """Return per-link loads of a CSR task graph under the machine's static routing.
+    def _no_link_model(self) -> InvalidInputError:
+        return InvalidInputError(
+            f"machine: {self.name!r} has no link model (has_link_model is False: only host names are known); "
+            "link metrics, routes and replays need a machine with routed links, e.g. a torus or a PERCS machine"
+        )
+
+    def link_bandwidths(self) -> np.ndarray:
+        """Return the bandwidth of every directed link, (n_links,) float64 (machine unit, GB/s).
 
         Raises
         ------
         InvalidInputError
-            On a machine without a link model (:attr:`has_link_model` False).
+            On a machine without a link model.
         """
-        raise InvalidInputError(
-            f"machine: a {type(self).__name__} has no link model (has_link_model is False); link metrics "
-            "need a machine with static routes, e.g. a TorusMachine or a PercsMachine"
-        )
+        raise self._no_link_model()
+
+    def link_classes(self) -> tuple[np.ndarray, tuple]:
+        """Return the class of every link and the class names, from the most local class to the most global.
+
+        Returns
+        -------
+        codes : (n_links,) ndarray of int
+            Class of every link, an index into ``names``.
+        names : tuple of str
+            E.g. ``("X+", "X-", "Y+", "Y-")`` on a 2-D torus, ``("LL", "LR", "D")`` on PERCS.
+
+        Raises
+        ------
+        InvalidInputError
+            On a machine without a link model.
+        """
+        raise self._no_link_model()
+
+    def link_name(self, link: int) -> str:
+        """Return a readable, unique name of link ``link`` (``"l<id>_<class>"`` unless a kind says better).
+
+        Examples
+        --------
+        >>> from mpitaskmap.machines import torus_machine
+        >>> torus_machine([4]).link_name(3)
+        'l3_X-'
+        """
+        link = int(link)
+        if not 0 <= link < self.n_links:
+            raise InvalidInputError(f"link: must lie in [0, {self.n_links}); got {link}")
+        codes, names = self.link_classes()
+        return f"l{link}_{names[int(codes[link])]}"
+
+    def routes(self, src, dst) -> Routes:
+        """Return the routes ``src[i] -> dst[i]`` of a batch of processor pairs (CSR over link ids).
+
+        Parameters
+        ----------
+        src, dst : array_like of int
+            Processor ids, one pair per entry.
+
+        Returns
+        -------
+        Routes
+            ``(indptr, links, fractions)``: pair ``i`` sends ``fractions[j]`` of its traffic
+            over ``links[j]`` for ``j`` in ``indptr[i]:indptr[i+1]``.
+
+        Raises
+        ------
+        InvalidInputError
+            On a machine without a link model, or bad processor ids.
+        """
+        raise self._no_link_model()
+
+    def route(self, src: int, dst: int) -> list[tuple[str, int]]:
+        """Return the links of the route from processor ``src`` to ``dst`` as (class name, link id).
+
+        Examples
+        --------
+        >>> from mpitaskmap.machines import TorusMachine
+        >>> m = TorusMachine([[0, 0], [3, 1]], dims=[4, 4])
+        >>> m.route(0, 1)
+        [('X-', 1), ('Y+', 26)]
+        """
+        r = self.routes([src], [dst])
+        codes, names = self.link_classes()
+        return [(names[int(codes[link])], int(link)) for link in r.links]
+
+    def _checked_pairs(self, src, dst) -> tuple[np.ndarray, np.ndarray]:
+        """Validated processor ids of a batch of pairs (for :meth:`routes` implementations)."""
+        src_i = as_index_array(np.atleast_1d(src), "src", upper=self.n_procs)
+        dst_i = as_index_array(np.atleast_1d(dst), "dst", upper=self.n_procs)
+        if src_i.shape != dst_i.shape:
+            raise InvalidInputError(f"routes: src has {src_i.size} entries, dst {dst_i.size}")
+        return src_i, dst_i
+
+    def _node_pair_routes(self, indptr, indices, task_to_proc):
+        """The messages of a CSR graph grouped by (source node, destination node), with their routes.
+
+        Routes depend only on where the nodes attach, so each distinct node pair is routed
+        once (through its nodes' lowest processors).  Returns ``(edge_pair, routes,
+        entry_pair)``: the pair index of every edge (-1 for an edge inside one node), the
+        pairs' routes, and the pair of every route entry.
+        """
+        view = self.node_view()
+        node = view.node_of_proc[np.asarray(task_to_proc)]
+        n_tasks = len(indptr) - 1
+        a = np.repeat(node[:n_tasks], np.diff(indptr))
+        b = node[np.asarray(indices)]
+        inter = a != b
+        key = a[inter] * view.n_nodes + b[inter]
+        pairs, inverse = np.unique(key, return_inverse=True)
+        edge_pair = np.full(a.size, -1, dtype=np.int64)
+        edge_pair[inter] = inverse
+        rep = view.representative
+        routes = self.routes(rep[pairs // view.n_nodes], rep[pairs % view.n_nodes])
+        entry_pair = np.repeat(np.arange(pairs.size), np.diff(routes.indptr))
+        return edge_pair, routes, entry_pair
+
+    def link_loads(self, indptr, indices, weights, task_to_proc) -> LinkLoads:
+        """Return Data(e) and Congestion(e) of every link for a CSR task graph under the machine's routes.
+
+        Every directed edge is one message along :meth:`routes`: ``Data(e)`` adds its
+        weight times the route's fraction on ``e``, ``Congestion(e)`` counts it once.  Edges
+        inside one node cross no link.  Inputs are trusted (validated by the metric
+        functions).
+
+        Raises
+        ------
+        InvalidInputError
+            On a machine without a link model.
+
+        Notes
+        -----
+        O(n_edges log n_edges + pairs x route length): every distinct node pair is routed once.
+        """
+        if not self.has_link_model:
+            raise self._no_link_model()
+        edge_pair, routes, entry_pair = self._node_pair_routes(indptr, indices, task_to_proc)
+        inter = edge_pair >= 0
+        n_pairs = routes.indptr.size - 1
+        volume = np.bincount(edge_pair[inter], weights=np.asarray(weights, dtype=np.float64)[inter], minlength=n_pairs)
+        count = np.bincount(edge_pair[inter], minlength=n_pairs)
+        data = np.bincount(routes.links, weights=volume[entry_pair] * routes.fractions, minlength=self.n_links)
+        messages = np.bincount(routes.links, weights=count[entry_pair], minlength=self.n_links)
+        codes, names = self.link_classes()
+        return LinkLoads(data=data.astype(np.float64, copy=False), messages=np.rint(messages).astype(np.int64),
+                         bandwidth=self.link_bandwidths(), link_class=codes, class_names=tuple(names))
 
     def link_time(self, indptr, indices, weights, task_to_proc, *, seconds_per_weight: float,
                   hop_latency: float, overlap_weight: float = math.inf) -> tuple[float, int]:
@@ -521,11 +712,10 @@ class Machine(abc.ABC):
         The exchange sends every edge of the CSR task graph as one message, all at once;
         its time is set by the slowest link: max over links e of
         ``Data(e) * seconds_per_weight / bw(e) + R(e)``, where ``R(e)`` is the largest
-        route latency of a message crossing e, and a message of weight ``w`` over ``h``
-        hops has route latency ``hop_latency * h * min(1, overlap_weight / w)``
-        (:func:`mpitaskmap.metrics.predicted_time`).  This generic form, for link models
-        that do not track routes per link, bounds ``R(e)`` by the largest route latency of
-        the exchange; a :class:`TorusMachine` computes ``R(e)`` exactly in one compiled pass.
+        route latency of a message crossing e, and a message of weight ``w`` over a route
+        of ``h`` links (:attr:`Routes.lengths`: the expected count where traffic splits)
+        has route latency ``hop_latency * h * min(1, overlap_weight / w)``
+        (:func:`mpitaskmap.metrics.predicted_time`).  Ties go to the lowest link id.
 
         Parameters
         ----------
@@ -549,16 +739,33 @@ class Machine(abc.ABC):
         ------
         InvalidInputError
             On a machine without a link model.
+
+        Notes
+        -----
+        O(n_edges log n_edges + pairs x route length), as :meth:`link_loads`; a kind may
+        override it with a fused kernel (the torus does).
         """
-        loads = self.link_loads(indptr, indices, weights, task_to_proc)
-        if not loads.messages.any():
+        if not self.has_link_model:
+            raise self._no_link_model()
+        edge_pair, routes, entry_pair = self._node_pair_routes(indptr, indices, task_to_proc)
+        inter = edge_pair >= 0
+        n_pairs = routes.indptr.size - 1
+        w = np.asarray(weights, dtype=np.float64)[inter]
+        volume = np.bincount(edge_pair[inter], weights=w, minlength=n_pairs)
+        count = np.bincount(edge_pair[inter], minlength=n_pairs)
+        data = np.bincount(routes.links, weights=volume[entry_pair] * routes.fractions, minlength=self.n_links)
+        # the route latency of a pair: its longest message's share of the hop latency, in hops
+        scale = np.zeros(n_pairs)
+        np.maximum.at(scale, edge_pair[inter], np.minimum(1.0, overlap_weight / np.maximum(w, 1e-300)))
+        pair_hops = routes.lengths * scale
+        slowest = np.full(self.n_links, -np.inf)
+        np.maximum.at(slowest, routes.links, pair_hops[entry_pair])
+        crossed = np.bincount(routes.links, weights=count[entry_pair], minlength=self.n_links) > 0
+        if not crossed.any():
             return 0.0, -1
-        hops = self.csr_edge_hops(indptr, indices, task_to_proc).astype(np.float64)
-        scale = np.minimum(1.0, overlap_weight / np.maximum(np.asarray(weights, dtype=np.float64), 1e-300))
-        longest = float((hops * scale).max(initial=0.0))
-        value = np.where(loads.messages > 0, loads.latency * seconds_per_weight, -np.inf)
+        value = np.where(crossed, data * seconds_per_weight / self.link_bandwidths() + hop_latency * slowest, -np.inf)
         link = int(np.argmax(value))
-        return float(value[link]) + hop_latency * longest, link
+        return float(value[link]), link
 
     # -- embedding -----------------------------------------------------------------------
     @abc.abstractmethod

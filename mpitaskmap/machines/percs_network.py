@@ -203,7 +203,6 @@ class PercsLinkLoads(LinkLoads):
         (:data:`mpitaskmap.machines.percs_routing.MODELS`).
     """
 
-    link_class: np.ndarray = None  # type: ignore[assignment]
     n_s: int = 0
     n_d: int = 0
     routing: str = "direct"

@@ -64,6 +64,7 @@ from .. import _percs
 from .percs_network import (
     NODES_PER_DRAWER,
     NODES_PER_SUPERNODE,
+    LINK_CLASSES,
     PROCS_PER_NODE,
     PercsLinkLoads,
     check_network,
@@ -263,6 +264,6 @@ def percs_link_loads(indptr, indices, weights, task_to_proc, n_s: int, n_d: int,
     comp = compact_index(n_s, n_d)
     link_class, bandwidth = link_tables(n_s, n_d)
     return PercsLinkLoads(
-        data=full_data[comp], messages=msg[comp], bandwidth=bandwidth, dim_names=["LL", "LR", "D"],
+        data=full_data[comp], messages=msg[comp], bandwidth=bandwidth, class_names=LINK_CLASSES,
         link_class=link_class, n_s=n_s, n_d=n_d, routing=routing, model=model,
     )

@@ -22,7 +22,7 @@ import numpy as np
 from .. import _torus
 from .._validate import as_index_array, as_int_matrix
 from ..errors import InvalidInputError, NotApplicableError
-from .base import BoxShape, LinkLoads, Machine, NodeView, _position_in_group, default_dim_names, strides
+from .base import BoxShape, LinkLoads, Machine, NodeView, Routes, _position_in_group, default_dim_names, strides
 
 __all__ = ["TorusMachine", "gemini_bandwidth"]
 
@@ -462,32 +462,7 @@ class TorusMachine(Machine):
         _torus.csr_edge_hops(indptr, indices, task_to_proc, self.router_coords, self.dims, self.wrap, out)
         return out
 
-    def route(self, src: int, dst: int) -> list[tuple[str, int]]:
-        """Return the dimension-order route from processor ``src`` to ``dst``.
-
-        Parameters
-        ----------
-        src, dst : int
-            Processor ids.
-
-        Returns
-        -------
-        list of (str, int)
-            The directed links crossed, in order, as (``"X+"``-style name, link id).
-
-        Examples
-        --------
-        >>> m = TorusMachine([[0, 0], [3, 1]], dims=[4, 4])
-        >>> [name for name, _ in m.route(0, 1)]
-        ['X-', 'Y+']
-        """
-        src_i = int(as_index_array([src], "src", upper=self.n_procs)[0])
-        dst_i = int(as_index_array([dst], "dst", upper=self.n_procs)[0])
-        links = _torus.route_links(self.router_coords, self.dims, self.wrap, src_i, dst_i)
-        d = self.n_dims
-        return [(f"{self.dim_names[(l % (2 * d)) // 2]}{'+-'[l % 2]}", int(l)) for l in links]
-
-    def routes(self, src, dst) -> tuple[np.ndarray, np.ndarray]:
+    def routes(self, src, dst) -> Routes:
         """Return the dimension-order routes ``src[i] -> dst[i]`` of many processor pairs.
 
         Parameters
@@ -497,26 +472,26 @@ class TorusMachine(Machine):
 
         Returns
         -------
-        (indptr, links) : (ndarray, ndarray)
-            CSR form, int64: the directed link ids of route ``i`` (as :meth:`route`) are
-            ``links[indptr[i]:indptr[i + 1]]``; an empty route joins processors of one router.
+        Routes
+            CSR form: the directed link ids of route ``i`` in path order are
+            ``links[indptr[i]:indptr[i + 1]]``, every fraction 1.0 (one path); an empty
+            route joins processors of one router.
 
         Notes
         -----
-        O(pairs x n_dims + total hops), in the routing kernel.
+        Dimension order (0, 1, ...), on a wrapping dimension the shorter way round, the +
+        direction on ties.  O(pairs x n_dims + total hops), in the routing kernel.
 
         Examples
         --------
         >>> m = TorusMachine([[0, 0], [3, 1], [1, 0]], dims=[4, 4])
-        >>> indptr, links = m.routes([0, 0], [1, 2])
-        >>> indptr.tolist(), links.tolist() == [l for _, l in m.route(0, 1) + m.route(0, 2)]
-        ([0, 2, 3], True)
+        >>> r = m.routes([0, 0], [1, 2])
+        >>> r.indptr.tolist(), r.links.tolist(), r.fractions.tolist()
+        ([0, 2, 3], [1, 26, 0], [1.0, 1.0, 1.0])
         """
-        src_i = as_index_array(src, "src", upper=self.n_procs)
-        dst_i = as_index_array(dst, "dst", upper=self.n_procs)
-        if src_i.shape != dst_i.shape:
-            raise InvalidInputError(f"routes: src has {src_i.size} entries, dst {dst_i.size}")
-        return _torus.routes_csr(self.router_coords, self.dims, self.wrap, src_i, dst_i)
+        src_i, dst_i = self._checked_pairs(src, dst)
+        indptr, links = _torus.routes_csr(self.router_coords, self.dims, self.wrap, src_i, dst_i)
+        return Routes(indptr, links, np.ones(links.size))
 
     def link_bandwidths(self) -> np.ndarray:
         """Return the bandwidth of every directed link id (n_links,) float64.
@@ -534,15 +509,26 @@ class TorusMachine(Machine):
             out[:, k, 1] = bw[(c - 1) % self.dims[k]]
         return out.reshape(-1)
 
-    @property
-    def has_link_model(self) -> bool:
-        """True: dimension-order routing gives every message its links (:meth:`link_loads`)."""
-        return True
+    def link_classes(self) -> tuple[np.ndarray, tuple]:
+        """Return the class of every link: its dimension and direction (``X+``, ``X-``, ``Y+``, ...).
+
+        Link id ``router * 2 * n_dims + 2 * k + s`` leaves ``router`` along dimension ``k``
+        in the + (``s = 0``) or - (``s = 1``) direction; its class is ``2 * k + s``.
+
+        Examples
+        --------
+        >>> codes, names = TorusMachine([[0, 0]], dims=[2, 3]).link_classes()
+        >>> codes[:5].tolist(), names
+        ([0, 1, 2, 3, 0], ('X+', 'X-', 'Y+', 'Y-'))
+        """
+        two_d = 2 * self.n_dims
+        codes = np.tile(np.arange(two_d, dtype=np.int64), self.n_routers)
+        return codes, tuple(f"{name}{sign}" for name in self.dim_names for sign in "+-")
 
     def link_loads(self, indptr, indices, weights, task_to_proc) -> LinkLoads:
         """Return Data(e) and Congestion(e) of every directed link (dimension-order routes).
 
-        Inputs are trusted (validated by the metric functions).  Memory: three arrays of
+        The fused fast path of :meth:`Machine.link_loads` (same result).  Inputs are trusted (validated by the metric functions).  Memory: three arrays of
         ``n_links`` 8-byte values.  O(n_edges * n_dims + total hops) in a compiled kernel.
         """
         data = np.zeros(self.n_links, dtype=np.float64)
@@ -550,7 +536,9 @@ class TorusMachine(Machine):
         _torus.csr_link_loads(
             indptr, indices, weights, task_to_proc, self.router_coords, self.dims, self.wrap, data, messages
         )
-        return LinkLoads(data=data, messages=messages, bandwidth=self.link_bandwidths(), dim_names=self.dim_names)
+        codes, names = self.link_classes()
+        return LinkLoads(data=data, messages=messages, bandwidth=self.link_bandwidths(), link_class=codes,
+                         class_names=names)
 
     def link_time(self, indptr, indices, weights, task_to_proc, *, seconds_per_weight: float,
                   hop_latency: float, overlap_weight: float = math.inf) -> tuple[float, int]:
