@@ -30,6 +30,7 @@ from ..errors import InvalidInputError, NotApplicableError
 
 __all__ = [
     "Machine",
+    "as_machine",
     "LinkLoads",
     "Routes",
     "NodeView",
@@ -638,7 +639,7 @@ class Machine(abc.ABC):
         >>> from mpitaskmap.machines import TorusMachine
         >>> m = TorusMachine([[0, 0], [3, 1]], dims=[4, 4])
         >>> m.route(0, 1)
-        [('X-', 1), ('Y+', 26)]
+        [('X-', 1), ('Y+', 14)]
         """
         r = self.routes([src], [dst])
         codes, names = self.link_classes()
@@ -773,3 +774,19 @@ class Machine(abc.ABC):
         """Return (n_procs, n_dims) float64 coordinates for geometric mapping."""
 
 
+def as_machine(obj, name: str = "machine") -> "Machine":
+    """Return ``obj`` if it is a :class:`Machine`; raise an error naming ``name`` otherwise.
+
+    The one check, at the boundary of every public function, that an argument is a machine
+    at all (what kind of network it has is asked through the contract, never its class).
+
+    Examples
+    --------
+    >>> as_machine("titan")
+    Traceback (most recent call last):
+    ...
+    mpitaskmap.errors.InvalidInputError: machine: expected a Machine; got str
+    """
+    if not isinstance(obj, Machine):
+        raise InvalidInputError(f"{name}: expected a Machine; got {type(obj).__name__}")
+    return obj

@@ -487,7 +487,7 @@ class TorusMachine(Machine):
         >>> m = TorusMachine([[0, 0], [3, 1], [1, 0]], dims=[4, 4])
         >>> r = m.routes([0, 0], [1, 2])
         >>> r.indptr.tolist(), r.links.tolist(), r.fractions.tolist()
-        ([0, 2, 3], [1, 26, 0], [1.0, 1.0, 1.0])
+        ([0, 2, 3], [1, 14, 0], [1.0, 1.0, 1.0])
         """
         src_i, dst_i = self._checked_pairs(src, dst)
         indptr, links = _torus.routes_csr(self.router_coords, self.dims, self.wrap, src_i, dst_i)
