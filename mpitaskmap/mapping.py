@@ -10,7 +10,7 @@ import numpy as np
 from . import metrics as _metrics
 from ._validate import as_index_array
 from .errors import InvalidInputError
-from .machines import Machine
+from .machines import Machine, as_machine
 from .graphs.taskgraph import TaskGraph
 
 __all__ = ["Mapping", "identity_mapping", "IDENTITY"]
@@ -64,8 +64,7 @@ class Mapping:
         method: str = "",
         info: dict | None = None,
     ) -> None:
-        if not isinstance(machine, Machine):
-            raise InvalidInputError(f"machine: expected a Machine; got {type(machine).__name__}")
+        as_machine(machine)
         length = graph.n_tasks if graph is not None else None
         self.task_to_proc = as_index_array(task_to_proc, "task_to_proc", upper=machine.n_procs, length=length)
         n_tasks = self.task_to_proc.shape[0]

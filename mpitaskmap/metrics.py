@@ -34,9 +34,9 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from ._validate import as_index_array
+from ._validate import as_index_array, check_bytes_per_weight, check_positive
 from .errors import InvalidInputError
-from .machines import BANDWIDTH_UNIT, LinkLoads, Machine
+from .machines import BANDWIDTH_UNIT, LinkLoads, Machine, as_machine
 from .graphs.taskgraph import TaskGraph
 
 __all__ = [
@@ -67,8 +67,7 @@ __all__ = [
 def _check(graph: TaskGraph, machine: Machine, task_to_proc) -> np.ndarray:
     if not isinstance(graph, TaskGraph):
         raise InvalidInputError(f"graph: expected a TaskGraph; got {type(graph).__name__}")
-    if not isinstance(machine, Machine):
-        raise InvalidInputError(f"machine: expected a Machine; got {type(machine).__name__}")
+    as_machine(machine)
     return as_index_array(task_to_proc, "task_to_proc", upper=machine.n_procs, length=graph.n_tasks)
 
 
@@ -319,9 +318,8 @@ def predicted_time(
 
 def _check_message_model(bytes_per_weight: float, hop_latency: float, overlap_bytes: float) -> float:
     """Validate the message model of :func:`predicted_time`; return the overlap size in weight units."""
-    for name, value in (("bytes_per_weight", bytes_per_weight), ("hop_latency", hop_latency)):
-        if not np.isfinite(value) or value < 0:
-            raise InvalidInputError(f"{name}: expected a finite number >= 0; got {value!r}")
+    bytes_per_weight = check_bytes_per_weight(bytes_per_weight, allow_zero=True)  # empty messages: latency only
+    check_positive(hop_latency, "hop_latency", allow_zero=True)
     if not overlap_bytes > 0:  # also rejects nan
         raise InvalidInputError(f"overlap_bytes: expected a number > 0 (bytes; inf allowed); got {overlap_bytes!r}")
     return overlap_bytes / bytes_per_weight if bytes_per_weight > 0 else math.inf

@@ -197,7 +197,7 @@ def test_evaluate_asks_the_property_not_the_method():
 def test_link_loads_without_a_link_model_is_a_clear_error():
     m = FlatMachine([0, 1])
     g = _ring_graph(2)
-    with pytest.raises(InvalidInputError, match="a FlatMachine has no link model"):
+    with pytest.raises(InvalidInputError, match="machine: .flat. has no link model"):
         link_loads(g, m, [0, 1])
     with pytest.raises(InvalidInputError, match="has no link model"):
         m.link_loads(g.indptr, g.indices, g.weights, np.array([0, 1]))

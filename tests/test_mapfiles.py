@@ -233,7 +233,7 @@ def test_format_registry_and_writer_errors():
     m = Mapping([1, 0], machine)
     with pytest.raises(InvalidInputError, match=r"format: unknown map-file format 'rankfile'; valid: \['bluegene', 'csv', 'mpich_rank_order', 'openmpi_rankfile', 'slurm_hostfile', 'smpi_hostfile'\]"):
         write_map(m, io.StringIO(), "rankfile")
-    with pytest.raises(InvalidInputError, match="needs a machine with router coordinates"):
+    with pytest.raises(InvalidInputError, match=r"this format \(router coordinates per rank\) needs routers on a torus or mesh grid; .flat. has none"):
         write_bluegene_map(Mapping([1, 0], FlatMachine([0, 1])), io.StringIO())
     with pytest.raises(InvalidInputError, match="path: expected a path or a text stream"):
         write_bluegene_map(m, 42)

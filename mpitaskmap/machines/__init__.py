@@ -8,7 +8,7 @@ and writes allocations, :mod:`~.hosts` names their nodes.
 """
 
 from .base import (BANDWIDTH_UNIT, MAX_MATRIX_NODES, BoxShape, LinkLoads, Machine, NodeView, Routes, as_machine,
-                   default_dim_names, strides)
+                   default_dim_names, require_router_grid, strides)
 from .flat import FlatMachine
 from .hosts import DEFAULT_HOST_FORMAT, host_names
 from .machine_file import hopper_machine, read_machine_file, write_machine_file
@@ -17,7 +17,7 @@ from .presets import bgq_machine, titan_machine, torus_machine
 from .torus import TorusMachine, gemini_bandwidth
 
 __all__ = [
-    "Machine", "as_machine", "LinkLoads", "Routes", "NodeView", "BoxShape", "MAX_MATRIX_NODES", "BANDWIDTH_UNIT", "strides",
+    "Machine", "as_machine", "require_router_grid", "LinkLoads", "Routes", "NodeView", "BoxShape", "MAX_MATRIX_NODES", "BANDWIDTH_UNIT", "strides",
     "default_dim_names", "TorusMachine", "gemini_bandwidth", "FlatMachine", "PercsMachine", "DEFAULT_HOST_FORMAT",
     "host_names", "read_machine_file", "write_machine_file", "hopper_machine", "torus_machine", "titan_machine",
     "bgq_machine",

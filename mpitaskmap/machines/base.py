@@ -31,6 +31,7 @@ from ..errors import InvalidInputError, NotApplicableError
 __all__ = [
     "Machine",
     "as_machine",
+    "require_router_grid",
     "LinkLoads",
     "Routes",
     "NodeView",
@@ -548,6 +549,17 @@ class Machine(abc.ABC):
         h = self.csr_edge_hops(indptr, indices, task_to_proc)
         return int(h.sum()), float(h @ np.asarray(weights, dtype=np.float64)), int(h.max()) if h.size else 0
 
+    # -- capabilities that algorithms defined on a grid of routers ask for ----------------
+    @property
+    def has_router_grid(self) -> bool:
+        """Whether the routers sit on an n-D torus/mesh grid (``router_coords``, ``dims``, ``wrap``).
+
+        The regular-grid heuristics, Rubik, Blue Gene map files, torus shifts and bandwidth
+        scaling are defined on such a grid; they ask this (:func:`require_router_grid`),
+        never the machine's class.
+        """
+        return False
+
     # -- the network: links and routes ---------------------------------------------------
     # A kind with a link model overrides n_links, link_bandwidths, link_classes and routes;
     # everything else (loads, predicted time, names) is derived here from those four, and a
@@ -790,3 +802,29 @@ def as_machine(obj, name: str = "machine") -> "Machine":
     if not isinstance(obj, Machine):
         raise InvalidInputError(f"{name}: expected a Machine; got {type(obj).__name__}")
     return obj
+
+
+def require_router_grid(machine: "Machine", what: str, error: type = NotApplicableError) -> "Machine":
+    """Return ``machine`` if its routers sit on an n-D grid; raise ``error`` naming ``what`` otherwise.
+
+    Parameters
+    ----------
+    machine : Machine
+    what : str
+        What needs the grid, for the message (e.g. ``"grid heuristics"``).
+    error : exception class, optional
+        :class:`~mpitaskmap.errors.NotApplicableError` (default: the method does not apply,
+        a search skips it) or :class:`~mpitaskmap.errors.InvalidInputError`.
+
+    Examples
+    --------
+    >>> from mpitaskmap.machines import FlatMachine
+    >>> require_router_grid(FlatMachine([0, 1]), "Rubik")
+    Traceback (most recent call last):
+    ...
+    mpitaskmap.errors.NotApplicableError: machine: Rubik needs routers on a torus or mesh grid; 'flat' has none
+    """
+    as_machine(machine)
+    if not machine.has_router_grid:
+        raise error(f"machine: {what} needs routers on a torus or mesh grid; {machine.name!r} has none")
+    return machine

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import InvalidInputError
-from .base import Machine
+from .base import Machine, as_machine
 
 __all__ = ["DEFAULT_HOST_FORMAT", "host_names"]
 
@@ -43,8 +43,7 @@ def host_names(machine: Machine, hosts=None) -> list[str]:
     >>> host_names(FlatMachine([0, 1]), "node%d"), host_names(FlatMachine([1, 0]), ["a", "b"])
     (['node0', 'node1'], ['a', 'b'])
     """
-    if not isinstance(machine, Machine):
-        raise InvalidInputError(f"machine: expected a Machine; got {type(machine).__name__}")
+    as_machine(machine)
     n = int(machine.node_ids.max()) + 1
     if hosts is None:
         hosts = DEFAULT_HOST_FORMAT

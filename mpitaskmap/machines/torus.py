@@ -509,6 +509,11 @@ class TorusMachine(Machine):
             out[:, k, 1] = bw[(c - 1) % self.dims[k]]
         return out.reshape(-1)
 
+    @property
+    def has_router_grid(self) -> bool:
+        """True: the routers sit on the grid of :attr:`dims` with wraps :attr:`wrap`."""
+        return True
+
     def link_classes(self) -> tuple[np.ndarray, tuple]:
         """Return the class of every link: its dimension and direction (``X+``, ``X-``, ``Y+``, ...).
 

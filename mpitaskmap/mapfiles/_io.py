@@ -12,7 +12,7 @@ import numpy as np
 
 from .._textio import _opened, write_coordinate_lines
 from ..errors import InvalidInputError
-from ..machines import TorusMachine
+from ..machines import Machine, require_router_grid
 from ..mapping import Mapping
 
 
@@ -32,15 +32,10 @@ def _line_error(name: str, lineno: int, raw: str, what: str) -> InvalidInputErro
     return InvalidInputError(f"{name}:{lineno}: {what}; got {raw.strip()!r}")
 
 
-def _torus(mapping: Mapping) -> TorusMachine:
+def _torus(mapping: Mapping) -> Machine:
     if not isinstance(mapping, Mapping):
         raise InvalidInputError(f"mapping: expected a Mapping; got {type(mapping).__name__}")
-    if not isinstance(mapping.machine, TorusMachine):
-        raise InvalidInputError(
-            f"mapping: this format needs a machine with router coordinates (TorusMachine); "
-            f"got {type(mapping.machine).__name__}"
-        )
-    return mapping.machine
+    return require_router_grid(mapping.machine, "this format (router coordinates per rank)", InvalidInputError)
 
 
 def read_coordinate_lines(path) -> np.ndarray:

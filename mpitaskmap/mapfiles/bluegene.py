@@ -10,7 +10,7 @@ import sys  # noqa: F401  (the doctests write to sys.stdout)
 import numpy as np
 
 from ..errors import InvalidInputError
-from ..machines import TorusMachine
+from ..machines import TorusMachine, require_router_grid
 from ..mapping import Mapping
 from ..graphs.taskgraph import TaskGraph
 from ._io import _int_lines, _name, _torus, write_coordinate_lines
@@ -63,8 +63,7 @@ def coords_to_procs(coords, machine: TorusMachine) -> np.ndarray:
     >>> coords_to_procs([[1, 1], [0, 0]], torus_machine([2], cores_per_node=2)).tolist()
     [3, 0]
     """
-    if not isinstance(machine, TorusMachine):
-        raise InvalidInputError(f"machine: expected a TorusMachine; got {type(machine).__name__}")
+    require_router_grid(machine, "a Blue Gene map file", InvalidInputError)
     arr = np.asarray(coords)
     procs, found = machine.procs_at(arr)
     if not found.all():
@@ -125,8 +124,7 @@ def read_bluegene_map(path, machine: TorusMachine, graph: TaskGraph | None = Non
         On a malformed line, a coordinate/slot with no processor (naming the line), or
         two ranks on one processor.
     """
-    if not isinstance(machine, TorusMachine):
-        raise InvalidInputError(f"machine: expected a TorusMachine; got {type(machine).__name__}")
+    require_router_grid(machine, "a Blue Gene map file", InvalidInputError)
     name = _name(path)
     coords, lines, rows = _int_lines(path)
     try:

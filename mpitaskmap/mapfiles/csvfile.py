@@ -12,7 +12,7 @@ import csv
 import numpy as np
 
 from ..errors import InvalidInputError
-from ..machines import Machine, TorusMachine
+from ..machines import Machine
 from ..mapping import Mapping
 from ..graphs.taskgraph import TaskGraph
 from ._io import _name, _opened
@@ -43,7 +43,7 @@ def write_mapping_csv(mapping: Mapping, path) -> None:
     p = mapping.task_to_proc
     header = ["rank", "proc", "node"]
     cols = [np.arange(p.size), p, machine.node_ids[p]]
-    if isinstance(machine, TorusMachine):
+    if machine.has_router_grid:
         header += list(machine.dim_names) + ["slot"]
         cols += list(machine.router_coords[p].T) + [machine.router_slots()[p]]
     table = np.column_stack(cols).astype(np.int64)
@@ -100,7 +100,7 @@ def read_mapping_csv(path, machine: Machine, graph: TaskGraph | None = None) -> 
         raise InvalidInputError(f"{name}: the rank column must hold 0..{n - 1} once each; got {rank[:8].tolist()}...")
     bad = (proc < 0) | (proc >= machine.n_procs)
     expected = {"node": None}
-    if isinstance(machine, TorusMachine):
+    if machine.has_router_grid:
         expected.update({d: k for k, d in enumerate(machine.dim_names)})
         expected["slot"] = -1
     safe = np.clip(proc, 0, machine.n_procs - 1)

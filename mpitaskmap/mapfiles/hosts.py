@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidInputError
-from ..machines import Machine
+from ..machines import Machine, as_machine
 from ..machines.hosts import DEFAULT_HOST_FORMAT, host_names  # noqa: F401 (re-exported)
 from ..mapping import Mapping
 
@@ -39,8 +39,7 @@ def node_slots(machine: Machine) -> np.ndarray:
     >>> node_slots(FlatMachine([3, 3, 0, 3, 0])).tolist()
     [0, 1, 0, 2, 1]
     """
-    if not isinstance(machine, Machine):
-        raise InvalidInputError(f"machine: expected a Machine; got {type(machine).__name__}")
+    as_machine(machine)
     return machine.node_view().slot_in_node.copy()
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..graphs.grid_analysis import GridPattern, analyse_grid
-from ..machines import Machine, NodeView
+from ..machines import Machine, NodeView, as_machine
 from ..mapping import IDENTITY
 from ..graphs.taskgraph import TaskGraph
 
@@ -102,8 +102,7 @@ class Problem:
     def __init__(self, graph: TaskGraph, machine: Machine, *, grid_pattern: GridPattern | None = None) -> None:
         if not isinstance(graph, TaskGraph):
             raise InvalidInputError(f"graph: expected a TaskGraph; got {type(graph).__name__}")
-        if not isinstance(machine, Machine):
-            raise InvalidInputError(f"machine: expected a Machine; got {type(machine).__name__}")
+        as_machine(machine)
         self.graph = graph
         self.machine = machine
         self._cache: dict[Hashable, Any] = {}

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..._validate import as_float_matrix
 from ...errors import InvalidInputError
-from ...machines import Machine, TorusMachine
+from ...machines import Machine, require_router_grid
 from ...mapping import Mapping
 from .mj import ORDERINGS, _partition_finite, mj_partition
 from ...graphs.taskgraph import TaskGraph
@@ -68,15 +68,13 @@ def processor_coords(
         ``bandwidth`` and ``box`` are set.
     """
     torus_only = shift or bandwidth or box is not None
-    if torus_only and not isinstance(machine, TorusMachine):
+    if torus_only and not machine.has_router_grid:
         if bandwidth or box is not None:
-            raise InvalidInputError(
-                f"machine: bandwidth scaling and boxes need a TorusMachine; got {type(machine).__name__}"
-            )
+            require_router_grid(machine, "bandwidth scaling or a box transform", InvalidInputError)
         shift = False
     if bandwidth and box is not None:
         raise InvalidInputError("box: choose bandwidth scaling or a box transform, not both")
-    if isinstance(machine, TorusMachine):
+    if machine.has_router_grid:
         c = (
             torus_shift(machine.router_coords, machine.dims, machine.wrap)
             if shift

@@ -22,7 +22,7 @@ import numpy as np
 from ... import _grid
 from ...errors import InvalidInputError, NotApplicableError
 from ...graphs.grid_analysis import analyse_grid
-from ...machines import Machine, TorusMachine
+from ...machines import Machine, require_router_grid
 from ...mapping import Mapping
 
 __all__ = [
@@ -68,8 +68,7 @@ class ProcGrid:
 
 def proc_grid(machine: Machine, *, fold_dim: int | None = None) -> ProcGrid:
     """Return the cell grid of a box allocation; raise NotApplicableError when it is not one."""
-    if not isinstance(machine, TorusMachine):
-        raise NotApplicableError(f"machine: grid heuristics need a TorusMachine; got {type(machine).__name__}")
+    require_router_grid(machine, "the grid heuristics")
     box = machine.box_shape()  # raises when the allocation is not a full box
     v = machine.router_coords - np.asarray(box.origin, dtype=np.int64)  # cell coordinates before folding
     ext = np.asarray(box.lengths, dtype=np.int64)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ... import _grid
 from ...errors import InvalidInputError
-from ...machines import Machine, TorusMachine
+from ...machines import Machine, require_router_grid
 from ...mapping import Mapping, identity_mapping
 from ...graphs.taskgraph import TaskGraph
 
@@ -99,8 +99,7 @@ def map_pairs(
     True
     """
     t0 = time.perf_counter()
-    if not isinstance(machine, TorusMachine):
-        raise InvalidInputError(f"machine: PAIRS needs a TorusMachine; got {type(machine).__name__}")
+    require_router_grid(machine, "PAIRS", InvalidInputError)
     if not 0.0 <= float(local) <= 1.0:
         raise InvalidInputError(f"local: must lie in [0, 1]; got {local!r}")
     n = graph.n_tasks

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import permute as _permute
 from ...errors import InvalidInputError
-from ...machines import Machine, TorusMachine
+from ...machines import Machine, require_router_grid
 from ..._textio import write_coordinate_lines
 from ...mapping import Mapping
 from ...graphs.taskgraph import TaskGraph
@@ -587,8 +587,7 @@ class Box:
         """
         if self.parent is not None:
             raise InvalidInputError(f"to_mapping: call it on the root box; got a level-{self.level} node")
-        if not isinstance(machine, TorusMachine):
-            raise InvalidInputError(f"machine: expected a TorusMachine; got {type(machine).__name__}")
+        require_router_grid(machine, "a Rubik machine box", InvalidInputError)
         coords = self.rank_coords().astype(np.int64)
         if coords.shape[1] not in (machine.n_dims, machine.n_dims + 1):
             raise InvalidInputError(
