@@ -4,6 +4,7 @@ the loader of benchmark scripts for their tests."""
 import contextlib
 import importlib.util
 import os
+import subprocess
 import sys
 
 import pytest
@@ -96,3 +97,59 @@ def comm(request):
         yield made
     finally:
         made.Free()
+
+
+# -- SMPI: a ping between every pair of ranks, shared by the SimGrid tests ----------------------------
+PING_ALL_PAIRS = r"""
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+/* For every pair i < j: i sends, j replies; i records the round trip.  Both receives are
+   posted before the barrier, so neither transfer waits for a late receiver. */
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, n; MPI_Comm_rank(MPI_COMM_WORLD, &rank); MPI_Comm_size(MPI_COMM_WORLD, &n);
+  int bytes = atoi(argv[1]);
+  char *buf = calloc(bytes > 0 ? bytes : 1, 1), *back = calloc(bytes > 0 ? bytes : 1, 1);
+  double *rt = calloc((size_t)n * n, sizeof(double)), *all = calloc((size_t)n * n, sizeof(double));
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++) {
+      MPI_Request req = MPI_REQUEST_NULL;
+      if (rank == i) MPI_Irecv(back, bytes, MPI_CHAR, j, 1, MPI_COMM_WORLD, &req);
+      if (rank == j) MPI_Irecv(buf, bytes, MPI_CHAR, i, 0, MPI_COMM_WORLD, &req);
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (rank == i) {
+        double t0 = MPI_Wtime();
+        MPI_Send(buf, bytes, MPI_CHAR, j, 0, MPI_COMM_WORLD);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        rt[i * n + j] = MPI_Wtime() - t0;
+      } else if (rank == j) {
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        MPI_Send(buf, bytes, MPI_CHAR, i, 1, MPI_COMM_WORLD);
+      }
+    }
+  MPI_Reduce(rt, all, n * n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    for (int i = 0; i < n; i++)
+      for (int j = i + 1; j < n; j++) printf("%d %d %.12e\n", i, j, all[i * n + j]);
+  MPI_Finalize();
+  return 0;
+}
+"""
+
+
+@pytest.fixture(scope="session")
+def smpi_ping(tmp_path_factory):
+    """The ping program built with smpicc (skips with SimGrid's reason when it is missing).
+
+    Run with one argument, the message size in bytes; rank 0 prints ``i j seconds`` per pair
+    (the round trip of ``i`` sending and ``j`` replying).
+    """
+    from mpitaskmap.sim.simgrid import simgrid_missing
+
+    if simgrid_missing():
+        pytest.skip(simgrid_missing())
+    d = tmp_path_factory.mktemp("ping")
+    (d / "ping.c").write_text(PING_ALL_PAIRS)
+    subprocess.run(["smpicc", "-O1", "ping.c", "-o", "ping"], cwd=d, check=True, capture_output=True)
+    return d / "ping"
