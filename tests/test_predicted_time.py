@@ -68,16 +68,22 @@ def test_each_link_counts_the_longest_route_through_it_not_the_longest_overall()
     m = _line(6, cores=2)
     ttp = [0, 2, 3, 10]  # cores 0,1 on router 0; 2,3 on router 1; ...; 10,11 on router 5
     assert predicted_time(g, m, ttp, overlap_bytes=math.inf) == pytest.approx(1.0 + 1e-7, rel=1e-15)
-    # the generic form (machines whose link model has no per-link route length) is the bound
+    # the generic form of the machine base (any kind's routes) is exact too, link for link
     seconds, link = FlatLinkModel.generic(m, g, ttp)
-    assert seconds == pytest.approx(1.0 + 4e-7, rel=1e-15) and link == 0
-    # ... with the overlap: the 1-byte message's 4 hops count half at overlap_weight 0.5
+    assert seconds == pytest.approx(1.0 + 1e-7, rel=1e-15) and link == 0
+    # ... with the overlap at 0.5 byte the 1 GB message hides its hop (scale 0.5 / 1e9), and
+    # the 1-byte message's 4 hops stay on its own links
     seconds, link = FlatLinkModel.generic(m, g, ttp, overlap_weight=0.5)
-    assert seconds == pytest.approx(1.0 + 2e-7, rel=1e-15) and link == 0
+    assert seconds == pytest.approx(1.0 + 1e-7 * 0.5e-9, rel=1e-15) and link == 0
+    # where that message is the slowest, its 4 hops count half at overlap_weight 0.5 (1 byte
+    # over 2 bytes): links 1+..4+ carry ~1 ns of data plus 2 x 100 ns
+    small = TaskGraph.from_edges([2], [3], [1.0], n_tasks=4)
+    seconds, link = FlatLinkModel.generic(m, small, ttp, overlap_weight=0.5)
+    assert seconds == pytest.approx(1e-9 + 2e-7, rel=1e-12) and link == 2
 
 
 class FlatLinkModel:
-    """Calls the Machine base-class link_time on a torus (the form a PERCS machine uses)."""
+    """Calls the Machine base-class link_time on a torus (the generic form every kind without a fused kernel uses)."""
 
     @staticmethod
     def generic(machine, graph, ttp, overlap_weight=math.inf):
@@ -282,7 +288,7 @@ def test_judge_simulates_the_best_distinct_mappings_and_keeps_the_fastest(monkey
     assert judged.info["candidate"] == rows[2]["candidate"]
     np.testing.assert_array_equal(judged.task_to_proc, calls[2][0])
     assert [r["simulated_rank"] for r in rows] == [3, 2, 1] and [r["objective_rank"] for r in rows] == [1, 2, 3]
-    from mpitaskmap.search.methods import JUDGE_CONFIG
+    from mpitaskmap.search.judge import JUDGE_CONFIG
 
     assert calls[0][1] == {"link_latency": DEFAULT_HOP_LATENCY, "bytes_per_weight": 8.0, "config": JUDGE_CONFIG}
     assert JUDGE_CONFIG == ("network/model:SMPI",)
@@ -309,7 +315,7 @@ def _latency_pick(g, m, mapping):
 def test_judge_also_simulates_the_latency_pick_outside_the_top(monkeypatch):
     import mpitaskmap
     from mpitaskmap import titan_machine
-    from mpitaskmap.search.methods import JUDGE_ALSO
+    from mpitaskmap.search.judge import JUDGE_ALSO
 
     assert JUDGE_ALSO == ("latency",)
     from mpitaskmap.search.problem import Problem
