@@ -139,6 +139,16 @@ class Routes(NamedTuple):
         return np.bincount(pair, weights=self.fractions, minlength=n).astype(np.float64, copy=False)
 
 
+class _Traffic(NamedTuple):
+    """A graph's messages routed node pair by node pair (:meth:`Machine._routed_traffic`)."""
+
+    edge_pair: np.ndarray  # pair of every edge, -1 inside a node
+    routes: Routes  # one route per distinct node pair
+    entry_pair: np.ndarray  # pair of every route entry
+    count: np.ndarray  # messages per pair
+    data: np.ndarray  # Data(e) of every link
+
+
 @dataclass(frozen=True)
 class LinkLoads:
     """Traffic on every directed link of a machine under its static routes.
@@ -490,6 +500,32 @@ class Machine(abc.ABC):
         view = self.node_view()
         return view.nodes, view.capacity
 
+    # -- routers: where nodes attach to the network ----------------------------------------
+    @property
+    def n_routers(self) -> int:
+        """Number of routers of the network (default :attr:`n_nodes`: every node its own router).
+
+        Nodes of one router reach each other without crossing a network link (an empty
+        route); the replays send such messages through the router's crossbar.  A kind
+        whose nodes share routers (a torus) overrides this and :meth:`router_ids`.
+        """
+        return self.n_nodes
+
+    def router_ids(self) -> np.ndarray:
+        """Return the router of every processor, (n_procs,) int64 in ``[0, n_routers)``.
+
+        Default: the index of the processor's node in :meth:`node_view` (one router per
+        node).  A new array on every call.
+
+        Examples
+        --------
+        >>> from mpitaskmap.machines import FlatMachine
+        >>> m = FlatMachine([5, 2, 5])
+        >>> m.router_ids().tolist(), m.n_routers
+        ([1, 0, 1], 2)
+        """
+        return self.node_view().node_of_proc.copy()
+
     # -- distance ------------------------------------------------------------------------
     @abc.abstractmethod
     def hops(self, src, dst) -> np.ndarray:
@@ -665,13 +701,11 @@ class Machine(abc.ABC):
             raise InvalidInputError(f"routes: src has {src_i.size} entries, dst {dst_i.size}")
         return src_i, dst_i
 
-    def _node_pair_routes(self, indptr, indices, task_to_proc):
-        """The messages of a CSR graph grouped by (source node, destination node), with their routes.
+    def _routed_traffic(self, indptr, indices, weights, task_to_proc) -> "_Traffic":
+        """The messages of a CSR graph grouped by (source node, destination node), routed, and Data(e).
 
         Routes depend only on where the nodes attach, so each distinct node pair is routed
-        once (through its nodes' lowest processors).  Returns ``(edge_pair, routes,
-        entry_pair)``: the pair index of every edge (-1 for an edge inside one node), the
-        pairs' routes, and the pair of every route entry.
+        once (through its nodes' lowest processors).
         """
         view = self.node_view()
         node = view.node_of_proc[np.asarray(task_to_proc)]
@@ -679,14 +713,16 @@ class Machine(abc.ABC):
         a = np.repeat(node[:n_tasks], np.diff(indptr))
         b = node[np.asarray(indices)]
         inter = a != b
-        key = a[inter] * view.n_nodes + b[inter]
-        pairs, inverse = np.unique(key, return_inverse=True)
+        pairs, inverse = np.unique(a[inter] * view.n_nodes + b[inter], return_inverse=True)
         edge_pair = np.full(a.size, -1, dtype=np.int64)
         edge_pair[inter] = inverse
         rep = view.representative
         routes = self.routes(rep[pairs // view.n_nodes], rep[pairs % view.n_nodes])
         entry_pair = np.repeat(np.arange(pairs.size), np.diff(routes.indptr))
-        return edge_pair, routes, entry_pair
+        volume = np.bincount(inverse, weights=np.asarray(weights, dtype=np.float64)[inter], minlength=pairs.size)
+        data = np.bincount(routes.links, weights=volume[entry_pair] * routes.fractions, minlength=self.n_links)
+        return _Traffic(edge_pair, routes, entry_pair, np.bincount(inverse, minlength=pairs.size),
+                        data.astype(np.float64, copy=False))
 
     def link_loads(self, indptr, indices, weights, task_to_proc) -> LinkLoads:
         """Return Data(e) and Congestion(e) of every link for a CSR task graph under the machine's routes.
@@ -707,15 +743,11 @@ class Machine(abc.ABC):
         """
         if not self.has_link_model:
             raise self._no_link_model()
-        edge_pair, routes, entry_pair = self._node_pair_routes(indptr, indices, task_to_proc)
-        inter = edge_pair >= 0
-        n_pairs = routes.indptr.size - 1
-        volume = np.bincount(edge_pair[inter], weights=np.asarray(weights, dtype=np.float64)[inter], minlength=n_pairs)
-        count = np.bincount(edge_pair[inter], minlength=n_pairs)
-        data = np.bincount(routes.links, weights=volume[entry_pair] * routes.fractions, minlength=self.n_links)
-        messages = np.bincount(routes.links, weights=count[entry_pair], minlength=self.n_links)
+        traffic = self._routed_traffic(indptr, indices, weights, task_to_proc)
+        routes, entry = traffic.routes, traffic.entry_pair
+        messages = np.bincount(routes.links, weights=traffic.count[entry], minlength=self.n_links)
         codes, names = self.link_classes()
-        return LinkLoads(data=data.astype(np.float64, copy=False), messages=np.rint(messages).astype(np.int64),
+        return LinkLoads(data=traffic.data, messages=np.rint(messages).astype(np.int64),
                          bandwidth=self.link_bandwidths(), link_class=codes, class_names=tuple(names))
 
     def link_time(self, indptr, indices, weights, task_to_proc, *, seconds_per_weight: float,
@@ -760,23 +792,21 @@ class Machine(abc.ABC):
         """
         if not self.has_link_model:
             raise self._no_link_model()
-        edge_pair, routes, entry_pair = self._node_pair_routes(indptr, indices, task_to_proc)
+        traffic = self._routed_traffic(indptr, indices, weights, task_to_proc)
+        routes, entry, edge_pair = traffic.routes, traffic.entry_pair, traffic.edge_pair
         inter = edge_pair >= 0
-        n_pairs = routes.indptr.size - 1
         w = np.asarray(weights, dtype=np.float64)[inter]
-        volume = np.bincount(edge_pair[inter], weights=w, minlength=n_pairs)
-        count = np.bincount(edge_pair[inter], minlength=n_pairs)
-        data = np.bincount(routes.links, weights=volume[entry_pair] * routes.fractions, minlength=self.n_links)
         # the route latency of a pair: its longest message's share of the hop latency, in hops
-        scale = np.zeros(n_pairs)
+        scale = np.zeros(traffic.count.size)
         np.maximum.at(scale, edge_pair[inter], np.minimum(1.0, overlap_weight / np.maximum(w, 1e-300)))
         pair_hops = routes.lengths * scale
         slowest = np.full(self.n_links, -np.inf)
-        np.maximum.at(slowest, routes.links, pair_hops[entry_pair])
-        crossed = np.bincount(routes.links, weights=count[entry_pair], minlength=self.n_links) > 0
+        np.maximum.at(slowest, routes.links, pair_hops[entry])
+        crossed = np.isfinite(slowest)  # every link on the route of some message
         if not crossed.any():
             return 0.0, -1
-        value = np.where(crossed, data * seconds_per_weight / self.link_bandwidths() + hop_latency * slowest, -np.inf)
+        value = np.where(crossed, traffic.data * seconds_per_weight / self.link_bandwidths() + hop_latency * slowest,
+                         -np.inf)
         link = int(np.argmax(value))
         return float(value[link]), link
 
