@@ -1,10 +1,11 @@
 """PERCS / Power 775 mapping study (ALGORITHMS.md section 5): the paper's Tables I-IV.
 
 Every cell is the throughput per node ``4 / t`` with ``t = max(L_LL/21, L_LR/5, L_D/10)``
-and the bottleneck link class, from the exact link-load simulator of
-:mod:`mpitaskmap.mappers.percs` under the paper's machine model (``model="paper"``: striped
-intra-supernode messages, single-link L hops of L-D-L routes; blocks laid out as in
-:func:`mpitaskmap.mappers.percs.map_blocking`).  Random strategies show the mean over seeds 0..4
+(:func:`mpitaskmap.mappers.percs.throughput`) and the bottleneck link class
+(:meth:`~mpitaskmap.machines.LinkLoads.bottleneck`), from the exact link loads of
+:class:`~mpitaskmap.machines.percs.PercsMachine` under the paper's machine model
+(``model="paper"``: striped intra-supernode messages, single-link L hops of L-D-L routes;
+blocks laid out as in :func:`mpitaskmap.mappers.percs.map_blocking`).  Random strategies show the mean over seeds 0..4
 (bottleneck: the most frequent one).  Tables, in the paper's layout (rows n_d or n_s,
 columns the paper's strategies, then ours):
 
@@ -39,7 +40,7 @@ from _util import print_table, write_json  # noqa: E402
 from mpitaskmap import map_geometric  # noqa: E402
 from mpitaskmap.graphs.percs_patterns import halo_graph, transpose_graph
 from mpitaskmap.machines.percs import PercsMachine
-from mpitaskmap.mappers.percs import map_percs  # noqa: E402
+from mpitaskmap.mappers.percs import map_percs, throughput  # noqa: E402
 
 SEEDS = range(5)
 HALO_COLUMNS = [
@@ -146,7 +147,7 @@ def run_cell(strategy: str, graph, machine) -> tuple[float, str] | str:
     tputs, necks = [], []
     for mp in mappings:
         loads = machine.link_loads(graph.indptr, graph.indices, graph.weights, mp.task_to_proc)
-        tputs.append(loads.throughput())
+        tputs.append(throughput(loads))
         necks.append(loads.bottleneck())
     return float(np.mean(tputs)), collections.Counter(necks).most_common(1)[0][0]
 

@@ -1,82 +1,158 @@
-# PERCS (Power 775) message-count kernel: Congestion(e) under split routing.
+# PERCS (Power 775) routing kernels: the routes of node pairs with their fractions, and
+# Congestion(e) under split routing.
 #
-# Algorithm  : a message (one task-graph edge between different nodes) is split over many
-#              paths (striping inside a supernode, n_d D links under direct routing, n_s*n_d
-#              intermediate routes under indirect routing).  Congestion(e) counts the message
-#              once on every link any of its paths crosses.  Messages with the same
-#              (source node, destination node) cross the same links, so the caller passes
-#              distinct node pairs with their multiplicity; the kernel enumerates each pair's
-#              link set and de-duplicates it with a stamp array (stamp[link] == pair id means
-#              "already counted for this pair").  A striped L segment src->dst in supernode s
-#              crosses src->x and x->dst for every node x of src's drawer (self-loops skipped).
+# Algorithm  : a message between different nodes is split over many paths (striping inside a
+#              supernode, n_d D links under direct routing, n_s*n_d intermediate routes under
+#              indirect routing; the rules are the module notes of
+#              mpitaskmap/machines/percs_routing.py).  Both kernels walk those paths link by
+#              link through one visitor (_visit) that de-duplicates the links of one node pair
+#              with a stamp array (stamp[link] == pair id means "already seen for this pair"):
+#              * pair_routes adds the path's share to the link's fraction in the pair's route
+#                (a link appears once per route, its fractions summed; links in the order the
+#                paths first reach them);
+#              * pair_messages counts the pair's multiplicity once on every link it reaches
+#                (Congestion(e)).  Under indirect routing it walks only the segments inside
+#                the source and destination supernodes, over the distinct residues c mod W of
+#                the intermediates (the links they reach depend on the residue only): the D
+#                links and the middle segments in the other supernodes are counted per residue
+#                class by class_messages (and the caller), which keeps it O(pairs * n_d * W).
+#              A striped L segment src->dst in supernode s carries share/8 on src->x and x->dst
+#              for every node x of src's drawer (self-loops skipped: they cost nothing).
 #              Argument mode (the L model): 0 "paper" = intra-supernode messages striped, the
 #              L hops of inter-supernode routes the single link src->dst; 1 "striped" = every
 #              L hop striped too; 2 "uniform" = every segment and hop spread over all 32
-#              nodes x of the supernode (src->x, x->dst).
-# Arrays     : pair arrays su, u, sv, v, mult (n_pairs,) int64: source supernode, node
-#              (0..31), destination supernode, node, multiplicity.  msg (n_full,) int64 and
-#              stamp (n_full,) int64 in the full numbering: L link s*1024 + y*32 + z, D link
-#              n_s*1024 + (a*n_d + j)*n_s + b (self-loop slots exist and stay 0).
+#              nodes x of the supernode (share/32 on src->x and x->dst).
+# Arrays     : pair arrays su, u, sv, v (n_pairs,) int64: source supernode, node (0..31),
+#              destination supernode, node; mult (n_pairs,) int64 their multiplicity.
+#              Link slots in the full numbering: L link s*1024 + y*32 + z, D link
+#              n_s*1024 + (a*n_d + j)*n_s + b (self-loop slots exist and are never reached).
+#              stamp, pos, msg (n_full,) int64 scratch/output over the full numbering.
+#              indptr (n_pairs+1,) int64, links (n_entries,) int64 (full slots), fractions
+#              (n_entries,) float64: the routes, CSR.
 #              nc (n_s, W, W) int64: per supernode c, the number of inter-supernode messages
-#              of residue class (a mod W, b mod W) with a != c and b != c (indirect routing:
-#              their middle segments in c depend on the class only).
-# Invariants : 0 <= u, v < 32, 0 <= su, sv < n_s; stamps start at 0 and ids are > 0.
-# Tie-break  : none (counts are exact integers).
-# Complexity : intra/direct O(n_pairs * 17 * n_d); indirect O(n_pairs * 16 * 32 + n_s * W^2 * 16 * n_d);
-#              four times more marks per segment under mode 2.
+#              of residue class (a mod W, b mod W) with a != c and b != c.
+# Invariants : 0 <= u, v < 32, 0 <= su, sv < n_s; stamps start below first_id (> 0) and every
+#              pair gets a fresh id.
+# Tie-break  : none (fractions are sums of powers-of-two shares of 1/n_d, 1/(n_s n_d); counts
+#              are exact integers).
+# Complexity : routes: intra O(32) (O(128) mode 2), direct O(n_d * 17), indirect
+#              O(n_s * n_d * 35) visits per pair (x 4 in mode 2), twice (count, fill);
+#              messages: intra/direct as routes, indirect O(n_d * W * 16) per pair plus
+#              O(n_s * W^2 * 16 * n_d) for the classes.
 # Source     : ALGORITHMS.md section 5 (routing) and section 1 (Congestion(e)).
 
-cdef inline void _mark(Py_ssize_t link, long long m, long long sid,
-                       long long[::1] msg, long long[::1] stamp) noexcept nogil:
-    if stamp[link] != sid:
-        stamp[link] = sid
-        msg[link] += m
+cdef struct Visitor:
+    long long* stamp      # last pair id that reached each slot
+    long long sid         # id of the current pair
+    long long* msg        # Congestion(e) to add the multiplicity to (NULL: routes)
+    long long mult        # multiplicity of the current pair
+    long long* pos        # routes: entry of each slot in the current route (valid where stamp == sid)
+    long long* links      # routes: output slots (NULL: count the entries only)
+    double* fractions     # routes: output fractions
+    long long n           # routes: entries written so far (all pairs)
 
 
-cdef inline void _segment(Py_ssize_t s, Py_ssize_t src, Py_ssize_t dst, long long m, long long sid,
-                          long long[::1] msg, long long[::1] stamp) noexcept nogil:
-    cdef Py_ssize_t x, base = s * 1024, d0
-    if src == dst:
-        return
-    d0 = (src // 8) * 8
-    for x in range(d0, d0 + 8):
-        if x != src:
-            _mark(base + src * 32 + x, m, sid, msg, stamp)
-        if x != dst:
-            _mark(base + x * 32 + dst, m, sid, msg, stamp)
+cdef inline void _visit(Visitor* k, Py_ssize_t link, double share) noexcept nogil:
+    if k.stamp[link] != k.sid:
+        k.stamp[link] = k.sid
+        if k.msg != NULL:
+            k.msg[link] += k.mult
+        if k.links != NULL:
+            k.pos[link] = k.n
+            k.links[k.n] = link
+            k.fractions[k.n] = share
+        k.n += 1
+    elif k.links != NULL:
+        k.fractions[k.pos[link]] += share
 
 
-cdef inline void _spread(Py_ssize_t s, Py_ssize_t src, Py_ssize_t dst, long long m, long long sid,
-                         long long[::1] msg, long long[::1] stamp) noexcept nogil:
-    # a segment spread over the 32 two-hop paths src -> x -> dst of its supernode
+cdef inline void _two_hop(Visitor* k, Py_ssize_t s, Py_ssize_t src, Py_ssize_t dst, Py_ssize_t x0,
+                          Py_ssize_t width, double share) noexcept nogil:
+    # a segment src -> dst split evenly over the paths src -> x -> dst, x in [x0, x0 + width)
     cdef Py_ssize_t x, base = s * 1024
+    cdef double part = share / width
     if src == dst:
         return
-    for x in range(32):
+    for x in range(x0, x0 + width):
         if x != src:
-            _mark(base + src * 32 + x, m, sid, msg, stamp)
+            _visit(k, base + src * 32 + x, part)
         if x != dst:
-            _mark(base + x * 32 + dst, m, sid, msg, stamp)
+            _visit(k, base + x * 32 + dst, part)
 
 
-cdef inline void _intra(Py_ssize_t s, Py_ssize_t src, Py_ssize_t dst, long long m, long long sid,
-                        int mode, long long[::1] msg, long long[::1] stamp) noexcept nogil:
-    # an intra-supernode message
+cdef inline void _intra(Visitor* k, Py_ssize_t s, Py_ssize_t src, Py_ssize_t dst, double share,
+                        int mode) noexcept nogil:
+    # an intra-supernode message: striped over the source drawer, or spread (mode 2)
     if mode == 2:
-        _spread(s, src, dst, m, sid, msg, stamp)
+        _two_hop(k, s, src, dst, 0, 32, share)
     else:
-        _segment(s, src, dst, m, sid, msg, stamp)
+        _two_hop(k, s, src, dst, (src // 8) * 8, 8, share)
 
 
-cdef inline void _hop(Py_ssize_t s, Py_ssize_t src, Py_ssize_t dst, long long m, long long sid,
-                      int mode, long long[::1] msg, long long[::1] stamp) noexcept nogil:
+cdef inline void _hop(Visitor* k, Py_ssize_t s, Py_ssize_t src, Py_ssize_t dst, double share,
+                      int mode) noexcept nogil:
     # one L hop of an inter-supernode route: the single link, a striped or a spread segment
     if mode == 1:
-        _segment(s, src, dst, m, sid, msg, stamp)
+        _two_hop(k, s, src, dst, (src // 8) * 8, 8, share)
     elif mode == 2:
-        _spread(s, src, dst, m, sid, msg, stamp)
+        _two_hop(k, s, src, dst, 0, 32, share)
     elif src != dst:
-        _mark(s * 1024 + src * 32 + dst, m, sid, msg, stamp)
+        _visit(k, s * 1024 + src * 32 + dst, share)
+
+
+cdef inline void _route(Visitor* k, Py_ssize_t a, Py_ssize_t u, Py_ssize_t b, Py_ssize_t v, Py_ssize_t n_s,
+                        Py_ssize_t n_d, bint indirect, int mode) noexcept nogil:
+    # every path of the message from node u of supernode a to node v of supernode b
+    cdef Py_ssize_t c, j, W = 32 // n_d, dbase = n_s * 1024, ra = a % W, rb = b % W
+    cdef double share
+    if a == b:
+        _intra(k, a, u, v, 1.0, mode)
+    elif not indirect:
+        share = 1.0 / n_d
+        for j in range(n_d):
+            _hop(k, a, u, j * W + rb, share, mode)
+            _visit(k, dbase + (a * n_d + j) * n_s + b, share)
+            _hop(k, b, j * W + ra, v, share, mode)
+    else:
+        share = 1.0 / (n_s * n_d)
+        for c in range(n_s):
+            for j in range(n_d):
+                _hop(k, a, u, j * W + c % W, share, mode)
+                if c != a:
+                    _visit(k, dbase + (a * n_d + j) * n_s + c, share)
+                _hop(k, c, j * W + ra, j * W + rb, share, mode)
+                if c != b:
+                    _visit(k, dbase + (c * n_d + j) * n_s + b, share)
+                _hop(k, b, j * W + c % W, v, share, mode)
+
+
+def pair_routes(const long long[::1] su, const long long[::1] u, const long long[::1] sv,
+                const long long[::1] v, Py_ssize_t n_s, Py_ssize_t n_d, bint indirect, int mode,
+                long long[::1] stamp, long long[::1] pos, long long first_id, long long[::1] indptr,
+                long long[::1] links, double[::1] fractions):
+    """Write the routes of node pairs; return the next free stamp id.
+
+    With empty ``links`` and ``fractions`` only counts: ``indptr[i + 1] = indptr[i]`` + the
+    number of links of pair ``i`` (call it first to size the output); otherwise fills
+    ``links`` (full slots) and ``fractions`` at the offsets of ``indptr``.
+    """
+    cdef Py_ssize_t i, n = su.shape[0]
+    cdef Visitor k
+    k.stamp = &stamp[0]
+    k.sid = first_id
+    k.msg = NULL
+    k.mult = 0
+    k.pos = &pos[0]
+    k.links = &links[0] if links.shape[0] > 0 else NULL
+    k.fractions = &fractions[0] if fractions.shape[0] > 0 else NULL
+    k.n = 0
+    with nogil:
+        indptr[0] = 0
+        for i in range(n):
+            _route(&k, su[i], u[i], sv[i], v[i], n_s, n_d, indirect, mode)
+            indptr[i + 1] = k.n
+            k.sid += 1
+    return k.sid
 
 
 def pair_messages(const long long[::1] su, const long long[::1] u, const long long[::1] sv,
@@ -90,49 +166,56 @@ def pair_messages(const long long[::1] su, const long long[::1] u, const long lo
     """
     cdef Py_ssize_t i, j, r, n = su.shape[0]
     cdef Py_ssize_t W = 32 // n_d, n_res = W if W < n_s else n_s
-    cdef Py_ssize_t a, b, ra, rb, dbase = n_s * 1024
-    cdef long long sid = first_id, m
+    cdef Py_ssize_t a, b, ra, rb
+    cdef Visitor k
+    k.stamp = &stamp[0]
+    k.sid = first_id
+    k.msg = &msg[0]
+    k.pos = NULL
+    k.links = NULL
+    k.fractions = NULL
+    k.n = 0
     with nogil:
         for i in range(n):
             a = su[i]
             b = sv[i]
-            m = mult[i]
-            if a == b:
-                _intra(a, u[i], v[i], m, sid, mode, msg, stamp)
-            elif not indirect:
-                for j in range(n_d):
-                    _hop(a, u[i], j * W + b % W, m, sid, mode, msg, stamp)
-                    _mark(dbase + (a * n_d + j) * n_s + b, m, sid, msg, stamp)
-                    _hop(b, j * W + a % W, v[i], m, sid, mode, msg, stamp)
+            k.mult = mult[i]
+            if a == b or not indirect:
+                _route(&k, a, u[i], b, v[i], n_s, n_d, False, mode)
             else:
+                # the segments in a and b; intermediates c enter through their residue c mod W
                 ra = a % W
                 rb = b % W
                 for j in range(n_d):
                     for r in range(n_res):
-                        _hop(a, u[i], j * W + r, m, sid, mode, msg, stamp)
-                    _hop(a, j * W + ra, j * W + rb, m, sid, mode, msg, stamp)
-                sid += 1
-                for j in range(n_d):
-                    _hop(b, j * W + ra, j * W + rb, m, sid, mode, msg, stamp)
-                    for r in range(n_res):
-                        _hop(b, j * W + r, v[i], m, sid, mode, msg, stamp)
-            sid += 1
-    return sid
+                        _hop(&k, a, u[i], j * W + r, 0.0, mode)
+                        _hop(&k, b, j * W + r, v[i], 0.0, mode)
+                    _hop(&k, a, j * W + ra, j * W + rb, 0.0, mode)
+                    _hop(&k, b, j * W + ra, j * W + rb, 0.0, mode)
+            k.sid += 1
+    return k.sid
 
 
 def class_messages(const long long[:, :, ::1] nc, Py_ssize_t n_d, int mode, long long[::1] msg,
                    long long[::1] stamp, long long first_id):
     """Add the middle-segment Congestion(e) of every supernode from class counts; return the next id."""
     cdef Py_ssize_t c, ra, rb, j, n_s = nc.shape[0], W = nc.shape[1]
-    cdef long long sid = first_id, m
+    cdef Visitor k
+    k.stamp = &stamp[0]
+    k.sid = first_id
+    k.msg = &msg[0]
+    k.pos = NULL
+    k.links = NULL
+    k.fractions = NULL
+    k.n = 0
     with nogil:
         for c in range(n_s):
             for ra in range(W):
                 for rb in range(W):
-                    m = nc[c, ra, rb]
-                    if m == 0 or ra == rb:
+                    k.mult = nc[c, ra, rb]
+                    if k.mult == 0 or ra == rb:
                         continue
                     for j in range(n_d):
-                        _hop(c, j * W + ra, j * W + rb, m, sid, mode, msg, stamp)
-                    sid += 1
-    return sid
+                        _hop(&k, c, j * W + ra, j * W + rb, 0.0, mode)
+                    k.sid += 1
+    return k.sid

@@ -1,8 +1,14 @@
-"""Type stubs of the compiled PERCS message-count kernels (cext/_percs.pyx)."""
+"""Type stubs of the compiled PERCS routing kernels (cext/_percs.pyx)."""
 
 import numpy as np
 import numpy.typing as npt
 
+def pair_routes(
+    su: npt.NDArray[np.int64], u: npt.NDArray[np.int64], sv: npt.NDArray[np.int64], v: npt.NDArray[np.int64],
+    n_s: int, n_d: int, indirect: bool, mode: int, stamp: npt.NDArray[np.int64], pos: npt.NDArray[np.int64],
+    first_id: int, indptr: npt.NDArray[np.int64], links: npt.NDArray[np.int64],
+    fractions: npt.NDArray[np.float64],
+) -> int: ...
 def pair_messages(
     su: npt.NDArray[np.int64], u: npt.NDArray[np.int64], sv: npt.NDArray[np.int64], v: npt.NDArray[np.int64],
     mult: npt.NDArray[np.int64], n_s: int, n_d: int, indirect: bool, mode: int, msg: npt.NDArray[np.int64],

@@ -8,7 +8,7 @@ from mpitaskmap.search.scoring import apply
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.graphs.percs_patterns import grid_shape, halo_graph, transpose_graph
 from mpitaskmap.machines.percs import PercsMachine
-from mpitaskmap.mappers.percs import check_perfect_colouring, colouring_defects, map_blocking, map_default, map_mod_colouring, map_percs, map_transpose, mod_colouring, nice_permutation, STRATEGIES
+from mpitaskmap.mappers.percs import check_perfect_colouring, colouring_defects, map_blocking, map_default, map_mod_colouring, map_percs, map_transpose, mod_colouring, nice_permutation, STRATEGIES, throughput
 
 
 def loads(mapping):
@@ -183,16 +183,26 @@ def test_candidate_family():
 
 def test_throughput_formula():
     L = loads(map_default(halo_graph(64, 64), PercsMachine(32, 2)))
-    mx = L.class_max_data()
+    mx = {r["link"]: r["max_data"] for r in L.by_class()}
     t = max(mx["LL"] / 21, mx["LR"] / 5, mx["D"] / 10)
-    assert L.throughput() == pytest.approx(4 / t)
-    assert min(L.class_throughputs().values()) == pytest.approx(L.throughput())
+    assert throughput(L) == pytest.approx(4 / t)
+    assert min(throughput(L, link_class=k) for k in L.class_names) == pytest.approx(throughput(L))
+
+
+def test_throughput_normalisation_idle_links_and_unknown_classes():
+    L = loads(map_default(halo_graph(64, 64), PercsMachine(32, 2)))
+    assert throughput(L, volume_per_node=8.0) == 2 * throughput(L) == 8 / L.max_latency()
+    # 4 tasks on processors 0..3, one node: nothing crosses a link, any throughput is possible
+    idle = loads(map_default(halo_graph(2, 2), PercsMachine(2, 1)))
+    assert throughput(idle) == throughput(idle, link_class="D") == float("inf")
+    with pytest.raises(InvalidInputError, match=r"link_class: 'X\+' is not a class of these loads \['LL', 'LR', 'D'\]"):
+        throughput(L, link_class="X+")
 
 
 def test_indirect_beats_direct_for_halo():
     g = halo_graph(64, 64)
     for n_d in (1, 4):
         mp = map_blocking(g, PercsMachine(32, n_d), level="supernode")
-        direct = loads(mp).throughput()
+        direct = throughput(loads(mp))
         indirect = mp.machine.with_routing("indirect").link_loads(g.indptr, g.indices, g.weights, mp.task_to_proc)
-        assert indirect.throughput() > direct
+        assert throughput(indirect) > direct

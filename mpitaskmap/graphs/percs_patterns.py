@@ -2,8 +2,8 @@
 
 Task ``t`` sits at ``(x, y) = (t % P, t // P)`` (x fastest, as
 :meth:`~mpitaskmap.graphs.taskgraph.TaskGraph.stencil` numbers tasks).  Every task sends one
-unit in total (ALGORITHMS.md section 5), so :meth:`PercsLinkLoads.throughput` with four
-tasks per node is in GB/s per node.  Any other :class:`~mpitaskmap.graphs.taskgraph.TaskGraph`
+unit in total (ALGORITHMS.md section 5), so the throughput of the study
+(:func:`mpitaskmap.mappers.percs.throughput`, four tasks per node) is in GB/s per node.  Any other :class:`~mpitaskmap.graphs.taskgraph.TaskGraph`
 is accepted by the simulator as well.
 """
 

@@ -1,8 +1,11 @@
 """The PERCS / Power 775 two-level direct network as a :class:`~mpitaskmap.machines.Machine`.
 
-Hop distance, link loads and a coordinate embedding make it a target like any other:
-:func:`mpitaskmap.metrics.evaluate`, :func:`mpitaskmap.map_geometric`, the candidate
-search and ``remap()`` work on it unchanged.
+Hop distance, the network contract of the machine base (links, classes, bandwidths and
+split routes) and a coordinate embedding make it a target like any other:
+:func:`mpitaskmap.metrics.evaluate`, :func:`mpitaskmap.metrics.predicted_time`,
+:func:`mpitaskmap.map_geometric`, the candidate search and ``remap()`` work on it unchanged.
+Algorithms defined on PERCS only (the strategies of :mod:`mpitaskmap.mappers.percs`) ask
+for it through :func:`as_percs_machine`.
 """
 
 from __future__ import annotations
@@ -11,19 +14,21 @@ import numpy as np
 
 from .._validate import as_index_array
 from ..errors import InvalidInputError
-from .base import Machine
+from .base import LinkLoads, Machine, Routes, as_machine
 from .percs_network import (
     DRAWERS_PER_SUPERNODE,
+    L_LINKS_PER_SUPERNODE,
+    LINK_CLASSES,
     NODES_PER_DRAWER,
     NODES_PER_SUPERNODE,
     PROCS_PER_NODE,
     PROCS_PER_SUPERNODE,
-    PercsLinkLoads,
     check_network,
+    link_tables,
 )
-from .percs_routing import ROUTINGS, check_model, percs_link_loads
+from .percs_routing import _aggregate_loads, _node_routes, check_model, check_routing
 
-__all__ = ["PercsMachine", "EMBEDDING_SPACING"]
+__all__ = ["PercsMachine", "EMBEDDING_SPACING", "as_percs_machine"]
 
 #: Spacing of the (supernode, drawer, node, core) coordinates of :meth:`PercsMachine.geometric_coords`.
 EMBEDDING_SPACING = (1024.0, 64.0, 4.0, 1.0)
@@ -42,9 +47,9 @@ class PercsMachine(Machine):
     n_d : int
         D links between every pair of supernodes: 1, 2, 4, 8, 16 or 32.
     routing : {"direct", "indirect"}, optional
-        Inter-supernode routing used by :meth:`link_loads` (default "direct").
+        Inter-supernode routing of :meth:`routes` and :meth:`link_loads` (default "direct").
     model : {"paper", "striped", "uniform"}, optional
-        L-link model used by :meth:`link_loads` (default "paper": intra-supernode messages
+        L-link model of :meth:`routes` and :meth:`link_loads` (default "paper": intra-supernode messages
         striped over the source drawer, each L hop of an L-D-L route one L link;
         "striped": every L hop striped too; "uniform": every segment spread over all 32
         nodes).  See :mod:`mpitaskmap.machines.percs_routing`.
@@ -67,12 +72,20 @@ class PercsMachine(Machine):
     being the link's end nodes: 1 when ``u`` and ``v`` are the two ends of one D link, 2
     when one of them is, 3 otherwise.
 
-    **Link loads** (:meth:`link_loads`) follow :mod:`mpitaskmap.machines.percs_routing`: striped
+    **Links** (:attr:`n_links`, :meth:`link_classes`, :meth:`link_bandwidths`,
+    :meth:`link_name`): the compact numbering of :mod:`mpitaskmap.machines.percs_network`,
+    the ``n_s * 992`` L links (classes LL, 21 GB/s, and LR, 5 GB/s) then the
+    ``n_s * n_d * (n_s - 1)`` D links (class D, 10 GB/s); self-loops are not links.
+
+    **Routes** (:meth:`routes`) follow :mod:`mpitaskmap.machines.percs_routing`: striped
     intra-supernode segments, direct (L-D-L) or indirect (L-D-L-D-L) inter-supernode
     routes whose L hops are single links (model "paper"), striped (model "striped") or
-    spread over the whole supernode (model "uniform"),
-    fractional Data(e) in float64, and Congestion(e) counting a split message once on
-    every link one of its paths crosses.
+    spread over the whole supernode (model "uniform"); a pair's route lists every link one
+    of its paths crosses, once, with the share of the traffic it carries.  The base derives
+    the predicted time (:meth:`~mpitaskmap.machines.Machine.link_time`) from them;
+    :meth:`link_loads` is a fast path giving the loads the routes give (fractional Data(e)
+    in float64, Congestion(e) counting a split message once on every link one of its paths
+    crosses).
 
     **Embedding** (:meth:`geometric_coords`): (supernode, drawer, node, core) scaled by
     :data:`EMBEDDING_SPACING` so that every coarser level spans more than all finer ones
@@ -93,9 +106,7 @@ class PercsMachine(Machine):
     def __init__(self, n_s: int, n_d: int, *, routing: str = "direct", model: str = "paper",
                  name: str | None = None) -> None:
         self.n_s, self.n_d = check_network(n_s, n_d)
-        if routing not in ROUTINGS:
-            raise ValueError(f"routing: unknown {routing!r}; valid: {sorted(ROUTINGS)}")
-        self.routing = routing
+        self.routing = check_routing(routing)
         self.model = check_model(model)
         n_procs = self.n_s * PROCS_PER_SUPERNODE
         tag = "" if model == "paper" else f", {model}"
@@ -161,20 +172,124 @@ class PercsMachine(Machine):
         dst = as_index_array(np.atleast_1d(dst), "dst", upper=self.n_procs, length=src.shape[0])
         return self._node_hops(src // PROCS_PER_NODE, dst // PROCS_PER_NODE)
 
-    # -- links -----------------------------------------------------------------------
+    # -- links and routes ------------------------------------------------------------
     @property
-    def has_link_model(self) -> bool:
-        """True: the routing of :mod:`mpitaskmap.machines.percs_routing` gives every message its links."""
-        return True
+    def n_links(self) -> int:
+        """Number of directed links: ``n_s * 992`` L links, then ``n_s * n_d * (n_s - 1)`` D links."""
+        return self.n_s * L_LINKS_PER_SUPERNODE + self.n_s * self.n_d * (self.n_s - 1)
 
-    def link_loads(self, indptr, indices, weights, task_to_proc) -> PercsLinkLoads:
-        """Return the exact per-link loads under this machine's routing.
+    def link_bandwidths(self) -> np.ndarray:
+        """Return the bandwidth of every link, (n_links,) float64 GB/s (LL 21, LR 5, D 10)."""
+        return link_tables(self.n_s, self.n_d)[1]
 
-        See :func:`mpitaskmap.machines.percs_routing.percs_link_loads`; inputs are trusted
-        (validated by the metric functions).
+    def link_classes(self) -> tuple[np.ndarray, tuple]:
+        """Return the class of every link (int8 codes) and the class names ``("LL", "LR", "D")``.
+
+        Examples
+        --------
+        >>> codes, names = PercsMachine(2, 1).link_classes()
+        >>> names, codes[[0, 6, 7, 1984]].tolist()
+        (('LL', 'LR', 'D'), [0, 0, 1, 2])
         """
-        return percs_link_loads(indptr, indices, weights, task_to_proc, self.n_s, self.n_d, self.routing,
-                                self.model)
+        return link_tables(self.n_s, self.n_d)[0], LINK_CLASSES
+
+    def link_names(self, links) -> list[str]:
+        """Return a readable name of every link: ``"LL s0 3->5"`` (class, supernode, nodes) or ``"D 0->2 j1"``.
+
+        Raises
+        ------
+        InvalidInputError
+            If a link is not in ``[0, n_links)``.
+
+        Examples
+        --------
+        >>> m = PercsMachine(3, 2)
+        >>> m.link_names([3 * 31 + 4, 992 + 31 * 9 + 3, 3 * 992 + 3])
+        ['LL s0 3->5', 'LR s1 9->3', 'D 0->2 j1']
+        """
+        ids = self._checked_links(links)
+        codes = self.link_classes()[0][ids]
+        n_l = self.n_s * L_LINKS_PER_SUPERNODE
+        s, rest = np.divmod(ids, L_LINKS_PER_SUPERNODE)
+        y, zz = np.divmod(rest, NODES_PER_SUPERNODE - 1)
+        z = np.where(zz < y, zz, zz + 1)
+        aj, bb = np.divmod(ids - n_l, max(self.n_s - 1, 1))
+        a, j = np.divmod(aj, self.n_d)
+        b = np.where(bb < a, bb, bb + 1)
+        return [f"{LINK_CLASSES[c]} s{si} {yi}->{zi}" if link < n_l else f"D {ai}->{bi} j{ji}"
+                for link, c, si, yi, zi, ai, bi, ji in zip(ids.tolist(), codes.tolist(), s.tolist(), y.tolist(),
+                                                            z.tolist(), a.tolist(), b.tolist(), j.tolist())]
+
+    def routes(self, src, dst) -> Routes:
+        """Return the routes ``src[i] -> dst[i]`` of a batch of processor pairs, with the share of every link.
+
+        Route ``i`` lists every link one of the pair's paths crosses, once, with the share of
+        the pair's traffic it carries, summed over those paths (the routing and L model of
+        the machine; module notes of :mod:`mpitaskmap.machines.percs_routing`), in the order
+        the paths first reach it.  Processors of one node have an empty route.
+
+        Parameters
+        ----------
+        src, dst : array_like of int
+            Processor ids, one pair per entry.
+
+        Returns
+        -------
+        Routes
+            CSR over the link ids of :attr:`n_links`.
+
+        Raises
+        ------
+        InvalidInputError
+            On processor ids out of range or batches of different lengths.
+
+        Notes
+        -----
+        Entries per pair: at most 15 inside a supernode (one striped segment; 61 in model
+        "uniform"); under direct routing at most ``3 n_d`` in model "paper"; under indirect
+        routing up to ``2 (n_s - 1) n_d`` D links plus the L links of the ``n_s n_d`` paths
+        (about 1,300 in model "paper" at n_s = 32, n_d = 16).  Built by the compiled kernel
+        :mod:`mpitaskmap._percs` in O(entries + 35 n_s n_d) per indirect pair.
+
+        Examples
+        --------
+        >>> m = PercsMachine(2, 1)
+        >>> r = m.routes([0], [128])   # node 0 of SN 0 -> node 0 of SN 1: L hop 0->1, D link 0->1
+        >>> [m.link_name(k) for k in r.links], r.fractions.tolist()
+        (['LL s0 0->1', 'D 0->1 j0'], [1.0, 1.0])
+        """
+        src, dst = self._checked_pairs(src, dst)
+        return _node_routes(src // PROCS_PER_NODE, dst // PROCS_PER_NODE, self.n_s, self.n_d, self.routing,
+                            self.model)
+
+    def link_loads(self, indptr, indices, weights, task_to_proc) -> LinkLoads:
+        """Return the exact per-link loads under this machine's routing (fast path of the routes' loads).
+
+        Gives what :meth:`Machine.link_loads <mpitaskmap.machines.Machine.link_loads>` derives
+        from :meth:`routes` (messages exactly, data to rounding) without listing routes:
+        Data(e) from aggregated demands and the closed forms of striping, Congestion(e) from
+        the compiled kernel over distinct node pairs.  Inputs are trusted (validated by the
+        metric functions).
+
+        Notes
+        -----
+        O(n_edges log n_edges + n_s * 1024 + n_s^2 * n_d) for the data; the message count
+        costs O(pairs * 17 * n_d) (direct) or O(pairs * 32 * n_d * W + n_s * W^2 * 16 * n_d)
+        (indirect), ``pairs`` being the distinct communicating node pairs.
+
+        Examples
+        --------
+        >>> from mpitaskmap.graphs.percs_patterns import halo_graph
+        >>> g, m = halo_graph(16, 16), PercsMachine(2, 1)
+        >>> loads = m.link_loads(g.indptr, g.indices, g.weights, np.arange(g.n_tasks))
+        >>> loads.bottleneck(), loads.max_latency()
+        ('D', 0.8)
+        """
+        data, messages = _aggregate_loads(indptr, indices, weights, task_to_proc, self.n_s, self.n_d,
+                                          self.routing, self.model)
+        codes, bandwidth = link_tables(self.n_s, self.n_d)
+        return LinkLoads(data=data, messages=messages, bandwidth=bandwidth, link_class=codes,
+                         class_names=LINK_CLASSES)
 
     # -- embedding -------------------------------------------------------------------
     def geometric_coords(self) -> np.ndarray:
@@ -186,7 +301,29 @@ class PercsMachine(Machine):
         return self.locate(np.arange(self.n_procs)).astype(np.float64) * np.asarray(EMBEDDING_SPACING)
 
 
-def _check_machine(machine) -> PercsMachine:
+def as_percs_machine(machine) -> PercsMachine:
+    """Return ``machine`` if it is a PERCS system; raise otherwise.
+
+    The one check for algorithms defined on PERCS only (the strategies of
+    :mod:`mpitaskmap.mappers.percs` use its supernodes, drawers and D-link buckets), so that
+    nothing above the machine layer asks a machine its class.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``machine`` is not a machine, or not a :class:`PercsMachine`.
+
+    Examples
+    --------
+    >>> as_percs_machine(PercsMachine(2, 1)).n_s
+    2
+    >>> from mpitaskmap.machines import torus_machine
+    >>> as_percs_machine(torus_machine([4]))
+    Traceback (most recent call last):
+    ...
+    mpitaskmap.errors.InvalidInputError: machine: expected a PercsMachine; got TorusMachine
+    """
+    as_machine(machine)
     if not isinstance(machine, PercsMachine):
         raise InvalidInputError(f"machine: expected a PercsMachine; got {type(machine).__name__}")
     return machine

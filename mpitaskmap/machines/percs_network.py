@@ -13,7 +13,8 @@ Self-loops (an L link from a node to itself, a D link from a supernode to itself
 a convention of the routing rules only: they make every route the same shape, but they
 are not links of the machine, carry nothing and are absent from the link numbering.
 
-Link numbering (compact, self-loops left out) used by :class:`PercsLinkLoads`:
+Link numbering (compact, self-loops left out) of
+:class:`~mpitaskmap.machines.percs.PercsMachine` (its ``n_links``, routes and link loads):
 
 * L links: ``s * 992 + y * 31 + (z if z < y else z - 1)`` for the link from node ``y``
   to node ``z != y`` (node numbers 0..31 inside supernode ``s``);
@@ -23,12 +24,9 @@ Link numbering (compact, self-loops left out) used by :class:`PercsLinkLoads`:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..errors import InvalidInputError
-from .base import LinkLoads
 
 __all__ = [
     "PROCS_PER_NODE",
@@ -44,8 +42,8 @@ __all__ = [
     "bucket_width",
     "d_link_node",
     "check_network",
+    "L_LINKS_PER_SUPERNODE",
     "link_tables",
-    "PercsLinkLoads",
 ]
 
 PROCS_PER_NODE = 4
@@ -57,9 +55,10 @@ LL_BANDWIDTH = 21.0
 LR_BANDWIDTH = 5.0
 D_BANDWIDTH = 10.0
 VALID_N_D = (1, 2, 4, 8, 16, 32)
-#: Link classes in the order of their codes in :attr:`PercsLinkLoads.link_class`.
+#: Link classes in the order of their codes (:func:`link_tables`), from the most local to the most global.
 LINK_CLASSES = ("LL", "LR", "D")
-_L_PER_SN = NODES_PER_SUPERNODE * (NODES_PER_SUPERNODE - 1)  # 992
+#: L links of one supernode in the compact numbering (ordered pairs of distinct nodes).
+L_LINKS_PER_SUPERNODE = NODES_PER_SUPERNODE * (NODES_PER_SUPERNODE - 1)  # 992
 
 
 def check_network(n_s, n_d) -> tuple[int, int]:
@@ -170,121 +169,3 @@ def link_tables(n_s: int, n_d: int) -> tuple[np.ndarray, np.ndarray]:
     link_class = np.concatenate([np.tile(l_class, n_s), np.full(n_d_links, 2, dtype=np.int8)])
     bw_of_class = np.array([LL_BANDWIDTH, LR_BANDWIDTH, D_BANDWIDTH])
     return link_class, bw_of_class[link_class]
-
-
-@dataclass(frozen=True)
-class PercsLinkLoads(LinkLoads):
-    """Traffic on every link of a PERCS network, with per-class summaries and throughput.
-
-    A :class:`~mpitaskmap.machines.LinkLoads` whose links are numbered as described in
-    :mod:`mpitaskmap.machines.percs_network`, so every generic link metric
-    (:func:`mpitaskmap.metrics.evaluate`) works unchanged.  ``dim_names`` is
-    ``["LL", "LR", "D"]`` and :meth:`by_direction` summarises per link class.
-
-    Attributes
-    ----------
-    data : (n_links,) ndarray of float64
-        Data(e): the (fractional) volume crossing each link.
-    messages : (n_links,) ndarray of int64
-        Congestion(e): the number of messages a positive share of which crosses the link
-        (a split message counts once per link, however many of its paths cross it).
-    bandwidth : (n_links,) ndarray of float64
-        GB/s of each link.
-    dim_names : list of str
-        ``["LL", "LR", "D"]``.
-    link_class : (n_links,) ndarray of int8
-        Class code of every link, an index into ``dim_names``.
-    n_s, n_d : int
-        Network size.
-    routing : str
-        ``"direct"`` or ``"indirect"``.
-    model : str
-        L-link model, ``"paper"``, ``"striped"`` or ``"uniform"``
-        (:data:`mpitaskmap.machines.percs_routing.MODELS`).
-    """
-
-    n_s: int = 0
-    n_d: int = 0
-    routing: str = "direct"
-    model: str = "paper"
-
-    def class_max_data(self) -> dict:
-        """Return the largest Data(e) of each link class: ``{"LL": L_LL, "LR": L_LR, "D": L_D}``."""
-        out = {}
-        for code, name in enumerate(LINK_CLASSES):
-            sel = self.data[self.link_class == code]
-            out[name] = float(sel.max()) if sel.size else 0.0
-        return out
-
-    def class_times(self) -> dict:
-        """Return ``L_X / bw_X`` for each class X: the time per unit of injected volume."""
-        bw = {"LL": LL_BANDWIDTH, "LR": LR_BANDWIDTH, "D": D_BANDWIDTH}
-        return {name: load / bw[name] for name, load in self.class_max_data().items()}
-
-    def class_throughputs(self, volume_per_node: float = 4.0) -> dict:
-        """Return the throughput each link class alone would allow, ``volume_per_node / (L_X / bw_X)``.
-
-        A class that carries nothing allows an infinite throughput.
-        """
-        return {k: (volume_per_node / t if t > 0 else float("inf")) for k, t in self.class_times().items()}
-
-    def throughput(self, volume_per_node: float = 4.0) -> float:
-        """Return the throughput per node, ``volume_per_node / t`` with ``t = max_X L_X / bw_X``.
-
-        With the normalisation of ALGORITHMS.md section 5 (every task sends one unit,
-        four tasks per node) ``volume_per_node = 4`` gives GB/s per node.
-        """
-        t = max(self.class_times().values())
-        return volume_per_node / t if t > 0 else float("inf")
-
-    def bottleneck(self) -> str:
-        """Return the class ("LL", "LR" or "D") with the largest ``L_X / bw_X``; ties go to D, then LR."""
-        times = self.class_times()
-        return max(("D", "LR", "LL"), key=lambda k: (times[k], -("D", "LR", "LL").index(k)))
-
-    def by_direction(self) -> list[dict]:
-        """Summarise the loads per link class (LL, LR, D) instead of per direction.
-
-        Returns
-        -------
-        list of dict
-            One record per class with keys ``link``, ``max_data``, ``total_data``,
-            ``max_latency``, ``max_messages``, ``used_links``, plus ``n_links`` and
-            ``throughput`` (the class's own throughput per node, see
-            :meth:`class_throughputs`).
-        """
-        lat = self.latency
-        tput = self.class_throughputs()
-        rows = []
-        for code, name in enumerate(LINK_CLASSES):
-            sel = self.link_class == code
-            n = int(sel.sum())
-            rows.append(
-                {
-                    "link": name,
-                    "max_data": float(self.data[sel].max()) if n else 0.0,
-                    "total_data": float(self.data[sel].sum()),
-                    "max_latency": float(lat[sel].max()) if n else 0.0,
-                    "max_messages": int(self.messages[sel].max()) if n else 0,
-                    "used_links": int(np.count_nonzero(self.messages[sel])),
-                    "n_links": n,
-                    "throughput": tput[name],
-                }
-            )
-        return rows
-
-    def link_name(self, link: int) -> str:
-        """Return a readable name of link ``link``, e.g. ``"LL s0 3->5"`` or ``"D 0->2 j1"``."""
-        link = int(link)
-        n_l = self.n_s * _L_PER_SN
-        if not 0 <= link < self.data.size:
-            raise InvalidInputError(f"link: must lie in [0, {self.data.size}); got {link}")
-        if link < n_l:
-            s, rest = divmod(link, _L_PER_SN)
-            y, zz = divmod(rest, NODES_PER_SUPERNODE - 1)
-            z = zz if zz < y else zz + 1
-            return f"{LINK_CLASSES[int(self.link_class[link])]} s{s} {y}->{z}"
-        aj, bb = divmod(link - n_l, self.n_s - 1)
-        a, j = divmod(aj, self.n_d)
-        b = bb if bb < a else bb + 1
-        return f"D {a}->{b} j{j}"

@@ -1,4 +1,4 @@
-"""Exact link loads of the PERCS network under striped, direct and indirect routing.
+"""Routes and exact link loads of the PERCS network under striped, direct and indirect routing.
 
 Routing rules (ALGORITHMS.md section 5), for a message of volume ``w`` from node ``u``
 of supernode ``a`` to node ``v`` of supernode ``b``; nodes are numbered 0..31 inside
@@ -46,14 +46,22 @@ same in all three):
   source drawer (mod-colouring at n_d = 8 becomes LL-bound at 137.8 GB/s instead of
   LR-bound at 106.7 GB/s) and keeps mod-colouring D-bound (20 n_d) up to n_d = 4.
 
-Data(e) is linear in the traffic, so it is computed from aggregated demands (node to
-node inside each supernode, node to supernode across) and the closed form of striping:
-the link ``y -> z`` of supernode ``s`` carries ``R(y) / 8`` (when ``z`` is in ``y``'s
-drawer; ``R(y)`` = all segment volume leaving ``y``) plus ``C(drawer(y), z) / 8``
-(``C`` = segment volume from ``y``'s drawer to ``z``); L hops add their demand to their
-one link.  Congestion(e) counts a message once on every link any of its paths crosses;
-it is not linear and is counted by the compiled kernel :mod:`mpitaskmap._percs` over
-distinct node pairs.
+**Routes** (behind :meth:`PercsMachine.routes
+<mpitaskmap.machines.percs.PercsMachine.routes>`) list, for a node pair, every link its paths
+cross with the share of the message it carries: the shares of one link summed over the paths
+(a link appears once per route), self-loops left out.  Enumerated by the compiled kernel
+:mod:`mpitaskmap._percs`, which the message count below shares.
+
+**Link loads** (the fast path of :meth:`PercsMachine.link_loads
+<mpitaskmap.machines.percs.PercsMachine.link_loads>`, equal to the loads the routes give):
+Data(e) is linear in the traffic, so it is computed from aggregated demands (node to node
+inside each supernode, node to supernode across) and the closed form of striping: the link
+``y -> z`` of supernode ``s`` carries ``R(y) / 8`` (when ``z`` is in ``y``'s drawer;
+``R(y)`` = all segment volume leaving ``y``) plus ``C(drawer(y), z) / 8`` (``C`` = segment
+volume from ``y``'s drawer to ``z``); L hops add their demand to their one link.
+Congestion(e) counts a message once on every link any of its paths crosses; it is not
+linear and is counted by the compiled kernel over distinct node pairs (and, under indirect
+routing, per residue class of the intermediate supernodes).
 """
 
 from __future__ import annotations
@@ -61,17 +69,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _percs
-from .percs_network import (
-    NODES_PER_DRAWER,
-    NODES_PER_SUPERNODE,
-    LINK_CLASSES,
-    PROCS_PER_NODE,
-    PercsLinkLoads,
-    check_network,
-    link_tables,
-)
+from .base import Routes
+from .percs_network import NODES_PER_DRAWER, NODES_PER_SUPERNODE, PROCS_PER_NODE, check_network
 
-__all__ = ["ROUTINGS", "MODELS", "percs_link_loads", "compact_index"]
+__all__ = ["ROUTINGS", "MODELS", "check_routing", "check_model", "compact_index"]
 
 ROUTINGS = ("direct", "indirect")
 #: L-link models (see the module notes); "paper" is the default.
@@ -130,6 +131,13 @@ def check_model(model: str) -> str:
     return model
 
 
+def check_routing(routing: str) -> str:
+    """Return ``routing`` if it is one of :data:`ROUTINGS`; raise ``ValueError`` naming the valid ones."""
+    if routing not in ROUTINGS:
+        raise ValueError(f"routing: unknown {routing!r}; valid: {sorted(ROUTINGS)}")
+    return routing
+
+
 def _spread(demand: np.ndarray) -> np.ndarray:
     """Loads (n_s, 32, 32) of segments spread over all 32 two-hop paths: ``(R(y) + C(z)) / 32``."""
     dem = demand.copy()
@@ -148,39 +156,57 @@ def _hop_loads(demand: np.ndarray) -> np.ndarray:
     return load
 
 
-def percs_link_loads(indptr, indices, weights, task_to_proc, n_s: int, n_d: int,
-                     routing: str = "direct", model: str = "paper") -> PercsLinkLoads:
-    """Return Data(e) and Congestion(e) of every link of a PERCS network for a CSR task graph.
+def _full_to_compact(n_s: int, n_d: int) -> np.ndarray:
+    """Compact link id of every slot of the full numbering (-1 for the self-loop slots)."""
+    comp = compact_index(n_s, n_d)
+    out = np.full(n_s * _N * _N + n_s * n_d * n_s, -1, dtype=np.int64)
+    out[comp] = np.arange(comp.size, dtype=np.int64)
+    return out
 
-    Parameters
-    ----------
-    indptr, indices, weights : CSR arrays of the task graph
-        As in :class:`~mpitaskmap.graphs.taskgraph.TaskGraph` (trusted: validated upstream).
-    task_to_proc : (n_tasks,) ndarray of intp
-        Processor of every task (processor ``p`` is on node ``p // 4``, supernode
-        ``p // 128``).
-    n_s, n_d : int
-        Network size.
-    routing : {"direct", "indirect"}, optional
-        Inter-supernode routing (default "direct").
-    model : {"paper", "striped", "uniform"}, optional
-        L-hop model of inter-supernode routes (default "paper"; see the module notes).
 
-    Returns
-    -------
-    PercsLinkLoads
+def _i64(x) -> np.ndarray:
+    return np.ascontiguousarray(x, dtype=np.int64)
+
+
+def _node_routes(gp, gq, n_s: int, n_d: int, routing: str, model: str) -> Routes:
+    """Routes (compact link ids) from node ``gp[i]`` to node ``gq[i]`` (node ids ``p // 4``), trusted input.
+
+    Every link any path of the pair crosses, once, with the share of the message it
+    carries (module notes), in the order the paths first reach it; an empty route between
+    a node and itself.  O(route entries) time and memory, two passes of the kernel (size,
+    fill); about 35 n_s n_d link visits per inter-supernode pair under indirect routing.
+    """
+    a, u = np.divmod(_i64(gp), _N)
+    b, v = np.divmod(_i64(gq), _N)
+    a, u, b, v = _i64(a), _i64(u), _i64(b), _i64(v)
+    n_full = n_s * _N * _N + n_s * n_d * n_s
+    stamp = np.zeros(n_full, dtype=np.int64)
+    pos = np.zeros(n_full, dtype=np.int64)
+    indptr = np.zeros(a.size + 1, dtype=np.int64)
+    args = (a, u, b, v, n_s, n_d, routing == "indirect", _MODEL_CODE[model], stamp, pos)
+    nxt = _percs.pair_routes(*args, 1, indptr, np.empty(0, dtype=np.int64), np.empty(0))
+    links = np.empty(int(indptr[-1]), dtype=np.int64)
+    fractions = np.empty(links.size, dtype=np.float64)
+    _percs.pair_routes(*args, nxt, indptr, links, fractions)
+    return Routes(indptr, _full_to_compact(n_s, n_d)[links], fractions)
+
+
+def _aggregate_loads(indptr, indices, weights, task_to_proc, n_s: int, n_d: int, routing: str,
+                     model: str) -> tuple[np.ndarray, np.ndarray]:
+    """Data(e) (float64) and Congestion(e) (int64) of every compact link for a CSR task graph.
+
+    The fast path of :meth:`PercsMachine.link_loads
+    <mpitaskmap.machines.percs.PercsMachine.link_loads>` (inputs trusted): Data(e) from the
+    aggregated demands and the closed forms of the module notes, Congestion(e) from the
+    kernel over distinct node pairs (and, under indirect routing, residue classes).
 
     Notes
     -----
     O(n_edges log n_edges + n_s * 1024 + n_s^2 * n_d) for the data; the message count
-    costs O(pairs * 17 * n_d) (direct) or O(pairs * 512 + n_s * W^2 * 16 * n_d)
-    (indirect) in the compiled kernel, ``pairs`` being the distinct communicating
-    node pairs.  Memory: a few arrays of ``n_s * 1024 + n_s^2 * n_d`` entries.
+    costs O(pairs * 17 * n_d) (direct) or O(pairs * 32 * n_d * W) (indirect) plus
+    O(n_s * W^2 * 16 * n_d) in the compiled kernel, ``pairs`` being the distinct
+    communicating node pairs.  Memory: a few arrays of ``n_s * 1024 + n_s^2 * n_d`` entries.
     """
-    n_s, n_d = check_network(n_s, n_d)
-    if routing not in ROUTINGS:
-        raise ValueError(f"routing: unknown {routing!r}; valid: {sorted(ROUTINGS)}")
-    check_model(model)
     W = _N // n_d
     indptr = np.asarray(indptr)
     src_task = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr))
@@ -240,9 +266,8 @@ def percs_link_loads(indptr, indices, weights, task_to_proc, n_s: int, n_d: int,
     pu, pv = np.divmod(pairs, n_s * _N)
     psa, pu = np.divmod(pu, _N)
     psb, pv = np.divmod(pv, _N)
-    i64 = lambda x: np.ascontiguousarray(x, dtype=np.int64)  # noqa: E731
     nxt = _percs.pair_messages(
-        i64(psa), i64(pu), i64(psb), i64(pv), i64(mult), n_s, n_d, routing == "indirect",
+        _i64(psa), _i64(pu), _i64(psb), _i64(pv), _i64(mult), n_s, n_d, routing == "indirect",
         _MODEL_CODE[model], msg, stamp, 1
     )
     if routing == "indirect" and inter.any():
@@ -262,8 +287,4 @@ def percs_link_loads(indptr, indices, weights, task_to_proc, n_s: int, n_d: int,
         d_msg = out_m[:, None, None] + in_m[None, None, :] - m_sn[:, None, :]
         msg[n_s * _N * _N:] += np.broadcast_to(d_msg, (n_s, n_d, n_s)).ravel()
     comp = compact_index(n_s, n_d)
-    link_class, bandwidth = link_tables(n_s, n_d)
-    return PercsLinkLoads(
-        data=full_data[comp], messages=msg[comp], bandwidth=bandwidth, class_names=LINK_CLASSES,
-        link_class=link_class, n_s=n_s, n_d=n_d, routing=routing, model=model,
-    )
+    return full_data[comp], msg[comp]

@@ -27,8 +27,9 @@ strategy needs), as the default placement does.
 
 Which links limit each strategy (halo, throughput per node)
 -----------------------------------------------------------
-Throughput is ``4 / t`` GB/s per node with ``t = max(L_LL/21, L_LR/5, L_D/10)`` (every
-task sends one unit, 1/4 to each neighbour).  Closed forms below hold for a periodic
+Throughput (:func:`throughput`) is ``4 / t`` GB/s per node with
+``t = max(L_LL/21, L_LR/5, L_D/10)``, Latency(M) of the link loads (every task sends one
+unit, 1/4 to each neighbour, four tasks per node).  Closed forms below hold for a periodic
 P x Q halo with P a multiple of 64 (the study's grids 64 x 32 for n_s = 16, 64 x 64 for
 n_s = 32) under the default machine model (``model="paper"``: striped intra-supernode
 messages, single-link L hops of inter-supernode routes, bucket wiring ``jW + (b mod W)``);
@@ -84,7 +85,8 @@ from ...errors import InvalidInputError, NotApplicableError
 from ...mapping import Mapping
 from ...graphs.taskgraph import TaskGraph
 from .colouring import mod_colouring
-from ...machines.percs import PercsMachine, _check_machine
+from ...machines.base import LinkLoads
+from ...machines.percs import PercsMachine, as_percs_machine
 from ...machines.percs_network import PROCS_PER_NODE, PROCS_PER_SUPERNODE
 from ...graphs.percs_patterns import grid_shape
 
@@ -98,6 +100,7 @@ __all__ = [
     "map_mod_colouring",
     "map_transpose",
     "map_percs",
+    "throughput",
 ]
 
 #: Block shapes (tasks along x, tasks along y) of layout "paper": the paper's alpha x beta
@@ -110,8 +113,57 @@ LAYOUTS = ("paper", "flat")
 _LEVELS = ("supernode", "drawer", "node")
 
 
+def throughput(loads: LinkLoads, volume_per_node: float = 4.0, link_class: str | None = None) -> float:
+    """Return the throughput per node of the study: ``volume_per_node / Latency(M)``.
+
+    ``Latency(M)`` (:meth:`~mpitaskmap.machines.LinkLoads.max_latency`) is the time the
+    busiest link needs per unit injected; with the normalisation of ALGORITHMS.md section 5
+    (every task sends one unit, four tasks per node, bandwidths in GB/s) the default
+    ``volume_per_node = 4`` gives GB/s per node.
+
+    Parameters
+    ----------
+    loads : LinkLoads
+        Link loads of a mapping (:meth:`PercsMachine.link_loads
+        <mpitaskmap.machines.percs.PercsMachine.link_loads>`).
+    volume_per_node : float, optional
+        Volume every node injects (default 4.0).
+    link_class : str, optional
+        A class name (``"LL"``, ``"LR"``, ``"D"``): the throughput that class alone would
+        allow (its own largest Data(e)/bw(e)).  Default: all links.
+
+    Returns
+    -------
+    float
+        ``inf`` when the links considered carry nothing.
+
+    Raises
+    ------
+    InvalidInputError
+        On a class name the loads do not have.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mpitaskmap.machines import PercsMachine
+    >>> from mpitaskmap.graphs.percs_patterns import halo_graph
+    >>> g, m = halo_graph(16, 16), PercsMachine(2, 1)
+    >>> loads = m.link_loads(g.indptr, g.indices, g.weights, np.arange(g.n_tasks))
+    >>> throughput(loads), round(throughput(loads, link_class="LL"), 1)  # busiest link: 0.8 s per unit
+    (5.0, 61.1)
+    """
+    if link_class is None:
+        t = loads.max_latency()
+    else:
+        per_class = loads.class_max_latency()
+        if link_class not in per_class:
+            raise InvalidInputError(f"link_class: {link_class!r} is not a class of these loads {list(per_class)}")
+        t = per_class[link_class]
+    return volume_per_node / t if t > 0 else float("inf")
+
+
 def _prepare(graph: TaskGraph, machine) -> tuple[int, int, PercsMachine]:
-    machine = _check_machine(machine)
+    machine = as_percs_machine(machine)
     P, Q = grid_shape(graph)
     if P * Q > machine.n_procs:
         raise NotApplicableError(f"graph: {P * Q} tasks do not fit on {machine.n_procs} processors")
