@@ -6,20 +6,31 @@
 # Arrays     : undirected task graph tptr (n_tasks+1,), tadj (m,), tw (m,) float64 with both
 #              directions stored and W(t,u) = w(t,u) + w(u,t); capacity (n_nodes,) free cores per
 #              node; task_node (n_tasks,) int64 node of every task (-1 = unmapped).
-# Network    : two modes.  Torus: ncoords (n_nodes, d) router coordinate of every node (any
-#              integer type, kept as int64; torus_tree takes int16, int32 or int64), dims,
-#              wrap, router_ptr/router_nodes (nodes behind every router, CSR over all routers);
-#              distances and routes come from _topology.pxd; "BFS in the network" is a real
-#              BFS over routers with early exit.  Matrix: ndist (n_nodes, n_nodes) int32 hop
-#              matrix of any machine; a BFS level is the set of nodes at one distance from the
-#              source set.
+# Network    : distances in two modes.  Torus: ncoords (n_nodes, d) router coordinate of every
+#              node (any integer type, kept as int64; torus_tree takes int16, int32 or int64),
+#              dims, wrap, router_ptr/router_nodes (nodes behind every router, CSR over all
+#              routers); distances come from _topology.pxd; "BFS in the network" is a real BFS
+#              over routers with early exit.  Matrix: ndist (n_nodes, n_nodes) int32 hop matrix
+#              of any machine; a BFS level is the set of nodes at one distance from the source
+#              set.
+# Routes     : (congestion only) in two modes, whichever the distances.  Torus: the
+#              dimension-order route computed on the fly (_topology.pxd _route), every link
+#              carrying the whole message.  Table: the machine's routes between every ordered
+#              pair of nodes as CSR over the n_nodes**2 pairs (pair a * n_nodes + b; indptr,
+#              links, fractions), a message of w words adding w * fraction to Data(e) and 1 to
+#              Congestion(e) per entry.  Both serve the one refinement loop through
+#              _Net.route; on a torus with the table of its own routes they give the same
+#              loads and the same mapping (a fraction of 1.0 multiplies exactly).
 # Congestion : Data(e)/Congestion(e) of every directed link kept incrementally by _LinkLoads
 #              (relocating tasks re-routes only their messages); a candidate swap or move is
 #              tried by move, look, undo (_LinkLoads.trial) and applied by _LinkLoads.relocate.
+#              With fractions that are not binary (1/3) the incremental sums may differ from a
+#              recount in the last bits; integer weights and fractions k/2^j keep them exact.
 # Tie-breaks : by lower task / node index everywhere (deterministic).
 # Complexity : UG O(m log n + sum of BFS work), BFS stops at the first level with capacity;
 #              UWH O(passes * n * delta * cap * deg); congestion O(iterations * (m * hops +
-#              n_links + candidates * delta * cap * deg * hops)).
+#              n_links + candidates * delta * cap * deg * hops)), hops = route entries in table
+#              mode.
 
 cimport cython
 from libc.stdlib cimport free, malloc
@@ -35,8 +46,16 @@ import numpy as np
 ctypedef pair[double, long long] keyed
 
 
+cdef enum:
+    _NO_ROUTES = 0      # distances only (greedy, UWH, bisection)
+    _TORUS_ROUTES = 1   # dimension-order routes computed from the router coordinates
+    _TABLE_ROUTES = 2   # the machine's routes between every pair of nodes, CSR with fractions
+
+
+@cython.final
 cdef class _Net:
-    """Distances and BFS over the network between nodes (torus or matrix mode)."""
+    """Distances and BFS over the network between nodes (torus or matrix mode) and routes
+    between them (none, torus or table mode; see the module header)."""
 
     cdef const long long[:, ::1] ncoords
     cdef const long long[::1] dims
@@ -51,8 +70,16 @@ cdef class _Net:
     cdef long long cur_stamp
     cdef long long[::1] mind
     cdef long long* strides
+    cdef int routing
+    cdef long long n_links
+    cdef const long long[::1] route_ptr
+    cdef const long long* route_links
+    cdef const double* route_fractions
+    cdef object route_arrays
 
-    def __cinit__(self, ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist):
+    def __cinit__(self, ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist, route_ptr=None,
+                  route_links=None, route_fractions=None):
+        cdef Py_ssize_t k
         # one row per node, kept as int64 (a memoryview attribute cannot be fused): a node-sized
         # copy when the router coordinates come narrower (int16 or int32)
         self.ncoords = np.ascontiguousarray(ncoords, dtype=np.int64)
@@ -75,6 +102,48 @@ cdef class _Net:
         self.strides[0] = 1
         for k in range(1, self.d + 1):
             self.strides[k] = self.strides[k - 1] * self.dims[k - 1]
+        self.route_links = NULL
+        self.route_fractions = NULL
+        if route_ptr is not None or route_links is not None or route_fractions is not None:
+            self._set_table(route_ptr, route_links, route_fractions)
+        elif self.matrix:
+            self.routing = _NO_ROUTES
+            self.n_links = 0
+        else:
+            # link ids router * 2 d + 2 k + direction (_topology.pxd) over every router of the torus
+            self.routing = _TORUS_ROUTES
+            self.n_links = self.strides[self.d] * 2 * self.d
+
+    cdef object _set_table(self, route_ptr, route_links, route_fractions):
+        """Check and keep the route table (CSR over the n_nodes**2 ordered node pairs)."""
+        cdef const long long[::1] lv
+        cdef const double[::1] fv
+        if route_ptr is None or route_links is None or route_fractions is None:
+            raise ValueError("route table: route_ptr, route_links and route_fractions go together")
+        ptr = np.ascontiguousarray(route_ptr, dtype=np.int64)
+        links = np.ascontiguousarray(route_links, dtype=np.int64)
+        fractions = np.ascontiguousarray(route_fractions, dtype=np.float64)
+        pairs = self.n_nodes * self.n_nodes
+        if ptr.ndim != 1 or ptr.shape[0] != pairs + 1:
+            raise ValueError(f"route_ptr: expected {pairs + 1} entries ({self.n_nodes} nodes squared + 1); "
+                             f"got shape {ptr.shape}")
+        if ptr[0] != 0 or (ptr.shape[0] > 1 and np.min(np.diff(ptr)) < 0) or ptr[pairs] != links.shape[0]:
+            raise ValueError(f"route_ptr: must rise from 0 to the {links.shape[0]} route links")
+        if links.ndim != 1 or fractions.shape != links.shape:
+            raise ValueError(f"route_fractions: expected shape {links.shape} like route_links; got {fractions.shape}")
+        if links.shape[0] and np.min(links) < 0:
+            raise ValueError(f"route_links: link ids must be >= 0; got {int(np.min(links))}")
+        if links.shape[0] and not (np.min(fractions) > 0 and np.max(fractions) <= 1):
+            raise ValueError("route_fractions: every share must lie in (0, 1]")
+        lv = links
+        fv = fractions
+        self.route_arrays = (ptr, links, fractions)  # the raw pointers below point into these
+        self.route_ptr = ptr
+        if links.shape[0]:
+            self.route_links = &lv[0]
+            self.route_fractions = &fv[0]
+        self.routing = _TABLE_ROUTES
+        self.n_links = int(np.max(links)) + 1 if links.shape[0] else 0
 
     def __dealloc__(self):
         if self.strides != NULL:
@@ -86,6 +155,34 @@ cdef class _Net:
         if self.matrix:
             return self.ndist[a, b]
         return _hops(self.ncoords, a, b, self.dims, self.wrap)
+
+    cdef inline Py_ssize_t route(self, long long a, long long b, long long* buf, const long long** links,
+                                 const double** fractions) noexcept nogil:
+        """The route node a -> node b: its link ids in ``links[0]``, their traffic shares in
+        ``fractions[0]`` (NULL: the whole message on every link); returns the number of links.
+
+        Torus mode writes the dimension-order route into ``buf`` (_alloc_route_buffer); table
+        mode points into the table.  The one route lookup of the congestion kernels.
+        """
+        cdef long long j
+        if self.routing == _TABLE_ROUTES:
+            j = a * self.n_nodes + b
+            links[0] = self.route_links + self.route_ptr[j]
+            fractions[0] = self.route_fractions + self.route_ptr[j]
+            return self.route_ptr[j + 1] - self.route_ptr[j]
+        fractions[0] = NULL
+        links[0] = buf
+        return _route(self.ncoords, self.dims, self.wrap, self.strides, a, b, buf)
+
+    cdef object check_loads(self, Py_ssize_t n_data, Py_ssize_t n_msgs, Py_ssize_t n_bw=-1):
+        """Raise ValueError unless the net has routes and the load arrays (``bw`` when n_bw >= 0)
+        cover every link they name."""
+        if self.routing == _NO_ROUTES:
+            raise ValueError("net: built without routes (hop matrix only); congestion needs torus routes "
+                             "or a route table (make_net's route_ptr, route_links, route_fractions)")
+        for name, size in (("data", n_data), ("msgs", n_msgs), ("bw", n_bw)):
+            if 0 <= size < self.n_links:
+                raise ValueError(f"{name}: the routes name links up to {self.n_links - 1}; got {size} entries")
 
     cdef void level_nodes(self, vector[long long]& sources, const long long[::1] free_cap,
                           bint free_only, long long exclude, Py_ssize_t want,
@@ -208,9 +305,18 @@ cdef class _Net:
         return best
 
 
-def make_net(ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist):
-    """Build the network object the kernels use (see the module header for the modes)."""
-    return _Net(ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist)
+def make_net(ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist, route_ptr=None, route_links=None,
+             route_fractions=None):
+    """Build the network object the kernels use (see the module header for the modes).
+
+    Distances: the hop matrix ``ndist`` when it has rows, else the torus (ncoords, dims,
+    wrap, router CSR).  Routes: the table ``route_ptr``/``route_links``/``route_fractions``
+    when given (CSR over the ordered node pairs, pair ``a * n_nodes + b``; checked here,
+    O(n_nodes**2 + entries)), else torus routes in torus mode, else none (the congestion
+    kernels then raise ValueError).
+    """
+    return _Net(ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist, route_ptr, route_links,
+                route_fractions)
 
 
 cdef double _added_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
@@ -547,8 +653,9 @@ cdef class _LinkLoads:
     recount over all messages: relocating tasks removes the routes of every message they
     send or receive, changes ``task_node`` and adds the new routes.  Holds the message
     graph (out-CSR mptr/madj/mw, in-CSR iptr/iadj/iw), the node of every task, the network,
-    the link bandwidths, the objective (0: Data(e)/bw(e), 1: messages) and one route buffer.
-    A cdef class, not a struct: a struct can hold neither memoryviews nor the _Net.
+    the link bandwidths, the objective (0: Data(e)/bw(e), 1: messages), one route buffer and
+    the links and shares of the last route looked up (_Net.route).  A cdef class, not a
+    struct: a struct can hold neither memoryviews nor the _Net.
     """
 
     cdef const long long[::1] mptr
@@ -564,6 +671,8 @@ cdef class _LinkLoads:
     cdef const double[::1] bw
     cdef int objective
     cdef long long* buf
+    cdef const long long* links
+    cdef const double* fractions
 
     def __cinit__(self, const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
                   const long long[::1] iptr, const long long[::1] iadj, const double[::1] iw,
@@ -583,6 +692,7 @@ cdef class _LinkLoads:
         self.bw = bw
         self.objective = objective
         self.buf = _alloc_route_buffer(net.dims)
+        net.check_loads(data.shape[0], msgs.shape[0], bw.shape[0])
 
     def __dealloc__(self):
         free(self.buf)
@@ -594,8 +704,8 @@ cdef class _LinkLoads:
         return <double> self.msgs[link]
 
     cdef inline Py_ssize_t route(self, long long a, long long b) noexcept nogil:
-        """Write the links of the route node a -> node b into ``buf``; returns their number."""
-        return _route(self.net.ncoords, self.net.dims, self.net.wrap, self.net.strides, a, b, self.buf)
+        """Look up the route node a -> node b into ``links``/``fractions``; returns its length."""
+        return self.net.route(a, b, self.buf, &self.links, &self.fractions)
 
     cdef inline double _load_route(self, long long a, long long b, double w, double sign,
                                    double peak) noexcept nogil:
@@ -604,11 +714,14 @@ cdef class _LinkLoads:
         Returns max(peak, objective of every link of the route) when adding, else peak.
         """
         cdef Py_ssize_t k, h = self.route(a, b)
+        cdef long long link
         for k in range(h):
-            self.data[self.buf[k]] += sign * w
-            self.msgs[self.buf[k]] += <long long> sign
+            link = self.links[k]
+            # w alone on a single path: the torus mode's sums stay bit for bit what they were
+            self.data[link] += sign * (w if self.fractions == NULL else w * self.fractions[k])
+            self.msgs[link] += <long long> sign
             if sign > 0:
-                peak = max(peak, self.obj(self.buf[k]))
+                peak = max(peak, self.obj(link))
         return peak
 
     cdef double _load_messages(self, long long t, long long s, double sign) noexcept nogil:
@@ -667,17 +780,26 @@ cdef class _LinkLoads:
 
 def link_loads_nodes(const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
                      const long long[::1] task_node, _Net net not None, double[::1] data, long long[::1] msgs):
-    """Accumulate the loads of all directed messages (node-level routes) from scratch."""
+    """Accumulate the loads of all directed messages (node-level routes) from scratch.
+
+    A message of w words adds w times its share to Data(e) and 1 to Congestion(e) of every
+    link of its route (_Net.route; shares are 1.0 in torus mode).
+    """
     cdef Py_ssize_t t, e, h, k
+    cdef const long long* links
+    cdef const double* fractions
     cdef long long* buf = _alloc_route_buffer(net.dims)
-    with nogil:
-        for t in range(mptr.shape[0] - 1):
-            for e in range(mptr[t], mptr[t + 1]):
-                h = _route(net.ncoords, net.dims, net.wrap, net.strides, task_node[t], task_node[madj[e]], buf)
-                for k in range(h):
-                    data[buf[k]] += mw[e]
-                    msgs[buf[k]] += 1
-    free(buf)
+    try:
+        net.check_loads(data.shape[0], msgs.shape[0])
+        with nogil:
+            for t in range(mptr.shape[0] - 1):
+                for e in range(mptr[t], mptr[t + 1]):
+                    h = net.route(task_node[t], task_node[madj[e]], buf, &links, &fractions)
+                    for k in range(h):
+                        data[links[k]] += mw[e] if fractions == NULL else mw[e] * fractions[k]
+                        msgs[links[k]] += 1
+    finally:
+        free(buf)
 
 
 cdef object _check_rows(const long long[:, ::1] rows):
@@ -778,7 +900,7 @@ def refine_congestion(const long long[::1] mptr, const long long[::1] madj, cons
                 for e in range(mptr[t], mptr[t + 1]):
                     h = loads.route(task_node[t], task_node[madj[e]])
                     for k in range(h):
-                        if loads.buf[k] == hot:
+                        if loads.links[k] == hot:
                             if cvol[t] == 0:
                                 cand_tasks.push_back(t)
                             cvol[t] += mw[e]

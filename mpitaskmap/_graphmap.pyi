@@ -3,25 +3,31 @@
 Task graphs are CSR arrays: ``tptr``/``tadj``/``tw`` the undirected graph with both
 directions stored, ``mptr``/``madj``/``mw`` the directed messages out of every task,
 ``iptr``/``iadj``/``iw`` the messages into every task.  ``task_node`` holds the node index of
-every task; ``data``/``msgs`` the words and messages on every directed link.
+every task; ``data``/``msgs`` the words and messages on every directed link.  The congestion
+functions need a net with routes and raise ValueError otherwise, or when ``data``/``msgs``/``bw``
+are shorter than the links its routes name.
 """
+
+from typing import final
 
 import numpy as np
 import numpy.typing as npt
-from typing_extensions import TypeAlias, disjoint_base
+from typing_extensions import TypeAlias
 
 #: Router coordinates: int16, int32 or int64 (torus_tree: one compiled specialisation each,
 #: cext/_topology.pxd coord_t; make_net keeps its node rows as int64).
 _Coords: TypeAlias = npt.NDArray[np.int16] | npt.NDArray[np.int32] | npt.NDArray[np.int64]
 
-@disjoint_base
+@final
 class _Net:
-    """The network between nodes (torus BFS or hop matrix); built by :func:`make_net`."""
+    """The network between nodes (torus BFS or hop matrix; routes: none, the torus's or a
+    table of every node pair's); built by :func:`make_net`."""
 
 def make_net(
     ncoords: _Coords, dims: npt.NDArray[np.int64], wrap: npt.NDArray[np.uint8],
     router_ptr: npt.NDArray[np.int64], router_nodes: npt.NDArray[np.int64], node_router: npt.NDArray[np.int64],
-    ndist: npt.NDArray[np.int32],
+    ndist: npt.NDArray[np.int32], route_ptr: npt.NDArray[np.int64] | None = None,
+    route_links: npt.NDArray[np.int64] | None = None, route_fractions: npt.NDArray[np.float64] | None = None,
 ) -> _Net: ...
 def greedy_map(
     tptr: npt.NDArray[np.int64], tadj: npt.NDArray[np.int64], tw: npt.NDArray[np.float64],

@@ -10,6 +10,7 @@ from mpitaskmap import FlatMachine, InvalidInputError, TaskGraph, TorusMachine, 
 from mpitaskmap import _graphmap
 from mpitaskmap.mappers.graph import bisection as bm
 from mpitaskmap.mappers.graph import greedy as gm
+from ring_variants import GridRing, GridRingWithRouters
 
 try:
     import pymetis  # noqa: F401
@@ -150,6 +151,18 @@ def test_processor_tree_on_a_flat_machine_uses_the_hop_matrix():
     assert t.n_domains == 7
     assert sorted(t.node[t.node >= 0].tolist()) == [0, 1, 2, 3]
     assert t.capacity[0] == 7
+
+
+def test_processor_tree_takes_the_torus_path_by_capability():
+    # a ring machine that is no TorusMachine but has a router grid and the router CSR gets the
+    # torus tree of the TorusMachine with the same routers; without the CSR, the hop-matrix tree
+    def fields(t):
+        return [a.tolist() for a in (t.children, t.node, t.capacity, t.representative)]
+
+    ring = GridRingWithRouters(6, 2, 2)
+    torus = fields(bm.processor_tree(TorusMachine(ring.router_coords, dims=[6], node_ids=ring.node_ids)))
+    assert fields(bm.processor_tree(ring)) == torus
+    assert fields(bm.processor_tree(GridRing(6, 2, 2))) != torus
 
 
 # ----------------------------------------------------------------------------- kernel

@@ -3,13 +3,16 @@
 import numpy as np
 import pytest
 
-from mpitaskmap import (FlatMachine, InvalidInputError, Mapping, TaskGraph, TorusMachine, hopper_machine,
-                        identity_mapping, map_geometric, metrics, titan_machine, torus_machine)
+from mpitaskmap import (FlatMachine, InvalidInputError, Mapping, NotApplicableError, TaskGraph, TorusMachine,
+                        hopper_machine, identity_mapping, map_geometric, metrics, titan_machine, torus_machine)
 from mpitaskmap import candidate_list
+from mpitaskmap.search.families import graph as graph_family
 from mpitaskmap.search.problem import Problem
 from mpitaskmap.search.scoring import apply
+from mpitaskmap.mappers.graph import bisection as bm
 from mpitaskmap.mappers.graph import greedy as gm
 from mpitaskmap import _graphmap
+from ring_variants import GridRing, GridRingWithRouters, RingMachine, SplitRing, assert_loads_are_a_recount
 
 
 def line_machine(n):
@@ -140,7 +143,7 @@ def test_generic_machine_uses_the_hop_matrix():
     g = TaskGraph.from_edges([0, 1, 2, 3, 4, 5], [1, 0, 3, 2, 5, 4], n_tasks=6)
     mp = gm.refine_wh(gm.map_greedy(g, m))
     assert mp.metric("weighted_hops") == 0.0  # every pair shares a node
-    with pytest.raises(InvalidInputError, match="needs static routes"):
+    with pytest.raises(InvalidInputError, match="needs routed links; 'flat' has no link model"):
         gm.refine_congestion(mp)
 
 
@@ -208,3 +211,91 @@ def test_greedy_two_phase_on_nodes_of_unequal_size():
     mp = gm.map_greedy(g, m)
     assert mp.is_permutation
     assert mp.metric("weighted_hops") < identity_mapping(g, m).metric("weighted_hops")
+
+
+# ---------------------------------------------------------------- any machine with a link model
+# The ring of tests/test_ring_network.py (a Machine subclass that only fulfils the contract:
+# hops, links, classes, routes) and its variants (tests/ring_variants.py): 6 routers of 2
+# nodes; the graph mappers reach them through hops and the route table.
+
+
+def _ring(split=False, cores=2):
+    return (SplitRing if split else RingMachine)(6, nodes_per_router=2, cores=cores)
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_umc_and_ummc_on_a_ring_lower_their_objective_and_keep_exact_loads(split):
+    ring = _ring(split, cores=3)  # 36 cores for 30 tasks: moves to free cores as well as swaps
+    rng = np.random.default_rng(1)
+    g = TaskGraph.from_edges(rng.integers(0, 30, 150), rng.integers(0, 30, 150), rng.integers(1, 6, 150), n_tasks=30)
+    start = Mapping(rng.permutation(ring.n_procs)[:30], ring, g)
+    for objective, tag in (("latency", "umc"), ("max_messages", "ummc")):
+        refined = gm.refine_congestion(start, objective=objective)
+        assert refined.method.endswith(tag) and refined.info["congestion_swaps"] > 0
+        assert np.bincount(refined.task_to_proc, minlength=ring.n_procs).max() == 1
+        assert refined.metric(objective) < start.metric(objective)
+        # the same run by hand: the kernel's incremental loads at the end are a recount
+        nn = gm.NodeNetwork(ring, routes=True)
+        task_node = nn.task_nodes(start.task_to_proc)
+        _, _, data, msgs = gm._congestion_passes(nn, g, task_node, objective, 8, 16, 2000, None)
+        assert np.array_equal(nn.task_procs(task_node), refined.task_to_proc)
+        assert_loads_are_a_recount(g, ring, nn, task_node, data, msgs)
+
+
+def test_route_mode_is_chosen_by_capability_not_class():
+    assert gm.NodeNetwork(titan_machine(8, seed=0), routes=True).routing == "torus"
+    assert gm.NodeNetwork(titan_machine(8, seed=0), routes=True, _route_table=True).routing == "table"
+    assert gm.NodeNetwork(_ring(), routes=True).routing == "table"
+    assert gm.NodeNetwork(FlatMachine([0, 1])).routing is None
+    with pytest.raises(InvalidInputError, match="'flat' has no link model"):
+        gm.NodeNetwork(FlatMachine([0, 1]), routes=True)
+    # a router grid without the router CSR in the node view is not enough for the torus path
+    assert gm.NodeNetwork(GridRing(6, 2, 2), routes=True).routing == "table"
+    # both make a machine that is no TorusMachine take the torus path; its routes are the
+    # ring's, so the kernel's loads after UMC are a recount of the ring's own routes
+    ring = GridRingWithRouters(6, 2, 2)
+    nn = gm.NodeNetwork(ring, routes=True)
+    assert nn.routing == "torus"
+    rng = np.random.default_rng(0)
+    g = TaskGraph.from_edges(rng.integers(0, 20, 80), rng.integers(0, 20, 80), rng.integers(1, 6, 80), n_tasks=20)
+    task_node = nn.task_nodes(rng.permutation(ring.n_procs)[:20])
+    _, swaps, data, msgs = gm._congestion_passes(nn, g, task_node, "latency", 8, 16, 2000, None)
+    assert swaps > 0
+    assert_loads_are_a_recount(g, ring, nn, task_node, data, msgs)
+
+
+def test_route_table_budget(monkeypatch):
+    # 12 nodes; from any node: 2 nodes 0 hops away, 4 at 1, 4 at 2, 2 at 3 -> 18 hops, 216
+    # over all 144 pairs = the single-path table's entries; the split ring's 2 opposite
+    # nodes of every node have 6 entries instead of 3 -> 216 + 12 * 2 * 3 = 288
+    assert int(_ring().node_view().hop_matrix().sum()) == 216
+    monkeypatch.setattr(gm, "MAX_ROUTE_ENTRIES", 200)
+    with pytest.raises(NotApplicableError, match="at least 216 route entries > MAX_ROUTE_ENTRIES = 200"):
+        gm.NodeNetwork(_ring(), routes=True)  # estimated from the hop matrix, before routing
+    monkeypatch.setattr(gm, "MAX_ROUTE_ENTRIES", 250)
+    assert gm.NodeNetwork(_ring(), routes=True).routing == "table"
+    with pytest.raises(NotApplicableError, match="they have 288 route entries > MAX_ROUTE_ENTRIES = 250"):
+        gm.NodeNetwork(_ring(split=True), routes=True)  # counted after routing
+    # a torus needs no table: the budget does not apply
+    monkeypatch.setattr(gm, "MAX_ROUTE_ENTRIES", 0)
+    assert gm.NodeNetwork(titan_machine(8, seed=0), routes=True).routing == "torus"
+
+
+def test_greedy_bisection_and_uwh_on_the_ring_are_optimal():
+    # a 24-task cycle on 6 routers x 4 cores: every router is full, so the cycle leaves each
+    # router's tasks at least once -> at least 6 crossings of >= 1 hop, both directions: 12
+    ring, g = _ring(), TaskGraph.stencil([24], periodic=True)
+    for mp in (gm.map_greedy(g, ring, refine=True), bm.map_bisection(g, ring),
+               gm.refine_wh(gm.map_greedy(g, ring, two_phase=False))):
+        assert mp.is_permutation and mp.metric("weighted_hops") == 12.0
+
+
+def test_graph_family_congestion_methods_need_a_link_model_only():
+    g = TaskGraph.stencil([4, 4], periodic=True)
+    ring = _ring(split=True)
+    greedy = apply(graph_family.candidate("greedy+uwh"), Problem(g, ring))
+    for method, metric in (("umc", "latency"), ("ummc", "max_messages")):
+        mp = apply(graph_family.candidate(method), Problem(g, ring))
+        assert mp.method == f"greedy+uwh+{method}" and mp.metric(metric) <= greedy.metric(metric)
+        with pytest.raises(NotApplicableError, match=f"graph {method}: .*'flat' has no link model"):
+            apply(graph_family.candidate(method), Problem(g, FlatMachine(np.arange(16) // 2)))

@@ -29,10 +29,11 @@ import numpy as np
 
 from ... import _graphmap
 from ...errors import InvalidInputError
-from ...machines import Machine, TorusMachine
+from ...machines import Machine
 from ...mapping import Mapping
 from ...graphs.taskgraph import TaskGraph
-from .greedy import MAX_SOURCES, NodeNetwork, _check_inputs, _check_max_sources, _refine_passes, _undirected
+from .greedy import (MAX_SOURCES, NodeNetwork, _check_inputs, _check_max_sources, _refine_passes, _torus_geometry,
+                     _undirected)
 
 __all__ = ["map_bisection", "processor_tree", "ProcessorTree", "PARTITIONERS", "MULTILEVEL_MIN_TASKS"]
 
@@ -79,8 +80,9 @@ def processor_tree(machine: Machine) -> ProcessorTree:
     Parameters
     ----------
     machine : Machine
-        The processors; on a :class:`~mpitaskmap.machines.TorusMachine` the router
-        coordinates are used, on any other machine the node hop matrix.
+        The processors; on a machine with torus geometry (router coordinates, ``dims``,
+        ``wrap`` and the router CSR in its node view) the router coordinates are used, on
+        any other machine the node hop matrix.
 
     Returns
     -------
@@ -112,10 +114,10 @@ def processor_tree(machine: Machine) -> ProcessorTree:
     node = np.full(2 * n - 1, -1, dtype=np.int64)
     capacity = np.zeros(2 * n - 1, dtype=np.int64)
     rep = np.zeros(2 * n - 1, dtype=np.int64)
-    if isinstance(machine, TorusMachine):
-        coords = np.ascontiguousarray(machine.router_coords[view.representative])  # one row a node, its type kept
-        _graphmap.torus_tree(coords, np.ascontiguousarray(machine.dims, dtype=np.int64),
-                             np.ascontiguousarray(machine.wrap, dtype=np.uint8), cap, children, node, capacity, rep)
+    geometry = _torus_geometry(machine, view)
+    if geometry is not None:
+        coords, dims, wrap = geometry  # one row a node, the coordinates' type kept
+        _graphmap.torus_tree(coords, dims, wrap, cap, children, node, capacity, rep)
         return ProcessorTree(children, node, capacity, rep)
     hop = view.hop_matrix()
     members = {0: np.arange(n, dtype=np.int64)}

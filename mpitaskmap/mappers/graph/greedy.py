@@ -2,10 +2,14 @@
 
 ALGORITHMS.md section 3 (Deveci, Kaya, Ucar, Catalyurek).  These mappers need only the
 task communication graph, not task coordinates, and work on any machine whose hop
-distance is known: on a :class:`~mpitaskmap.machines.TorusMachine` the network BFS runs
-over routers with early exit; on any other machine a node-to-node hop matrix is used
-(up to :data:`MAX_MATRIX_NODES` nodes).  Congestion refinement needs static routes, so it
-is available on torus/mesh machines.
+distance is known: on a machine with torus geometry (router coordinates, ``dims``, ``wrap``
+and the router CSR in its node view) the network BFS runs over routers with early exit;
+on any other machine a node-to-node hop matrix is used (up to :data:`MAX_MATRIX_NODES`
+nodes).  Congestion refinement reads the machine's routes (:meth:`Machine.routes
+<mpitaskmap.machines.Machine.routes>`, with fractions), so it works on any machine with a
+link model: on a torus its dimension-order routes are computed on the fly in the kernel;
+elsewhere the routes between every pair of nodes are tabled once (up to
+:data:`MAX_ROUTE_ENTRIES` route entries).  Both give the same result on a torus.
 
 * :func:`map_greedy` (UG) - greedy growth; nodes have capacities (cores per node);
   ``two_phase`` partitions the task graph into one part per node first.
@@ -24,8 +28,8 @@ import numpy as np
 
 from ... import _graphmap
 from ..._validate import as_index_array
-from ...errors import InvalidInputError
-from ...machines import MAX_MATRIX_NODES, Machine, TorusMachine
+from ...errors import InvalidInputError, NotApplicableError
+from ...machines import MAX_MATRIX_NODES, Machine, NodeView, Routes, as_machine
 from ...mapping import Mapping
 from ...graphs.taskgraph import TaskGraph
 
@@ -37,6 +41,7 @@ __all__ = [
     "spmv_task_graph",
     "NodeNetwork",
     "MAX_MATRIX_NODES",
+    "MAX_ROUTE_ENTRIES",
     "MAX_SOURCES",
     "CONGESTION_OBJECTIVES",
 ]
@@ -49,6 +54,61 @@ MAX_SOURCES = 16
 #: Latency(M) (UMC) and the max message count MMC (UMMC).
 CONGESTION_OBJECTIVES = ("latency", "max_messages")
 
+#: Largest route table of :func:`refine_congestion` off the torus: route entries (link,
+#: fraction) over all n_nodes**2 ordered node pairs, i.e. n_nodes**2 x the mean entries per
+#: route.  16 bytes an entry (plus 8 a node pair): at most about 1.5 GiB.  E.g. 2,048 nodes
+#: with routes of 16 entries fit.
+MAX_ROUTE_ENTRIES = 2**26
+
+
+def _torus_geometry(machine: Machine, view: NodeView):
+    """Return the torus fast path's inputs, or None when the machine has no router grid.
+
+    Capability, not class: a machine whose routers sit on a grid
+    (:attr:`~mpitaskmap.machines.Machine.has_router_grid`: ``router_coords``, ``dims``,
+    ``wrap``) and whose node view has the router CSR numbers its routers and links as
+    :mod:`mpitaskmap.machines.torus` does (router id by :func:`~mpitaskmap.machines.strides`,
+    link ``router * 2 d + 2 k + direction``, dimension-order routes) and gets the compiled
+    BFS over routers and on-the-fly routes; any other machine the hop matrix and a route
+    table.
+
+    Returns
+    -------
+    tuple or None
+        ``(node_coords, dims, wrap)``: the router coordinate of every node's representative
+        (the machine's integer type kept), int64 lengths, uint8 wrap flags.
+    """
+    if not machine.has_router_grid or view.router_ptr is None:
+        return None
+    return (np.ascontiguousarray(machine.router_coords[view.representative]),
+            np.ascontiguousarray(machine.dims, dtype=np.int64), np.ascontiguousarray(machine.wrap, dtype=np.uint8))
+
+
+def _node_route_table(machine: Machine, view: NodeView) -> Routes:
+    """Return the routes between every ordered pair of nodes, pair ``a * n_nodes + b`` (one batched call).
+
+    Routed through the nodes' representatives (routes depend only on where a node
+    attaches).  Raises NotApplicableError when the table would exceed
+    :data:`MAX_ROUTE_ENTRIES`: first estimated from the hop matrix (a route has at least
+    one entry per hop of a shortest path), then counted.  O(n_nodes**2 + entries).
+    """
+    n = view.n_nodes
+
+    def too_big(entries: int, what: str) -> NotApplicableError:
+        return NotApplicableError(
+            f"machine: congestion refinement tables the routes of all {n} x {n} node pairs; {what} {entries} "
+            f"route entries > MAX_ROUTE_ENTRIES = {MAX_ROUTE_ENTRIES} (mpitaskmap.mappers.graph.greedy)"
+        )
+
+    estimate = int(view.hop_matrix().sum(dtype=np.int64))
+    if estimate > MAX_ROUTE_ENTRIES:
+        raise too_big(estimate, "at least")
+    rep = view.representative
+    routes = machine.routes(np.repeat(rep, n), np.tile(rep, n))
+    if routes.links.size > MAX_ROUTE_ENTRIES:
+        raise too_big(int(routes.links.size), "they have")
+    return routes
+
 
 class NodeNetwork:
     """The compiled network object of the graph kernels, built from the machine's node view.
@@ -56,13 +116,20 @@ class NodeNetwork:
     The view of the machine (:meth:`~mpitaskmap.machines.Machine.node_view`: capacities,
     processors per node, router CSR on a torus, node hop matrix elsewhere) lives in the
     machine layer; this class hands it to ``_graphmap.make_net`` (torus BFS over routers
-    on a :class:`~mpitaskmap.machines.TorusMachine`, the hop matrix on any other machine)
-    and places the tasks of every node on that node's processors.
+    on a machine with torus geometry, the hop matrix on any other machine; routes on the
+    fly on a torus, else a route table when asked) and places the tasks of every node on
+    that node's processors.
 
     Parameters
     ----------
     machine : Machine
         The processors.
+    routes : bool, optional
+        Give the kernel the machine's routes (:func:`refine_congestion`).  Free on a torus;
+        elsewhere the route table of every node pair is built (:data:`MAX_ROUTE_ENTRIES`).
+    _route_table : bool, optional
+        Private switch for tests and benchmarks: table the routes even on a torus (the
+        distances and BFS stay the torus's), to compare the two route modes.
 
     Attributes
     ----------
@@ -71,31 +138,45 @@ class NodeNetwork:
     nodes, capacity, proc_ptr, procs
         The view's arrays (see :class:`~mpitaskmap.machines.NodeView`).
     net : object
-        The compiled network object (torus BFS or hop matrix).
+        The compiled network object.
+    routing : {"torus", "table"} or None
+        Where the kernel's routes come from; None: no routes (hops only).
 
     Raises
     ------
     InvalidInputError
-        For a non-torus machine with more than :data:`MAX_MATRIX_NODES` nodes.
+        With ``routes`` on a machine without a link model.
+    NotApplicableError
+        For a machine without torus geometry and more than :data:`MAX_MATRIX_NODES`
+        nodes, or with ``routes`` a route table over :data:`MAX_ROUTE_ENTRIES`.
     """
 
-    def __init__(self, machine: Machine) -> None:
+    def __init__(self, machine: Machine, *, routes: bool = False, _route_table: bool = False) -> None:
         self.machine = machine
         view = machine.node_view()
         self.view = view
         self.nodes, self.capacity, self.procs, self.proc_ptr = view.nodes, view.capacity, view.procs, view.proc_ptr
-        if isinstance(machine, TorusMachine):  # the view has the router CSR
-            ncoords = np.ascontiguousarray(machine.router_coords[view.representative], dtype=np.int64)
+        if routes and not machine.has_link_model:
+            raise InvalidInputError(
+                f"machine: congestion refinement needs routed links; {machine.name!r} has no link model"
+            )
+        geometry = _torus_geometry(machine, view)
+        table: tuple = ()
+        if routes and (geometry is None or _route_table):
+            table = tuple(_node_route_table(machine, view))
+        self.routing = "table" if table else "torus" if geometry is not None else None
+        if geometry is not None:
+            coords, dims, wrap = geometry
             self.net = _graphmap.make_net(
-                ncoords, machine.dims, machine.wrap, view.router_ptr, view.router_nodes, view.node_router,
-                np.zeros((0, 0), dtype=np.int32),
+                coords.astype(np.int64), dims, wrap, view.router_ptr, view.router_nodes, view.node_router,
+                np.zeros((0, 0), dtype=np.int32), *table,
             )
         else:
             n = view.n_nodes
             self.net = _graphmap.make_net(
                 np.zeros((n, 1), dtype=np.int64), np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.uint8),
                 np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(n, dtype=np.int64),
-                view.hop_matrix(),
+                view.hop_matrix(), *table,
             )
 
     @property
@@ -140,8 +221,7 @@ def _check_max_sources(max_sources) -> int:
 def _check_inputs(graph: TaskGraph, machine: Machine) -> None:
     if not isinstance(graph, TaskGraph):
         raise InvalidInputError(f"graph: expected a TaskGraph; got {type(graph).__name__}")
-    if not isinstance(machine, Machine):
-        raise InvalidInputError(f"machine: expected a Machine; got {type(machine).__name__}")
+    as_machine(machine, "machine")
     if graph.n_tasks > machine.n_procs:
         raise InvalidInputError(
             f"graph: {graph.n_tasks} tasks do not fit on {machine.n_procs} processors "
@@ -526,7 +606,8 @@ def refine_congestion(
     Parameters
     ----------
     mapping : Mapping
-        Start mapping on a :class:`~mpitaskmap.machines.TorusMachine`, with its task graph.
+        Start mapping, with its task graph, on a machine with a link model
+        (:attr:`~mpitaskmap.machines.Machine.has_link_model`).
     objective : {"latency", "max_messages"}, optional
         Latency(M) = max Data(e)/bw(e) (UMC, default) or the max message count (UMMC).
     delta : int, optional
@@ -546,54 +627,81 @@ def refine_congestion(
     Raises
     ------
     InvalidInputError
-        On a machine without static routes or an unknown objective.
+        On a machine without a link model or an unknown objective.
+    NotApplicableError
+        Off the torus, when the route table of all node pairs would exceed
+        :data:`MAX_ROUTE_ENTRIES` entries (or the node hop matrix :data:`MAX_MATRIX_NODES`
+        nodes).
 
     Notes
     -----
     Each iteration finds the hottest link, the tasks whose messages cross it, and for
     each (heaviest first) the swap or move to a nearby node that lowers that link without
     any touched link reaching the old maximum, choosing the smallest WH increase.  Link
-    loads are updated incrementally (only the moved tasks' routes), never recomputed.
+    loads are updated incrementally (only the moved tasks' routes), never recomputed.  A
+    message of ``w`` words adds ``w`` times a link's route fraction to its Data(e) and 1 to
+    its Congestion(e), as :meth:`Machine.link_loads <mpitaskmap.machines.Machine.link_loads>`
+    counts them.  On a torus the routes are computed on the fly; on any other machine the
+    routes between all node pairs are tabled first, O(n_nodes**2 + route entries) time and
+    memory.
+
+    Examples
+    --------
+    >>> from mpitaskmap import torus_machine
+    >>> from mpitaskmap.mapping import identity_mapping
+    >>> g = TaskGraph.from_edges([0, 2], [1, 3], n_tasks=4)  # 0 -> 1 and 2 -> 3 share link 1 -> 2
+    >>> m = torus_machine([4], wrap=False)
+    >>> start = Mapping([0, 2, 1, 3], m, g)
+    >>> start.metric("max_messages"), refine_congestion(start, objective="max_messages").metric("max_messages")
+    (2, 1)
     """
     graph = _graph_of(mapping)
     if objective not in CONGESTION_OBJECTIVES:
         raise InvalidInputError(f"objective: unknown {objective!r}; valid: {list(CONGESTION_OBJECTIVES)}")
-    if not isinstance(mapping.machine, TorusMachine):
-        raise InvalidInputError(
-            f"mapping: congestion refinement needs static routes (a TorusMachine); got {type(mapping.machine).__name__}"
-        )
     t0 = time.perf_counter()
     machine = mapping.machine
-    nn = NodeNetwork(machine)
+    nn = NodeNetwork(machine, routes=True)
+    task_node = nn.task_nodes(mapping.task_to_proc)
+    it, swaps, _, _ = _congestion_passes(nn, graph, task_node, objective, int(delta), int(max_candidates),
+                                         int(max_iter), progress)
+    info = dict(mapping.info, congestion_iterations=int(it), congestion_swaps=int(swaps),
+                congestion_seconds=time.perf_counter() - t0)
+    tag = "umc" if objective == "latency" else "ummc"
+    return Mapping(nn.task_procs(task_node), machine, graph, method=f"{mapping.method}+{tag}", info=info)
+
+
+def _congestion_passes(nn: NodeNetwork, graph: TaskGraph, task_node: np.ndarray, objective: str, delta: int,
+                       max_candidates: int, max_iter: int, progress) -> tuple:
+    """Run the UMC/UMMC kernel on ``task_node`` in place; return (iterations, swaps, data, msgs).
+
+    ``data``/``msgs`` are the kernel's incrementally kept Data(e) and Congestion(e) at the
+    end (tests compare them with a recount).  Iterations run in chunks to report progress:
+    each depends only on ``task_node`` and the loads, so this is the same computation as
+    one call.
+    """
+    machine = nn.machine
     tptr, tadj, tw = _undirected(graph)
     mptr, madj, mw = graph.indptr.astype(np.int64), graph.indices.astype(np.int64), graph.weights
     iptr, iadj, iw = _incoming(graph)
-    task_node = nn.task_nodes(mapping.task_to_proc)
     data = np.zeros(machine.n_links)
     msgs = np.zeros(machine.n_links, dtype=np.int64)
     _graphmap.link_loads_nodes(mptr, madj, mw, task_node, nn.net, data, msgs)
     bw = machine.link_bandwidths()
-    # iterations in chunks (each iteration depends only on task_node and the loads, so this is
-    # the same computation as one call) to report progress
     it = swaps = 0
-    chunk = max(1, int(max_iter) // 50)
+    chunk = max(1, max_iter // 50)
     while it < max_iter:
-        n = min(chunk, int(max_iter) - it)
         done_it, done_swaps = _graphmap.refine_congestion(
             mptr, madj, mw, iptr, iadj, iw, tptr, tadj, tw, nn.capacity, nn.net, bw,
-            0 if objective == "latency" else 1, int(delta), int(max_candidates), n, task_node, data, msgs,
+            0 if objective == "latency" else 1, delta, max_candidates, min(chunk, max_iter - it), task_node, data, msgs,
         )
         it += int(done_it)
         swaps += int(done_swaps)
         stopped = done_swaps < done_it
         if progress is not None:
-            progress(int(max_iter) if stopped else it, int(max_iter))
+            progress(max_iter if stopped else it, max_iter)
         if stopped:
             break
-    info = dict(mapping.info, congestion_iterations=int(it), congestion_swaps=int(swaps),
-                congestion_seconds=time.perf_counter() - t0)
-    tag = "umc" if objective == "latency" else "ummc"
-    return Mapping(nn.task_procs(task_node), machine, graph, method=f"{mapping.method}+{tag}", info=info)
+    return it, swaps, data, msgs
 
 
 def spmv_task_graph(matrix, row_parts) -> TaskGraph:

@@ -4,8 +4,9 @@ Methods (:data:`METHODS`): ``greedy`` (UG alone), ``greedy+uwh`` (UG then weight
 refinement), ``geometric+uwh`` (the FZ geometric mapping refined; needs task
 coordinates), ``identity+uwh`` (the application's own order refined: partitioners often
 number parts locally), ``umc`` and ``ummc`` (greedy+uwh, then congestion refinement of
-Latency(M) or of the max message count; torus machines), ``bisection`` (dual recursive
-bisection of tasks and processors, then UWH: :func:`~mpitaskmap.mappers.graph.bisection.map_bisection`).
+Latency(M) or of the max message count; machines with a link model), ``bisection`` (dual
+recursive bisection of tasks and processors, then UWH:
+:func:`~mpitaskmap.mappers.graph.bisection.map_bisection`).
 
 The family's search candidates are ``greedy+uwh``, ``bisection``, ``geometric+uwh`` (with
 coordinates) and ``identity+uwh``, in this order.
@@ -16,7 +17,6 @@ from __future__ import annotations
 from typing import Callable
 
 from ...errors import NotApplicableError
-from ...machines import TorusMachine
 from ...mappers.graph.bisection import map_bisection
 from ...mappers.geometric.mapper import map_geometric
 from ...mappers.graph.greedy import map_greedy, refine_congestion, refine_wh
@@ -76,17 +76,18 @@ def apply(candidate: Candidate, problem: Problem, *, progress: Callable | None =
     Raises
     ------
     NotApplicableError
-        geometric+uwh without task coordinates; umc/ummc on a machine without static
-        routes.
+        geometric+uwh without task coordinates; umc/ummc on a machine without a link
+        model, or off the torus with too many nodes for the route table
+        (:data:`~mpitaskmap.mappers.graph.greedy.MAX_ROUTE_ENTRIES`).
     """
     g, m, method = problem.graph, problem.machine, candidate.method
     delta = candidate.option("delta", 8)
     if method == "greedy":
         return map_greedy(g, m, delta=delta)
     if method in ("greedy+uwh", "umc", "ummc"):
-        if method != "greedy+uwh" and not isinstance(m, TorusMachine):
-            raise NotApplicableError(f"graph {method}: congestion refinement needs a torus machine; "
-                                     f"got {type(m).__name__}")
+        if method != "greedy+uwh" and not m.has_link_model:
+            raise NotApplicableError(f"graph {method}: congestion refinement needs routed links; "
+                                     f"machine {m.name!r} has no link model")
         start = map_greedy(g, m, refine=True, delta=delta, progress=progress)
         if method == "greedy+uwh":
             return start
