@@ -7,7 +7,7 @@ import pytest
 from mpitaskmap import TaskGraph, torus_machine
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.sim.fluid import (CM02, NETWORK_MODELS, SMPI, NetworkModel, exchange_messages, fluid_exchange)
-from mpitaskmap.machines import FlatMachine
+from mpitaskmap.machines import FlatMachine, Machine, Routes
 from mpitaskmap.mapping import Mapping
 from mpitaskmap.sim.simgrid import simgrid_missing
 
@@ -224,10 +224,93 @@ def test_models_and_bad_input():
         fluid_exchange(g, m, [0, 1], link_latency=1e-7, bandwidth_unit="Gbps")
     with pytest.raises(InvalidInputError, match="task_to_proc"):
         fluid_exchange(g, m, [0, 9], link_latency=1e-7)
-    from mpitaskmap.machines.percs import PercsMachine
+    with pytest.raises(InvalidInputError, match="machine: expected a Machine; got str"):
+        fluid_exchange(g, "torus 4", [0, 1], link_latency=1e-7)
 
-    with pytest.raises(InvalidInputError, match="replays TorusMachine and FlatMachine"):
-        fluid_exchange(g, PercsMachine(1, 1), [0, 1], link_latency=1e-7)
+
+class TwoPaths(Machine):
+    """Three single-processor nodes.  Node 0 sends to node 1 over two parallel links, 3/4 of
+    its traffic on link 0 and 1/4 on link 1 (back over links 2 and 3 alike); node 2 reaches
+    node 1 over link 0 alone, and node 1 reaches node 2 over link 4."""
+
+    name = "two paths"
+    TABLE = {(0, 1): ([0, 1], [0.75, 0.25]), (1, 0): ([2, 3], [0.75, 0.25]), (2, 1): ([0], [1.0]),
+             (1, 2): ([4], [1.0])}
+
+    def __init__(self, bandwidths):
+        super().__init__(3)
+        self.bandwidths = np.asarray(bandwidths, dtype=np.float64)
+
+    def hops(self, src, dst):
+        src, dst = self._checked_pairs(src, dst)
+        return (src != dst).astype(np.int64)
+
+    def geometric_coords(self):
+        return np.arange(3.0)[:, None]
+
+    @property
+    def n_links(self):
+        return 5
+
+    def link_bandwidths(self):
+        return self.bandwidths
+
+    def link_classes(self):
+        return np.array([0, 0, 0, 0, 0]), ("wire",)
+
+    def routes(self, src, dst):
+        src, dst = self._checked_pairs(src, dst)
+        rows = [self.TABLE[a, b] if a != b else ([], []) for a, b in zip(src.tolist(), dst.tolist())]
+        indptr = np.cumsum([0] + [len(links) for links, _ in rows])
+        links = [l for ls, _ in rows for l in ls]
+        fractions = [f for _, fs in rows for f in fs]
+        return Routes(indptr, np.array(links, dtype=np.int64), np.array(fractions, dtype=np.float64))
+
+
+def test_a_split_route_is_one_flow_taking_its_fraction_of_each_link():
+    # 1000 bytes 0 -> 1, link 0 at 1 GB/s and link 1 at 0.2 GB/s: the rate x is bounded by
+    # 0.75 x <= 1 GB/s and 0.25 x <= 0.2 GB/s, so x = 0.8 GB/s; the route's latency is
+    # 0.75 L + 0.25 L = L (not 2 L: the message crosses one of the two links)
+    m = TwoPaths([1.0, 0.2, 1.0, 1.0, 1.0])
+    g = graph_of([(0, 1, 1000.0)], 3)
+    r = fluid_exchange(g, m, [0, 1, 2], link_latency=1e-7, model=PLAIN)
+    assert r.seconds == pytest.approx(1e-7 + 1000 / 0.8e9, rel=1e-12)
+
+
+def test_a_split_route_shares_by_its_fractions_and_its_penalty_weighs_them():
+    # latency 0, weight_s w: the split flow A (0 -> 1) has penalty w (0.75 / W + 0.25 / (W/2))
+    # = 1.25 w / W, flow B (2 -> 1, link 0 only) w / W.  Link 0 fills first:
+    # 0.75 lambda / 1.25 + lambda = W gives lambda = 0.625 W, x_A = 0.5 W, x_B = 0.625 W.  B's
+    # 1000 bytes end at 1600 / W; A has 200 left, alone at 4/3 W (0.75 x <= W): 150 / W more
+    m = TwoPaths([1.0, 0.5, 1.0, 1.0, 1.0])
+    g = graph_of([(0, 1, 1000.0), (2, 1, 1000.0)], 3)
+    r = fluid_exchange(g, m, [0, 1, 2], link_latency=0.0, model=NetworkModel("w", weight_s=1000.0, crosstraffic=0.0))
+    np.testing.assert_allclose(r.finish, [1750 / W, 1600 / W], rtol=1e-12)
+
+
+def test_a_split_routes_cross_traffic_takes_its_fractions_of_the_reverse_route():
+    # 0 -> 1 and 1 -> 0 at once: link 0 carries 0.75 x of one flow and 0.05 x 0.75 x of the
+    # other's acknowledgements, so x = W / (0.75 (1 + c))
+    c = 0.05
+    m = TwoPaths([1.0] * 5)
+    g = graph_of([(0, 1, 1000.0), (1, 0, 1000.0)], 3)
+    r = fluid_exchange(g, m, [0, 1, 2], link_latency=0.0, model=NetworkModel("c", 1.0, c))
+    np.testing.assert_allclose(r.finish, [1000 * 0.75 * (1 + c) / W] * 2, rtol=1e-12)
+
+
+def test_a_percs_exchange_lasts_at_least_its_busiest_links_load():
+    # PERCS stripes every message over several links; with plain max-min and no factors the
+    # step cannot end before any link has carried its Data(e) (the contract's link loads)
+    from mpitaskmap.machines.percs import PercsMachine
+    from mpitaskmap.metrics import link_loads
+
+    m = PercsMachine(2, 1)
+    g = TaskGraph.stencil([8, 8], periodic=True, weight=4096.0)
+    ttp = np.random.default_rng(3).permutation(m.n_procs)[:g.n_tasks]
+    r = fluid_exchange(g, m, ttp, link_latency=1e-7, model=PLAIN)
+    loads = link_loads(g, m, ttp)
+    assert r.complete and r.src.size > 0
+    assert r.seconds >= (loads.data / (loads.bandwidth * 1e9)).max()
 
 
 @needs_simgrid

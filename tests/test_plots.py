@@ -50,7 +50,7 @@ def test_missing_matplotlib_names_the_plot_extra(monkeypatch, pair):
         plots.plot_hop_histogram(pair)
 
 
-def test_link_load_bars_are_the_per_direction_maxima(tmp_path, pair):
+def test_link_load_bars_are_the_per_class_maxima(tmp_path, pair):
     pytest.importorskip("matplotlib")
     from mpitaskmap.viz.plots import plot_link_loads
 
@@ -61,13 +61,13 @@ def test_link_load_bars_are_the_per_direction_maxima(tmp_path, pair):
     data_ax, lat_ax = fig.axes
     assert [t.get_text() for t in data_ax.get_xticklabels()] == ["X+", "X-", "Y+", "Y-", "Z+", "Z-"]
     for k, (label, m) in enumerate(pair.items()):
-        rec = link_loads(m.graph, m.machine, m.task_to_proc).by_direction()
+        rec = link_loads(m.graph, m.machine, m.task_to_proc).by_class()
         bars = data_ax.containers[k]
         assert [b.get_height() for b in bars] == [r["max_data"] for r in rec]
         assert [b.get_height() for b in lat_ax.containers[k]] == pytest.approx([r["max_latency"] for r in rec])
         assert data_ax.get_legend().get_texts()[k].get_text().startswith(label)
     assert "Data" in data_ax.get_title() and "bandwidth" in lat_ax.get_title()
-    assert "per GB/s" in lat_ax.get_ylabel()
+    assert "per GB/s" in lat_ax.get_ylabel() and data_ax.get_xlabel() == "link class"
 
 
 def test_hop_histogram_shares(tmp_path, pair):
@@ -164,5 +164,25 @@ def test_percs_link_classes_plot(tmp_path):
     from mpitaskmap.viz.plots import plot_link_loads
 
     graph = TaskGraph.stencil([16, 16])
-    fig = plot_link_loads(identity_mapping(graph, PercsMachine(2, 1)), tmp_path / "p.png")
+    mapping = identity_mapping(graph, PercsMachine(2, 1))
+    fig = plot_link_loads(mapping, tmp_path / "p.png")
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["LL", "LR", "D"]
+    rec = link_loads(graph, mapping.machine, mapping.task_to_proc).by_class()
+    assert [b.get_height() for b in fig.axes[0].containers[0]] == [r["max_data"] for r in rec]
+    assert [r["link"] for r in rec] == ["LL", "LR", "D"] and min(r["max_data"] for r in rec) > 0
+
+
+def test_plot_subcommand_draws_the_kinds_that_apply_to_the_machine(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    # PERCS has links but no router grid: by default the link plot and the hop histogram
+    prefix = tmp_path / "percs"
+    status = main(["plot", "-m", "percs:ns=2,nd=1", "-t", "stencil2d:16x16", "--methods", "identity", "-o",
+                   str(prefix), "--dpi", "40"])
+    _, err = capsys.readouterr()
+    assert status == 0 and "allocation" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["percs_hops.png", "percs_links.png"]
+    # asked for, the allocation plot says why it does not apply
+    status = main(["plot", "-m", "percs:ns=2,nd=1", "-t", "stencil2d:16x16", "--methods", "identity", "--kind",
+                   "allocation", "-o", str(tmp_path / "a.png")])
+    _, err = capsys.readouterr()
+    assert status == 1 and "needs router coordinates" in err

@@ -135,3 +135,14 @@ def test_bottleneck_ties_go_to_the_class_listed_last():
     loads = LinkLoads(np.array([1.0, 2.0, 1.0]), np.array([1, 1, 1]), np.array([1.0, 1.0, 1.0]),
                       np.array([0, 1, 2]), ("LL", "LR", "D"))
     assert loads.bottleneck() == "LR"
+
+
+def test_routers_default_to_one_per_node_and_the_torus_shares_them():
+    # the base: router = the node's index in the node view (node ids 2 and 7 -> routers 0 and 1)
+    flat = FlatMachine([7, 2, 7, 2, 2])
+    assert flat.router_ids().tolist() == [1, 0, 1, 0, 0] and flat.n_routers == 2
+    flat.router_ids()[0] = 5  # a new array on every call: the cached node view is untouched
+    assert flat.router_ids()[0] == 1
+    # a torus overrides both: two nodes on each of the 4 routers of the whole ring, 2 allocated
+    torus = TorusMachine([[3], [3], [1]], dims=[4], node_ids=[0, 1, 2])
+    assert torus.router_ids().tolist() == [3, 3, 1] and torus.n_routers == 4

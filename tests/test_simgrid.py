@@ -140,7 +140,7 @@ def test_torus_link_id_reads_explicit_names_only():
 
 # -- platforms: bad input ------------------------------------------------------------------------
 class OddMachine(Machine):
-    """A machine kind SimGrid's platform writer does not know (all hops 1)."""
+    """A machine kind without links (all hops 1): node links only, as a flat machine."""
 
     def hops(self, src, dst):
         return (np.asarray(src) != np.asarray(dst)).astype(np.int64)
@@ -150,10 +150,8 @@ class OddMachine(Machine):
 
 
 def test_bad_input_names_why():
-    with pytest.raises(InvalidInputError, match="unknown machine kind OddMachine"):
-        platform_xml(OddMachine(4), link_latency=1e-6)
-    with pytest.raises(InvalidInputError, match="SimGrid cannot express a PercsMachine: a PERCS network stripes"):
-        platform_xml(PercsMachine(1, 1), link_latency=1e-6)
+    with pytest.raises(InvalidInputError, match="machine: expected a Machine; got list"):
+        platform_xml([[0, 0]], link_latency=1e-6)
     mesh = torus_machine([3, 3], wrap=False)
     with pytest.raises(InvalidInputError, match="cluster form does not apply: a mesh dimension"):
         platform_xml(mesh, link_latency=1e-6, hosts="n%d", form="cluster")
@@ -169,6 +167,72 @@ def test_bad_input_names_why():
         platform_xml(mesh, link_latency=1e-6, node_pairs=[[0, 1], [9, 0]])
     with pytest.raises(InvalidInputError, match="more than MAX_ALL_PAIRS_NODES=1024; pass node_pairs"):
         platform_xml(torus_machine([11, 11, 11]), link_latency=1e-6)
+
+
+def test_a_machine_without_links_gets_node_links_like_a_flat_machine():
+    # decided by has_link_model, not by the class: the same platform as FlatMachine's, both forms
+    odd, flat = OddMachine(4, node_ids=[0, 0, 1, 3]), FlatMachine([0, 0, 1, 3])
+    for hosts in ("n%d", None):
+        assert platform_xml(odd, link_latency=1e-6, hosts=hosts) == platform_xml(flat, link_latency=1e-6, hosts=hosts)
+    hosts, links, routes = parse(platform_xml(odd, link_latency=1e-6, node_link=(2.0, 3e-7)))
+    assert hosts == {"nid00000": 2, "nid00001": 1, "nid00003": 1}
+    assert routes["nid00001", "nid00003"] == ["nid00001_up", "nid00003_down"] and links["nid00001_up"] == (2e9, 3e-7)
+
+
+def _single_path_pairs(machine):
+    """Ordered pairs of distinct node ids whose route does not split, and the routes of all pairs."""
+    view = machine.node_view()
+    a, b = np.meshgrid(view.nodes, view.nodes, indexing="ij")
+    keep = a != b
+    a, b = a[keep], b[keep]
+    r = machine.routes(view.representative[a], view.representative[b])
+    pair = np.repeat(np.arange(a.size), np.diff(r.indptr))
+    split = np.bincount(pair, weights=r.fractions < 1.0, minlength=a.size) > 0
+    return np.stack([a[~split], b[~split]], axis=1), split
+
+
+def test_split_routes_are_refused_and_single_path_pairs_are_written_link_for_link():
+    percs = PercsMachine(2, 1)
+    single, split = _single_path_pairs(percs)
+    assert split.any() and single.size  # PERCS stripes inside a supernode, not over its one D link
+    # every pair: the first that splits is named (pairs are declared in node order: 0 -> 1)
+    with pytest.raises(InvalidInputError, match=r"SimGrid follows one route per host pair, but 'percs.*' splits the "
+                                                r"traffic of node 0 \(nid00000\) -> node 1 \(nid00001\) over several paths"):
+        platform_xml(percs, link_latency=1e-6)
+    with pytest.raises(InvalidInputError, match="cluster form does not apply: 'percs.*' has no torus grid of routers"):
+        platform_xml(percs, link_latency=1e-6, hosts="n%d", form="cluster")
+    # a subset of single-path pairs: their routes link for link, named and sized by the contract
+    pairs = single[:: max(1, len(single) // 40)]
+    hosts, links, routes = parse(platform_xml(percs, link_latency=2e-6, node_pairs=pairs))
+    names, bw, view = host_names(percs), percs.link_bandwidths(), percs.node_view()
+    for u, v in pairs.tolist():
+        route = percs.routes([view.representative[u]], [view.representative[v]]).links.tolist()
+        assert routes[names[u], names[v]] == [percs.link_name(l) for l in route]
+        assert all(links[percs.link_name(l)] == (bw[l] * GB, 2e-6) for l in route)
+    assert len(routes) == len(pairs) + len(hosts)  # and one loopback per host
+
+
+class Renamed(TorusMachine):
+    """Two routers of a mesh, one link each way (0: X+ from router 0, 3: X- from router 1),
+    named by ``rename(link)``."""
+
+    def __init__(self, rename):
+        super().__init__([[0], [1]], dims=[2], wrap=False)
+        self.rename = rename
+
+    def link_names(self, links):
+        return [self.rename(int(link)) for link in links]
+
+
+def test_link_names_come_from_the_machine_and_must_be_simgrid_ids():
+    hosts, links, routes = parse(platform_xml(Renamed(lambda l: f"wire {l} -> far"), link_latency=1e-6))
+    assert routes["nid00000", "nid00001"] == ["wire 0 -> far"] and routes["nid00001", "nid00000"] == ["wire 3 -> far"]
+    with pytest.raises(InvalidInputError, match=r"names link 0 'a\\tb', not a SimGrid link id"):
+        platform_xml(Renamed(lambda l: "a\tb"), link_latency=1e-6)
+    with pytest.raises(InvalidInputError, match="names links 0 and 3 both 'same'"):
+        platform_xml(Renamed(lambda l: "same"), link_latency=1e-6)
+    with pytest.raises(InvalidInputError, match="is named 'nid00000_loopback', the name of a node link"):
+        platform_xml(Renamed(lambda l: "nid00000_loopback" if l == 0 else "x"), link_latency=1e-6)
 
 
 # -- the SMPI hostfile ------------------------------------------------------------------------------
@@ -188,55 +252,7 @@ def test_smpi_hostfile_lines_are_the_platform_hosts_and_read_back():
     assert MAP_FORMATS["smpi_hostfile"] == (write_smpi_hostfile, read_smpi_hostfile)
 
 
-# -- SMPI: pings between every pair of hosts -----------------------------------------------------------
-PING_ALL_PAIRS = r"""
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-/* For every pair i < j: i sends, j replies; i records the round trip.  Both receives are
-   posted before the barrier, so neither transfer waits for a late receiver. */
-int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  int rank, n; MPI_Comm_rank(MPI_COMM_WORLD, &rank); MPI_Comm_size(MPI_COMM_WORLD, &n);
-  int bytes = atoi(argv[1]);
-  char *buf = calloc(bytes > 0 ? bytes : 1, 1), *back = calloc(bytes > 0 ? bytes : 1, 1);
-  double *rt = calloc((size_t)n * n, sizeof(double)), *all = calloc((size_t)n * n, sizeof(double));
-  for (int i = 0; i < n; i++)
-    for (int j = i + 1; j < n; j++) {
-      MPI_Request req = MPI_REQUEST_NULL;
-      if (rank == i) MPI_Irecv(back, bytes, MPI_CHAR, j, 1, MPI_COMM_WORLD, &req);
-      if (rank == j) MPI_Irecv(buf, bytes, MPI_CHAR, i, 0, MPI_COMM_WORLD, &req);
-      MPI_Barrier(MPI_COMM_WORLD);
-      if (rank == i) {
-        double t0 = MPI_Wtime();
-        MPI_Send(buf, bytes, MPI_CHAR, j, 0, MPI_COMM_WORLD);
-        MPI_Wait(&req, MPI_STATUS_IGNORE);
-        rt[i * n + j] = MPI_Wtime() - t0;
-      } else if (rank == j) {
-        MPI_Wait(&req, MPI_STATUS_IGNORE);
-        MPI_Send(buf, bytes, MPI_CHAR, i, 1, MPI_COMM_WORLD);
-      }
-    }
-  MPI_Reduce(rt, all, n * n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (rank == 0)
-    for (int i = 0; i < n; i++)
-      for (int j = i + 1; j < n; j++) printf("%d %d %.12e\n", i, j, all[i * n + j]);
-  MPI_Finalize();
-  return 0;
-}
-"""
-
-
-@pytest.fixture(scope="module")
-def ping_program(tmp_path_factory):
-    if simgrid_missing():
-        pytest.skip(simgrid_missing())
-    d = tmp_path_factory.mktemp("ping")
-    (d / "ping.c").write_text(PING_ALL_PAIRS)
-    subprocess.run(["smpicc", "-O1", "ping.c", "-o", "ping"], cwd=d, check=True, capture_output=True)
-    return d / "ping"
-
-
+# -- SMPI: pings between every pair of hosts (the smpi_ping fixture of conftest.py) ----------------------
 def round_trips(program, machine, tmp_path, n_bytes, config, hosts=None):
     (tmp_path / "p.xml").write_text(platform_xml(machine, link_latency=1e-6, hosts=hosts))
     write_smpi_hostfile(Mapping(np.arange(machine.n_procs), machine), tmp_path / "hosts", hosts=hosts)
@@ -257,12 +273,12 @@ def one_way(machine, p, q, n_bytes, latency=1e-6):
 
 @needs_smpi
 @pytest.mark.parametrize("wrap", [False, True], ids=["mesh", "torus"])
-def test_smpi_pings_follow_our_hops_and_our_routes(ping_program, tmp_path, wrap):
+def test_smpi_pings_follow_our_hops_and_our_routes(smpi_ping, tmp_path, wrap):
     # 4 x 3, X link 1 -> 2 at half bandwidth, Y at 2 GB/s: a route that differs from ours
     # (through another X link, or X after Y) would show another bandwidth term
     machine = torus_machine([4, 3], wrap=wrap, bandwidth=[[1.0, 0.5, 1.0, 1.0], 2.0])
     cfg = SMPI_DETERMINISTIC + SMPI_UNIT_FACTORS
-    empty = round_trips(ping_program, machine, tmp_path, 0, cfg)
+    empty = round_trips(smpi_ping, machine, tmp_path, 0, cfg)
     hops = {pair: int(machine.hops([pair[0]], [pair[1]])[0]) for pair in empty}
     # zero bytes: latency only, 2 x hops x 1 us (SMPI adds tens of ns per message: its
     # envelope crossing the route), so equal hops give equal times and more hops longer ones
@@ -272,30 +288,30 @@ def test_smpi_pings_follow_our_hops_and_our_routes(ping_program, tmp_path, wrap)
     for h, h_next in zip(levels, levels[1:]):
         assert max(t for p, t in empty.items() if hops[p] == h) < min(t for p, t in empty.items() if hops[p] == h_next)
     # 1 MB: latency + size / the narrowest link of our route, each way
-    big = round_trips(ping_program, machine, tmp_path, 10**6, cfg)
+    big = round_trips(smpi_ping, machine, tmp_path, 10**6, cfg)
     for (i, j), t in big.items():
         assert t == pytest.approx(one_way(machine, i, j, 10**6) + one_way(machine, j, i, 10**6), rel=1e-4), (i, j)
     assert max(big.values()) > 4.0e-3  # some routes cross the 0.5 GB/s link (2 ms each way)
 
 
 @needs_smpi
-def test_smpi_torus_cluster_places_host_i_at_our_router_i(ping_program, tmp_path):
+def test_smpi_torus_cluster_places_host_i_at_our_router_i(smpi_ping, tmp_path):
     machine = torus_machine([4, 3])
     assert 'topology="TORUS"' in platform_xml(machine, link_latency=1e-6, hosts="n%d")
-    empty = round_trips(ping_program, machine, tmp_path, 0, SMPI_DETERMINISTIC + SMPI_UNIT_FACTORS, hosts="n%d")
+    empty = round_trips(smpi_ping, machine, tmp_path, 0, SMPI_DETERMINISTIC + SMPI_UNIT_FACTORS, hosts="n%d")
     for (i, j), t in empty.items():
         assert t == pytest.approx(2 * int(machine.hops([i], [j])[0]) * 1e-6, abs=1.5e-7), (i, j)
 
 
 @needs_smpi
-def test_smpi_one_link_hand_checked(ping_program, tmp_path):
+def test_smpi_one_link_hand_checked(smpi_ping, tmp_path):
     # two nodes on neighbouring routers, 1 link of 1 GB/s and 1 us: 1 MB takes 1 us + 1 ms each way
     machine = torus_machine([2], wrap=False)
-    exact = round_trips(ping_program, machine, tmp_path, 10**6, SMPI_DETERMINISTIC + SMPI_UNIT_FACTORS)
+    exact = round_trips(smpi_ping, machine, tmp_path, 10**6, SMPI_DETERMINISTIC + SMPI_UNIT_FACTORS)
     assert exact[0, 1] == pytest.approx(2 * (1e-6 + 1e-3 + SMPI_MESSAGE_OVERHEAD), rel=1e-9)
     assert exact[0, 1] == pytest.approx(2 * (1e-6 + 1e-3), rel=1e-4)
     # SMPI's default factors (bandwidth x 0.93-ish for large messages, latency x 1-3) slow it down
-    default = round_trips(ping_program, machine, tmp_path, 10**6, SMPI_DETERMINISTIC)
+    default = round_trips(smpi_ping, machine, tmp_path, 10**6, SMPI_DETERMINISTIC)
     assert 2.002e-3 < default[0, 1] < 2.002e-3 / 0.9
 
 
@@ -333,8 +349,31 @@ def test_replay_uses_the_links_our_link_loads_count():
     assert sorted(sim.link_ids.tolist()) == np.flatnonzero(loads.messages).tolist()
     # the busiest link bounds the step from below: its bytes over its bandwidth
     assert sim.seconds >= (loads.data * 1e5 / (loads.bandwidth * GB)).max()
-    util = sim.torus_utilisation(machine.n_links)
+    util = sim.network_utilisation(machine.n_links)
     assert util.shape == (machine.n_links,) and util.max() <= 1.0 + 1e-9 and (util[loads.messages == 0] == 0).all()
+
+
+@needs_replay
+def test_replay_reads_any_link_name_back_to_its_link_id():
+    from mpitaskmap.sim.simgrid_replay import simulate_exchange
+
+    # names with spaces (as PERCS gives) survive the replay program's output
+    m = Renamed(lambda l: f"wire {l} of 4")
+    sim = simulate_exchange(Mapping([0, 1], m, TaskGraph([0, 1, 2], [1, 0], [1e6, 5e5])), link_latency=1e-6)
+    assert dict(zip(sim.link_names, sim.link_ids.tolist())) == {"wire 0 of 4": 0, "wire 3 of 4": 3}
+    util = sim.network_utilisation(m.n_links)
+    assert util[[1, 2]].tolist() == [0.0, 0.0] and util[[0, 3]] == pytest.approx([1.0, 0.5], rel=0.01)
+    # PERCS between supernodes (one D link: a single path each way): the links our loads count
+    percs = PercsMachine(2, 1)
+    view = percs.node_view()
+    procs = [int(view.representative[0]), int(view.representative[view.n_nodes // 2])]
+    graph = TaskGraph([0, 1, 2], [1, 0], [1e6, 1e6])
+    sim = simulate_exchange(Mapping(procs, percs, graph), link_latency=1e-6)
+    from mpitaskmap.metrics import link_loads
+
+    loads = link_loads(graph, percs, procs)
+    assert sorted(sim.link_ids.tolist()) == np.flatnonzero(loads.messages).tolist() and loads.n_used() >= 2
+    assert all(" " in n for n in sim.link_names)
 
 
 def test_replay_bad_input():

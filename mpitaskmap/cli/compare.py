@@ -8,7 +8,6 @@ import time
 
 import numpy as np
 
-from ..machines import TorusMachine
 from ..metrics import METRICS, default_metric
 from ._registry import register
 from ._common import (
@@ -24,7 +23,7 @@ DESCRIPTION = """\
 Run several mapping methods on the same task graph and allocation and print their
 metrics side by side, one row per method (text, CSV or JSON).  Reorder files given with
 --mapping join the table.  With --html the table and the pictures (allocation in 3-D,
-busiest link per direction, hop histogram) go into one self-contained HTML page.
+busiest link per link class, hop histogram) go into one self-contained HTML page.
 
 Columns: TH total hops, AvgHops, WH weighted hops (hop-bytes), MaxHops, Data(M) most
 volume on one link, Latency(M) most Data/bandwidth on one link, MMC most messages on one
@@ -40,7 +39,7 @@ of one node cross no link; a mapping with only such messages takes 0 s.
 """
 
 EPILOG = """\
-methods (--methods NAME[:OPTIONS],...):
+methods (--methods NAME[:ARG][:OPTIONS],...):
 {methods}
 
 examples:
@@ -114,7 +113,7 @@ def report_figures(rows, best: int) -> list[tuple[str, bytes]]:
     figures = []
     machine = rows[0].mapping.machine
     by_label = {r.label: r.mapping for r in rows}
-    if isinstance(machine, TorusMachine):
+    if machine.has_router_grid:
         pair = {rows[0].label: rows[0].mapping}
         pair[rows[best].label] = rows[best].mapping
         fig = plot_allocation(pair)
@@ -122,7 +121,7 @@ def report_figures(rows, best: int) -> list[tuple[str, bytes]]:
                         "domain they run (compact blobs = neighbours stay close)", figure_png(fig)))
     if machine.has_link_model:
         fig = plot_link_loads(by_label)
-        figures.append(("Busiest link per direction, Data and Latency = Data / bandwidth: the tallest right-hand "
+        figures.append(("Busiest link per link class, Data and Latency = Data / bandwidth: the tallest right-hand "
                         "bar is Latency(M), the congestion that bounds communication time", figure_png(fig)))
     fig = plot_hop_histogram(by_label)
     figures.append(("Hop distance of every message, per method", figure_png(fig)))

@@ -11,12 +11,13 @@ from ._common import Progress, add_io_options, add_method_options, context_from,
 from ._inputs import read_mapping_file
 from ._methods import run_method
 
-__all__ = ["plot_command", "build_parser", "KINDS"]
+__all__ = ["plot_command", "build_parser", "KINDS", "applicable_kinds"]
 
 #: Plot kinds and what they show.
 KINDS = {
     "allocation": "allocated routers in 3-D coloured by the part of the task domain they run, one panel per mapping",
-    "links": "busiest link per direction (X+, X-, ...), Data and Latency = Data/bandwidth, bars per mapping",
+    "links": "busiest link per link class (X+, X-, ... or LL, LR, D), Data and Latency = Data/bandwidth, "
+             "bars per mapping",
     "hops": "share of messages at each hop distance, bars per mapping",
 }
 
@@ -24,15 +25,16 @@ DESCRIPTION = """\
 Draw what mappings do to the network, default vs mapped side by side, as PNG files.
 Needs matplotlib (pip install "mpitaskmap[plot]").
 
-kinds (--kind, repeatable; default all three):
+kinds (--kind, repeatable; default every kind that applies to the machine: the
+allocation needs routers on a torus or mesh grid, the links a machine with links):
 """ + "\n".join(f"  {k:<10}  {v}" for k, v in KINDS.items()) + """
 
-With one kind, -o names the file; with several, -o is a prefix and each file gets
+With one --kind, -o names the file; otherwise -o is a prefix and each file gets
 _KIND.png appended (plot_allocation.png, plot_links.png, plot_hops.png by default).
 """
 
 EPILOG = """\
-methods (--methods NAME[:OPTIONS],...; default "identity,geometric"):
+methods (--methods NAME[:ARG][:OPTIONS],...; default "identity,geometric"):
 {methods}
 
 examples:
@@ -67,6 +69,24 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def applicable_kinds(machine) -> list[str]:
+    """Return the plot kinds that apply to ``machine``, in :data:`KINDS` order.
+
+    The allocation plot needs routers on a torus or mesh grid
+    (:attr:`~mpitaskmap.machines.Machine.has_router_grid`), the link plot a link model
+    (:attr:`~mpitaskmap.machines.Machine.has_link_model`); the hop histogram applies to
+    every machine.
+
+    Examples
+    --------
+    >>> from mpitaskmap.machines import FlatMachine, torus_machine
+    >>> applicable_kinds(torus_machine([2, 2])), applicable_kinds(FlatMachine([0, 1]))
+    (['allocation', 'links', 'hops'], ['hops'])
+    """
+    applies = {"allocation": machine.has_router_grid, "links": machine.has_link_model, "hops": True}
+    return [k for k in KINDS if applies[k]]
+
+
 def plot_command(argv: list) -> int:
     """Run ``mpitaskmap plot`` with ``argv``; return the exit status.
 
@@ -84,8 +104,8 @@ def plot_command(argv: list) -> int:
     from ..viz.plots import _mpl, plot_allocation, plot_hop_histogram, plot_link_loads
 
     _mpl()  # fail before the work when matplotlib is missing
-    kinds = list(dict.fromkeys(args.kind or KINDS))
     mi, ti = load_inputs(args)
+    kinds = list(dict.fromkeys(args.kind)) if args.kind else applicable_kinds(mi.machine)
     mappings = {}
     for spec in [m.strip() for m in args.methods.split(",") if m.strip()]:
         progress = Progress(f"{spec}: candidates", quiet=args.quiet)
@@ -96,7 +116,7 @@ def plot_command(argv: list) -> int:
     if not mappings:
         raise ValueError("--methods: expected at least one method or --mapping")
     out = args.output
-    if len(kinds) == 1:
+    if args.kind and len(kinds) == 1:
         paths = {kinds[0]: out if out.lower().endswith(".png") else out + ".png"}
     else:
         stem = out[:-4] if out.lower().endswith(".png") else out
@@ -117,4 +137,4 @@ def plot_command(argv: list) -> int:
     return 0
 
 
-register("plot", "pictures: allocation in 3-D, link loads per direction, hop histograms (PNG)")(plot_command)
+register("plot", "pictures: allocation in 3-D, link loads per class, hop histograms (PNG)")(plot_command)

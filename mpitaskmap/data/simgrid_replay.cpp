@@ -10,8 +10,9 @@
  * output (stdout):
  *   step K SECONDS          simulated duration of step K
  *   total SECONDS           simulated time of all steps
- *   link NAME LOAD BW       every link with traffic: cumulated load in bytes (link-load
- *                           plugin, sg_link_get_cum_load) and bandwidth in bytes/s
+ *   link LOAD BW NAME       every link with traffic: cumulated load in bytes (link-load
+ *                           plugin, sg_link_get_cum_load), bandwidth in bytes/s, and its
+ *                           name, last: the rest of the line (a name may hold spaces)
  */
 #include <simgrid/plugins/load.h>
 #include <simgrid/s4u.hpp>
@@ -53,7 +54,7 @@ static void driver()
   for (sg4::Link* link : links) { // read the loads before the simulation ends (tracking stops then)
     double load = sg_link_get_cum_load(link);
     if (load > 0)
-      std::printf("link %s %.17g %.17g\n", link->get_cname(), load, link->get_bandwidth());
+      std::printf("link %.17g %.17g %s\n", load, link->get_bandwidth(), link->get_cname());
   }
   std::fflush(stdout);
 }

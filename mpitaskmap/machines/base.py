@@ -644,7 +644,7 @@ class Machine(abc.ABC):
         raise self._no_link_model()
 
     def link_name(self, link: int) -> str:
-        """Return a readable, unique name of link ``link`` (``"l<id>_<class>"`` unless a kind says better).
+        """Return a readable, unique name of link ``link`` (see :meth:`link_names`).
 
         Examples
         --------
@@ -652,11 +652,42 @@ class Machine(abc.ABC):
         >>> torus_machine([4]).link_name(3)
         'l3_X-'
         """
-        link = int(link)
-        if not 0 <= link < self.n_links:
-            raise InvalidInputError(f"link: must lie in [0, {self.n_links}); got {link}")
+        return self.link_names([link])[0]
+
+    def link_names(self, links) -> list[str]:
+        """Return a readable, unique name of every link of ``links`` (``"l<id>_<class>"`` unless a kind says better).
+
+        The names of platforms and reports; one call for many links (a kind that names its
+        links otherwise overrides this method).
+
+        Parameters
+        ----------
+        links : array_like of int
+            Link ids in ``[0, n_links)``.
+
+        Returns
+        -------
+        list of str
+
+        Raises
+        ------
+        InvalidInputError
+            On a link id out of range (naming it).
+        """
+        ids = self._checked_links(links)
         codes, names = self.link_classes()
-        return f"l{link}_{names[int(codes[link])]}"
+        return [f"l{link}_{names[code]}" for link, code in zip(ids.tolist(), codes[ids].tolist())]
+
+    def _checked_links(self, links) -> np.ndarray:
+        """Link ids as int64, each checked to lie in ``[0, n_links)``."""
+        ids = np.atleast_1d(np.asarray(links))
+        if ids.size and ids.dtype.kind not in "iu":
+            raise InvalidInputError(f"link: expected integer link ids; got {links!r}")
+        ids = ids.astype(np.int64).ravel()
+        bad = (ids < 0) | (ids >= self.n_links)
+        if bad.any():
+            raise InvalidInputError(f"link: must lie in [0, {self.n_links}); got {int(ids[bad][0])}")
+        return ids
 
     def routes(self, src, dst) -> Routes:
         """Return the routes ``src[i] -> dst[i]`` of a batch of processor pairs (CSR over link ids).

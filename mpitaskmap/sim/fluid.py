@@ -3,7 +3,7 @@
 :func:`fluid_exchange` replays the exchange of a task graph under a mapping as
 :func:`mpitaskmap.sim.simgrid_replay.simulate_exchange` does on SimGrid -- the same platform
 (:func:`mpitaskmap.sim.simgrid.platform_xml`, explicit form: the machine's link bandwidths, one
-latency per hop, dimension-order routes, node links or a router's crossbar), the same
+latency per link, the machine's routes, node links or a router's crossbar), the same
 messages (every edge between tasks of different nodes, all started at once) -- but with the
 flow-level model written out in a Cython kernel (``cext/_fluid.pyx``) instead of a
 subprocess, so it needs no SimGrid and costs milliseconds to a second at thousands of tasks.
@@ -29,6 +29,16 @@ tables, ``weight_S`` = 8775, cross-traffic 0.05); :data:`CM02` is the plain flui
 flow's rate (``network/TCP-gamma`` / (2 x latency): terabytes per second at the sub-
 microsecond latencies of a torus, far above any link) and wifi links.  The tests check the
 kernel against SimGrid itself, message by message, where SimGrid is installed.
+
+Routes that split
+-----------------
+The model is read from the machine's network contract
+(:meth:`~mpitaskmap.machines.Machine.routes`), so it replays any machine with links.  Where
+a pair's traffic splits over several paths (fractions below 1: ECMP, PERCS striping), which
+SimGrid cannot express (one route per host pair), the message stays one flow that takes
+``fraction`` x its rate on each link, so its rate is bounded by ``W_l / fraction`` on every
+link; its latency and penalty sum ``fraction x L_l`` and ``weight_S x fraction / W_l``: the
+expected values over its paths.
 """
 
 from __future__ import annotations
@@ -38,9 +48,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _fluid
-from .._validate import as_index_array
+from .._validate import as_index_array, check_bytes_per_weight, check_positive
 from ..errors import InvalidInputError
-from ..machines import FlatMachine, Machine, TorusMachine
+from ..machines import Machine, as_machine
 from ..graphs.taskgraph import TaskGraph
 
 __all__ = ["BANDWIDTH_UNITS", "DEFAULT_LOOPBACK", "check_positive", "check_link", "NetworkModel", "SMPI", "CM02",
@@ -63,18 +73,6 @@ BANDWIDTH_UNITS = {
 #: Loopback link of every host (messages inside a node): (bandwidth in ``bandwidth_unit``,
 #: latency in seconds), the values of SimGrid's own cluster examples (50 GBps, 0.1 us).
 DEFAULT_LOOPBACK = (50.0, 1e-7)
-
-
-def check_positive(value, name: str, *, allow_zero: bool = False) -> float:
-    """``value`` as a float; an error names ``name`` unless it is positive (or 0) and finite."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InvalidInputError(f"{name}: expected a number; got {value!r}") from None
-    if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
-        need = "non-negative" if allow_zero else "positive"
-        raise InvalidInputError(f"{name}: must be {need} and finite; got {value!r}")
-    return v
 
 
 def check_link(pair, name: str) -> tuple[float, float]:
@@ -224,9 +222,7 @@ def exchange_messages(graph: TaskGraph, machine: Machine, task_to_proc,
         int64 node ids and float64 bytes, CSR order.
     """
     ttp = as_index_array(task_to_proc, "task_to_proc", upper=machine.n_procs, length=graph.n_tasks)
-    bpw = float(bytes_per_weight)
-    if not np.isfinite(bpw) or bpw <= 0:
-        raise InvalidInputError(f"bytes_per_weight: must be positive and finite; got {bytes_per_weight!r}")
+    bpw = check_bytes_per_weight(bytes_per_weight)
     node = np.asarray(machine.node_ids, dtype=np.int64)[ttp]
     src_task = np.repeat(np.arange(graph.n_tasks), np.diff(graph.indptr))
     src, dst = node[src_task], node[graph.indices]
@@ -236,50 +232,61 @@ def exchange_messages(graph: TaskGraph, machine: Machine, task_to_proc,
 
 
 def _routes(machine: Machine, src: np.ndarray, dst: np.ndarray, node_link, loop, lat: float, unit: float):
-    """CSR routes (link ids, capacity B/s, latency s) of messages src -> dst, as the platform's."""
+    """The platform's routes of messages between nodes ``src[i] -> dst[i]``, as CSR.
+
+    Returns ``(indptr, links, fractions, capacity, latency)``: message ``i`` crosses
+    ``links[indptr[i]:indptr[i+1]]`` with those shares of its traffic; ``capacity`` (B/s)
+    and ``latency`` (s) are per link id.  Link ids: the machine's network links (none
+    without a link model), then with ``node_link`` an injection link per node id and an
+    ejection link per node id, then one crossbar per router (:meth:`Machine.router_ids`)
+    for messages between nodes of one router without node links -- the layout of
+    :func:`mpitaskmap.sim.simgrid.platform_xml`'s explicit form.
+    """
     n_nodes = int(np.asarray(machine.node_ids).max()) + 1
-    if isinstance(machine, TorusMachine):
-        # a node's routes are those of its lowest processor (the node view's representative)
-        view = machine.node_view()
-        src_proc = view.representative[np.searchsorted(view.nodes, src)]
-        ptr, torus_links = machine.routes(src_proc, view.representative[np.searchsorted(view.nodes, dst)])
-        n_torus = machine.n_links
+    # a node's routes are those of its lowest processor (the node view's representative)
+    view = machine.node_view()
+    src_proc = view.representative[np.searchsorted(view.nodes, src)]
+    if machine.has_link_model:
+        ptr, net_links, net_fractions = machine.routes(src_proc, view.representative[np.searchsorted(view.nodes, dst)])
+        n_net = machine.n_links
         cap = [machine.link_bandwidths() * unit]
-        lat_of = [np.full(n_torus, lat)]
-        router = machine.router_ids()[src_proc]
-    else:  # a flat machine: node links only
-        ptr, torus_links, n_torus = np.zeros(src.size + 1, np.int64), np.zeros(0, np.int64), 0
-        cap, lat_of, router = [], [], None
+        lat_of = [np.full(n_net, lat)]
+    else:  # node links only
+        ptr, net_links, net_fractions, n_net = np.zeros(src.size + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
+        cap, lat_of = [], []
     hops = np.diff(ptr)
     up = down = None
     if node_link is not None:
-        up, down = n_torus + src, n_torus + n_nodes + dst
+        up, down = n_net + src, n_net + n_nodes + dst
         cap += [np.full(2 * n_nodes, node_link[0] * unit)]
         lat_of += [np.full(2 * n_nodes, node_link[1])]
-    base = n_torus + (2 * n_nodes if node_link is not None else 0)
+    base = n_net + (2 * n_nodes if node_link is not None else 0)
     n_links_of = hops + (2 if node_link is not None else 0)
     xbar = n_links_of == 0  # two nodes of one router, no node links: the router's crossbar
     if xbar.any():
-        cap += [np.full(int(machine.n_routers), loop[0] * unit)]
-        lat_of += [np.full(int(machine.n_routers), loop[1])]
+        n_routers = int(machine.n_routers)
+        cap += [np.full(n_routers, loop[0] * unit)]
+        lat_of += [np.full(n_routers, loop[1])]
     n_links_of = np.where(xbar, 1, n_links_of)
     indptr = np.zeros(src.size + 1, dtype=np.int64)
     np.cumsum(n_links_of, out=indptr[1:])
     links = np.empty(int(indptr[-1]), dtype=np.int64)
+    fractions = np.ones(links.size)  # node links and crossbars carry the whole message
     start = indptr[:-1]
     offset = 0
     if node_link is not None:
         links[start] = up
         links[indptr[1:] - 1] = down
         offset = 1
-    # torus links: route i's k-th link goes to indptr[i] + offset + k
-    pos = np.repeat(start + offset - ptr[:-1], hops) + np.arange(torus_links.size)
-    links[pos] = torus_links
+    # network links: route i's k-th entry goes to indptr[i] + offset + k
+    pos = np.repeat(start + offset - ptr[:-1], hops) + np.arange(net_links.size)
+    links[pos] = net_links
+    fractions[pos] = net_fractions
     if xbar.any():
-        links[start[xbar]] = base + router[xbar]
+        links[start[xbar]] = base + machine.router_ids()[src_proc[xbar]]
     capacity = np.concatenate(cap) if cap else np.zeros(0)
     latency = np.concatenate(lat_of) if lat_of else np.zeros(0)
-    return indptr, links, capacity, latency
+    return indptr, links, fractions, capacity, latency
 
 
 def fluid_exchange(
@@ -307,7 +314,10 @@ def fluid_exchange(
     Parameters
     ----------
     graph : TaskGraph
-    machine : TorusMachine or FlatMachine
+    machine : Machine
+        Any machine: with a link model (:attr:`~mpitaskmap.machines.Machine.has_link_model`)
+        messages follow its routes, a share of the message on each link of a route that
+        splits; without one they cross node links only.
     task_to_proc : array_like of int
         Processor of every task.
     link_latency : float
@@ -316,8 +326,8 @@ def fluid_exchange(
         Bytes per unit of edge weight (default 1).
     node_link : (float, float), optional
         Injection and ejection link of every node: (bandwidth in ``bandwidth_unit``, latency
-        in s).  Default none on a torus; (1, ``link_latency``) on a flat machine, as the
-        platform.
+        in s).  Default none on a machine with a link model; (1, ``link_latency``) on one
+        without (a flat machine), as the platform.
     bandwidth_unit : str, optional
         Unit of the machine's bandwidths (default GB/s; a key of
         :data:`mpitaskmap.sim.simgrid.BANDWIDTH_UNITS`).
@@ -338,11 +348,17 @@ def fluid_exchange(
     Raises
     ------
     InvalidInputError
-        On a machine kind without routes (PERCS) or bad parameters.  A step with no message
-        between different nodes takes 0 s.
+        On bad parameters.  A step with no message between different nodes takes 0 s.
 
     Notes
     -----
+    A route that splits (fractions below 1: ECMP, PERCS striping) is one flow that takes
+    ``fraction`` x its rate on each of its links (and, with cross-traffic, ``crosstraffic
+    x fraction`` on each link of the reverse route); its latency is the sum of ``fraction
+    x latency`` over its links and its sharing penalty adds ``weight_s x fraction / W``
+    per link.  A single-path route has every fraction 1: SimGrid's model exactly.
+
+
     Time O(events x (active messages + their route links x log)); the number of events is
     at most twice the number of messages and far smaller when messages share start times
     and rates.  Memory O(messages x route length).
@@ -358,9 +374,7 @@ def fluid_exchange(
         raise InvalidInputError(f"model: expected a NetworkModel or a name; got {type(model).__name__}")
     if not isinstance(graph, TaskGraph):
         raise InvalidInputError(f"graph: expected a TaskGraph; got {type(graph).__name__}")
-    if not isinstance(machine, (TorusMachine, FlatMachine)):
-        raise InvalidInputError(
-            f"machine: fluid_exchange replays TorusMachine and FlatMachine routes; got {type(machine).__name__}")
+    as_machine(machine)
     if bandwidth_unit not in BANDWIDTH_UNITS:
         raise InvalidInputError(f"bandwidth_unit: unknown unit {bandwidth_unit!r}; valid: {sorted(BANDWIDTH_UNITS)}")
     unit = BANDWIDTH_UNITS[bandwidth_unit]
@@ -368,19 +382,20 @@ def fluid_exchange(
     loop = check_link(loopback, "loopback")
     if node_link is not None:
         node_link = check_link(node_link, "node_link")
-    elif isinstance(machine, FlatMachine):
+    elif not machine.has_link_model:  # node links are the only links
         node_link = (1.0, lat)
     src, dst, size = exchange_messages(graph, machine, task_to_proc, bytes_per_weight)
     if src.size == 0:  # every edge joins tasks of one node: the step costs no network time
         return FluidExchange(seconds=0.0, src=src, dst=dst, size=size, finish=np.zeros(0), n_events=0,
                              model=model.name)
-    indptr, links, capacity, latency = _routes(machine, src, dst, node_link, loop, lat, unit)
-    route_latency = np.add.reduceat(latency[links], indptr[:-1])
-    penalty = route_latency + model.weight_s * np.add.reduceat(1.0 / capacity[links], indptr[:-1])
+    indptr, links, fractions, capacity, latency = _routes(machine, src, dst, node_link, loop, lat, unit)
+    # every fraction is 1.0 on a single path, so these are SimGrid's sums exactly
+    route_latency = np.add.reduceat(latency[links] * fractions, indptr[:-1])
+    penalty = route_latency + model.weight_s * np.add.reduceat(fractions / capacity[links], indptr[:-1])
     if not np.all(penalty > 0):
         raise InvalidInputError("link_latency: with weight_s = 0 and zero latency a flow has no sharing penalty")
     if model.crosstraffic > 0:
-        back_ptr, back_links, _, _ = _routes(machine, dst, src, node_link, loop, lat, unit)
+        back_ptr, back_links, back_fractions, _, _ = _routes(machine, dst, src, node_link, loop, lat, unit)
         n = src.size
         fwd_len, back_len = np.diff(indptr), np.diff(back_ptr)
         flow_ptr = np.zeros(n + 1, dtype=np.int64)
@@ -389,10 +404,10 @@ def fluid_exchange(
         flow_cons = np.empty(flow_links.size, dtype=np.float64)
         fwd_pos = np.repeat(flow_ptr[:-1] - indptr[:-1], fwd_len) + np.arange(links.size)
         back_pos = np.repeat(flow_ptr[:-1] + fwd_len - back_ptr[:-1], back_len) + np.arange(back_links.size)
-        flow_links[fwd_pos], flow_cons[fwd_pos] = links, 1.0
-        flow_links[back_pos], flow_cons[back_pos] = back_links, model.crosstraffic
+        flow_links[fwd_pos], flow_cons[fwd_pos] = links, fractions
+        flow_links[back_pos], flow_cons[back_pos] = back_links, model.crosstraffic * back_fractions
     else:
-        flow_ptr, flow_links, flow_cons = indptr, links, np.ones(links.size)
+        flow_ptr, flow_links, flow_cons = indptr, links, fractions
     n_links = capacity.size
     flow_of = np.repeat(np.arange(src.size, dtype=np.int64), np.diff(flow_ptr))
     by_link = np.argsort(flow_links, kind="stable")

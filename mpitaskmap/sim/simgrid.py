@@ -16,32 +16,40 @@ rankfile.  A host has as many cores as its node has processors.
 
 Two forms
 ---------
-``"cluster"`` -- SimGrid's own ``<cluster topology="TORUS">`` element (or a flat
-    ``<cluster>`` for a :class:`~mpitaskmap.machines.FlatMachine`).  Chosen by
-    ``form="auto"`` when SimGrid can say the same thing in one element: every dimension
-    wraps, every link has one bandwidth, one node per router with node id = router id
-    (host ``i`` sits at router ``i``, dimension 0 fastest, as in SimGrid), no
-    ``node_link``, and host names of the form ``PREFIX%dSUFFIX`` (``hosts="n%d"``; a
-    cluster cannot zero-pad, so the default ``"nid%05d"`` gives the explicit form).
-    SimGrid then routes dimension by dimension the shorter way round; on an even-length
-    dimension its tie-break for the two equally short ways may differ from ours (same
-    hop count, same time on a uniform torus).  Routers without an allocated node are
-    hosts too.
+``"cluster"`` -- SimGrid's own ``<cluster topology="TORUS">`` element for a machine whose
+    routers sit on a torus grid (:attr:`~mpitaskmap.machines.Machine.has_router_grid`,
+    routed dimension by dimension), or a flat ``<cluster>`` for a machine without network
+    links (:attr:`~mpitaskmap.machines.Machine.has_link_model` False: a
+    :class:`~mpitaskmap.machines.FlatMachine`).  Chosen by ``form="auto"`` when SimGrid
+    can say the same thing in one element: every dimension wraps, every link has one
+    bandwidth, one node per router with node id = router id (host ``i`` sits at router
+    ``i``, dimension 0 fastest, as in SimGrid), no ``node_link``, and host names of the
+    form ``PREFIX%dSUFFIX`` (``hosts="n%d"``; a cluster cannot zero-pad, so the default
+    ``"nid%05d"`` gives the explicit form).  SimGrid then routes dimension by dimension
+    the shorter way round; on an even-length dimension its tie-break for the two equally
+    short ways may differ from ours (same hop count, same time on a uniform torus).
+    Routers without an allocated node are hosts too.
 
-``"explicit"`` -- one ``Full``-routing zone: a host per node, a link per *directed*
-    torus link that some route crosses (its bandwidth is the machine's bandwidth of that
-    link, :meth:`~mpitaskmap.machines.TorusMachine.link_bandwidths`, so per-dimension and
-    per-position bandwidths such as Gemini's are kept; a mesh has no wrap links), and for
-    every ordered pair of nodes the route :meth:`~mpitaskmap.machines.TorusMachine.route`
-    gives, link for link.  Torus link ``id`` (the numbering of
-    :class:`~mpitaskmap.machines.LinkLoads`) is named ``l<id>_<dim><sign>``, e.g.
-    ``l14_Y-`` (:func:`torus_link_id`).  With ``node_link=(bandwidth, latency)`` every host
-    also has an injection link ``<host>_up`` and an ejection link ``<host>_down`` at
-    either end of its routes; without it, hosts of one router talk through a per-router
-    crossbar link ``r<router>_xbar`` (loopback bandwidth and latency), since SimGrid
-    forbids empty routes.  Every host has a ``<host>_loopback`` link for messages inside
-    the node.  The route table grows as ``n_nodes ** 2``; pass ``node_pairs`` to declare
-    only the routes a simulation uses.
+``"explicit"`` -- one ``Full``-routing zone written from the machine's network contract,
+    for any machine: a host per node, a link per *directed* network link that some route
+    crosses (its bandwidth is the machine's,
+    :meth:`~mpitaskmap.machines.Machine.link_bandwidths`, so per-dimension and
+    per-position bandwidths such as Gemini's are kept; a mesh has no wrap links), named
+    :meth:`~mpitaskmap.machines.Machine.link_name` (``l<id>_<class>``, e.g. ``l14_Y-`` on a
+    torus: :func:`torus_link_id` reads the id back), and for every ordered pair of nodes
+    the route :meth:`~mpitaskmap.machines.Machine.routes` gives, link for link.  A SimGrid
+    route is one path, so a machine whose routes split a pair's traffic over several
+    paths (a fraction below 1: PERCS striping, ECMP) is refused for the pairs that split
+    (``node_pairs`` of single-path pairs still work; :func:`mpitaskmap.sim.fluid.fluid_exchange`
+    replays split routes).  With ``node_link=(bandwidth, latency)`` every host also has an
+    injection link ``<host>_up`` and an ejection link ``<host>_down`` at either end of its
+    routes; a machine without network links has only these (``node_link`` defaults to
+    (1.0, ``link_latency``) there).  Without node links, hosts of one router
+    (:meth:`~mpitaskmap.machines.Machine.router_ids`) talk through a per-router crossbar
+    link ``r<router>_xbar`` (loopback bandwidth and latency), since SimGrid forbids empty
+    routes.  Every host has a ``<host>_loopback`` link for messages inside the node.  The
+    route table grows as ``n_nodes ** 2``; pass ``node_pairs`` to declare only the routes a
+    simulation uses.
 
 Units: the machine's bandwidth numbers are read in ``bandwidth_unit`` (default GB/s,
 10^9 bytes/s, as the Gemini figures are); ``link_latency`` is in seconds per link.
@@ -80,10 +88,10 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from .. import _torus
+from .._validate import check_positive
 from ..errors import InvalidInputError
-from .fluid import BANDWIDTH_UNITS, DEFAULT_LOOPBACK, check_link, check_positive
-from ..machines import FlatMachine, Machine, TorusMachine
+from .fluid import BANDWIDTH_UNITS, DEFAULT_LOOPBACK, check_link
+from ..machines import Machine, as_machine
 from ..machines.hosts import host_names
 
 __all__ = [
@@ -116,15 +124,9 @@ _HEADER = (
 )
 _FOOTER = "</platform>\n"
 
-# Machines of the library SimGrid cannot express, by class name (this module sits below the
-# mapper families, so it does not import them to test the type).
-_NOT_EXPRESSIBLE = {
-    "PercsMachine": (
-        "a PERCS network stripes every message over several links inside a supernode and over "
-        "several D links between supernodes (indirect routing splits it further); a SimGrid "
-        "route is one static path per host pair"
-    ),
-}
+#: Node pairs routed per call of :meth:`Machine.routes` while writing the explicit form (bounds
+#: the memory of one batch to a few MB of route entries).
+_ROUTE_BATCH = 1 << 16
 
 
 def _fmt_bw(bytes_per_s: float) -> str:
@@ -180,12 +182,6 @@ def torus_link_id(name: str) -> int:
     return int(m.group(1)) if m else -1
 
 
-def _node_table(machine: Machine) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct node ids, the first processor of each and its processor count."""
-    nodes, first, counts = np.unique(machine.node_ids, return_index=True, return_counts=True)
-    return nodes, first, counts
-
-
 def _pairs(nodes: np.ndarray, node_pairs) -> np.ndarray:
     """Ordered pairs of distinct nodes whose routes are declared, (k, 2) int64, sorted."""
     if node_pairs is None:
@@ -229,16 +225,19 @@ def platform_xml(
 
     Parameters
     ----------
-    machine : TorusMachine or FlatMachine
-        The allocation: tori and meshes (any number of dimensions, per-dimension or
-        per-position bandwidths: the simulated Titan, BG/Q blocks, laptop tori) and the
-        flat host-name machine.
+    machine : Machine
+        The allocation, of any kind: its links and routes (the network contract) become the
+        platform's (tori and meshes of any number of dimensions with per-dimension or
+        per-position bandwidths: the simulated Titan, BG/Q blocks, laptop tori; any kind
+        with single-path routes), and a machine without network links (the flat host-name
+        machine) gets node links only.
     link_latency : float
         Latency of every network link, in seconds (the per-hop latency).
     node_link : (float, float), optional
         (bandwidth in ``bandwidth_unit``, latency in s) of the link between a node and
-        its router, one each way.  None (default): a torus node sits at its router with no
-        link of its own; a flat machine's nodes get (1.0, ``link_latency``), its only links.
+        its router, one each way.  None (default): a node sits at its router with no link
+        of its own; on a machine without network links (1.0, ``link_latency``), its only
+        links.
     hosts : None, str or sequence of str, optional
         Host names of the nodes as for the map files
         (:func:`mpitaskmap.mapfiles.host_names`; default ``"nid%05d"``).
@@ -268,68 +267,70 @@ def platform_xml(
     Raises
     ------
     InvalidInputError
-        On a machine of unknown kind or one SimGrid cannot express (naming why), a bad
-        latency, bandwidth, unit, form or pair, ``form="cluster"`` where the cluster form
-        does not apply (naming the condition), or too many nodes for all-pairs routes.
+        On a non-machine, a route SimGrid cannot express (one that splits a pair's traffic,
+        naming the pair), a link name that is no SimGrid id, a bad latency, bandwidth,
+        unit, form or pair, ``form="cluster"`` where the cluster form does not apply
+        (naming the condition), or too many nodes for all-pairs routes.
 
     Notes
     -----
-    Explicit form: O(n_pairs * route length) time and output size.  Cluster form: O(1)
-    output (O(n_nodes) for a flat machine's radical list).
+    Explicit form: O(n_pairs * route length) time and output size, the routes computed
+    by :meth:`Machine.routes` in batches of ``2**16`` pairs.  Cluster form: O(1) output
+    (O(n_nodes) for a flat machine's radical list).
     """
-    if not isinstance(machine, Machine):
-        raise InvalidInputError(f"machine: expected a Machine; got {type(machine).__name__}")
-    for cls in type(machine).__mro__:
-        if cls.__name__ in _NOT_EXPRESSIBLE:
-            raise InvalidInputError(
-                f"machine: SimGrid cannot express a {type(machine).__name__}: {_NOT_EXPRESSIBLE[cls.__name__]}"
-            )
-    if not isinstance(machine, (TorusMachine, FlatMachine)):
-        raise InvalidInputError(
-            f"machine: unknown machine kind {type(machine).__name__}; SimGrid platforms are written for "
-            "TorusMachine (torus, mesh, Gemini, BG/Q) and FlatMachine"
-        )
+    return _platform(machine, link_latency=link_latency, node_link=node_link, hosts=hosts,
+                     bandwidth_unit=bandwidth_unit, host_speed=host_speed, loopback=loopback, node_pairs=node_pairs,
+                     form=form)[0]
+
+
+def _platform(machine, *, link_latency, node_link, hosts, bandwidth_unit, host_speed, loopback, node_pairs,
+              form) -> tuple[str, dict]:
+    """:func:`platform_xml`, and the machine's link id of every network link it declares, by SimGrid name."""
+    as_machine(machine)
     if form not in ("auto", "cluster", "explicit"):
         raise InvalidInputError(f"form: unknown platform form {form!r}; valid: ['auto', 'cluster', 'explicit']")
     if bandwidth_unit not in BANDWIDTH_UNITS:
         raise InvalidInputError(f"bandwidth_unit: unknown unit {bandwidth_unit!r}; valid: {sorted(BANDWIDTH_UNITS)}")
     unit = BANDWIDTH_UNITS[bandwidth_unit]
     lat = check_positive(link_latency, "link_latency", allow_zero=True)
-    loop_bw, loop_lat = check_link(loopback, "loopback")
+    loop = check_link(loopback, "loopback")
     if node_link is not None:
         node_link = check_link(node_link, "node_link")
     if not isinstance(host_speed, str) or not re.fullmatch(r"[0-9.eE+-]+[kMGTPE]?f", host_speed):
         raise InvalidInputError(f"host_speed: expected a SimGrid speed like '1Gf'; got {host_speed!r}")
     names = host_names(machine, hosts)
-    nodes, first, counts = _node_table(machine)
+    view = machine.node_view()
+    nodes, first, counts = view.nodes, view.representative, view.capacity
 
-    if isinstance(machine, FlatMachine):
-        nl = node_link if node_link is not None else (1.0, lat)
+    if machine.has_link_model:
+        why_not = _torus_cluster_obstacle(machine, hosts, node_link, node_pairs)
+    else:  # node links are the only links
+        node_link = node_link if node_link is not None else (1.0, lat)
         why_not = _flat_cluster_obstacle(hosts, node_pairs)
-        if form == "cluster" and why_not:
-            raise InvalidInputError(f"form: the cluster form does not apply: {why_not}")
-        if form != "explicit" and not why_not:
-            return _flat_cluster(hosts, nodes, counts, nl, unit, host_speed, (loop_bw, loop_lat))
-        pairs = _pairs(nodes, node_pairs)
-        nodes, first, counts = _hosts_of_pairs(nodes, first, counts, pairs, node_pairs)
-        return _explicit(machine, names, nodes, first, counts, pairs, lat, nl, unit, host_speed, (loop_bw, loop_lat))
-
-    why_not = _torus_cluster_obstacle(machine, hosts, node_link, node_pairs)
     if form == "cluster" and why_not:
         raise InvalidInputError(f"form: the cluster form does not apply: {why_not}")
     if form != "explicit" and not why_not:
-        return _torus_cluster(machine, hosts, int(counts.max()), lat, unit, host_speed, (loop_bw, loop_lat))
+        if machine.has_link_model:
+            return _torus_cluster(machine, hosts, int(counts.max()), lat, unit, host_speed, loop), {}
+        return _flat_cluster(hosts, nodes, counts, node_link, unit, host_speed, loop), {}
     pairs = _pairs(nodes, node_pairs)
     nodes, first, counts = _hosts_of_pairs(nodes, first, counts, pairs, node_pairs)
-    return _explicit(machine, names, nodes, first, counts, pairs, lat, node_link, unit, host_speed, (loop_bw, loop_lat))
+    return _explicit(machine, names, nodes, first, counts, pairs, lat, node_link, unit, host_speed, loop)
 
 
 # -- cluster form -------------------------------------------------------------------------------
-def _torus_cluster_obstacle(machine: TorusMachine, hosts, node_link, node_pairs) -> str:
-    """Why SimGrid's TORUS cluster does not say the same as the explicit form ('' if it does)."""
-    if not machine.wrap.all():
+def _torus_cluster_obstacle(machine: Machine, hosts, node_link, node_pairs) -> str:
+    """Why SimGrid's TORUS cluster does not say the same as the explicit form ('' if it does).
+
+    Asks capabilities, not the class: routers on a torus grid (``has_router_grid``, whose
+    machines route dimension by dimension as SimGrid's TORUS does, with ``dims`` and
+    ``wrap``), and the contract's link bandwidths and router ids.
+    """
+    if not machine.has_router_grid:
+        return f"{machine.name!r} has no torus grid of routers (SimGrid's TORUS cluster is one)"
+    if not np.asarray(machine.wrap, dtype=bool).all():
         return "a mesh dimension (SimGrid's TORUS cluster wraps every dimension)"
-    bws = np.concatenate(machine.link_bandwidth)
+    bws = machine.link_bandwidths()
     if not (bws == bws[0]).all():
         return "unequal link bandwidths (a cluster has one bandwidth)"
     if node_link is not None:
@@ -338,14 +339,17 @@ def _torus_cluster_obstacle(machine: TorusMachine, hosts, node_link, node_pairs)
         return "node_pairs (a cluster declares no routes)"
     if not np.array_equal(machine.node_ids, machine.router_ids()):
         return "node ids that are not router ids (a cluster has one host per router, host i at router i)"
-    if _cluster_naming(hosts if hosts is not None else "nid%05d") is None:
-        return f"host names {hosts if hosts is not None else 'nid%05d'!r} (a cluster names host i PREFIX + i + SUFFIX)"
-    return ""
+    return _naming_obstacle(hosts)
 
 
 def _flat_cluster_obstacle(hosts, node_pairs) -> str:
+    """Why SimGrid's flat cluster does not say the same as node links alone ('' if it does)."""
     if node_pairs is not None:
         return "node_pairs (a cluster declares no routes)"
+    return _naming_obstacle(hosts)
+
+
+def _naming_obstacle(hosts) -> str:
     if _cluster_naming(hosts if hosts is not None else "nid%05d") is None:
         return f"host names {hosts if hosts is not None else 'nid%05d'!r} (a cluster names host i PREFIX + i + SUFFIX)"
     return ""
@@ -362,8 +366,8 @@ def _cluster_attrs(hosts, radical: str, cores: int, host_speed: str, loop, unit:
     )
 
 
-def _torus_cluster(machine: TorusMachine, hosts, cores: int, lat: float, unit: float, host_speed: str, loop) -> str:
-    bw = float(machine.link_bandwidth[0][0]) * unit
+def _torus_cluster(machine: Machine, hosts, cores: int, lat: float, unit: float, host_speed: str, loop) -> str:
+    bw = float(machine.link_bandwidths()[0]) * unit  # one bandwidth: checked by the obstacle test
     attrs = _cluster_attrs(hosts, f"0-{machine.n_routers - 1}", cores, host_speed, loop, unit)
     topo = ",".join(str(int(d)) for d in machine.dims)
     return (
@@ -394,43 +398,94 @@ def _hosts_of_pairs(nodes, first, counts, pairs, node_pairs):
     return nodes[keep], first[keep], counts[keep]
 
 
-def _explicit(machine, names, nodes, first, counts, pairs, lat, node_link, unit, host_speed, loop) -> str:
+def _routes_of_pairs(machine: Machine, names, nodes, first, pairs) -> tuple[np.ndarray, np.ndarray]:
+    """CSR (indptr, links) of the single-path routes of node pairs, from :meth:`Machine.routes` in batches.
+
+    Raises InvalidInputError naming the first pair whose traffic splits (a fraction below 1).
+    """
+    proc = first[np.searchsorted(nodes, pairs)]  # a node's routes are those of its lowest processor
+    ptrs, links, n_entries = [np.zeros(1, dtype=np.int64)], [], 0
+    for lo in range(0, pairs.shape[0], _ROUTE_BATCH):
+        r = machine.routes(proc[lo:lo + _ROUTE_BATCH, 0], proc[lo:lo + _ROUTE_BATCH, 1])
+        split = np.flatnonzero(r.fractions < 1.0)
+        if split.size:
+            j = int(split[0])
+            i = lo + int(np.searchsorted(r.indptr, j, side="right")) - 1
+            u, v = (int(k) for k in pairs[i])
+            raise InvalidInputError(
+                f"machine: SimGrid follows one route per host pair, but {machine.name!r} splits the traffic of node "
+                f"{u} ({names[u]}) -> node {v} ({names[v]}) over several paths (a share of {float(r.fractions[j]):g} "
+                f"on link {machine.link_name(int(r.links[j]))}); replay it with mpitaskmap.sim.fluid.fluid_exchange, "
+                "or declare only single-path pairs (node_pairs)"
+            )
+        ptrs.append(np.asarray(r.indptr[1:], dtype=np.int64) + n_entries)
+        links.append(np.asarray(r.links, dtype=np.int64))
+        n_entries += r.links.size
+    return np.concatenate(ptrs), (np.concatenate(links) if links else np.zeros(0, dtype=np.int64))
+
+
+def _network_link_names(machine: Machine, ids: np.ndarray) -> list[str]:
+    """:meth:`Machine.link_names` of the link ids, checked to be distinct SimGrid ids.
+
+    A SimGrid id is any non-empty string (spaces included: PERCS names its links
+    ``"LL s0 0->1"``), but an XML parser turns a tab or a line break inside an attribute
+    into a space, so a name must be printable (:meth:`str.isprintable`).
+    """
+    out = machine.link_names(ids)
+    seen: dict[str, int] = {}
+    for link, name in zip(ids.tolist(), out):
+        if not isinstance(name, str) or not name or not name.isprintable():
+            raise InvalidInputError(
+                f"machine: {machine.name!r} names link {link} {name!r}, not a SimGrid link id "
+                "(a non-empty printable string)")
+        if name in seen:
+            raise InvalidInputError(f"machine: {machine.name!r} names links {seen[name]} and {link} both {name!r}")
+        seen[name] = link
+    return out
+
+
+def _explicit(machine, names, nodes, first, counts, pairs, lat, node_link, unit, host_speed,
+              loop) -> tuple[str, dict]:
     host = {int(k): quoteattr(names[int(k)]) for k in nodes}  # quoted once: the loop below is hot
-    proc_of = {int(k): int(p) for k, p in zip(nodes, first)}
-    torus = isinstance(machine, TorusMachine)
-    router = machine.router_ids() if torus else None
-    bw_of = machine.link_bandwidths() if torus else None
-    coords = machine.router_coords if torus else None
-    d = machine.n_dims if torus else 0
-    links: dict[str, tuple[float, float]] = {}  # quoted name -> (bytes/s, s), in first-use order
+    links: dict[str, tuple[float, float]] = {}  # quoted name -> (bytes/s, s), network links first
     ctn: dict[object, str] = {}  # key -> '<link_ctn id=.../>'
+    link_ids: dict[str, int] = {}  # SimGrid name -> machine link id
     routes: list[str] = []
+    if machine.has_link_model:
+        ptr, route_links = _routes_of_pairs(machine, names, nodes, first, pairs)
+        used, at = np.unique(route_links, return_inverse=True)
+        bw = machine.link_bandwidths()[used] * unit
+        net = []
+        for link, name, b in zip(used.tolist(), _network_link_names(machine, used), bw.tolist()):
+            q = quoteattr(name)
+            links[q] = (b, lat)
+            link_ids[name] = link
+            net.append(f"<link_ctn id={q}/>")
+        entries = [net[k] for k in at.tolist()]
+        router = machine.router_ids()[first[np.searchsorted(nodes, pairs[:, 0])]]
+    else:
+        ptr, entries, router = np.zeros(pairs.shape[0] + 1, dtype=np.int64), [], None
 
     def use(key, name: str, bw: float, latency: float) -> str:
         if key not in ctn:
             q = quoteattr(name)
+            if name in link_ids:
+                raise InvalidInputError(f"machine: a network link of {machine.name!r} is named {name!r}, the name "
+                                        "of a node link, crossbar or loopback of the platform")
             links[q] = (bw, latency)
             ctn[key] = f"<link_ctn id={q}/>"
         return ctn[key]
 
-    for u, v in pairs.tolist():
-        path: list[str] = []
+    bounds = ptr.tolist()
+    for i, (u, v) in enumerate(pairs.tolist()):
+        path = "".join(entries[bounds[i]:bounds[i + 1]])
         if node_link is not None:
-            path.append(use(("up", u), f"{names[u]}_up", node_link[0] * unit, node_link[1]))
-        if torus:
-            # the kernel behind TorusMachine.route (the library's one routing function), called
-            # without re-validating trusted processor ids: half the time of a 24^3 platform
-            for lid in _torus.route_links(coords, machine.dims, machine.wrap, proc_of[u], proc_of[v]).tolist():
-                if lid not in ctn:
-                    dim = machine.dim_names[(lid % (2 * d)) // 2]
-                    use(lid, f"l{lid}_{dim}{'+-'[lid % 2]}", float(bw_of[lid]) * unit, lat)
-                path.append(ctn[lid])
-        if node_link is not None:
-            path.append(use(("down", v), f"{names[v]}_down", node_link[0] * unit, node_link[1]))
-        if not path:  # two nodes of one router, no node links: the router's crossbar
-            r = int(router[proc_of[u]])
-            path.append(use(("xbar", r), f"r{r}_xbar", loop[0] * unit, loop[1]))
-        routes.append(f'    <route src={host[u]} dst={host[v]} symmetrical="NO">{"".join(path)}</route>\n')
+            path = (use(("up", u), f"{names[u]}_up", node_link[0] * unit, node_link[1]) + path
+                    + use(("down", v), f"{names[v]}_down", node_link[0] * unit, node_link[1]))
+        elif not path:  # two nodes of one router, no node links: the router's crossbar
+            r = int(router[i])
+            path = use(("xbar", r), f"r{r}_xbar", loop[0] * unit, loop[1])
+        routes.append(f'    <route src={host[u]} dst={host[v]} symmetrical="NO">{path}</route>\n')
     for k in nodes.tolist():  # messages inside a node
         loop_ctn = use(("loopback", k), f"{names[k]}_loopback", loop[0] * unit, loop[1])
         routes.append(f'    <route src={host[k]} dst={host[k]} symmetrical="NO">{loop_ctn}</route>\n')
@@ -441,7 +496,7 @@ def _explicit(machine, names, nodes, first, counts, pairs, lat, node_link, unit,
             for q, (bw, la) in links.items()]
     out += routes
     out += ["  </zone>\n", _FOOTER]
-    return "".join(out)
+    return "".join(out), link_ids
 
 
 # -- running SMPI -------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 :func:`simulate_exchange` turns the mapping's machine into a SimGrid platform
 (:func:`mpitaskmap.sim.simgrid.platform_xml`, explicit form: the machine's link bandwidths, one
-latency per hop, routes identical to the machine's dimension-order routes), starts every
+latency per link, routes identical to the machine's routes), starts every
 message of the graph at once (one exchange step), waits for the last, repeats ``steps``
 times, and returns the simulated seconds of each step and the load of every link.
 
@@ -43,7 +43,9 @@ in every metric of the library).
 
 Speed (``benchmarks/simulate_speed.py``, this machine, 2 cores shared with other jobs):
 one step of the 7-point stencil of 16 x 16 x 16 = 4096 tasks (23,040 messages of 16 KiB)
-on a 24 x 24 x 24 torus, one task per node.  Writing the platform takes 0.3-0.4 s.  With
+on a 24 x 24 x 24 torus, one task per node.  Writing the platform takes 0.7-0.9 s (most of it
+naming the links the routes cross, one :meth:`Machine.link_name` call each: 23,040 on the
+sub-cube below).  With
 the tasks on a 16^3 sub-cube (no link shared) the whole call takes 8 s of wall time, 3.3 s
 of it SimGrid's CPU; with task t on router t (rows of 16 tasks on rows of 24 routers: long,
 contended routes) 53 s of wall time at a load average of 5, 21.5 s of SimGrid's CPU.  What
@@ -67,11 +69,12 @@ from typing import Sequence
 
 import numpy as np
 
+from .._validate import check_bytes_per_weight
 from ..errors import InvalidInputError
 from .fluid import exchange_messages
 from ..machines.hosts import host_names
 from ..mapping import Mapping
-from .simgrid import DEFAULT_LOOPBACK, platform_xml, simgrid_missing, torus_link_id
+from .simgrid import DEFAULT_LOOPBACK, _platform, simgrid_missing
 from ..graphs.taskgraph import TaskGraph
 
 __all__ = ["ExchangeSimulation", "simulate_exchange", "replay_program", "REPLAY_CONFIG"]
@@ -97,7 +100,8 @@ class ExchangeSimulation:
     link_names : list of str
         SimGrid names of the links that carried traffic (see :mod:`mpitaskmap.sim.simgrid`).
     link_ids : (n,) ndarray of int64
-        :class:`~mpitaskmap.machines.LinkLoads` id of every such link, -1 for node, crossbar
+        The machine's link id (:meth:`~mpitaskmap.machines.Machine.routes`, the numbering of
+        :class:`~mpitaskmap.machines.LinkLoads`) of every such link, -1 for node, crossbar
         and loopback links.
     link_bytes : (n,) ndarray of float64
         SimGrid's cumulated load of every link over all steps (link-load plugin), in bytes.
@@ -129,21 +133,22 @@ class ExchangeSimulation:
             return np.zeros_like(self.link_bytes)
         return self.link_bytes / (self.link_bandwidth * self.total_seconds)
 
-    def torus_utilisation(self, n_links: int) -> np.ndarray:
-        """Return the utilisation of every directed torus link id (0 where unused).
+    def network_utilisation(self, n_links: int) -> np.ndarray:
+        """Return the utilisation of every network link id of the machine (0 where unused).
 
         Parameters
         ----------
         n_links : int
-            ``machine.n_links`` of the torus (the length of its LinkLoads arrays).
+            ``machine.n_links`` (the length of its LinkLoads arrays).
 
         Returns
         -------
         (n_links,) ndarray of float64
+            Indexed by link id, comparable with :class:`~mpitaskmap.machines.LinkLoads`.
         """
         out = np.zeros(int(n_links), dtype=np.float64)
-        torus = self.link_ids >= 0
-        out[self.link_ids[torus]] = self.link_utilisation[torus]
+        net = self.link_ids >= 0
+        out[self.link_ids[net]] = self.link_utilisation[net]
         return out
 
 
@@ -220,8 +225,8 @@ def simulate_exchange(
     Parameters
     ----------
     mapping : Mapping
-        Task -> processor on a :class:`~mpitaskmap.machines.TorusMachine` or
-        :class:`~mpitaskmap.machines.FlatMachine`.
+        Task -> processor on any machine whose routes SimGrid can express (one path per
+        node pair: see :func:`~mpitaskmap.sim.simgrid.platform_xml`).
     graph : TaskGraph, optional
         The exchange (default ``mapping.graph``).
     link_latency : float
@@ -271,17 +276,16 @@ def simulate_exchange(
     n_steps = int(steps)
     if n_steps < 1 or n_steps != steps:
         raise InvalidInputError(f"steps: expected a positive integer; got {steps!r}")
-    bpw = float(bytes_per_weight)
-    if not np.isfinite(bpw) or bpw <= 0:
-        raise InvalidInputError(f"bytes_per_weight: must be positive and finite; got {bytes_per_weight!r}")
+    bpw = check_bytes_per_weight(bytes_per_weight)
     machine = mapping.machine
     src, dst, size = exchange_messages(graph, machine, mapping.task_to_proc, bpw)
     if src.size == 0:
         raise InvalidInputError("graph: no message crosses the network (every edge joins tasks of one node)")
     names = host_names(machine)
     pairs = np.unique(np.stack([src, dst], axis=1), axis=0)
-    xml = platform_xml(machine, link_latency=link_latency, node_link=node_link, bandwidth_unit=bandwidth_unit,
-                       loopback=loopback, node_pairs=pairs, form="explicit")
+    xml, link_ids = _platform(machine, link_latency=link_latency, node_link=node_link, hosts=None,
+                              bandwidth_unit=bandwidth_unit, host_speed="1Gf", loopback=loopback, node_pairs=pairs,
+                              form="explicit")
     exe = replay_program()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(workdir) if workdir is not None else Path(tmp)
@@ -296,32 +300,30 @@ def simulate_exchange(
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
         raise RuntimeError(f"simulate: the replay failed with exit code {proc.returncode}\n{tail}")
-    return _parse(proc.stdout, n_steps, int(src.size))
+    return _parse(proc.stdout, n_steps, int(src.size), link_ids)
 
 
-def _parse(text: str, n_steps: int, n_messages: int) -> ExchangeSimulation:
+def _parse(text: str, n_steps: int, n_messages: int, link_ids: dict) -> ExchangeSimulation:
     steps = np.zeros(n_steps, dtype=np.float64)
     total = 0.0
     names: list[str] = []
     loads: list[float] = []
     bws: list[float] = []
     for line in text.splitlines():
-        f = line.split()
-        if not f:
-            continue
+        f = line.split(" ", 3)  # a link's name, last, is the rest of the line: it may hold spaces
         if f[0] == "step":
             steps[int(f[1])] = float(f[2])
         elif f[0] == "total":
             total = float(f[1])
         elif f[0] == "link":
-            names.append(f[1])
-            loads.append(float(f[2]))
-            bws.append(float(f[3]))
+            loads.append(float(f[1]))
+            bws.append(float(f[2]))
+            names.append(f[3])
     return ExchangeSimulation(
         step_seconds=steps,
         total_seconds=total,
         link_names=names,
-        link_ids=np.array([torus_link_id(n) for n in names], dtype=np.int64),
+        link_ids=np.array([link_ids.get(n, -1) for n in names], dtype=np.int64),
         link_bytes=np.array(loads, dtype=np.float64),
         link_bandwidth=np.array(bws, dtype=np.float64),
         n_messages=n_messages,

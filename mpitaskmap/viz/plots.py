@@ -5,9 +5,9 @@ Three figures, each comparing mappings of one task graph on one machine side by 
 * :func:`plot_allocation` -- the allocated routers in 3-D, coloured by the part of the
   task domain (or a task coordinate) they run: default vs mapped shows whether
   neighbouring tasks landed on neighbouring routers.
-* :func:`plot_link_loads` -- the busiest link per direction (X+, X-, Y+, ... or the
-  PERCS link classes) for Data and Latency = Data / bandwidth: the picture that explains
-  why a mapping is faster.
+* :func:`plot_link_loads` -- the busiest link per link class (X+, X-, Y+, ... on a
+  torus, LL/LR/D on PERCS: any machine with links) for Data and Latency = Data /
+  bandwidth: the picture that explains why a mapping is faster.
 * :func:`plot_hop_histogram` -- how many messages travel 0, 1, 2, ... hops.
 
 Every value comes from :mod:`mpitaskmap.metrics` (the one implementation).  matplotlib is
@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import io
 import os
-from typing import Mapping as MappingType, Sequence
+from typing import Mapping as MappingType
 
 import numpy as np
 
 from ..errors import InvalidInputError
-from ..machines import TorusMachine
+from ..machines import Machine
 from ..mapping import Mapping
 from ..metrics import edge_hops, link_loads
 
@@ -166,8 +166,9 @@ def plot_allocation(
     Parameters
     ----------
     mappings : Mapping, sequence of Mapping or dict of str to Mapping
-        Mappings of one task graph on one :class:`~mpitaskmap.machines.TorusMachine`;
-        labels are the dict keys or the mappings' ``method``.
+        Mappings of one task graph on one machine whose routers sit on a torus or mesh
+        grid (:attr:`~mpitaskmap.machines.Machine.has_router_grid`); labels are the dict
+        keys or the mappings' ``method``.
     path : str or path-like, optional
         Save the figure there as PNG.
     color_by : {"part", "x", "y", "z"}, optional
@@ -190,15 +191,15 @@ def plot_allocation(
     if color_by not in ("part", "x", "y", "z"):
         raise InvalidInputError(f"color_by: unknown {color_by!r}; valid: ['part', 'x', 'y', 'z']")
     for label, m in items:
-        if not isinstance(m.machine, TorusMachine):
+        if not m.machine.has_router_grid:
             raise InvalidInputError(
-                f"mappings: {label!r}: the allocation plot needs router coordinates (a TorusMachine); "
-                f"got {type(m.machine).__name__}"
+                f"mappings: {label!r}: the allocation plot needs router coordinates (routers on a torus or mesh "
+                f"grid); {m.machine.name!r} has none"
             )
     n = len(items)
     fig = _new_figure((5.2 * n + 0.6, 6.0))
     first = items[0][1]
-    machine: TorusMachine = first.machine
+    machine = first.machine
     names3 = (list(machine.dim_names) + ["", ""])[:3]
     parts, part_names = task_parts(first)
     k = "xyz".index(color_by) if color_by != "part" else None
@@ -248,7 +249,7 @@ def plot_allocation(
     return _save(fig, path)
 
 
-def _proc_positions(machine: TorusMachine) -> tuple[np.ndarray, list, list]:
+def _proc_positions(machine: Machine) -> tuple[np.ndarray, list, list]:
     """Return a 3-D point per processor: its router, offset by its slot on a small grid.
 
     The processors of one router sit on a ``c x c x c`` grid (``c = ceil(cbrt(slots))``)
@@ -274,18 +275,19 @@ def plot_link_loads(
     title: str | None = None,
     volume_unit: str = "volume",
 ):
-    """Draw the busiest link per direction, Data and Latency, as grouped bars per mapping.
+    """Draw the busiest link per link class, Data and Latency, as grouped bars per mapping.
 
-    For each direction (``X+``, ``X-``, ``Y+``, ... on a torus; ``LL``, ``LR``, ``D`` on
-    PERCS) the bars show the largest Data(e) (left) and Latency(e) = Data(e) / bw(e)
-    (right) over the links of that direction, from
-    :meth:`~mpitaskmap.machines.LinkLoads.by_direction`.  The tallest bar of the right
-    panel is Latency(M), the congestion that bounds the communication time.
+    For each class of the machine's links (:meth:`~mpitaskmap.machines.Machine.link_classes`:
+    ``X+``, ``X-``, ``Y+``, ... on a torus; ``LL``, ``LR``, ``D`` on PERCS; whatever a
+    machine kind names them), from the most local to the most global, the bars show the
+    largest Data(e) (left) and Latency(e) = Data(e) / bw(e) (right) over the links of that
+    class, from :meth:`~mpitaskmap.machines.LinkLoads.by_class`.  The tallest bar of the
+    right panel is Latency(M), the congestion that bounds the communication time.
 
     Parameters
     ----------
     mappings : Mapping, sequence of Mapping or dict of str to Mapping
-        Mappings on machines with a link model.
+        Mappings of one task graph on one machine with a link model.
     path : str or path-like, optional
         Save the figure there as PNG.
     title : str, optional
@@ -309,12 +311,12 @@ def plot_link_loads(
     for label, m in items:
         if not m.machine.has_link_model:
             raise InvalidInputError(f"mappings: {label!r}: the machine {m.machine.name!r} has no link model")
-        records.append(link_loads(m.graph, m.machine, m.task_to_proc).by_direction())
+        records.append(link_loads(m.graph, m.machine, m.task_to_proc).by_class())
     links = [r["link"] for r in records[0]]
     fig = _new_figure((max(7.0, 1.1 * len(links) * (1 + 0.35 * len(items))) + 1, 4.4))
     x = np.arange(len(links))
     width = 0.8 / len(items)
-    panels = (("max_data", f"max Data(e) [{volume_unit}]", "Busiest link per direction: Data"),
+    panels = (("max_data", f"max Data(e) [{volume_unit}]", "Busiest link per class: Data"),
               ("max_latency", f"max Data(e)/bw(e) [{volume_unit} per GB/s]", "... and Latency = Data / bandwidth"))
     for j, (key, ylabel, sub) in enumerate(panels):
         ax = fig.add_subplot(1, 2, j + 1)
@@ -323,7 +325,7 @@ def plot_link_loads(
             ax.bar(x + (i - (len(items) - 1) / 2) * width, values, width, label=f"{label} (max {max(values):.3g})",
                    color=_COLOURS[i % len(_COLOURS)])
         ax.set_xticks(x, links)
-        ax.set_xlabel("link direction")
+        ax.set_xlabel("link class")
         ax.set_ylabel(ylabel)
         ax.set_title(sub, fontsize=10)
         ax.grid(axis="y", alpha=0.3)
