@@ -71,7 +71,7 @@ from mpitaskmap import Mapping, TaskGraph, candidate_list, metrics, titan_machin
 from mpitaskmap.search.problem import Problem  # noqa: E402
 from mpitaskmap.search.scoring import apply  # noqa: E402
 from mpitaskmap.sim.simgrid import simgrid_missing  # noqa: E402
-from mpitaskmap.search.methods import JUDGE_CONFIG  # noqa: E402
+from mpitaskmap.search.judge import JUDGE_CONFIG  # noqa: E402
 from mpitaskmap.sim.simgrid_replay import REPLAY_CONFIG, simulate_exchange  # noqa: E402
 
 #: Metrics compared with simulated time: name in mpitaskmap.metrics -> the paper's short name.

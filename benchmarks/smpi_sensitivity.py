@@ -42,7 +42,7 @@ sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
 import mpitaskmap  # noqa: E402
 from mpitaskmap.cli._inputs import load_machine  # noqa: E402
-from mpitaskmap.search.methods import JUDGE_CONFIG  # noqa: E402
+from mpitaskmap.search.judge import JUDGE_CONFIG  # noqa: E402
 from mpitaskmap.search.problem import Problem  # noqa: E402
 from mpitaskmap.search.scoring import score_candidates  # noqa: E402
 from mpitaskmap.sim.simgrid import simgrid_missing  # noqa: E402

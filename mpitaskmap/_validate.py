@@ -20,6 +20,8 @@ __all__ = [
     "COORD_DTYPES",
     "narrowest_int_dtype",
     "as_narrowest_coords",
+    "check_positive",
+    "check_bytes_per_weight",
 ]
 
 #: The integer types the torus kernels take router coordinates in (``coord_t`` of
@@ -172,3 +174,43 @@ def as_weights(a, name: str, length: int) -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         raise InvalidInputError(f"{name}: weights must be finite and >= 0, index {i} is {float(arr[i])!r}")
     return np.ascontiguousarray(arr)
+
+
+def check_positive(value, name: str, *, allow_zero: bool = False) -> float:
+    """Return ``value`` as a float; an error names ``name`` unless it is positive (or 0) and finite.
+
+    Examples
+    --------
+    >>> check_positive("2.5", "link_latency")
+    2.5
+    >>> check_positive(0, "link_latency", allow_zero=True)
+    0.0
+    """
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"{name}: expected a number; got {value!r}") from None
+    if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
+        need = "non-negative" if allow_zero else "positive"
+        raise InvalidInputError(f"{name}: must be {need} and finite; got {value!r}")
+    return v
+
+
+def check_bytes_per_weight(value, name: str = "bytes_per_weight", *, allow_zero: bool = False) -> float:
+    """Return message bytes per unit of edge weight, checked: positive and finite.
+
+    The one check of every consumer of the message model (the predicted-time objective,
+    the fluid and SimGrid replays, the command line's ``--bytes-per-weight``).  Only the
+    objective passes ``allow_zero``: with zero bytes a message still pays its hop latency
+    there, while a replay of empty messages would have nothing to send.
+
+    Examples
+    --------
+    >>> check_bytes_per_weight(4096)
+    4096.0
+    >>> check_bytes_per_weight(0.0)
+    Traceback (most recent call last):
+    ...
+    mpitaskmap.errors.InvalidInputError: bytes_per_weight: must be positive and finite; got 0.0
+    """
+    return check_positive(value, name, allow_zero=allow_zero)

@@ -7,7 +7,7 @@ import pytest
 
 import mpitaskmap
 from mpitaskmap.cli._inputs import load_machine
-from mpitaskmap.search.methods import JUDGE_CONFIG
+from mpitaskmap.search.judge import JUDGE_CONFIG
 from mpitaskmap.sim.simgrid import simgrid_missing
 from mpitaskmap.sim.simgrid_replay import REPLAY_CONFIG
 from mpitaskmap.graphs.taskgraph import TaskGraph

@@ -221,7 +221,7 @@ def test_machine_file_with_hosts_matrix_market_and_coordinates(capsys, tmp_path)
 
 def test_task_and_machine_spec_errors(capsys, tmp_path):
     for tasks, msg in [("stencil3d:4x4", "stencil3d needs 3 lengths"), ("stencil:4xa", "expected lengths like"),
-                       ("stencil2d:4x4:colour=1", "unknown option 'colour'"), ("nosuch.txt", "no such file")]:
+                       ("stencil2d:4x4:colour=1", "unknown key 'colour'"), ("nosuch.txt", "no such file")]:
         status, _, err = run(capsys, "eval", "-m", "sim:torus:dims=4x4", "-t", tasks, "-q")
         assert status == 1 and msg in err, err
     status, _, err = run(capsys, "eval", "-m", "percs:ns=2,nd=3", "-t", "stencil2d:16x16", "-q")
@@ -250,7 +250,7 @@ def test_eval_default_and_reorder_files(capsys, tmp_path, small):
                          "--by-class", "-q")
     lines = out.splitlines()
     assert lines[0].split() == ["method", "WH", "Latency(M)", "seconds"]
-    assert "identity: busiest link per direction" in out and any(l.split()[0] == "Z-" for l in lines if l.strip())
+    assert "identity: busiest link per link class" in out and any(l.split()[0] == "Z-" for l in lines if l.strip())
     status, _, err = run(capsys, "eval", "-m", SIM, "-t", TASKS, "--no-identity", "-q")
     assert status == 1 and "nothing to evaluate" in err
 

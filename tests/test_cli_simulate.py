@@ -170,7 +170,7 @@ def test_map_auto_simulate_keeps_the_fastest_of_the_judged(capsys):
                             metric=mpitaskmap.metrics.time_objective(DEFAULT_BYTES_PER_WEIGHT, DEFAULT_LINK_LATENCY),
                             judge_options={"bytes_per_weight": DEFAULT_BYTES_PER_WEIGHT,
                                            "link_latency": DEFAULT_LINK_LATENCY}, judge_also=())
-    from mpitaskmap.search.methods import JUDGE_CONFIG
+    from mpitaskmap.search.judge import JUDGE_CONFIG
 
     best = simulate_exchange(judged, bytes_per_weight=DEFAULT_BYTES_PER_WEIGHT, link_latency=DEFAULT_LINK_LATENCY,
                              config=JUDGE_CONFIG)

@@ -18,7 +18,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mpitaskmap"
 
 #: Layer of every module, bottom up: (name, module prefixes).  A module in no entry fails.
 LAYERS = [
-    ("foundation", ("mpitaskmap._version", "mpitaskmap.errors", "mpitaskmap._validate", "mpitaskmap._textio", "mpitaskmap.curves",
+    ("foundation", ("mpitaskmap._version", "mpitaskmap.errors", "mpitaskmap._validate", "mpitaskmap._options",
+                    "mpitaskmap._textio", "mpitaskmap.curves",
                     "mpitaskmap._torus", "mpitaskmap._percs", "mpitaskmap._mj", "mpitaskmap._graphmap",
                     "mpitaskmap._grid", "mpitaskmap._fluid")),
     ("machines", ("mpitaskmap.machines",)),
@@ -96,7 +97,7 @@ def test_the_parser_sees_relative_and_lazy_imports():
     assert "mpitaskmap.search.families.geometric" in names and names["mpitaskmap.search.families.geometric"] is True
     # a lazy import inside a function is seen, and marked as not at module level
     assert ("pymetis", False) in _imports(MODULES["mpitaskmap.mappers.graph.greedy"])
-    assert ("mpitaskmap.sim.simgrid", False) in _imports(MODULES["mpitaskmap.search.methods"])
+    assert ("mpitaskmap.sim.simgrid", False) in _imports(MODULES["mpitaskmap.search.judge"])
 
 
 def test_the_layer_check_fails_on_an_upward_import(tmp_path):

@@ -290,15 +290,15 @@ def test_sim_is_deterministic():
     "spec, message",
     [
         ("sim:dragonfly", "unknown simulated machine 'dragonfly' in 'sim:dragonfly'; valid: ['bgq', 'percs', 'titan', 'torus']"),
-        ("sim:titan:cores=4", "unknown key 'cores' in 'sim:titan:cores=4'; valid keys: ['busy', 'dims', 'nodes', 'ppn', 'seed']"),
+        ("sim:titan:cores=4", "provider 'sim:titan:cores=4': unknown key 'cores'; valid keys: ['busy', 'dims', 'nodes', 'ppn', 'seed']"),
         ("sim:torus:dims=4x4,rpn=2", "valid keys: ['dims', 'npr', 'ppn', 'wrap']"),
-        ("sim:titan:ppn=0", "ppn must be >= 1 in 'sim:titan:ppn=0'; got 0"),
-        ("sim:titan:ppn=four", "ppn must be an integer in 'sim:titan:ppn=four'; got 'four'"),
+        ("sim:titan:ppn=0", "provider 'sim:titan:ppn=0': ppn must be >= 1; got 0"),
+        ("sim:titan:ppn=four", "provider 'sim:titan:ppn=four': ppn must be an integer; got 'four'"),
         ("sim:titan:busy=1.5", "busy must lie in [0, 1)"),
-        ("sim:titan:ppn", "expected key=value in 'sim:titan:ppn'; got 'ppn'"),
+        ("sim:titan:ppn", "provider 'sim:titan:ppn': expected key=value; got 'ppn'"),
         ("sim:titan:ppn=1,ppn=2", "key 'ppn' given twice"),
         ("sim:torus", "sim:torus needs dims="),
-        ("sim:torus:dims=4x0", "dims must be >= 1"),
+        ("sim:torus:dims=4x0", "dims needs lengths >= 1 like 4x4x4; got '4x0'"),
         ("sim:torus:dims=4x4,wrap=1x0x1", "wrap needs 1 or 2 flags"),
         ("sim:torus:dims=4x4,wrap=yes-ish", "wrap flags are 0 or 1"),
         ("sim:bgq:shape=4x4x4", "shape needs 5 lengths"),
@@ -531,7 +531,7 @@ def test_bgq_shape_and_wrap_from_env_and_spec(fake_mpix, monkeypatch):
     assert p.network() == NetworkInfo(dims=(4, 4, 4, 4, 2), wrap=False, dim_names="ABCDE")
     assert p.spec == f"bgq:lib={fake_mpix},shape=4x4x4x4x2,wrap=0"
     monkeypatch.setenv("MPITASKMAP_BGQ_SHAPE", "4x4x4")
-    with pytest.raises(InvalidInputError, match="shape needs 5 lengths like 4x4x4x4x4 in 'MPITASKMAP_BGQ_SHAPE'"):
+    with pytest.raises(InvalidInputError, match=r"provider bgq \(MPITASKMAP_BGQ_SHAPE\): shape needs 5 lengths like 4x4x4x4x4"):
         BgqProvider().network()
 
 
@@ -637,7 +637,7 @@ def test_auto_env_override_wins(monkeypatch, tmp_path):
 
 def test_auto_bad_env_value_names_the_variable(monkeypatch):
     monkeypatch.setenv("MPITASKMAP_PROVIDER", "sim:titan:bogus=1")
-    with pytest.raises(InvalidInputError, match=r"^MPITASKMAP_PROVIDER: provider: unknown key 'bogus'"):
+    with pytest.raises(InvalidInputError, match=r"^MPITASKMAP_PROVIDER: provider 'sim:titan:bogus=1': unknown key 'bogus'"):
         get_provider()
 
 

@@ -73,7 +73,7 @@ def test_map_regular_errors():
         map_regular(np.ones((30, 30)) - np.eye(30), torus_machine((10, 3)))
     with pytest.raises(InvalidInputError, match="one task per processor"):
         map_regular(TaskGraph.stencil((4, 4)), torus_machine((4, 2)))
-    with pytest.raises(ValueError, match="unknown 'nope'"):
+    with pytest.raises(ValueError, match="unknown grid heuristic 'nope'"):  # the one dispatch's message
         map_grid(TaskGraph.stencil((4, 4)), torus_machine((4, 4)), method="nope")
 
 

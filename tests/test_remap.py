@@ -659,21 +659,21 @@ def test_search_candidates_judge_matches_the_serial_judge(comm):
 
 @pytest.mark.mpi(min_size=2)
 def test_a_judge_failure_on_one_rank_leaves_the_objectives_pick_everywhere(comm, monkeypatch):
-    import mpitaskmap.runtime.remapping as runtime
+    import mpitaskmap.search.judge as judge_mod
     from mpitaskmap.runtime.remapping import search_candidates
     from mpitaskmap.search.scoring import REFINE_TOP
 
     skip_single_rank(comm)
     graph, machine = judged_case()
     cands = candidate_list(graph, machine, include_identity=True)
-    original = runtime.fluid_seconds
+    original = judge_mod.fluid_seconds
 
     def failing(problem, mapping, options):
         if comm.rank == 1:
             raise RuntimeError("replay bug on rank 1")
         return original(problem, mapping, options)
 
-    monkeypatch.setattr(runtime, "fluid_seconds", failing)
+    monkeypatch.setattr(judge_mod, "fluid_seconds", failing)
     res = search_candidates(comm, graph, machine, cands, refine=REFINE_TOP, judge="fluid")
     outcome = (res.error, res.judge, res.judge_why, res.index, res.objective_index, tuple(res.task_to_proc.tolist()))
     assert all_same(comm, outcome)
@@ -681,7 +681,7 @@ def test_a_judge_failure_on_one_rank_leaves_the_objectives_pick_everywhere(comm,
         assert res.judge is None and res.index == res.objective_index
         assert res.judge_why.startswith("the judge failed (judge: rank 1: RuntimeError: replay bug on rank 1)")
     # over budget anywhere: the objective's pick too
-    monkeypatch.setattr(runtime, "fluid_seconds", original)
+    monkeypatch.setattr(judge_mod, "fluid_seconds", original)
     cut = search_candidates(comm, graph, machine, cands, refine=REFINE_TOP, judge="fluid",
                             judge_options={"max_work": 1})
     assert cut.judge is None and cut.index == cut.objective_index and "passed its work budget (1)" in cut.judge_why

@@ -10,18 +10,18 @@ import csv
 import io
 import json
 import sys
+import textwrap
 from dataclasses import dataclass, field
 from typing import TextIO
 
-import numpy as np
-
+from .._validate import check_bytes_per_weight, check_positive
 from ..search.judge import DEFAULT_JUDGE, FLUID_JUDGE_MAX_EDGES, JUDGE_ALSO, JUDGE_TOP, JUDGES
 from ..mapping import Mapping
 from ..metrics import DEFAULT_OVERLAP_BYTES, METRICS, evaluate
 from ..mappers.geometric.mj import ORDERINGS
-from ..search.methods import METHODS
+from ..search.registry import METHOD_TABLE
 from ._inputs import MACHINE_FORMS, TASK_FORMS, MachineInput, TaskInput, load_machine, load_tasks
-from ._methods import Context, GeometricOptions
+from ._methods import Context
 from ._progress import Progress
 
 __all__ = ["Row", "Progress", "announce", "add_io_options", "add_method_options", "add_message_model_options",
@@ -141,11 +141,8 @@ def add_simulate_options(group, what: str) -> None:
 
 def message_model(args) -> dict:
     """The checked message model of parsed options: ``bytes_per_weight``, ``hop_latency``, ``overlap_bytes``."""
-    if not np.isfinite(args.link_latency) or args.link_latency < 0:
-        raise ValueError(f"--link-latency: must be non-negative and finite (seconds per hop); "
-                         f"got {args.link_latency!r}")
-    if not np.isfinite(args.bytes_per_weight) or args.bytes_per_weight <= 0:
-        raise ValueError(f"--bytes-per-weight: must be positive and finite; got {args.bytes_per_weight!r}")
+    check_positive(args.link_latency, "--link-latency", allow_zero=True)
+    check_bytes_per_weight(args.bytes_per_weight, "--bytes-per-weight")
     if not args.overlap_bytes > 0:  # also rejects nan
         raise ValueError(f"--overlap-bytes: must be positive (bytes; inf allowed); got {args.overlap_bytes!r}")
     return {"bytes_per_weight": args.bytes_per_weight, "hop_latency": args.link_latency,
@@ -179,11 +176,12 @@ def load_inputs(args) -> tuple[MachineInput, TaskInput]:
 
 def context_from(args, progress=None) -> Context:
     """Build the method context from parsed options."""
-    geo = GeometricOptions(ordering=args.ordering, shift=not args.no_shift, bandwidth=args.bandwidth)
+    # the flags are defaults of the table's options of the same name, parsed as a spec spells them
+    defaults = {"ordering": args.ordering, "shift": not args.no_shift, "bandwidth": args.bandwidth,
+                "orderings": tuple(o.strip() for o in args.orderings.split(",") if o.strip())}
     if args.box:
-        geo = geo.updated(f"box={args.box}")
+        defaults["box"] = METHOD_TABLE["geometric"].option("box").parse(args.box, "--box")
     families = tuple(f.strip() for f in args.families.split(",") if f.strip()) if args.families else None
-    orderings = tuple(o.strip() for o in args.orderings.split(",") if o.strip())
     model = message_model(args)
     top = getattr(args, "simulate_top", DEFAULT_SIMULATE_TOP)
     if top < 1:
@@ -192,7 +190,7 @@ def context_from(args, progress=None) -> Context:
     unknown = [m for m in also if m not in METRICS]
     if unknown:
         raise ValueError(f"--simulate-also: unknown metric {unknown[0]!r}; valid: {', '.join(METRICS)}")
-    return Context(geometric=geo, metric=args.metric, families=families, orderings=orderings, progress=progress,
+    return Context(defaults=defaults, metric=args.metric, families=families, progress=progress,
                    bytes_per_weight=model["bytes_per_weight"], link_latency=model["hop_latency"],
                    overlap_bytes=model["overlap_bytes"],
                    judge=judge_of(args), judge_top=top, judge_also=also)
@@ -279,6 +277,14 @@ def render_table(rows: list[Row], fmt: str = "text", *, header: dict | None = No
 
 
 def method_help() -> str:
-    """Return the METHODS section of a man page."""
-    width = max(len(n) for n in METHODS)
-    return "\n".join(f"  {n:<{width}}  {d}" for n, d in METHODS.items())
+    """Return the METHODS section of a man page: every method of the table, with its options spelled."""
+    heads = {name: f"{name}:NAME" if m.args else name for name, m in METHOD_TABLE.items()}
+    width = max(len(h) for h in heads.values())
+    lines = []
+    for name, m in METHOD_TABLE.items():
+        lines.append(f"  {heads[name]:<{width}}  {m.description}")
+        if m.options:
+            lines += textwrap.wrap(" ".join(o.spelling() for o in m.options), 100, initial_indent=" " * (width + 4)
+                                   + "options: ", subsequent_indent=" " * (width + 13), break_on_hyphens=False)
+    lines.append("  options follow the name (geometric:ordering=z,box=2x2x8) or its NAME (grid:sfc:curve=snake)")
+    return "\n".join(lines)

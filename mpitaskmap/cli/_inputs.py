@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._options import parse_flag, parse_float, parse_int, parse_options
 from ..errors import InvalidInputError
-from ..machines import Machine, TorusMachine
+from ..machines import Machine
 from ..mapfiles import MAP_FORMATS, read_map
 from ..mapping import Mapping
 from ..graphs.taskgraph import TaskGraph
@@ -51,7 +52,7 @@ class MachineInput:
         """Return one line: spec, processors, nodes and network."""
         m = self.machine
         text = f"{self.spec}: {m.n_procs} processors on {m.n_nodes} nodes"
-        if isinstance(m, TorusMachine):
+        if m.has_router_grid:
             kind = "torus" if all(m.wrap) else "mesh" if not any(m.wrap) else "torus/mesh"
             text += f", {kind} {'x'.join(str(int(d)) for d in m.dims)} ({' '.join(m.dim_names)})"
         else:
@@ -91,8 +92,11 @@ def load_machine(spec: str, n_ranks: int) -> MachineInput:
         from ..machines.machine_file import hopper_machine
 
         return MachineInput(hopper_machine(), "hopper")
-    if low.startswith("percs:") or low == "percs":
-        return MachineInput(_percs_machine(text), text)
+    if low.startswith("percs:") or low == "percs":  # the sim:percs: provider's machine, by the same builder
+        from ..machines.specs import PERCS_KEYS, percs_from_options
+
+        what = f"--machine {text!r}"
+        return MachineInput(percs_from_options(parse_options(text.partition(":")[2], PERCS_KEYS, what), what), text)
     path = text[5:] if low.startswith("file:") else text
     if not os.path.exists(path):
         raise InvalidInputError(f"--machine: no such machine file and not a known spec ({MACHINE_FORMS}); got {spec!r}")
@@ -100,17 +104,6 @@ def load_machine(spec: str, n_ranks: int) -> MachineInput:
 
     machine = read_machine_file(path)
     return MachineInput(machine, path, _machine_file_hosts(path, machine))
-
-
-def _percs_machine(text: str) -> Machine:
-    from ..machines.percs import PercsMachine
-
-    opts = parse_options(text.partition(":")[2], ("ns", "nd", "routing"), "--machine")
-    try:
-        n_s, n_d = int(opts.get("ns", 2)), int(opts.get("nd", 1))
-    except ValueError:
-        raise InvalidInputError(f"--machine: ns and nd of a PERCS machine are integers; got {text!r}") from None
-    return PercsMachine(n_s, n_d, routing=opts.get("routing", "direct"))
 
 
 def _machine_file_hosts(path: str, machine: Machine) -> list | None:
@@ -129,20 +122,6 @@ def _machine_file_hosts(path: str, machine: Machine) -> list | None:
     if not names or len(names) != machine.n_nodes:
         return None
     return list(names)
-
-
-def parse_options(text: str, valid, what: str) -> dict[str, str]:
-    """Split ``"k=v,k=v"``, checking every key against ``valid``."""
-    out: dict[str, str] = {}
-    for item in filter(None, (t.strip() for t in text.split(","))):
-        key, sep, value = item.partition("=")
-        key = key.strip().lower()
-        if not sep or not value.strip():
-            raise InvalidInputError(f"{what}: expected key=value; got {item!r}")
-        if key not in valid:
-            raise InvalidInputError(f"{what}: unknown option {key!r}; valid: {sorted(valid)}")
-        out[key] = value.strip()
-    return out
 
 
 # -- tasks ---------------------------------------------------------------------------------------
@@ -167,12 +146,13 @@ def load_tasks(spec: str, task_coords: str | None = None) -> TaskInput:
         want = kind[len("stencil"):]
         if want and want != f"{len(shape)}d":
             raise InvalidInputError(f"--tasks: {kind} needs {want[:-1]} lengths; got {dims_text!r}")
-        opts = parse_options(opt_text, ("points", "periodic", "weight"), "--tasks")
+        what = f"--tasks {text!r}"
+        opts = parse_options(opt_text, ("points", "periodic", "weight"), what)
         try:
             graph = TaskGraph.stencil(
-                shape, points=int(opts["points"]) if "points" in opts else None,
-                periodic=opts.get("periodic", "0").lower() in ("1", "true", "yes"),
-                weight=float(opts.get("weight", 1.0)),
+                shape, points=parse_int(opts["points"], "points", what) if "points" in opts else None,
+                periodic=parse_flag(opts.get("periodic", "0"), "periodic", what),
+                weight=parse_float(opts.get("weight", 1.0), "weight", what),
             )
         except ValueError as exc:
             raise InvalidInputError(f"--tasks: {exc}") from None

@@ -1,76 +1,43 @@
-"""Mapping methods of the command line (private): ``NAME[:OPTIONS]`` turned into :func:`mpitaskmap.map`.
+"""Mapping methods of the command line (private): ``NAME[:ARG][:OPTIONS]`` turned into :func:`mpitaskmap.map`.
 
-The table of methods is the library's own (:data:`mpitaskmap.search.methods.METHODS`); this
-module only parses the command-line spelling of options (``geometric:ordering=hilbert,shift=0``,
-``percs:mod_colouring``, ``grid:affn``) and adds progress bars.
+The methods, their options and how a spec spells each value are the library's own table
+(:data:`mpitaskmap.search.registry.METHOD_TABLE`, read by
+:func:`~mpitaskmap.search.registry.parse_method`): the command line accepts exactly the
+options :func:`mpitaskmap.map` does.  This module only adds what a command knows: its
+flags as option defaults (``--ordering``, ``--box``, ...), the auto search's objective and
+judge, and progress bars for the methods the table says refine.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from ..errors import InvalidInputError
-from ..search.judge import DEFAULT_JUDGE, JUDGE_ALSO, JUDGE_TOP, resolve_judge
+from ..graphs.taskgraph import TaskGraph
 from ..machines import Machine
 from ..mapping import IDENTITY, Mapping
 from ..metrics import DEFAULT_HOP_LATENCY, DEFAULT_OVERLAP_BYTES, default_metric, time_objective
-from ..mappers.geometric.mj import ORDERINGS
-from ..search.methods import METHODS, map as map_tasks
+from ..search.judge import DEFAULT_JUDGE, JUDGE_ALSO, JUDGE_TOP, resolve_judge
+from ..search.methods import map as map_tasks
 from ..search.problem import Problem
-from ..graphs.taskgraph import TaskGraph
-from ._inputs import parse_options
+from ..search.registry import find_method, format_method, parse_method
 from ._progress import Progress
 
-__all__ = ["run_method", "GeometricOptions", "Context"]
-
-
-def _flag(v: str) -> bool:
-    return v.lower() in ("1", "true", "yes", "on")
-
-
-@dataclass
-class GeometricOptions:
-    """Options of the geometric mapper given on the command line."""
-
-    ordering: str = "fz"
-    shift: bool = True
-    bandwidth: bool = False
-    box: tuple | None = None
-
-    def updated(self, text: str) -> "GeometricOptions":
-        """Return a copy with ``k=v,...`` options (ordering, shift, bandwidth, box) applied."""
-        o = parse_options(text, ("ordering", "shift", "bandwidth", "box"), "--method geometric")
-        box = self.box
-        if "box" in o:
-            try:
-                box = tuple(int(v) for v in o["box"].lower().split("x"))
-            except ValueError:
-                raise InvalidInputError(f"--method geometric: box is lengths like 2x2x8; got {o['box']!r}") from None
-        return GeometricOptions(
-            ordering=o.get("ordering", self.ordering),
-            shift=_flag(o["shift"]) if "shift" in o else self.shift,
-            bandwidth=_flag(o["bandwidth"]) if "bandwidth" in o else self.bandwidth,
-            box=box,
-        )
-
-    def label(self) -> str:
-        """Return e.g. ``"fz, shift"``."""
-        parts = [self.ordering] + [n for n, on in (("shift", self.shift), ("bw", self.bandwidth)) if on]
-        if self.box:
-            parts.append("box " + "x".join(map(str, self.box)))
-        return ", ".join(parts)
+__all__ = ["run_method", "Context"]
 
 
 @dataclass
 class Context:
     """What a method needs besides the graph and machine."""
 
-    geometric: GeometricOptions
+    #: Option values set by the command's flags (``--ordering``, ``--no-shift``, ``--bandwidth``,
+    #: ``--box``, ``--orderings``): every method that takes the option gets them, unless its
+    #: spec sets it (``geometric:ordering=z`` beats ``--ordering fz``).
+    defaults: dict = field(default_factory=dict)
     metric: str | None = None  # None: the machine's default objective (metrics.default_metric)
     families: tuple | None = None
-    orderings: tuple = ORDERINGS
     progress: Callable | None = None
     bytes_per_weight: float = 1.0  # message bytes per unit of weight (objective and simulator)
     link_latency: float = DEFAULT_HOP_LATENCY  # seconds per hop (objective and simulator)
@@ -88,52 +55,56 @@ def _bar(ctx: Context, what: str):
     return Progress(what, stream=base.stream, quiet=base.quiet)
 
 
+def _auto_options(graph: TaskGraph, machine: Machine, ctx: Context) -> tuple[dict, str]:
+    """The keywords of ``map(method="auto")`` from the command's objective and judge options, and why the judge."""
+    metric = ctx.metric if ctx.metric is not None else default_metric(machine)
+    if metric == "predicted_time":  # the objective with the command's message model
+        metric = time_objective(ctx.bytes_per_weight, ctx.link_latency, ctx.overlap_bytes)
+    options = dict(metric=metric, families=ctx.families)
+    # the objective passed is a callable (the command's message model), so the default judge
+    # is resolved here, where it is known whether the objective is the default one
+    judge, why, added = resolve_judge(Problem(graph, machine), ctx.judge, ctx.metric is not None)
+    if judge is None:
+        options.update(judge=None)
+    else:
+        options.update(judge=judge, judge_top=ctx.judge_top, judge_also=ctx.judge_also,
+                       judge_options=dict(link_latency=ctx.link_latency, bytes_per_weight=ctx.bytes_per_weight,
+                                          **added))
+    return options, why
+
+
 def run_method(spec: str, graph: TaskGraph, machine: Machine, ctx: Context) -> tuple[Mapping, float]:
-    """Run the method ``NAME[:OPTIONS]``; return its mapping (labelled ``spec``) and the seconds."""
-    name, _, arg = spec.strip().partition(":")
-    name = name.lower()
-    if name == "default":
+    """Run the method ``NAME[:ARG][:OPTIONS]``; return its mapping (labelled ``spec``) and the seconds.
+
+    ``mapping.info["options"]`` is the method with every option it ran with, spelled as a
+    spec (:func:`~mpitaskmap.search.registry.format_method`).
+    """
+    if spec.strip().partition(":")[0].strip().lower() == "default":
         raise InvalidInputError(f"--method: the default order is called {IDENTITY!r}; got {spec!r}")
-    if name not in METHODS:
-        raise InvalidInputError(f"--method: unknown {name!r}; valid: {sorted(METHODS)}")
-    if arg and name not in ("geometric", "geometric+uwh", "percs", "grid", "rubik"):
-        raise InvalidInputError(f"--method: {name} takes no options; got {spec!r}")
-    method, options, progress = name, {}, None
-    if name in ("geometric", "geometric+uwh"):
-        if graph.coords is None:
-            raise InvalidInputError(f"--method {name}: the tasks have no coordinates; give --task-coords or use greedy")
-        o = ctx.geometric.updated(arg)
-        options = dict(ordering=o.ordering)
-        if name == "geometric":
-            options.update(shift=o.shift, bandwidth=o.bandwidth, box=o.box)
-    elif name in ("grid", "percs", "rubik"):
-        method = f"{name}:{arg}"
-    elif name == "auto":
-        metric = ctx.metric if ctx.metric is not None else default_metric(machine)
-        if metric == "predicted_time":  # the objective with the command's message model
-            metric = time_objective(ctx.bytes_per_weight, ctx.link_latency, ctx.overlap_bytes)
-        options = dict(metric=metric, families=ctx.families, orderings=ctx.orderings)
-        # the objective passed is a callable (the command's message model), so the default judge
-        # is resolved here, where it is known whether the objective is the default one
-        judge, why, added = resolve_judge(Problem(graph, machine), ctx.judge, ctx.metric is not None)
-        if judge is None:
-            options.update(judge=None)
-        else:
-            options.update(judge=judge, judge_top=ctx.judge_top, judge_also=ctx.judge_also,
-                           judge_options=dict(link_latency=ctx.link_latency, bytes_per_weight=ctx.bytes_per_weight,
-                                              **added))
+    method, options = parse_method(spec, "--method")
+    entry, arg = find_method(method)
+    if entry.needs_coords and graph.coords is None:
+        raise InvalidInputError(f"--method {entry.name}: the tasks have no coordinates; give --task-coords or use "
+                                "greedy")
+    for key in entry.option_names(arg):
+        if key not in options and ctx.defaults.get(key) is not None:
+            options[key] = ctx.defaults[key]
+    ran_with = format_method(method, options)
+    extra: dict = {}
+    progress = None
+    if entry.name == "auto":
+        extra, why = _auto_options(graph, machine, ctx)
         progress = ctx.progress
-    if name in ("greedy+uwh", "geometric+uwh", "identity+uwh", "umc", "ummc", "bisection"):
+    if entry.uwh:  # the table says which methods refine: a bar for their passes, one for congestion
         progress = _bar(ctx, "UWH refinement passes")
-    if name in ("umc", "ummc"):
-        options["congestion_progress"] = _bar(ctx, f"{name} refinement iterations")
+    if entry.congestion:
+        extra["congestion_progress"] = _bar(ctx, f"{entry.name} refinement iterations")
     t0 = time.perf_counter()
-    mapping = map_tasks(graph, machine, method, progress=progress, **options)
+    mapping = map_tasks(graph, machine, method, progress=progress, **options, **extra)
     seconds = time.perf_counter() - t0
-    if name == "auto" and ctx.judge == DEFAULT_JUDGE and mapping.info.get("judge_why") in ("requested",
-                                                                                          "no judge requested"):
+    if entry.name == "auto" and ctx.judge == DEFAULT_JUDGE and mapping.info.get("judge_why") in (
+            "requested", "no judge requested"):
         mapping.info["judge_why"] = why  # resolved here, not by map()
-    if name == "geometric":
-        mapping.info["options"] = o.label()
+    mapping.info["options"] = ran_with
     mapping.method = spec.strip()
     return mapping, seconds

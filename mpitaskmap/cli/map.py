@@ -28,7 +28,7 @@ The metrics of the default order and of the mapping are printed side by side.
 """
 
 EPILOG = """\
-methods (--method NAME or NAME:OPTIONS):
+methods (--method NAME[:ARG][:OPTIONS]):
 {methods}
 
 outputs (-o [FORMAT=]PATH, repeatable; FORMAT from the name when omitted):
@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_io_options(p)
-    p.add_argument("--method", default="geometric", metavar="NAME[:OPTIONS]",
+    p.add_argument("--method", default="geometric", metavar="NAME[:ARG][:OPTIONS]",
                    help="mapping method (default geometric); see 'methods' below")
     add_method_options(p)
     g = p.add_argument_group("outputs")

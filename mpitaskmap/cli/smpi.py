@@ -54,7 +54,7 @@ status 1).
 """
 
 EPILOG = """\
-methods (--methods NAME[:OPTIONS],...):
+methods (--methods NAME[:ARG][:OPTIONS],...):
 {methods}
 
 examples:

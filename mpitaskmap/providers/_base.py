@@ -15,7 +15,7 @@ import numpy as np
 from .._validate import as_narrowest_coords
 from ..errors import InvalidInputError, ProviderError
 from ..machines import FlatMachine, Machine, TorusMachine
-from ..machines.percs import PercsMachine
+from ..machines.specs import PERCS_DEFAULTS, percs_from_options
 
 __all__ = [
     "NetworkInfo",
@@ -239,7 +239,9 @@ class Provider:
 def _percs_machine(coords: np.ndarray, network: NetworkInfo, name: str) -> Machine:
     """A PercsMachine: the job must be the whole system with rank r on processor r."""
     opts = dict(network.options)
-    m = PercsMachine(network.dims[0], int(opts.get("n_d", 1)), routing=str(opts.get("routing", "direct")), name=name)
+    spec = {"ns": network.dims[0], "nd": opts.get("n_d", PERCS_DEFAULTS["nd"]),
+            "routing": opts.get("routing", PERCS_DEFAULTS["routing"])}
+    m = percs_from_options(spec, f"network {name!r}", name=name)
     if coords.shape[0] != m.n_procs:
         raise InvalidInputError(
             f"locations: a PERCS machine models the whole system of {m.n_procs} processors; got {coords.shape[0]} ranks"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from .._options import parse_options
 from ..errors import InvalidInputError
 from ._base import Provider
-from ._util import parse_options
 from .bgq import BgqProvider
 from .file import FileProvider
 from .hostname import HostnameProvider
@@ -41,13 +41,14 @@ def provider_from_spec(spec: str) -> Provider:
         return SimProvider.from_spec(spec)
     if family == "file":
         return FileProvider(rest) if rest else FileProvider()
+    what = f"provider {spec!r}"
     if family == "rca":
-        o = parse_options(rest, ("lib", "nid_file"), spec)
+        o = parse_options(rest, ("lib", "nid_file"), what)
         return RcaProvider(lib=o.get("lib"), nid_file=o.get("nid_file"))
     if family == "bgq":
-        o = parse_options(rest, ("lib", "shape", "wrap"), spec)
+        o = parse_options(rest, ("lib", "shape", "wrap"), what)
         return BgqProvider(lib=o.get("lib"), shape=o.get("shape"), wrap=o.get("wrap"))
     if family == "hostname":
-        parse_options(rest, (), spec)
+        parse_options(rest, (), what)
         return HostnameProvider()
     raise InvalidInputError(f"provider: unknown provider {family!r} in {spec!r}; valid: {available_providers()}")

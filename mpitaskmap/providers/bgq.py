@@ -38,9 +38,10 @@ import os
 import re
 import sys
 
+from .._options import parse_lengths, parse_wrap
 from ..errors import ProviderError
 from ._base import Location, NetworkInfo, Provider, check_rank
-from ._util import load_library, parse_lengths, parse_wrap, read_env
+from ._util import load_library, read_env
 
 __all__ = ["BgqProvider", "bgq_node_name", "MPIX_TORUS_MAX_DIMS", "BGQ_DIM_NAMES"]
 
@@ -197,7 +198,7 @@ class BgqProvider(Provider):
         """Return the torus lengths A..E (configured, or the job's bounding box)."""
         given = self._shape_arg if self._shape_arg is not None else read_env("MPITASKMAP_BGQ_SHAPE")
         if given is not None:
-            where = "MPITASKMAP_BGQ_SHAPE" if self._shape_arg is None else "bgq shape"
+            where = "provider bgq (MPITASKMAP_BGQ_SHAPE)" if self._shape_arg is None else "provider bgq"
             return parse_lengths(given, "shape", where, n=MPIX_TORUS_MAX_DIMS)
         size = size if size is not None else self._last_size
         if size is None:
@@ -219,6 +220,6 @@ class BgqProvider(Provider):
         given = self._wrap_arg if self._wrap_arg is not None else read_env("MPITASKMAP_BGQ_WRAP")
         wrap = (True,) * MPIX_TORUS_MAX_DIMS
         if given is not None:
-            where = "MPITASKMAP_BGQ_WRAP" if self._wrap_arg is None else "bgq wrap"
+            where = "provider bgq (MPITASKMAP_BGQ_WRAP)" if self._wrap_arg is None else "provider bgq"
             wrap = parse_wrap(given, "wrap", where, MPIX_TORUS_MAX_DIMS)
         return NetworkInfo(dims=dims, wrap=wrap, bandwidth=None, dim_names=BGQ_DIM_NAMES)

@@ -11,9 +11,10 @@ spec                                                   machine
                                                        ``ppn`` to 16, ``seed`` 0, ``busy`` 0.5
 ``sim:bgq:shape=4x4x4x4x2,ppn=16,order=ABCDET,wrap=1``  :func:`~mpitaskmap.machines.presets.bgq_machine`
 ``sim:torus:dims=4x4x4,ppn=1,npr=1,wrap=1``            :func:`~mpitaskmap.machines.presets.torus_machine`
-``sim:percs:ns=2,nd=1,routing=direct``                 :class:`~mpitaskmap.machines.percs.PercsMachine` (whole system:
-                                                       the job has ``ns * 128`` ranks)
                                                        (``dims`` required; ``npr`` nodes per router)
+``sim:percs:ns=2,nd=1,routing=direct``                 :func:`~mpitaskmap.machines.specs.percs_from_options`
+                                                       (whole system: the job has ``ns * 128`` ranks;
+                                                       the command line's ``percs:`` spec)
 =====================================================  ===============================================
 
 Rank ``r`` is processor ``r`` of the simulated machine, i.e. its default rank order (ALPS
@@ -27,13 +28,14 @@ from __future__ import annotations
 
 import math
 
+from .._options import parse_float, parse_int, parse_lengths, parse_options, parse_wrap
 from ..errors import InvalidInputError, ProviderError
 from ..machines import TorusMachine
 from ..machines.percs import PercsMachine
 from ..machines.percs_network import DRAWERS_PER_SUPERNODE, NODES_PER_DRAWER
 from ..machines.presets import BGQ_ORDERS, TITAN_DIMS, bgq_machine, titan_machine, torus_machine
+from ..machines.specs import PERCS_KEYS, percs_from_options
 from ._base import Location, NetworkInfo, Provider, check_rank
-from ._util import parse_int, parse_lengths, parse_options, parse_wrap
 from .bgq import BGQ_DIM_NAMES, bgq_node_name
 
 __all__ = ["SimProvider", "SIM_KINDS"]
@@ -43,7 +45,7 @@ SIM_KINDS = {
     "titan": ("nodes", "ppn", "seed", "busy", "dims"),
     "bgq": ("shape", "ppn", "order", "wrap"),
     "torus": ("dims", "ppn", "npr", "wrap"),
-    "percs": ("ns", "nd", "routing"),
+    "percs": PERCS_KEYS,
 }
 
 
@@ -85,7 +87,7 @@ class SimProvider(Provider):
         self.kind = kind
         raw = ",".join(f"{k}={v}" for k, v in options.items())
         self._spec = f"sim:{kind}" + (f":{raw}" if raw else "")
-        opts = parse_options(raw, SIM_KINDS[kind], self._spec)
+        opts = parse_options(raw, SIM_KINDS[kind], f"provider {self._spec!r}")
         self._options = opts
         self._params = self._parse(kind, opts)
         self._machines: dict[int, TorusMachine] = {}
@@ -101,7 +103,7 @@ class SimProvider(Provider):
             raise InvalidInputError(
                 f"provider: unknown simulated machine {kind!r} in {spec!r}; valid: {sorted(SIM_KINDS)}"
             )
-        opts = parse_options(parts[2] if len(parts) > 2 else "", SIM_KINDS[kind], spec)
+        opts = parse_options(parts[2] if len(parts) > 2 else "", SIM_KINDS[kind], f"provider {spec!r}")
         return cls(kind, **opts)
 
     @property
@@ -110,37 +112,30 @@ class SimProvider(Provider):
         return self._spec
 
     def _parse(self, kind: str, o: dict) -> dict:
-        s = self._spec
+        s = f"provider {self._spec!r}"
         p: dict = {}
         if kind == "titan":
             p["ppn"] = parse_int(o.get("ppn", 16), "ppn", s)
             p["nodes"] = parse_int(o["nodes"], "nodes", s) if "nodes" in o else None
             p["seed"] = parse_int(o.get("seed", 0), "seed", s, minimum=0)
             p["dims"] = parse_lengths(o.get("dims", TITAN_DIMS), "dims", s, n=3)
-            try:
-                busy = float(o.get("busy", 0.5))
-            except ValueError:
-                raise InvalidInputError(f"provider: busy must be a number in [0, 1) in {s!r}; got {o['busy']!r}") from None
+            busy = parse_float(o.get("busy", 0.5), "busy", s)
             if not 0.0 <= busy < 1.0:
-                raise InvalidInputError(f"provider: busy must lie in [0, 1) in {s!r}; got {busy}")
+                raise InvalidInputError(f"{s}: busy must lie in [0, 1); got {busy}")
             p["busy"] = busy
         elif kind == "bgq":
             p["shape"] = parse_lengths(o.get("shape", "4x4x4x4x2"), "shape", s, n=5)
             p["ppn"] = parse_int(o.get("ppn", 16), "ppn", s)
             order = o.get("order", "ABCDET").upper()
             if order not in BGQ_ORDERS:
-                raise InvalidInputError(f"provider: order must be a permutation of ABCDET in {s!r}; got {order!r}")
+                raise InvalidInputError(f"{s}: order must be a permutation of ABCDET; got {order!r}")
             p["order"] = order
             p["wrap"] = parse_wrap(o.get("wrap", "1"), "wrap", s, 5)
-        elif kind == "percs":
-            p["ns"] = parse_int(o.get("ns", 2), "ns", s)
-            p["nd"] = parse_int(o.get("nd", 1), "nd", s)
-            p["routing"] = o.get("routing", "direct").lower()
-            if p["routing"] not in ("direct", "indirect"):
-                raise InvalidInputError(f"provider: routing must be direct or indirect in {s!r}; got {p['routing']!r}")
+        elif kind == "percs":  # the whole system, whatever the job: built (and checked) once, here
+            p["machine"] = percs_from_options(o, s)
         else:
             if "dims" not in o:
-                raise InvalidInputError(f"provider: sim:torus needs dims=, e.g. dims=4x4x4; got {s!r}")
+                raise InvalidInputError(f"{s}: sim:torus needs dims=, e.g. dims=4x4x4")
             p["dims"] = parse_lengths(o["dims"], "dims", s)
             p["ppn"] = parse_int(o.get("ppn", 1), "ppn", s)
             p["npr"] = parse_int(o.get("npr", 1), "npr", s)
@@ -169,10 +164,7 @@ class SimProvider(Provider):
         elif self.kind == "bgq":
             m = bgq_machine(p["shape"], ranks_per_node=p["ppn"], order=p["order"], wrap=list(p["wrap"]))
         elif self.kind == "percs":
-            try:
-                m = PercsMachine(p["ns"], p["nd"], routing=p["routing"])
-            except (InvalidInputError, ValueError) as exc:
-                raise ProviderError(f"sim: {self._spec!r}: {exc}") from None
+            m = p["machine"]
         else:
             m = torus_machine(p["dims"], wrap=list(p["wrap"]), cores_per_node=p["ppn"], nodes_per_router=p["npr"])
         if m.n_procs < size:
@@ -211,6 +203,7 @@ class SimProvider(Provider):
         if self.kind == "bgq":
             return NetworkInfo(dims=p["shape"], wrap=p["wrap"], bandwidth=None, dim_names=BGQ_DIM_NAMES)
         if self.kind == "percs":
-            return NetworkInfo(dims=(p["ns"], DRAWERS_PER_SUPERNODE, NODES_PER_DRAWER), wrap=False, kind="percs",
-                               options=(("n_d", p["nd"]), ("routing", p["routing"])))
+            m = p["machine"]
+            return NetworkInfo(dims=(m.n_s, DRAWERS_PER_SUPERNODE, NODES_PER_DRAWER), wrap=False, kind="percs",
+                               options=(("n_d", m.n_d), ("routing", m.routing)))
         return NetworkInfo(dims=p["dims"], wrap=p["wrap"], bandwidth=None, dim_names=None)

@@ -37,7 +37,6 @@ import functools
 import logging
 import os
 import sys
-import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -47,10 +46,12 @@ from mpi4py import MPI
 
 from ..errors import MappingError
 from ..search.families import identity as identity_family
-from ..search.judge import DEFAULT_JUDGE, JUDGE_TOP, fluid_seconds, judge_order, judge_shortlist, mapping_digest, resolve_judge
+from ..search.judge import (DEFAULT_JUDGE, JUDGE_TOP, judge_stage, mapping_digest, replay_function, replay_in_turn,
+                            resolve_judge)
 from ..mapping import IDENTITY
 from ..mappers.geometric.mj import ORDERINGS
 from ..search.problem import Candidate, Problem
+from ..search.registry import as_candidate
 from .gather import LocalRank, NodeShare, gather_job, input_error, network_digest
 from ..providers import Provider, assemble_machine_arrays, get_provider
 from ..search.scoring import (DEFAULT_FAMILIES, REFINE_TOP, apply, candidate_list, refinement_candidates, resolve_metric,
@@ -111,8 +112,9 @@ class RemapReport:
         The judge that picked the winner among the objective's best (``"fluid"``), None
         when the objective decided alone; ``judge_why`` says why.
     judged : list of dict
-        The mappings the judge replayed: ``index``, ``candidate``, ``score`` (objective),
-        ``simulated_s`` (replayed seconds of one exchange step).
+        The mappings the judge replayed (:class:`~mpitaskmap.search.judge.JudgeOutcome`):
+        ``index``, ``candidate``, ``score`` (objective), ``simulated_s`` (replayed seconds
+        of one exchange step), ``objective_rank``, ``simulated_rank``, ``chosen_by``.
     objective_winner : str
         The objective's own pick (the winner when no judge ran).
     """
@@ -295,8 +297,9 @@ def remap(
         Candidate list options, see :func:`~mpitaskmap.search.scoring.candidate_list`
         (``families``, a name or a list, adds other mapper families of
         :data:`~mpitaskmap.search.scoring.FAMILIES`, e.g. ``"graph"``, to the search).
-    candidates : sequence of Candidate, optional
-        An explicit candidate list (the identity is still put first).
+    candidates : sequence of Candidate or str, optional
+        An explicit candidate list (the identity is still put first); a method name of
+        :data:`~mpitaskmap.search.registry.METHOD_TABLE` stands for its candidate.
     refine : int, optional
         Two-stage search: after the candidate list, the ``refine`` best candidates are
         refined (weighted-hop swaps, plus congestion refinement for ``latency``), spread
@@ -480,7 +483,7 @@ def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights,
     problem = Problem(graph, machine)
     identity = identity_family.CANDIDATE
     try:
-        base = list(candidates) if candidates is not None else candidate_list(problem, **options)
+        base = [as_candidate(c) for c in candidates] if candidates is not None else candidate_list(problem, **options)
         cands, list_err = [identity] + [c for c in base if c.family != IDENTITY], ""
     except Exception as exc:  # deterministic, so every rank fails alike; still agreed below
         cands, list_err = [identity], f"candidate list: {type(exc).__name__}: {exc}"
@@ -569,8 +572,8 @@ class SearchResult:
     judge : str or None
         The judge that picked the winner (None: the objective alone); ``judge_why`` why.
     judged : list of dict
-        What the judge replayed (``index``, ``candidate``, ``score``, ``simulated_s``), in
-        objective order.
+        What the judge replayed, in objective order (the rows of
+        :class:`~mpitaskmap.search.judge.JudgeOutcome`).
     objective_index : int
         The objective's own pick (= ``index`` when no judge ran).
     """
@@ -713,7 +716,7 @@ def _search(comm, problem: Problem, cands: list, metric: str, list_err: str, ref
     mapping_of = {res.index: best_local[2]} if best_local is not None and best_local[1] == res.index else {}
     if judge is not None:
         t0 = MPI.Wtime()
-        _judge_stage(comm, problem, res, every, digests, judge_options or {}, mapping_of)
+        _judge_stage(comm, problem, res, digests, judge_options or {}, mapping_of)
         res.seconds["judge"] = MPI.Wtime() - t0
     owner = _owner(res.index, len(cands), size)
     t0 = MPI.Wtime()
@@ -726,42 +729,40 @@ def _search(comm, problem: Problem, cands: list, metric: str, list_err: str, ref
     return res
 
 
-def _judge_stage(comm, problem: Problem, res: SearchResult, every, digests: dict, options: dict,
-                 mapping_of: dict) -> None:
-    """Replay the shortlist on the ranks that computed it; agree on the fastest (one allgather).
+def _judge_stage(comm, problem: Problem, res: SearchResult, digests: dict, options: dict, mapping_of: dict) -> None:
+    """The judge stage (:func:`~mpitaskmap.search.judge.judge_stage`) with its replays spread over the ranks.
 
-    Never raises: a failed or over-budget replay anywhere leaves the objective's pick, on
-    every rank alike.  Updates ``res`` (``index``, ``score``, ``judge``, ``judged``) and
-    ``mapping_of`` (the mappings this rank recomputed).
+    Each shortlisted mapping is replayed by the rank that computed it; one allgather
+    shares the times and any failure.  Never raises: a failed or over-budget replay
+    anywhere leaves the objective's pick, on every rank alike.  Updates ``res``
+    (``index``, ``score``, ``judge``, ``judge_why``, ``judged``) and ``mapping_of`` (the
+    mappings this rank recomputed).
     """
     rank, size = comm.Get_rank(), comm.Get_size()
     n_first = len(res.candidates) - res.n_refined
-    shortlist = judge_shortlist(every, digests, JUDGE_TOP)
-    err, mine = "", []
-    try:
-        for i in shortlist:
-            if _owner(i, n_first, size) == rank:
-                if i not in mapping_of:
-                    mapping_of[i] = apply(res.candidates[i], problem)
-                mine.append((i, fluid_seconds(problem, mapping_of[i], options)))
-    except Exception as exc:  # travels to every rank below
-        err = f"{type(exc).__name__}: {exc}"
-        logger.debug("judge: %s\n%s", err, traceback.format_exc())
-    gathered = comm.allgather((err, mine))
-    failed = _first_error([g[0] for g in gathered], "judge")
-    seconds = dict(pair for g in gathered for pair in g[1])
-    score_of = dict(every)
-    res.judged = [dict(index=i, candidate=res.candidates[i].label(), score=score_of[i],
-                       simulated_s=seconds.get(i, float("nan"))) for i in shortlist]
-    if failed:
-        res.judge_why = f"the judge failed ({failed}): the objective decides"
+
+    def compute(i: int):
+        if i not in mapping_of:
+            mapping_of[i] = apply(res.candidates[i], problem)
+        return mapping_of[i]
+
+    def replay(shortlist: list) -> tuple[dict, str]:  # the one difference from map(): the MPI exchange
+        err, mine = "", {}
+        try:
+            seconds_of = replay_function(problem, "fluid", options)
+            mine = replay_in_turn([i for i in shortlist if _owner(i, n_first, size) == rank], compute, seconds_of)
+        except Exception as exc:  # travels to every rank below
+            err = f"{type(exc).__name__}: {exc}"
+            logger.debug("judge: %s\n%s", err, traceback.format_exc())
+        gathered = comm.allgather((err, mine))
+        return {i: t for g in gathered for i, t in g[1].items()}, _first_error([g[0] for g in gathered], "judge") or ""
+
+    outcome = judge_stage("fluid", res.candidates, res.scores, digests, replay, top=JUDGE_TOP,
+                          max_work=options.get("max_work"))
+    res.judged = outcome.judged
+    if outcome.index is None:
+        res.judge_why = outcome.why
         return
-    over = [i for i in shortlist if seconds[i] == float("inf")]
-    if over:
-        res.judge_why = (f"the fluid replay of #{over[0]} passed its work budget ({options.get('max_work'):,}): "
-                         "the objective decides")
-        return
-    order = judge_order([seconds[i] for i in shortlist], [score_of[i] for i in shortlist], shortlist)
-    res.index = shortlist[order[0]]
-    res.score = score_of[res.index]
+    res.index = outcome.index
+    res.score = res.scores[res.index]
     res.judge = "fluid"

@@ -3,8 +3,8 @@
 :mod:`~.problem` (a :class:`Problem` and uniform :class:`Candidate` s), :mod:`~.families`
 (each mapper family as ``candidates(problem)`` and ``apply(candidate, problem)``),
 :mod:`~.scoring` (the family table, the candidate list, the one scoring loop, ``best_of``),
-:mod:`~.judge` (replaying the best few), :mod:`~.methods` (the method table and
-:func:`mpitaskmap.map`).
+:mod:`~.judge` (replaying the best few), :mod:`~.registry` (the table of methods, declared
+once), :mod:`~.methods` (:func:`mpitaskmap.map` by method name, ``regular``).
 """
 
 from .methods import METHODS, map, map_regular, method_candidate  # noqa: A004 - the public name is mpitaskmap.map

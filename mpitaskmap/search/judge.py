@@ -17,27 +17,31 @@ keeps the fastest:
 * ``"simulate"`` (:func:`mpitaskmap.sim.simgrid_replay.simulate_exchange`, SimGrid itself): offline,
   on request.
 
-:func:`judge_order` is the one ranking rule of both: fastest first, times within a
+:func:`judge_stage` is the one judge stage of every search -- ``map(method="auto")`` replays
+in turn, ``remap()`` on the ranks that computed the candidates; only how the replays are
+run differs -- and :func:`judge_order` its ranking rule: fastest first, times within a
 relative :data:`JUDGE_TIE` equal, ties to the better objective, then the lower index.
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Sequence
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Mapping as MappingType, Sequence
 
 import numpy as np
 
 from ..errors import InvalidInputError
 from ..sim.fluid import fluid_exchange
-from ..machines import TorusMachine
 from ..mapping import Mapping
-from ..metrics import DEFAULT_HOP_LATENCY
-from .problem import Problem
+from ..metrics import DEFAULT_HOP_LATENCY, LINK_METRICS, METRICS
+from .problem import Candidate, Problem
 
 __all__ = ["JUDGES", "DEFAULT_JUDGE", "JUDGE_TOP", "JUDGE_ALSO", "JUDGE_TIE", "JUDGE_CONFIG", "FLUID_JUDGE_MAX_EDGES",
            "FLUID_JUDGE_MAX_WORK", "FLUID_OPTIONS", "default_judge", "resolve_judge", "mapping_digest",
-           "judge_shortlist", "judge_order", "check_fluid_options", "fluid_seconds"]
+           "judge_shortlist", "judge_order", "check_fluid_options", "fluid_seconds", "judge_metrics", "replay_function",
+           "replay_in_turn", "judge_stage", "JudgeOutcome"]
 
 #: What ``judge=`` accepts besides None (no judge) and :data:`DEFAULT_JUDGE`.
 JUDGES = ("fluid", "simulate")
@@ -92,12 +96,13 @@ def default_judge(problem: Problem) -> tuple[str | None, str]:
     Returns
     -------
     (judge, why) : (str or None, str)
-        ``("fluid", ...)`` on a torus machine with a link model whose task graph has at most
+        ``("fluid", ...)`` on a machine with a link model (routed links:
+        :attr:`~mpitaskmap.machines.Machine.has_link_model`) whose task graph has at most
         :data:`FLUID_JUDGE_MAX_EDGES` edges; ``(None, reason)`` otherwise.
     """
     machine, graph = problem.machine, problem.graph
-    if not isinstance(machine, TorusMachine) or not machine.has_link_model:
-        return None, f"no fluid replay on a {type(machine).__name__} (no routed links)"
+    if not machine.has_link_model:  # what the replay sees is how routes share network links: none here
+        return None, f"no routed links on {machine.name!r} (the fluid judge replays the network's routes)"
     n_edges = int(graph.indices.size)
     if n_edges > FLUID_JUDGE_MAX_EDGES:
         return None, (f"the task graph has {n_edges:,} edges, more than the fluid judge's "
@@ -247,3 +252,198 @@ def fluid_seconds(problem: Problem, mapping: Mapping, options: dict | None = Non
     options = check_fluid_options(options)
     options.setdefault("link_latency", DEFAULT_HOP_LATENCY)
     return fluid_exchange(problem.graph, problem.machine, mapping.task_to_proc, **options).seconds
+
+
+def judge_metrics(problem: Problem, names) -> tuple[str, ...]:
+    """Validate ``judge_also``: names of :data:`~mpitaskmap.metrics.METRICS`, without repeats.
+
+    The link metrics are dropped on a machine without a link model (they are not defined
+    there).
+
+    Raises
+    ------
+    InvalidInputError
+        On an unknown metric name.
+    """
+    if isinstance(names, str):
+        names = [names]
+    out = []
+    for name in names:
+        if name not in METRICS:
+            raise InvalidInputError(f"judge_also: unknown metric {name!r}; valid: {sorted(METRICS)}")
+        if name in LINK_METRICS and not problem.machine.has_link_model:
+            continue
+        if name not in out:
+            out.append(name)
+    return tuple(out)
+
+
+def replay_function(problem: Problem, judge: str, options: dict | None = None) -> Callable[[Mapping], float]:
+    """The judge's replay: ``seconds(mapping)`` of one exchange step, its options checked now.
+
+    Parameters
+    ----------
+    problem : Problem
+    judge : {"fluid", "simulate"}
+        The fluid replay (:func:`fluid_seconds`) or SimGrid's
+        (:func:`mpitaskmap.sim.simgrid_replay.simulate_exchange`).
+    options : dict, optional
+        ``"fluid"``: :data:`FLUID_OPTIONS`; ``"simulate"``: keywords of ``simulate_exchange``
+        (defaults ``link_latency`` = :data:`~mpitaskmap.metrics.DEFAULT_HOP_LATENCY`,
+        ``bytes_per_weight`` = 1, ``config`` = :data:`JUDGE_CONFIG`).
+
+    Returns
+    -------
+    callable
+        ``seconds(mapping) -> float`` (inf: the fluid replay passed its ``max_work``).
+
+    Raises
+    ------
+    InvalidInputError
+        On an unknown fluid option, or ``"simulate"`` without SimGrid -- before any replay
+        (and before the search that precedes it).
+    """
+    if judge == "simulate":
+        from ..sim.simgrid import simgrid_missing
+        from ..sim import simgrid_replay
+
+        missing = simgrid_missing(compiler=True)
+        if missing:
+            raise InvalidInputError(f"judge='simulate' needs SimGrid: {missing}")
+        sim_options = {"link_latency": DEFAULT_HOP_LATENCY, "bytes_per_weight": 1.0, "config": JUDGE_CONFIG,
+                       **(options or {})}
+        return lambda mapping: simgrid_replay.simulate_exchange(mapping, **sim_options).seconds
+    if judge != "fluid":
+        raise InvalidInputError(f"judge: unknown {judge!r}; valid: {list(JUDGES)}")
+    check_fluid_options(options)
+    # the module's fluid_seconds looked up at every call: one place to replace it (tests do)
+    return lambda mapping: fluid_seconds(problem, mapping, options)
+
+
+def replay_in_turn(indices: Sequence[int], mapping_of: Callable[[int], Mapping],
+                   seconds_of: Callable[[Mapping], float]) -> dict[int, float]:
+    """Replay candidates one after another; stop after the first that passes its budget.
+
+    Parameters
+    ----------
+    indices : sequence of int
+        Candidate indices, in the order to replay them.
+    mapping_of : callable
+        ``mapping_of(index) -> Mapping``.
+    seconds_of : callable
+        The replay (:func:`replay_function`).
+
+    Returns
+    -------
+    dict of int to float
+        Seconds by index; after an infinite one (over budget) the rest are left out: the
+        objective decides then, so their times would not be used.
+    """
+    out: dict[int, float] = {}
+    for i in indices:
+        out[i] = float(seconds_of(mapping_of(i)))
+        if out[i] == math.inf:
+            break
+    return out
+
+
+@dataclass
+class JudgeOutcome:
+    """What :func:`judge_stage` decided.
+
+    Attributes
+    ----------
+    index : int or None
+        The candidate the judge picked; None when the objective decides (a replay failed
+        or passed its budget).
+    judged : list of dict
+        One row per replayed mapping, in shortlist order: ``index``, ``candidate``
+        (label), ``score`` (objective), ``chosen_by`` (``"objective"`` or the metric that
+        put it on the shortlist), ``simulated_s`` (seconds of one step; inf past the
+        budget, nan when not replayed), ``objective_rank`` and ``simulated_rank`` (1 =
+        best; None when the judge did not decide).
+    why : str
+        Why the objective decides ("" when the judge did).
+    """
+
+    index: int | None = None
+    judged: list = field(default_factory=list)
+    why: str = ""
+
+
+def judge_stage(judge: str, candidates: Sequence[Candidate], scores: Sequence[float], digests: MappingType[int, bytes],
+                replay: Callable[[list[int]], tuple[dict[int, float], str]], *, top: int = JUDGE_TOP,
+                also: MappingType[str, MappingType[int, float]] | None = None,
+                max_work: int | None = None) -> JudgeOutcome:
+    """The judge stage of a search: the shortlist, its replays, the pick.
+
+    The shortlist is the objective's ``top`` best distinct mappings no worse than the
+    default order (:func:`judge_shortlist`), then the best candidate by each metric of
+    ``also`` (ties: the better objective, then the lower index) when it is another
+    mapping.  ``replay`` runs them (in turn, or spread over MPI ranks); the fastest wins
+    (:func:`judge_order`).  A failed replay, or one past its budget, leaves the decision
+    to the objective.
+
+    Parameters
+    ----------
+    judge : str
+        The judge's name, for the report ("fluid", "simulate").
+    candidates : sequence of Candidate
+        Every candidate of the search, both stages (indices refer to it).
+    scores : sequence of float
+        Their objective scores, by index (inf: did not apply); index 0 is the identity.
+    digests : mapping of int to bytes
+        :func:`mapping_digest` of every candidate that applied.
+    replay : callable
+        ``replay(indices) -> (seconds by index, error)``: replays the shortlist; a
+        replay past its budget is inf and may end that replayer's share; ``error`` is ""
+        or names the first failure.
+    top : int, optional
+        Distinct mappings of the objective's ranking (default :data:`JUDGE_TOP`).
+    also : mapping of str to (mapping of int to float), optional
+        Per metric, its value for each candidate that applied.
+    max_work : int, optional
+        The replays' budget, for the report.
+
+    Returns
+    -------
+    JudgeOutcome
+
+    Examples
+    --------
+    >>> from mpitaskmap.search.problem import Candidate
+    >>> cands = [Candidate.make("c", str(i)) for i in range(3)]
+    >>> out = judge_stage("fluid", cands, [2.0, 1.0, 1.5], {0: b"a", 1: b"b", 2: b"c"},
+    ...                   lambda ids: ({0: 3.0, 1: 2.0, 2: 1.0}, ""))
+    >>> out.index, [(r["index"], r["objective_rank"], r["simulated_rank"]) for r in out.judged]
+    (2, [(1, 1, 2), (2, 2, 1), (0, 3, 3)])
+    """
+    shortlist = [(i, "objective") for i in judge_shortlist(list(enumerate(scores)), digests, top)]
+    seen = {digests[i] for i, _ in shortlist}
+    for name, values in (also or {}).items():
+        if values:
+            i = min(values, key=lambda i: (values[i], scores[i], i))
+            if digests[i] not in seen:
+                seen.add(digests[i])
+                shortlist.append((i, name))
+    seconds, error = replay([i for i, _ in shortlist])
+    rows = [dict(index=i, candidate=candidates[i].label(), score=scores[i], chosen_by=by,
+                 simulated_s=seconds.get(i, math.nan)) for i, by in shortlist]
+    for rank, k in enumerate(sorted(range(len(rows)), key=lambda k: (rows[k]["score"], rows[k]["index"])), 1):
+        rows[k]["objective_rank"] = rank
+    for row in rows:
+        row["simulated_rank"] = None
+    out = JudgeOutcome(judged=rows)
+    over = [row for row in rows if row["simulated_s"] == math.inf]
+    if error:
+        out.why = f"the judge failed ({error}): the objective decides"
+    elif over:
+        budget = f"{max_work:,}" if max_work is not None else "none given"
+        out.why = (f"the {judge} replay of #{over[0]['index']} {over[0]['candidate']} passed its work budget "
+                   f"({budget}): the objective decides")
+    elif rows:
+        ranked = judge_order([r["simulated_s"] for r in rows], [r["score"] for r in rows], [r["index"] for r in rows])
+        for rank, k in enumerate(ranked, 1):
+            rows[k]["simulated_rank"] = rank
+        out.index = rows[ranked[0]]["index"]
+    return out

@@ -5,28 +5,31 @@ users and the benchmarks call to get one mapping by name.  A method is written `
 or ``NAME:ARG`` (``grid:affn``, ``percs:mod_colouring``); options are keywords.  Every
 method but ``regular`` and ``auto`` is one :class:`~mpitaskmap.search.problem.Candidate`
 (:func:`method_candidate`), so ``map(g, m, method=X)`` and
-``best_of(g, m, [method_candidate(X)])`` give the same mapping.
+``best_of(g, m, [method_candidate(X)])`` give the same mapping.  Every method, its
+options and whether it refines are declared once, in
+:data:`~mpitaskmap.search.registry.METHOD_TABLE`; :data:`METHODS` and the command line read it.
 
 ==================  ============================================================================
 method              what it computes
 ==================  ============================================================================
 ``identity``        the default order: task ``t`` on processor ``t``
-``geometric``       one Multi-Jagged mapping; options ``ordering``, ``shift``, ``bandwidth``,
-                    ``box``, ``drop``, ``task_perm``, ``proc_perm``
+``geometric``       one Multi-Jagged mapping
 ``greedy``          greedy graph growth (UG)
 ``greedy+uwh``      greedy growth, then weighted-hop swap refinement (UWH)
-``geometric+uwh``   geometric (option ``ordering``), then UWH
+``geometric+uwh``   geometric, then UWH
 ``identity+uwh``    the default order refined by UWH
 ``umc``, ``ummc``   greedy+uwh, then refinement of Latency(M) / of the max message count
 ``bisection``       dual recursive bisection of tasks and processors, then UWH
 ``grid:NAME``       one regular-grid heuristic (affn, mxovlp, fold, stack, sfc, block, ...)
 ``regular``         the grid analyser, every grid heuristic, the best refined by PAIRS
 ``percs:NAME``      one PERCS strategy (PERCS machines)
-``rubik:NAME``      Rubik's box mapping: ``map``, ``tilt`` (options ``axis``, ``direction``), ``zorder``
+``rubik:NAME``      Rubik's box mapping: ``map``, ``tilt``, ``zorder``
 ``auto``            the best of every applicable family's candidates by ``metric``,
                     the identity first (:func:`~mpitaskmap.search.scoring.families_for`), then
                     the ``refine`` (default 4) best refined (a two-stage search)
 ==================  ============================================================================
+
+Their options: :data:`METHODS` (or ``mpitaskmap map --help``, which spells them).
 """
 
 from __future__ import annotations
@@ -37,125 +40,26 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from ..errors import InvalidInputError
-from .families import geometric as geometric_family
-from .families import identity as identity_family
-from .families import graph as graph_family
-from .families import grid as grid_family
-from .families import percs as percs_family
-from .families import rubik as rubik_family
 from ..graphs.grid_analysis import GridPattern, _to_coo, analyse_grid
-from .judge import (DEFAULT_JUDGE, JUDGE_ALSO, JUDGE_CONFIG, JUDGE_TOP, check_fluid_options, fluid_seconds,
-                    judge_order, judge_shortlist, mapping_digest, resolve_judge)
+from ..graphs.taskgraph import TaskGraph
 from ..machines import Machine
 from ..mappers.grid._shared import proc_grid
-from ..mappers.grid.pairs import map_pairs
-from ..mappers.grid.heuristics import GRID_METHODS
+from ..mappers.grid.heuristics import map_grid
 from ..mapping import IDENTITY, Mapping
-from ..metrics import DEFAULT_HOP_LATENCY, LINK_METRICS, METRICS, weighted_hops
-from .problem import Candidate, Problem
+from ..metrics import METRICS, weighted_hops
+from .families import grid as grid_family
+from .families import identity as identity_family
+from .judge import (DEFAULT_JUDGE, JUDGE_ALSO, JUDGE_TOP, judge_metrics, judge_stage, mapping_digest, replay_function,
+                    replay_in_turn, resolve_judge)
+from .problem import Problem
+from .registry import METHOD_TABLE, find_method, method_candidate
 from .scoring import REFINE_TOP, apply, best_of, candidate_list, families_for, score_candidates
-from ..graphs.taskgraph import TaskGraph
 
 __all__ = ["map", "METHODS", "method_candidate", "map_regular", "RegularResult"]
 
-#: Method name -> one-line description (the methods of :func:`map`, in table order).
-METHODS: dict[str, str] = {
-    IDENTITY: "the default order: task t on processor t",
-    "geometric": "geometric (Multi-Jagged) mapping; options ordering, shift, bandwidth, box, drop, task_perm, "
-                 "proc_perm",
-    "greedy": "greedy graph growth (UG)",
-    "greedy+uwh": "greedy growth, then weighted-hop swap refinement (UWH)",
-    "geometric+uwh": "geometric (option ordering), then weighted-hop swap refinement",
-    "identity+uwh": "the default order, then weighted-hop swap refinement",
-    "umc": "greedy+uwh, then refinement of the max link latency Latency(M)",
-    "ummc": "greedy+uwh, then refinement of the max message count MMC",
-    "bisection": "dual recursive bisection of tasks and processors (Scotch-like), then UWH",
-    "grid": "one regular-grid heuristic grid:NAME (affn, fold, stack, sfc, block, ...)",
-    "regular": "regular-grid analyser, every grid heuristic, the best refined by PAIRS",
-    "percs": "one PERCS strategy percs:NAME (blocking, mod_colouring, transpose; PERCS machines)",
-    "rubik": "Rubik's box mapping rubik:map|tilt|zorder (regular grids on box allocations; tilt options axis, "
-             "direction)",
-    "auto": "best of every applicable candidate family by the metric (identity included)",
-}
-
-#: Methods written NAME:ARG, and the valid ARGs.
-_NAMED = {"grid": GRID_METHODS, "percs": tuple(percs_family.STRATEGIES), "rubik": rubik_family.METHODS}
-
-_GEOMETRIC_OPTIONS = ("ordering", "shift", "bandwidth", "box", "drop", "task_perm", "proc_perm")
-_GRAPH_OPTIONS = ("ordering", "delta")
-
-
-def _split(method: str) -> tuple[str, str]:
-    if not isinstance(method, str):
-        raise InvalidInputError(f"method: expected a name like 'geometric' or 'grid:affn'; got {method!r}")
-    name, _, arg = method.strip().partition(":")
-    name = name.lower()
-    if name not in METHODS:
-        raise InvalidInputError(f"method: unknown {name!r}; valid: {list(METHODS)}")
-    if arg and name not in _NAMED:
-        raise InvalidInputError(f"method: {name} takes no ':' argument; got {method!r} (options are keywords)")
-    if not arg and name in _NAMED:
-        raise InvalidInputError(f"method: {name} needs a name, {name}:NAME with NAME in {sorted(_NAMED[name])}")
-    return name, arg
-
-
-def _check_options(name: str, options: dict, allowed: Sequence[str]) -> None:
-    unknown = sorted(set(options) - set(allowed))
-    if unknown:
-        raise InvalidInputError(f"{unknown[0]}: not an option of method {name!r}; valid: {sorted(allowed)}")
-
-
-def method_candidate(method: str, **options) -> Candidate:
-    """Return the candidate that computes ``method`` (every method but ``regular`` and ``auto``).
-
-    Parameters
-    ----------
-    method : str
-        A name of :data:`METHODS` (``grid:NAME``, ``percs:NAME`` with their argument).
-    **options
-        The method's options (see the module table).
-
-    Returns
-    -------
-    Candidate
-
-    Raises
-    ------
-    InvalidInputError
-        On an unknown method or option, or for ``regular`` / ``auto`` (searches, not one
-        candidate).
-
-    Examples
-    --------
-    >>> method_candidate("geometric", ordering="z").label()
-    'geometric z T* P* shift'
-    """
-    name, arg = _split(method)
-    if name == IDENTITY:
-        _check_options(name, options, ())
-        return identity_family.CANDIDATE
-    if name == "geometric":
-        _check_options(name, options, _GEOMETRIC_OPTIONS)
-        return geometric_family.candidate(**options)
-    if name in graph_family.METHODS:
-        _check_options(name, options, _GRAPH_OPTIONS if name == "geometric+uwh" else ("delta",))
-        return graph_family.candidate(name, **options)
-    if name == "grid":
-        if arg not in GRID_METHODS:
-            raise InvalidInputError(f"method: unknown grid heuristic {arg!r}; valid: {sorted(GRID_METHODS)}")
-        _check_options(name, options, ("fold_dim", "variant", "curve", "seed"))
-        return Candidate.make("grid", arg, **options)
-    if name == "percs":
-        _check_options(name, options, ("seed",))
-        if arg not in percs_family.STRATEGIES:
-            raise InvalidInputError(f"method: unknown PERCS strategy {arg!r}; valid: {sorted(percs_family.STRATEGIES)}")
-        return Candidate.make("percs", arg, **options)
-    if name == "rubik":
-        _check_options(name, options, ("axis", "direction") if arg == "tilt" else ())
-        if arg not in rubik_family.METHODS:
-            raise InvalidInputError(f"method: unknown rubik method {arg!r}; valid: {list(rubik_family.METHODS)}")
-        return Candidate.make("rubik", arg, **options)
-    raise InvalidInputError(f"method: {name!r} is a search, not one candidate; call map(..., method={name!r})")
+#: Method name -> one-line description with its options (the methods of :func:`map`, in table
+#: order), derived from :data:`~mpitaskmap.search.registry.METHOD_TABLE`.
+METHODS: dict[str, str] = {name: m.summary() for name, m in METHOD_TABLE.items()}
 
 
 def map(  # noqa: A001 - the public name is mpitaskmap.map
@@ -230,9 +134,11 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
         Link metrics are skipped on a machine without a link model.  They are computed in
         the search's own pass over the candidates (one more metric evaluation each).
     **options
-        Options of the method (``ordering=...`` for geometric, ``delta=`` for the graph
-        refinements, ``pairs=`` for regular, ``orderings``/``rotate``/``variants`` for
-        auto's geometric candidates, ``refine`` for auto's second stage, ...).
+        Options of the method, as :data:`~mpitaskmap.search.registry.METHOD_TABLE` declares
+        them (``ordering=...`` for geometric, ``delta=`` for the graph refinements,
+        ``pairs=`` for regular, ``orderings``/``rotate``/``variants`` for auto's geometric
+        candidates, ``refine`` for auto's second stage, ...); ``progress`` and
+        ``congestion_progress`` reach the methods the table marks as refining.
 
     Returns
     -------
@@ -255,11 +161,15 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     >>> map(g, m, "geometric").metric("average_hops"), map(g, m).info["candidate"]
     (1.0, 'identity (default order)')
     """
-    name, _ = _split(method)
+    entry, arg = find_method(method)
+    name = entry.name
     problem = Problem(graph, machine)
     if ((judge not in (None, DEFAULT_JUDGE) or judge_also is not None or judge_options is not None)
             and name != "auto"):
         raise InvalidInputError(f"judge: only method 'auto' has candidates to judge; got method {method!r}")
+    if families is not None and name != "auto":
+        raise InvalidInputError(f"families: only method 'auto' searches families; got method {method!r}")
+    entry.check_options(arg, options)
     if name == "auto":
         ran, why, added = resolve_judge(problem, judge, metric is not None)
         if ran is None and judge != DEFAULT_JUDGE and (judge_also is not None or judge_options is not None):
@@ -273,38 +183,20 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
         return _judged(problem, metric, families, progress, options, ran, why, judge_top,
                        {**added, **(judge_options or {})}, judge_also)
     if name == "regular":
-        _check_options(name, options, ("threshold", "root", "pairs", "pairs_seed", "pairs_proposals",
-                                       "pairs_seconds", "include_identity"))
         return map_regular(graph, machine, **options).mapping
-    if families is not None:
-        raise InvalidInputError(f"families: only method 'auto' searches families; got method {method!r}")
-    cand = method_candidate(method, **options)
-    kwargs = dict(progress=progress, congestion_progress=congestion_progress) if cand.family == "graph" else {}
-    return apply(cand, problem, **kwargs)
+    # the table says which progress callbacks the method reports to
+    kwargs = {"progress": progress} if entry.uwh else {}
+    if entry.congestion:
+        kwargs["congestion_progress"] = congestion_progress
+    return apply(method_candidate(method, **options), problem, **kwargs)
 
 
 def _judged(problem: Problem, metric, families, progress, options, judge, why, top, judge_options,
             judge_also) -> Mapping:
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise InvalidInputError(f"judge_top: expected an int >= 1; got {top!r}")
-    also = _judge_metrics(problem, JUDGE_ALSO if judge_also is None else judge_also)
-    if judge == "simulate":
-        from ..sim.simgrid import simgrid_missing
-        from ..sim.simgrid_replay import simulate_exchange
-
-        missing = simgrid_missing(compiler=True)
-        if missing:
-            raise InvalidInputError(f"judge='simulate' needs SimGrid: {missing}")
-        sim_options = {"link_latency": DEFAULT_HOP_LATENCY, "bytes_per_weight": 1.0, "config": JUDGE_CONFIG,
-                       **(judge_options or {})}
-
-        def seconds_of(mapping: Mapping) -> float:
-            return simulate_exchange(mapping, **sim_options).seconds
-    else:
-        check_fluid_options(judge_options)  # before the search, not after it
-
-        def seconds_of(mapping: Mapping) -> float:
-            return fluid_seconds(problem, mapping, judge_options)
+    also = judge_metrics(problem, JUDGE_ALSO if judge_also is None else judge_also)
+    seconds_of = replay_function(problem, judge, judge_options)  # checked before the search, not after it
     other: dict[str, dict[int, float]] = {name: {} for name in also}
     digests: dict[int, bytes] = {}
 
@@ -315,61 +207,27 @@ def _judged(problem: Problem, metric, families, progress, options, judge, why, t
                 other[name][index] = float(METRICS[name](problem.graph, problem.machine, mapping.task_to_proc))
 
     result = _auto(problem, metric, families, progress, options, keep_result=True, keep=keep)
-    scores = result.scores
-    # the best distinct mappings by the objective (ties: lower index), both stages, then each
-    # metric's pick when it is another mapping
-    shortlist = [(i, "objective") for i in judge_shortlist(list(enumerate(scores)), digests, top)]
-    seen = {digests[i] for i, _ in shortlist}
-    for name, values in other.items():
-        if values:
-            i = min(values, key=lambda i: (values[i], scores[i], i))
-            if digests[i] not in seen:
-                seen.add(digests[i])
-                shortlist.append((i, name))
-    judged = []
-    for i, chosen_by in shortlist:
-        mapping = result.mapping if i == result.index else apply(result.candidates[i], problem)
-        judged.append(dict(index=i, candidate=result.candidates[i].label(), score=scores[i], chosen_by=chosen_by,
-                           simulated_s=seconds_of(mapping), mapping=mapping))
-        if judged[-1]["simulated_s"] == float("inf"):
-            break  # over budget: the rest would not be ranked
-    for rank, k in enumerate(sorted(range(len(judged)), key=lambda k: (judged[k]["score"], judged[k]["index"])), 1):
-        judged[k]["objective_rank"] = rank
-    over = [j for j in judged if j["simulated_s"] == float("inf")]
-    if over:  # a replay passed its budget: no ranking by time, the objective decides
-        for j in judged:
-            j["simulated_rank"] = None
+    computed = {result.index: result.mapping}
+
+    def mapping_of(i: int) -> Mapping:
+        if i not in computed:
+            computed[i] = apply(result.candidates[i], problem)
+        return computed[i]
+
+    outcome = judge_stage(judge, result.candidates, result.scores, digests,
+                          lambda shortlist: (replay_in_turn(shortlist, mapping_of, seconds_of), ""),
+                          top=top, also=other, max_work=(judge_options or {}).get("max_work"))
+    info = dict(result.mapping.info, objective_winner=result.candidates[result.index].label(),
+                judged=outcome.judged)
+    if outcome.index is None:  # the objective decides
+        info.update(judge=None, judge_why=outcome.why)
         mapping = result.mapping
-        mapping.info.update(judge=None, judged=[{k: v for k, v in row.items() if k != "mapping"} for row in judged],
-                            judge_why=(f"the {judge} replay of {over[0]['candidate']} passed its work budget "
-                                       f"({(judge_options or {}).get('max_work'):,}): the objective decides"))
-        return mapping
-    ranked = judge_order([j["simulated_s"] for j in judged], [j["score"] for j in judged],
-                         [j["index"] for j in judged])
-    for rank, k in enumerate(ranked, 1):
-        judged[k]["simulated_rank"] = rank
-    fastest = ranked[0]
-    mapping = judged[fastest]["mapping"]
-    mapping.info.update(result.mapping.info)
-    mapping.info.update(candidate=judged[fastest]["candidate"], candidate_index=judged[fastest]["index"],
-                        judge=judge, judge_why=why, objective_winner=result.candidates[result.index].label(),
-                        judged=[{k: v for k, v in row.items() if k != "mapping"} for row in judged])
+    else:
+        mapping = computed[outcome.index]
+        info.update(candidate=result.candidates[outcome.index].label(), candidate_index=outcome.index, judge=judge,
+                    judge_why=why)
+    mapping.info.update(info)
     return mapping
-
-
-def _judge_metrics(problem: Problem, names) -> tuple[str, ...]:
-    """Validate ``judge_also``; drop the link metrics on a machine without a link model."""
-    if isinstance(names, str):
-        names = [names]
-    out = []
-    for name in names:
-        if name not in METRICS:
-            raise InvalidInputError(f"judge_also: unknown metric {name!r}; valid: {sorted(METRICS)}")
-        if name in LINK_METRICS and not problem.machine.has_link_model:
-            continue
-        if name not in out:
-            out.append(name)
-    return tuple(out)
 
 
 def _auto(problem: Problem, metric, families, progress, options, keep_result: bool = False, keep=None):
@@ -427,18 +285,6 @@ class RegularResult:
             else:
                 lines.append(f"{label:<{w}} {'n/a':>14} {'':>10} {'':>8}")
         return "\n".join(lines)
-
-
-def _variant_label(cand: Candidate, mapping: Mapping | None) -> str:
-    parts = [f"{k}={v}" for k, v in cand.options if k != "variant"]
-    info = mapping.info if mapping is not None else {}
-    if cand.method in ("stack", "fold"):
-        parts.append(f"stack_dim={info['stack_dim']} cut_dim={info['cut_dim']} base={info['base']}"
-                     if mapping is not None else f"variant={cand.option('variant')}")
-    if cand.method == "block":
-        parts.append(f"block={'x'.join(builtins.map(str, info['block']))} coarse={info['coarse']}"
-                     if mapping is not None else f"variant={cand.option('variant')}")
-    return " ".join(parts)
 
 
 def map_regular(
@@ -528,7 +374,7 @@ def map_regular(
 
     def keep(i: int, mapping: Mapping | None, score: float, seconds: float) -> None:
         c = cands[i]
-        row(c.method, "" if c.family == IDENTITY else _variant_label(c, mapping), mapping, score, seconds)
+        row(c.method, "" if c.family == IDENTITY else grid_family.variant_label(c, mapping), mapping, score, seconds)
 
     found = score_candidates(problem, cands, metric="weighted_hops", keep=keep)
     if found.best is None:  # pragma: no cover - SFC always applies to a box allocation
@@ -537,8 +383,8 @@ def map_regular(
     best_label = RegularResult._label(rows_out[best_i])
     if pairs:
         t0 = time.perf_counter()
-        refined = map_pairs(graph, machine, start=best_map, seed=pairs_seed, max_proposals=pairs_proposals,
-                            max_seconds=pairs_seconds)
+        refined = map_grid(graph, machine, method="pairs", start=best_map, seed=pairs_seed,
+                           max_proposals=pairs_proposals, max_seconds=pairs_seconds)
         wh = weighted_hops(graph, machine, refined.task_to_proc)
         row("pairs", f"from {best_label}", refined, wh, time.perf_counter() - t0)
         if wh < best_wh:

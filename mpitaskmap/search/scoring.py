@@ -20,11 +20,12 @@ from typing import Callable, Iterable, Sequence
 
 from ..errors import InvalidInputError, NotApplicableError
 from .families import geometric, graph, grid, identity, percs, rubik
-from ..machines import Machine, TorusMachine
+from ..machines import Machine
 from ..mappers.graph.greedy import refine_congestion, refine_wh
 from ..mapping import Mapping
 from ..metrics import METRICS, default_metric, evaluate
 from .problem import Candidate, Problem
+from .registry import as_candidate
 from ..graphs.taskgraph import TaskGraph
 
 __all__ = [
@@ -198,8 +199,8 @@ def top_indices(scores: Iterable[tuple[int, float]], k: int) -> list[int]:
 def _apply_refined(candidate: Candidate, problem: Problem) -> Mapping:
     start = apply(candidate.option("start"), problem)
     steps = candidate.method.split("+")
-    if len(steps) > 1 and not isinstance(problem.machine, TorusMachine):
-        raise NotApplicableError(f"{candidate.label()}: congestion refinement needs a torus machine")
+    if len(steps) > 1 and not problem.machine.has_link_model:
+        raise NotApplicableError(f"{candidate.label()}: congestion refinement needs a machine with routed links")
     mapping = refine_wh(start)
     if "umc" in steps:
         mapping = refine_congestion(mapping, objective="latency")
@@ -412,8 +413,10 @@ def best_of(
         The tasks (or a Problem, then ``machine`` is None).
     machine : Machine or None
         The processors.
-    candidates : iterable of Candidate
-        Usually :func:`candidate_list`.
+    candidates : iterable of Candidate or str
+        Usually :func:`candidate_list`; a method name of
+        :data:`~mpitaskmap.search.registry.METHOD_TABLE` stands for its candidate
+        (:func:`~mpitaskmap.search.registry.method_candidate`).
     metric : str, callable or None, optional
         See :func:`score_candidates` (default None: the machine's default objective).
     refine : int, optional
@@ -440,7 +443,7 @@ def best_of(
     """
     t0 = time.perf_counter()
     problem = _problem(graph, machine)
-    cands = list(candidates)
+    cands = [as_candidate(c) for c in candidates]
     if not cands:
         raise InvalidInputError("candidates: the list is empty")
     found = score_candidates(problem, cands, metric=metric, progress=progress, keep=keep)

@@ -15,13 +15,17 @@ from ...machines import Machine
 from ...mapping import Mapping
 from ...graphs.taskgraph import TaskGraph
 from .onto_2d import HEURISTICS_2D, map_grid2d
-from .onto_3d import HEURISTICS_3D, map_blocked, map_fold, map_sfc, map_stack
+from .onto_3d import map_blocked, map_fold, map_sfc, map_stack
 from .pairs import map_pairs
 
 __all__ = ["map_grid", "GRID_METHODS"]
 
+#: Heuristic name -> its function: the one dispatch of the suite by name.
+_FUNCTIONS = {**{h: map_grid2d for h in HEURISTICS_2D}, "stack": map_stack, "fold": map_fold, "sfc": map_sfc,
+              "block": map_blocked, "pairs": map_pairs}
+
 #: Every method of :func:`map_grid`.
-GRID_METHODS = HEURISTICS_2D + HEURISTICS_3D + ("pairs",)
+GRID_METHODS = tuple(_FUNCTIONS)
 
 
 def map_grid(graph: TaskGraph, machine: Machine, *, method: str = "affn", **options) -> Mapping:
@@ -36,7 +40,8 @@ def map_grid(graph: TaskGraph, machine: Machine, *, method: str = "affn", **opti
     method : str, optional
         One of :data:`GRID_METHODS` (default "affn").
     **options
-        Keyword options of the method's function (``shape``, ``fold_dim``, ...).
+        Keyword options of the method's function (``shape``, ``fold_dim``, ...): the one
+        place that calls a heuristic by name (the grid family and ``regular`` come here).
 
     Returns
     -------
@@ -55,9 +60,9 @@ def map_grid(graph: TaskGraph, machine: Machine, *, method: str = "affn", **opti
     >>> map_grid(TaskGraph.stencil([8, 4]), torus_machine([2, 4, 4]), method="fold").is_permutation
     True
     """
-    if method in HEURISTICS_2D:
-        return map_grid2d(graph, machine, method=method, **options)
-    fn = {"stack": map_stack, "fold": map_fold, "sfc": map_sfc, "block": map_blocked, "pairs": map_pairs}.get(method)
+    fn = _FUNCTIONS.get(method)
     if fn is None:
-        raise InvalidInputError(f"method: unknown {method!r}; valid: {sorted(GRID_METHODS)}")
+        raise InvalidInputError(f"method: unknown grid heuristic {method!r}; valid: {sorted(GRID_METHODS)}")
+    if fn is map_grid2d:  # one function for the whole 2-D suite: it takes the name
+        options = dict(options, method=method)
     return fn(graph, machine, **options)

@@ -18,7 +18,6 @@ from typing import Sequence
 import numpy as np
 
 from ...errors import InvalidInputError, NotApplicableError
-from ...machines import TorusMachine
 from ...mappers.geometric.mapper import map_geometric, processor_coords
 from ...mapping import Mapping
 from ...mappers.geometric.mj import ORDERINGS
@@ -93,7 +92,7 @@ def coordinate_variants(problem: Problem, which: str | Sequence[dict] = "auto") 
     if which not in ("auto", "basic"):
         raise InvalidInputError(f"variants: expected 'auto', 'basic' or a list of dicts; got {which!r}")
     options = [dict(shift=True), dict(shift=False)]
-    if which == "auto" and isinstance(machine, TorusMachine):
+    if which == "auto" and machine.has_router_grid:
         bw_all = np.concatenate(machine.link_bandwidth)
         if np.ptp(bw_all) > 0:
             options.append(dict(shift=True, bandwidth=True))

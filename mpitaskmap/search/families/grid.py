@@ -18,15 +18,15 @@ applied alone starts from the default order.
 
 from __future__ import annotations
 
-from ...errors import InvalidInputError, NotApplicableError
+from ...errors import NotApplicableError
 from ...mappers.grid._shared import fold_variants, proc_grid
-from ...mappers.grid.onto_2d import HEURISTICS_2D, map_grid2d
-from ...mappers.grid.pairs import map_pairs
-from ...mappers.grid.onto_3d import CURVES, HEURISTICS_3D, block_shapes, map_blocked, map_fold, map_sfc, map_stack, stack_variants
+from ...mappers.grid.heuristics import map_grid
+from ...mappers.grid.onto_2d import HEURISTICS_2D
+from ...mappers.grid.onto_3d import CURVES, block_shapes, stack_variants
 from ...mapping import Mapping
 from ..problem import Candidate, Problem
 
-__all__ = ["candidates", "apply", "MAX_STACK_VARIANTS"]
+__all__ = ["candidates", "apply", "variant_label", "MAX_STACK_VARIANTS"]
 
 #: Stack/fold variants enumerated per fold dimension (3 stack dims x 2 cut dims).
 MAX_STACK_VARIANTS = 6
@@ -78,8 +78,46 @@ def candidates(problem: Problem) -> list[Candidate]:
     return out
 
 
+def _arguments(candidate: Candidate, problem: Problem) -> dict:
+    """The keyword arguments of :func:`~mpitaskmap.mappers.grid.heuristics.map_grid` for ``candidate``.
+
+    Resolves the candidate's options (a fold dimension, a variant index) against the
+    problem's shapes; raises :class:`~mpitaskmap.errors.NotApplicableError` where the
+    heuristic does not fit them.
+    """
+    dims = problem.grid_pattern.dims
+    h, f = candidate.method, candidate.option("fold_dim")
+    grid = proc_grid(problem.machine, fold_dim=f)
+    shape2 = tuple(dims) + (1,) * (2 - len(dims))
+    if h in HEURISTICS_2D:
+        if len(dims) > 2 or grid.n_dims > 2:
+            raise NotApplicableError(f"grid {h}: needs a 1-D or 2-D object grid on a 1-D or 2-D cell grid")
+        return dict(shape=dims, fold_dim=f)
+    if h in ("stack", "fold"):
+        if len(dims) > 2 or grid.n_dims != 3:
+            raise NotApplicableError(f"grid {h}: needs a 1-D or 2-D object grid on a 3-D cell grid")
+        variants = stack_variants(shape2, grid.shape)
+        v = candidate.option("variant", 0)
+        if v >= len(variants):
+            raise NotApplicableError(f"grid {h}: variant {v} of {len(variants)} for these shapes")
+        return dict(shape=shape2, fold_dim=f, stack_dim=variants[v][0], cut_dim=variants[v][1])
+    if h == "sfc":
+        return dict(shape=dims, fold_dim=f, curve=candidate.option("curve", "hilbert"))
+    if h == "block":
+        if len(dims) > 2 or grid.cores == 1:
+            raise NotApplicableError("grid block: needs a 1-D or 2-D object grid and several cores per router")
+        blocks = block_shapes(shape2, grid.cores)
+        v = candidate.option("variant", 0)
+        if v >= len(blocks):
+            raise NotApplicableError(f"grid block: variant {v} of {len(blocks)} block shapes")
+        return dict(shape=shape2, block=blocks[v])
+    if h == "pairs":  # from the default order; map_regular runs it from the best heuristic
+        return dict(seed=candidate.option("seed", 0))
+    return {}  # an unknown name: map_grid names the valid ones
+
+
 def apply(candidate: Candidate, problem: Problem) -> Mapping:
-    """Compute one grid heuristic candidate.
+    """Compute one grid heuristic candidate (by :func:`~mpitaskmap.mappers.grid.heuristics.map_grid`).
 
     Raises
     ------
@@ -95,35 +133,27 @@ def apply(candidate: Candidate, problem: Problem) -> Mapping:
         raise NotApplicableError(f"grid: irregular: {pattern.reason}")
     if graph.n_tasks != machine.n_procs:
         raise NotApplicableError("grid: task and processor counts differ")
-    dims = pattern.dims
-    h, f = candidate.method, candidate.option("fold_dim")
-    grid = proc_grid(machine, fold_dim=f)
-    shape2 = tuple(dims) + (1,) * (2 - len(dims))
-    if h in HEURISTICS_2D:
-        if len(dims) > 2 or grid.n_dims > 2:
-            raise NotApplicableError(f"grid {h}: needs a 1-D or 2-D object grid on a 1-D or 2-D cell grid")
-        return map_grid2d(graph, machine, method=h, shape=dims, fold_dim=f)
-    if h in ("stack", "fold"):
-        if len(dims) > 2 or grid.n_dims != 3:
-            raise NotApplicableError(f"grid {h}: needs a 1-D or 2-D object grid on a 3-D cell grid")
-        variants = stack_variants(shape2, grid.shape)
-        v = candidate.option("variant", 0)
-        if v >= len(variants):
-            raise NotApplicableError(f"grid {h}: variant {v} of {len(variants)} for these shapes")
-        s, c = variants[v]
-        fn = map_fold if h == "fold" else map_stack
-        return fn(graph, machine, shape=shape2, fold_dim=f, stack_dim=s, cut_dim=c)
-    if h == "sfc":
-        return map_sfc(graph, machine, shape=dims, fold_dim=f, curve=candidate.option("curve", "hilbert"))
-    if h == "block":
-        if len(dims) > 2 or grid.cores == 1:
-            raise NotApplicableError("grid block: needs a 1-D or 2-D object grid and several cores per router")
-        blocks = block_shapes(shape2, grid.cores)
-        v = candidate.option("variant", 0)
-        if v >= len(blocks):
-            raise NotApplicableError(f"grid block: variant {v} of {len(blocks)} block shapes")
-        return map_blocked(graph, machine, shape=shape2, block=blocks[v])
-    if h == "pairs":  # from the default order; map_regular runs it from the best heuristic
-        return map_pairs(graph, machine, seed=candidate.option("seed", 0))
-    valid = sorted(HEURISTICS_2D + HEURISTICS_3D + ("pairs",))
-    raise InvalidInputError(f"method: unknown grid heuristic {h!r}; valid: {valid}")
+    return map_grid(graph, machine, method=candidate.method, **_arguments(candidate, problem))
+
+
+def variant_label(candidate: Candidate, mapping: Mapping | None) -> str:
+    """Describe a grid candidate's variant for tables: its options, and what its variant index chose.
+
+    Stack and fold name their stacking and cut dimensions, block its block shape (read
+    from the mapping's ``info``); without a mapping (it did not apply) the variant index.
+
+    Examples
+    --------
+    >>> variant_label(Candidate.make("grid", "sfc", curve="snake", fold_dim=0), None)
+    'curve=snake fold_dim=0'
+    """
+    parts = [f"{k}={v}" for k, v in candidate.options if k != "variant"]
+    if candidate.method in ("stack", "fold", "block"):
+        if mapping is None:
+            parts.append(f"variant={candidate.option('variant')}")
+        elif candidate.method == "block":
+            parts.append(f"block={'x'.join(map(str, mapping.info['block']))} coarse={mapping.info['coarse']}")
+        else:
+            parts.append(f"stack_dim={mapping.info['stack_dim']} cut_dim={mapping.info['cut_dim']} "
+                         f"base={mapping.info['base']}")
+    return " ".join(parts)

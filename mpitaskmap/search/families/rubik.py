@@ -20,7 +20,6 @@ from __future__ import annotations
 import itertools
 
 from ...errors import NotApplicableError
-from ...machines import TorusMachine
 from ...mapping import Mapping
 from ..problem import Candidate, Problem
 from ...mappers.rubik import box
@@ -34,7 +33,7 @@ METHODS = ("map", "tilt", "zorder")
 def _network_shape(problem: Problem) -> tuple[int, ...] | None:
     """The network box's shape, or None where Rubik's model does not fit."""
     m, pattern = problem.machine, problem.grid_pattern
-    if not isinstance(m, TorusMachine) or not pattern.regular or problem.graph.n_tasks != m.n_procs:
+    if not m.has_router_grid or not pattern.regular or problem.graph.n_tasks != m.n_procs:
         return None
     try:
         b = m.box_shape()
