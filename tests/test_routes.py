@@ -146,3 +146,17 @@ def test_routers_default_to_one_per_node_and_the_torus_shares_them():
     # a torus overrides both: two nodes on each of the 4 routers of the whole ring, 2 allocated
     torus = TorusMachine([[3], [3], [1]], dims=[4], node_ids=[0, 1, 2])
     assert torus.router_ids().tolist() == [3, 3, 1] and torus.n_routers == 4
+
+
+@pytest.mark.parametrize("chunk", [1, 5, 1 << 22])
+def test_the_generic_path_gives_the_same_loads_whatever_its_chunk_of_routes(monkeypatch, chunk):
+    import mpitaskmap.machines.base as base
+
+    monkeypatch.setattr(base, "ROUTE_CHUNK_ENTRIES", chunk)
+    _, m, g, ttp = _random_case(3)
+    fast = m.link_loads(g.indptr, g.indices, g.weights, ttp)
+    generic = Machine.link_loads(m, g.indptr, g.indices, g.weights, ttp)
+    assert np.array_equal(fast.messages, generic.messages) and np.allclose(fast.data, generic.data, rtol=1e-13)
+    kw = dict(seconds_per_weight=1e-9, hop_latency=1e-7, overlap_weight=128.0)
+    assert Machine.link_time(m, g.indptr, g.indices, g.weights, ttp, **kw)[1] == \
+        m.link_time(g.indptr, g.indices, g.weights, ttp, **kw)[1]

@@ -139,14 +139,17 @@ class Routes(NamedTuple):
         return np.bincount(pair, weights=self.fractions, minlength=n).astype(np.float64, copy=False)
 
 
+#: Route entries the generic link loads hold at once: node pairs are routed in chunks of
+#: about this many entries (~100 MB of temporaries), whatever the size of the exchange.
+ROUTE_CHUNK_ENTRIES = 1 << 22
+
+
 class _Traffic(NamedTuple):
     """A graph's messages routed node pair by node pair (:meth:`Machine._routed_traffic`)."""
 
-    edge_pair: np.ndarray  # pair of every edge, -1 inside a node
-    routes: Routes  # one route per distinct node pair
-    entry_pair: np.ndarray  # pair of every route entry
-    count: np.ndarray  # messages per pair
     data: np.ndarray  # Data(e) of every link
+    messages: np.ndarray  # Congestion(e) of every link, float64 counts
+    slowest: np.ndarray | None  # largest route latency through every link, in hops (-inf: none)
 
 
 @dataclass(frozen=True)
@@ -732,28 +735,45 @@ class Machine(abc.ABC):
             raise InvalidInputError(f"routes: src has {src_i.size} entries, dst {dst_i.size}")
         return src_i, dst_i
 
-    def _routed_traffic(self, indptr, indices, weights, task_to_proc) -> "_Traffic":
-        """The messages of a CSR graph grouped by (source node, destination node), routed, and Data(e).
+    def _routed_traffic(self, indptr, indices, weights, task_to_proc, overlap_weight: float | None = None) -> _Traffic:
+        """Data(e), Congestion(e) and (with ``overlap_weight``) the slowest route through every link.
 
-        Routes depend only on where the nodes attach, so each distinct node pair is routed
-        once (through its nodes' lowest processors).
+        Routes depend only on where the nodes attach, so the messages are grouped by
+        (source node, destination node) and each distinct pair is routed once, through its
+        nodes' lowest processors, in chunks of about :data:`ROUTE_CHUNK_ENTRIES` route
+        entries (memory bounded whatever the exchange).  A pair's route latency in hops is
+        its route length (:attr:`Routes.lengths`) times its longest message's share
+        ``min(1, overlap_weight / w)``.
         """
         view = self.node_view()
         node = view.node_of_proc[np.asarray(task_to_proc)]
-        n_tasks = len(indptr) - 1
-        a = np.repeat(node[:n_tasks], np.diff(indptr))
+        a = np.repeat(node[: len(indptr) - 1], np.diff(indptr))
         b = node[np.asarray(indices)]
         inter = a != b
         pairs, inverse = np.unique(a[inter] * view.n_nodes + b[inter], return_inverse=True)
-        edge_pair = np.full(a.size, -1, dtype=np.int64)
-        edge_pair[inter] = inverse
+        w = np.asarray(weights, dtype=np.float64)[inter]
+        volume = np.bincount(inverse, weights=w, minlength=pairs.size)
+        count = np.bincount(inverse, minlength=pairs.size).astype(np.float64)
+        scale = None
+        if overlap_weight is not None:
+            scale = np.zeros(pairs.size)
+            np.maximum.at(scale, inverse, np.minimum(1.0, overlap_weight / np.maximum(w, 1e-300)))
+        data, messages = np.zeros(self.n_links), np.zeros(self.n_links)
+        slowest = None if scale is None else np.full(self.n_links, -np.inf)
         rep = view.representative
-        routes = self.routes(rep[pairs // view.n_nodes], rep[pairs % view.n_nodes])
-        entry_pair = np.repeat(np.arange(pairs.size), np.diff(routes.indptr))
-        volume = np.bincount(inverse, weights=np.asarray(weights, dtype=np.float64)[inter], minlength=pairs.size)
-        data = np.bincount(routes.links, weights=volume[entry_pair] * routes.fractions, minlength=self.n_links)
-        return _Traffic(edge_pair, routes, entry_pair, np.bincount(inverse, minlength=pairs.size),
-                        data.astype(np.float64, copy=False))
+        start, step = 0, 1024
+        while start < pairs.size:
+            chunk = slice(start, min(start + step, pairs.size))
+            routes = self.routes(rep[pairs[chunk] // view.n_nodes], rep[pairs[chunk] % view.n_nodes])
+            entry = np.repeat(np.arange(chunk.stop - chunk.start), np.diff(routes.indptr))
+            data += np.bincount(routes.links, weights=volume[chunk][entry] * routes.fractions, minlength=self.n_links)
+            messages += np.bincount(routes.links, weights=count[chunk][entry], minlength=self.n_links)
+            if slowest is not None:
+                np.maximum.at(slowest, routes.links, (routes.lengths * scale[chunk])[entry])
+            # the next chunk holds about ROUTE_CHUNK_ENTRIES entries at this chunk's mean route length
+            step = max(1, int(ROUTE_CHUNK_ENTRIES * (chunk.stop - chunk.start) / max(routes.links.size, 1)))
+            start = chunk.stop
+        return _Traffic(data, messages, slowest)
 
     def link_loads(self, indptr, indices, weights, task_to_proc) -> LinkLoads:
         """Return Data(e) and Congestion(e) of every link for a CSR task graph under the machine's routes.
@@ -770,15 +790,14 @@ class Machine(abc.ABC):
 
         Notes
         -----
-        O(n_edges log n_edges + pairs x route length): every distinct node pair is routed once.
+        O(n_edges log n_edges + pairs x route length): every distinct node pair is routed
+        once; memory O(n_links + :data:`ROUTE_CHUNK_ENTRIES`).
         """
         if not self.has_link_model:
             raise self._no_link_model()
         traffic = self._routed_traffic(indptr, indices, weights, task_to_proc)
-        routes, entry = traffic.routes, traffic.entry_pair
-        messages = np.bincount(routes.links, weights=traffic.count[entry], minlength=self.n_links)
         codes, names = self.link_classes()
-        return LinkLoads(data=traffic.data, messages=np.rint(messages).astype(np.int64),
+        return LinkLoads(data=traffic.data, messages=np.rint(traffic.messages).astype(np.int64),
                          bandwidth=self.link_bandwidths(), link_class=codes, class_names=tuple(names))
 
     def link_time(self, indptr, indices, weights, task_to_proc, *, seconds_per_weight: float,
@@ -823,16 +842,8 @@ class Machine(abc.ABC):
         """
         if not self.has_link_model:
             raise self._no_link_model()
-        traffic = self._routed_traffic(indptr, indices, weights, task_to_proc)
-        routes, entry, edge_pair = traffic.routes, traffic.entry_pair, traffic.edge_pair
-        inter = edge_pair >= 0
-        w = np.asarray(weights, dtype=np.float64)[inter]
-        # the route latency of a pair: its longest message's share of the hop latency, in hops
-        scale = np.zeros(traffic.count.size)
-        np.maximum.at(scale, edge_pair[inter], np.minimum(1.0, overlap_weight / np.maximum(w, 1e-300)))
-        pair_hops = routes.lengths * scale
-        slowest = np.full(self.n_links, -np.inf)
-        np.maximum.at(slowest, routes.links, pair_hops[entry])
+        traffic = self._routed_traffic(indptr, indices, weights, task_to_proc, overlap_weight=overlap_weight)
+        slowest = traffic.slowest
         crossed = np.isfinite(slowest)  # every link on the route of some message
         if not crossed.any():
             return 0.0, -1
