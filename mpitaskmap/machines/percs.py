@@ -28,7 +28,7 @@ from .percs_network import (
 )
 from .percs_routing import _aggregate_loads, _node_routes, check_model, check_routing
 
-__all__ = ["PercsMachine", "EMBEDDING_SPACING", "as_percs_machine"]
+__all__ = ["PercsMachine", "EMBEDDING_SPACING", "as_percs_machine", "is_percs_machine"]
 
 #: Spacing of the (supernode, drawer, node, core) coordinates of :meth:`PercsMachine.geometric_coords`.
 EMBEDDING_SPACING = (1024.0, 64.0, 4.0, 1.0)
@@ -299,6 +299,17 @@ class PercsMachine(Machine):
         more than every finer level together.
         """
         return self.locate(np.arange(self.n_procs)).astype(np.float64) * np.asarray(EMBEDDING_SPACING)
+
+
+def is_percs_machine(machine) -> bool:
+    """Whether ``machine`` is a PERCS system (the question the PERCS family asks before it applies).
+
+    Examples
+    --------
+    >>> is_percs_machine(PercsMachine(2, 1)), is_percs_machine("percs")
+    (True, False)
+    """
+    return isinstance(machine, PercsMachine)
 
 
 def as_percs_machine(machine) -> PercsMachine:

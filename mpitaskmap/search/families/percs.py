@@ -10,7 +10,7 @@ do not divide it, mod-colouring's P and Q) raises
 from __future__ import annotations
 
 from ...mapping import Mapping
-from ...machines.percs import PercsMachine
+from ...machines.percs import is_percs_machine
 from ...mappers.percs import STRATEGIES, map_percs
 from ..problem import Candidate, Problem
 
@@ -29,7 +29,7 @@ def candidate(strategy: str) -> Candidate:
 
 def candidates(problem: Problem) -> list[Candidate]:
     """Return the searched strategies on a PERCS machine with a 2-D task grid, else ``[]``."""
-    if not isinstance(problem.machine, PercsMachine) or problem.task_dims != 2:
+    if not is_percs_machine(problem.machine) or problem.task_dims != 2:
         return []
     return [candidate(s) for s in SEARCHED]
 
