@@ -48,39 +48,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _fluid
-from .._validate import as_index_array, check_bytes_per_weight, check_positive
+from .._validate import as_index_array, check_bytes_per_weight
 from ..errors import InvalidInputError
 from ..machines import Machine, as_machine
 from ..graphs.taskgraph import TaskGraph
+from .params import DEFAULT_LOOPBACK, platform_parameters
 
-__all__ = ["BANDWIDTH_UNITS", "DEFAULT_LOOPBACK", "check_positive", "check_link", "NetworkModel", "SMPI", "CM02",
-           "NETWORK_MODELS", "FluidExchange", "exchange_messages", "fluid_exchange"]
-
-#: Bytes per second of each bandwidth unit SimGrid accepts (SI prefixes are powers of 10):
-#: the units of the platform files (:mod:`mpitaskmap.sim.simgrid`) and of this model.
-BANDWIDTH_UNITS = {
-    "Bps": 1.0,
-    "kBps": 1e3,
-    "MBps": 1e6,
-    "GBps": 1e9,
-    "TBps": 1e12,
-    "KiBps": 2.0**10,
-    "MiBps": 2.0**20,
-    "GiBps": 2.0**30,
-    "TiBps": 2.0**40,
-}
-
-#: Loopback link of every host (messages inside a node): (bandwidth in ``bandwidth_unit``,
-#: latency in seconds), the values of SimGrid's own cluster examples (50 GBps, 0.1 us).
-DEFAULT_LOOPBACK = (50.0, 1e-7)
-
-
-def check_link(pair, name: str) -> tuple[float, float]:
-    """A (bandwidth, latency in seconds) pair, checked; an error names ``name``."""
-    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-        raise InvalidInputError(f"{name}: expected (bandwidth, latency in seconds); got {pair!r}")
-    return check_positive(pair[0], f"{name} bandwidth"), check_positive(pair[1], f"{name} latency", allow_zero=True)
-
+__all__ = ["NetworkModel", "SMPI", "CM02", "NETWORK_MODELS", "FluidExchange", "exchange_messages", "fluid_exchange"]
 
 #: SMPI's default ``smpi/bw-factor`` (SimGrid 3.32): (smallest message size in bytes, factor),
 #: largest size first; a message takes the factor of the first row whose size it reaches.
@@ -330,10 +304,10 @@ def fluid_exchange(
         without (a flat machine), as the platform.
     bandwidth_unit : str, optional
         Unit of the machine's bandwidths (default GB/s; a key of
-        :data:`mpitaskmap.sim.simgrid.BANDWIDTH_UNITS`).
+        :data:`mpitaskmap.sim.params.BANDWIDTH_UNITS`).
     loopback : (float, float), optional
         A router's crossbar, for nodes of one router without node links (default
-        :data:`mpitaskmap.sim.simgrid.DEFAULT_LOOPBACK`).
+        :data:`mpitaskmap.sim.params.DEFAULT_LOOPBACK`).
     model : NetworkModel or str, optional
         :data:`SMPI` (default) or :data:`CM02`, or a name of :data:`NETWORK_MODELS`.
     max_work : int, optional
@@ -375,14 +349,8 @@ def fluid_exchange(
     if not isinstance(graph, TaskGraph):
         raise InvalidInputError(f"graph: expected a TaskGraph; got {type(graph).__name__}")
     as_machine(machine)
-    if bandwidth_unit not in BANDWIDTH_UNITS:
-        raise InvalidInputError(f"bandwidth_unit: unknown unit {bandwidth_unit!r}; valid: {sorted(BANDWIDTH_UNITS)}")
-    unit = BANDWIDTH_UNITS[bandwidth_unit]
-    lat = check_positive(link_latency, "link_latency", allow_zero=True)
-    loop = check_link(loopback, "loopback")
-    if node_link is not None:
-        node_link = check_link(node_link, "node_link")
-    elif not machine.has_link_model:  # node links are the only links
+    unit, lat, loop, node_link = platform_parameters(link_latency, bandwidth_unit, loopback, node_link)
+    if node_link is None and not machine.has_link_model:  # node links are the only links
         node_link = (1.0, lat)
     src, dst, size = exchange_messages(graph, machine, task_to_proc, bytes_per_weight)
     if src.size == 0:  # every edge joins tasks of one node: the step costs no network time

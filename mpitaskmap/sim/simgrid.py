@@ -88,9 +88,8 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from .._validate import check_positive
 from ..errors import InvalidInputError
-from .fluid import BANDWIDTH_UNITS, DEFAULT_LOOPBACK, check_link
+from .params import BANDWIDTH_UNITS, DEFAULT_LOOPBACK, platform_parameters
 from ..machines import Machine, as_machine
 from ..machines.hosts import host_names
 
@@ -289,13 +288,7 @@ def _platform(machine, *, link_latency, node_link, hosts, bandwidth_unit, host_s
     as_machine(machine)
     if form not in ("auto", "cluster", "explicit"):
         raise InvalidInputError(f"form: unknown platform form {form!r}; valid: ['auto', 'cluster', 'explicit']")
-    if bandwidth_unit not in BANDWIDTH_UNITS:
-        raise InvalidInputError(f"bandwidth_unit: unknown unit {bandwidth_unit!r}; valid: {sorted(BANDWIDTH_UNITS)}")
-    unit = BANDWIDTH_UNITS[bandwidth_unit]
-    lat = check_positive(link_latency, "link_latency", allow_zero=True)
-    loop = check_link(loopback, "loopback")
-    if node_link is not None:
-        node_link = check_link(node_link, "node_link")
+    unit, lat, loop, node_link = platform_parameters(link_latency, bandwidth_unit, loopback, node_link)
     if not isinstance(host_speed, str) or not re.fullmatch(r"[0-9.eE+-]+[kMGTPE]?f", host_speed):
         raise InvalidInputError(f"host_speed: expected a SimGrid speed like '1Gf'; got {host_speed!r}")
     names = host_names(machine, hosts)
