@@ -34,7 +34,6 @@ Their options: :data:`METHODS` (or ``mpitaskmap map --help``, which spells them)
 
 from __future__ import annotations
 
-import builtins
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -274,7 +273,7 @@ class RegularResult:
 
     def summary(self) -> str:
         """Return the candidate table as text, best marked with ``*``."""
-        w = builtins.max([9] + [len(self._label(r)) for r in self.table])
+        w = max([9] + [len(self._label(r)) for r in self.table])
         lines = [self.pattern.summary(), f"{'candidate':<{w}} {'hop-bytes':>14} {'hops/byte':>10} {'seconds':>8}"]
         for row in self.table:
             label = self._label(row)
