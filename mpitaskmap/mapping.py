@@ -13,7 +13,7 @@ from .errors import InvalidInputError
 from .machines import Machine, as_machine
 from .graphs.taskgraph import TaskGraph
 
-__all__ = ["Mapping", "identity_mapping", "IDENTITY"]
+__all__ = ["Mapping", "as_mapping", "identity_mapping", "IDENTITY"]
 
 #: The one name of the default order (task ``t`` on processor ``t``): the method of
 #: :func:`identity_mapping`, the identity candidate and ``remap``'s status when it wins.
@@ -173,6 +173,24 @@ def _fmt(v) -> str:
     if isinstance(v, (int, np.integer)):
         return f"{int(v):,}"
     return f"{float(v):,.4g}" if abs(float(v)) < 1e6 else f"{float(v):,.0f}"
+
+
+def as_mapping(obj, name: str = "mapping") -> Mapping:
+    """Return ``obj`` if it is a :class:`Mapping`; raise an error naming ``name`` otherwise.
+
+    The one check, at the boundary of the functions that take a finished mapping (map-file
+    writers, the simulator, refinement), that an argument is a mapping at all.
+
+    Examples
+    --------
+    >>> as_mapping([0, 1])
+    Traceback (most recent call last):
+    ...
+    mpitaskmap.errors.InvalidInputError: mapping: expected a Mapping; got list
+    """
+    if not isinstance(obj, Mapping):
+        raise InvalidInputError(f"{name}: expected a Mapping; got {type(obj).__name__}")
+    return obj
 
 
 def identity_mapping(graph: TaskGraph, machine: Machine) -> Mapping:

@@ -181,6 +181,27 @@ def test_progress_bar_tty_and_quiet():
     assert plain.getvalue().startswith("search: 2/2 done in ") and plain.getvalue().count("\n") == 1
 
 
+
+def test_run_methods_runs_each_spec_in_order_with_its_time_line(capsys, small):
+    from mpitaskmap.cli._common import run_methods
+    from mpitaskmap.cli.compare import build_parser
+
+    machine, graph = small
+    args = build_parser().parse_args(["-m", SIM, "-t", TASKS, "--orderings", "fz"])
+    runs = run_methods(["greedy", "geometric:ordering=z", "auto"], graph, machine, args)
+    assert [spec for spec, _, _ in runs] == ["greedy", "geometric:ordering=z", "auto"]
+    assert_array_equal(runs[0][1].task_to_proc, map_greedy(graph, machine).task_to_proc)
+    assert_array_equal(runs[1][1].task_to_proc, map_geometric(graph, machine, ordering="z").task_to_proc)
+    assert all(seconds >= 0 for _, _, seconds in runs)
+    lines = capsys.readouterr().err.splitlines()
+    # a time line per method in order; auto shows its candidates bar instead
+    assert [line.rsplit(": ", 1)[0] for line in lines] == ["greedy", "geometric:ordering=z", "auto: candidates"]
+    assert lines[0].endswith(" s") and " done in " in lines[2]
+    args = build_parser().parse_args(["-m", SIM, "-t", TASKS, "-q"])
+    assert run_methods(["identity"], graph, machine, args)[0][0] == "identity"
+    assert capsys.readouterr().err == ""
+
+
 # -- inputs ----------------------------------------------------------------------------------
 def test_machine_file_with_hosts_matrix_market_and_coordinates(capsys, tmp_path):
     alloc = tmp_path / "alloc.txt"

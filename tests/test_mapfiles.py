@@ -228,6 +228,12 @@ def test_csv_errors():
         read_mapping_csv(io.StringIO("rank,proc\n0,x\n"), machine)
 
 
+@pytest.mark.parametrize("fmt", sorted(MAP_FORMATS))
+def test_every_writer_rejects_what_is_not_a_mapping(fmt):
+    with pytest.raises(InvalidInputError, match=r"^mapping: expected a Mapping; got list$"):
+        write_map([1, 0], io.StringIO(), fmt)
+
+
 def test_format_registry_and_writer_errors():
     machine = torus_machine([2])
     m = Mapping([1, 0], machine)

@@ -724,7 +724,8 @@ def test_plot_box_without_matplotlib_says_what_to_install(monkeypatch):
     for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(ImportError, match="plot_box needs matplotlib"):
+    with pytest.raises(ImportError, match=r"plot_box needs matplotlib; install the 'plot' extra: "
+                                          r"pip install \"mpitaskmap\[plot\]\""):
         plot_box(box([2, 2, 2]))
 
 

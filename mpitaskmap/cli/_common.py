@@ -21,11 +21,12 @@ from ..metrics import DEFAULT_OVERLAP_BYTES, METRICS, evaluate
 from ..mappers.geometric.mj import ORDERINGS
 from ..search.registry import METHOD_TABLE
 from ._inputs import MACHINE_FORMS, TASK_FORMS, MachineInput, TaskInput, load_machine, load_tasks
-from ._methods import Context
+from ._methods import Context, run_method
 from ._progress import Progress
 
-__all__ = ["Row", "Progress", "announce", "add_io_options", "add_method_options", "add_message_model_options",
-           "message_model", "add_simulate_options", "load_inputs", "context_from",
+__all__ = ["Row", "Progress", "announce", "command_parser", "add_io_options", "add_methods_option",
+           "add_method_options", "add_message_model_options", "message_model", "add_simulate_options", "load_inputs",
+           "context_from", "run_methods",
            "metric_rows", "render_table", "SHORT_NAMES", "SIMULATED_COLUMN"]
 
 #: Column headers of the text table: the paper's short names.
@@ -88,6 +89,62 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     """Add -q/--quiet and --debug."""
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or status lines")
     parser.add_argument("--debug", action="store_true", help="show the full traceback on errors")
+
+
+def command_parser(command: str, description: str, epilog: str) -> argparse.ArgumentParser:
+    """Return the parser of ``mpitaskmap COMMAND`` with its inputs (:func:`add_io_options`).
+
+    Parameters
+    ----------
+    command : str
+        The subcommand (``"map"``, ``"compare"``, ...): the parser's ``prog`` is
+        ``mpitaskmap COMMAND``.
+    description, epilog : str
+        Text before and after the options, printed as written; ``{methods}`` in the
+        epilog becomes :func:`method_help` (other braces doubled, as for :meth:`str.format`).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        With the input options, ``-q/--quiet`` and ``--debug``; the command adds its own.
+
+    Examples
+    --------
+    >>> p = command_parser("demo", "A demo.", "methods: {methods}")
+    >>> p.prog, "geometric" in p.epilog
+    ('mpitaskmap demo', True)
+    >>> p.parse_args(["-m", "sim:titan", "-t", "stencil3d:4x4x4"]).machine
+    'sim:titan'
+    """
+    parser = argparse.ArgumentParser(
+        prog=f"mpitaskmap {command}", description=description, epilog=epilog.format(methods=method_help()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_io_options(parser)
+    return parser
+
+
+def add_methods_option(group, default: str, what: str = "methods") -> None:
+    """Add ``--methods M,M`` (a comma-separated list of method specs) to ``group``.
+
+    Parameters
+    ----------
+    group : argparse argument group or parser
+        Where the option goes.
+    default : str
+        The methods when the option is not given, comma-separated.
+    what : str, optional
+        The start of its help text (default ``"methods"``).
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser()
+    >>> add_methods_option(p, "identity,geometric")
+    >>> p.parse_args([]).methods
+    'identity,geometric'
+    """
+    group.add_argument("--methods", default=default, metavar="M,M",
+                       help=f"{what}, comma-separated (default {default})")
 
 
 def add_io_options(parser: argparse.ArgumentParser) -> None:
@@ -172,6 +229,37 @@ def load_inputs(args) -> tuple[MachineInput, TaskInput]:
     tasks = load_tasks(args.tasks, args.task_coords)
     machine = load_machine(args.machine, args.ranks or tasks.graph.n_tasks)
     return machine, tasks
+
+
+def run_methods(specs, graph, machine, args) -> list[tuple[str, Mapping, float]]:
+    """Run each method spec on the inputs, each with its progress bar and its time line on stderr.
+
+    Parameters
+    ----------
+    specs : sequence of str
+        Method specs ``NAME[:ARG][:OPTIONS]``, run in this order.
+    graph : TaskGraph
+        The tasks.
+    machine : Machine
+        The allocation.
+    args : argparse.Namespace
+        The parsed options of the command (:func:`context_from`; ``args.quiet`` silences
+        the bars and the time lines; an ``auto`` spec has its candidates bar instead of a
+        time line).
+
+    Returns
+    -------
+    list of (spec, Mapping, seconds)
+        In the order of ``specs``: the rows :func:`metric_rows` takes.
+    """
+    out = []
+    for spec in specs:
+        progress = Progress(f"{spec}: candidates", quiet=args.quiet)
+        done = announce(spec, quiet=args.quiet or spec.startswith("auto"))
+        mapping, seconds = run_method(spec, graph, machine, context_from(args, progress))
+        done(seconds)
+        out.append((spec, mapping, seconds))
+    return out
 
 
 def context_from(args, progress=None) -> Context:

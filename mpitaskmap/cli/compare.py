@@ -6,16 +6,13 @@ import argparse
 import sys
 import time
 
-import numpy as np
-
 from ..metrics import METRICS, default_metric
 from ._registry import register
 from ._common import (
-    SHORT_NAMES, SIMULATED_COLUMN, Progress, add_io_options, add_method_options, add_simulate_options, announce,
-    context_from, load_inputs, message_model, method_help, metric_rows, render_table,
+    SHORT_NAMES, SIMULATED_COLUMN, add_method_options, add_methods_option, add_simulate_options, announce,
+    command_parser, load_inputs, message_model, metric_rows, render_table, run_methods,
 )
 from ._inputs import read_mapping_file
-from ._methods import run_method
 
 __all__ = ["compare_command", "build_parser", "report_figures", "simulated_seconds"]
 
@@ -57,14 +54,9 @@ DEFAULT_METHODS = "identity,geometric,greedy+uwh"
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``mpitaskmap compare``."""
-    p = argparse.ArgumentParser(
-        prog="mpitaskmap compare", description=DESCRIPTION, epilog=EPILOG.format(methods=method_help()),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_io_options(p)
+    p = command_parser("compare", DESCRIPTION, EPILOG)
     g = p.add_argument_group("what to compare")
-    g.add_argument("--methods", default=DEFAULT_METHODS, metavar="M,M",
-                   help=f"methods, comma-separated (default {DEFAULT_METHODS})")
+    add_methods_option(g, DEFAULT_METHODS)
     g.add_argument("--mapping", action="append", default=[], metavar="[FORMAT=]PATH",
                    help="also evaluate a reorder file (repeatable)")
     g.add_argument("--metrics", metavar="M,M", help=f"metrics to show (default all that apply): {','.join(METRICS)}")
@@ -160,13 +152,7 @@ def compare_command(argv: list) -> int:
     talk = not args.quiet
     if talk:
         status.write(f"machine  {mi.describe()}\ntasks    {ti.describe()}\n")
-    mappings = []
-    for spec in methods:
-        progress = Progress(f"{spec}: candidates", quiet=args.quiet)
-        done = announce(spec, quiet=args.quiet or spec.startswith("auto"))
-        mapping, seconds = run_method(spec, ti.graph, mi.machine, context_from(args, progress))
-        done(seconds)
-        mappings.append((spec, mapping, seconds))
+    mappings = run_methods(methods, ti.graph, mi.machine, args)
     for value in args.mapping:
         m = read_mapping_file(value, mi, ti.graph, args.hosts)
         mappings.append((m.method, m, None))

@@ -8,7 +8,7 @@ import sys
 from ..mapping import IDENTITY, identity_mapping
 from ..metrics import METRICS, link_loads
 from ._registry import register
-from ._common import add_io_options, add_message_model_options, load_inputs, message_model, metric_rows, render_table
+from ._common import add_message_model_options, command_parser, load_inputs, message_model, metric_rows, render_table
 from ._inputs import read_mapping_file
 
 __all__ = ["eval_command", "build_parser", "class_table"]
@@ -39,11 +39,7 @@ exit status: 0 on success, 1 on an error (one line; --debug for the traceback).
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``mpitaskmap eval``."""
-    p = argparse.ArgumentParser(
-        prog="mpitaskmap eval", description=DESCRIPTION, epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_io_options(p)
+    p = command_parser("eval", DESCRIPTION, EPILOG)
     g = p.add_argument_group("what to evaluate")
     g.add_argument("--mapping", action="append", default=[], metavar="[FORMAT=]PATH",
                    help="a reorder file to evaluate (repeatable)")

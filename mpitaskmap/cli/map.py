@@ -10,8 +10,8 @@ from ..mapfiles import MAP_FORMATS, write_map
 from ..mapping import IDENTITY, identity_mapping
 from ._registry import register
 from ._common import (
-    Progress, add_io_options, add_method_options, add_simulate_options, announce, context_from, load_inputs,
-    message_model, method_help, metric_rows, render_table,
+    Progress, add_method_options, add_simulate_options, announce, command_parser, context_from, load_inputs,
+    message_model, metric_rows, render_table,
 )
 from ._inputs import guess_format, host_options, split_format_path
 from ._methods import run_method
@@ -56,11 +56,7 @@ a bad command line.  Formats in detail: python -c "import mpitaskmap.mapfiles as
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``mpitaskmap map``."""
-    p = argparse.ArgumentParser(
-        prog="mpitaskmap map", description=DESCRIPTION, epilog=EPILOG.format(methods=method_help()),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_io_options(p)
+    p = command_parser("map", DESCRIPTION, EPILOG)
     p.add_argument("--method", default="geometric", metavar="NAME[:ARG][:OPTIONS]",
                    help="mapping method (default geometric); see 'methods' below")
     add_method_options(p)

@@ -7,7 +7,7 @@ import os
 import sys
 
 from ._registry import register
-from ._common import Progress, add_io_options, add_method_options, context_from, load_inputs, method_help
+from ._common import Progress, add_method_options, add_methods_option, command_parser, context_from, load_inputs
 from ._inputs import read_mapping_file
 from ._methods import run_method
 
@@ -48,15 +48,10 @@ exit status: 0 on success, 1 on an error (one line; --debug for the traceback).
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``mpitaskmap plot``."""
-    p = argparse.ArgumentParser(
-        prog="mpitaskmap plot", description=DESCRIPTION, epilog=EPILOG.format(methods=method_help()),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_io_options(p)
+    p = command_parser("plot", DESCRIPTION, EPILOG)
     g = p.add_argument_group("what to draw")
     g.add_argument("--kind", action="append", choices=list(KINDS), help="plot kind (repeatable; default all)")
-    g.add_argument("--methods", default="identity,geometric", metavar="M,M",
-                   help="methods to draw, comma-separated (default identity,geometric)")
+    add_methods_option(g, "identity,geometric", "methods to draw")
     g.add_argument("--mapping", action="append", default=[], metavar="[FORMAT=]PATH",
                    help="also draw a reorder file (repeatable)")
     g.add_argument("--color-by", default="part", choices=["part", "x", "y", "z"],

@@ -21,15 +21,14 @@ from typing import Sequence, TextIO
 
 from ..errors import InvalidInputError
 from ..mapfiles import write_smpi_hostfile
-from ..mapping import IDENTITY, Mapping
+from ..mapping import IDENTITY
 from ..metrics import METRICS
 from ..sim.simgrid import DEFAULT_LOOPBACK, SMPI_DETERMINISTIC, SMPI_UNIT_FACTORS, platform_xml
 from ._registry import register
 from ._common import (
-    SHORT_NAMES, Progress, _fmt, add_io_options, add_method_options, announce, context_from, load_inputs,
-    method_help, metric_rows,
+    SHORT_NAMES, Progress, _fmt, add_method_options, add_methods_option, command_parser, load_inputs, metric_rows,
+    run_methods,
 )
-from ._methods import run_method
 
 __all__ = [
     "simgrid_command", "build_parser", "SmpiRun", "smpirun_command", "run_smpi", "hostfile_ranks",
@@ -256,14 +255,9 @@ def _slug(label: str) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``mpitaskmap simgrid``."""
-    p = argparse.ArgumentParser(
-        prog="mpitaskmap simgrid", description=DESCRIPTION, epilog=EPILOG.format(methods=method_help()),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_io_options(p)
+    p = command_parser("simgrid", DESCRIPTION, EPILOG)
     g = p.add_argument_group("what to run")
-    g.add_argument("--methods", default=DEFAULT_METHODS, metavar="M,M",
-                   help=f"methods, comma-separated (default {DEFAULT_METHODS})")
+    add_methods_option(g, DEFAULT_METHODS)
     g.add_argument("--metrics", metavar="M,M", default=",".join(DEFAULT_METRICS),
                    help=f"model metrics in the table (default {','.join(DEFAULT_METRICS)}); any of "
                         + ",".join(METRICS))
@@ -396,13 +390,7 @@ def simgrid_command(argv: list) -> int:
     with open(platform, "w", encoding="utf-8") as fh:
         fh.write(platform_xml(mi.machine, link_latency=args.link_latency, hosts=hosts, loopback=loopback))
 
-    mappings: list[tuple[str, Mapping, float | None]] = []
-    for spec in methods:
-        progress = Progress(f"{spec}: candidates", quiet=args.quiet)
-        done = announce(spec, quiet=args.quiet or spec.startswith("auto"))
-        mapping, seconds = run_method(spec, ti.graph, mi.machine, context_from(args, progress))
-        done(seconds)
-        mappings.append((spec, mapping, seconds))
+    mappings = run_methods(methods, ti.graph, mi.machine, args)
     config = list(SMPI_UNIT_FACTORS if args.unit_factors else ()) + list(args.cfg)
     sh_lines, commands = [], {}
     for (spec, mapping, _), slug in zip(mappings, slugs):

@@ -13,7 +13,7 @@ import numpy as np
 from .._textio import _opened, write_coordinate_lines
 from ..errors import InvalidInputError
 from ..machines import Machine, require_router_grid
-from ..mapping import Mapping
+from ..mapping import Mapping, as_mapping
 
 
 def _name(target) -> str:
@@ -33,8 +33,7 @@ def _line_error(name: str, lineno: int, raw: str, what: str) -> InvalidInputErro
 
 
 def _torus(mapping: Mapping) -> Machine:
-    if not isinstance(mapping, Mapping):
-        raise InvalidInputError(f"mapping: expected a Mapping; got {type(mapping).__name__}")
+    as_mapping(mapping)
     return require_router_grid(mapping.machine, "this format (router coordinates per rank)", InvalidInputError)
 
 

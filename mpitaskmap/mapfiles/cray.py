@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..machines import Machine
-from ..mapping import Mapping
+from ..mapping import Mapping, as_mapping
 from ..graphs.taskgraph import TaskGraph
 from ._io import _content_lines, _line_error, _name, _opened
 
@@ -58,8 +58,7 @@ def write_mpich_rank_order(mapping: Mapping, path, *, ranges: bool = False) -> N
     0,2
     1,3
     """
-    if not isinstance(mapping, Mapping):
-        raise InvalidInputError(f"mapping: expected a Mapping; got {type(mapping).__name__}")
+    as_mapping(mapping)
     if not mapping.is_permutation:
         raise InvalidInputError(
             f"mapping: MPICH_RANK_ORDER needs one rank per processor; got {mapping.n_tasks} tasks "

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..machines import Machine
-from ..mapping import Mapping
+from ..mapping import Mapping, as_mapping
 from ..graphs.taskgraph import TaskGraph
 from ._io import _name, _opened
 
@@ -37,8 +37,7 @@ def write_mapping_csv(mapping: Mapping, path) -> None:
     0,1,1,1,0
     1,0,0,0,0
     """
-    if not isinstance(mapping, Mapping):
-        raise InvalidInputError(f"mapping: expected a Mapping; got {type(mapping).__name__}")
+    as_mapping(mapping)
     machine = mapping.machine
     p = mapping.task_to_proc
     header = ["rank", "proc", "node"]

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidInputError
 from ..machines import Machine, as_machine
 from ..machines.hosts import DEFAULT_HOST_FORMAT, host_names  # noqa: F401 (re-exported)
-from ..mapping import Mapping
+from ..mapping import Mapping, as_mapping
 
 
 def _node_of_host(machine: Machine, hosts) -> dict[str, int]:
@@ -86,8 +85,7 @@ def node_canonical(mapping: Mapping) -> Mapping:
     >>> node_canonical(Mapping([1, 0, 2], FlatMachine([0, 0, 1]))).task_to_proc.tolist()
     [0, 1, 2]
     """
-    if not isinstance(mapping, Mapping):
-        raise InvalidInputError(f"mapping: expected a Mapping; got {type(mapping).__name__}")
+    as_mapping(mapping)
     machine = mapping.machine
     ttp = _procs_of_nodes(machine.node_ids[mapping.task_to_proc], machine)
     return Mapping(ttp, machine, mapping.graph, capacity=mapping.capacity, method=mapping.method,

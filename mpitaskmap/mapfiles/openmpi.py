@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..machines import Machine
-from ..mapping import Mapping
+from ..mapping import Mapping, as_mapping
 from ..graphs.taskgraph import TaskGraph
 from ._io import _content_lines, _line_error, _name, _opened
 from .hosts import _node_of_host, _node_procs, host_names, node_slots
@@ -46,8 +46,7 @@ def write_openmpi_rankfile(mapping: Mapping, path, *, hosts=None) -> None:
     rank 2=n1 slot=1
     rank 3=n2 slot=1
     """
-    if not isinstance(mapping, Mapping):
-        raise InvalidInputError(f"mapping: expected a Mapping; got {type(mapping).__name__}")
+    as_mapping(mapping)
     machine = mapping.machine
     names = host_names(machine, hosts)
     p = mapping.task_to_proc

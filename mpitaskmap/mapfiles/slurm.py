@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..machines import Machine
-from ..mapping import Mapping
+from ..mapping import Mapping, as_mapping
 from ..graphs.taskgraph import TaskGraph
 from ._io import _content_lines, _line_error, _name, _opened
 from .hosts import _node_of_host, _procs_of_nodes, host_names
@@ -45,8 +45,7 @@ def write_slurm_hostfile(mapping: Mapping, path, *, hosts=None) -> None:
     nid00000
     nid00001
     """
-    if not isinstance(mapping, Mapping):
-        raise InvalidInputError(f"mapping: expected a Mapping; got {type(mapping).__name__}")
+    as_mapping(mapping)
     names = host_names(mapping.machine, hosts)
     node = mapping.machine.node_ids[mapping.task_to_proc].tolist()
     with _opened(path, "w") as fh:

@@ -73,7 +73,7 @@ from .._validate import check_bytes_per_weight
 from ..errors import InvalidInputError
 from .fluid import exchange_messages
 from ..machines.hosts import host_names
-from ..mapping import Mapping
+from ..mapping import Mapping, as_mapping
 from .simgrid import DEFAULT_LOOPBACK, _platform, simgrid_missing
 from ..graphs.taskgraph import TaskGraph
 
@@ -266,8 +266,7 @@ def simulate_exchange(
     4096-task 7-point stencil step on a 24^3 torus takes 8 to 53 s of wall time here,
     depending on how much the mapping makes messages contend).
     """
-    if not isinstance(mapping, Mapping):
-        raise InvalidInputError(f"mapping: expected a Mapping; got {type(mapping).__name__}")
+    as_mapping(mapping)
     graph = graph if graph is not None else mapping.graph
     if not isinstance(graph, TaskGraph):
         raise InvalidInputError("graph: simulate_exchange needs the task graph (pass graph= or a mapping with one)")

@@ -35,20 +35,22 @@ _COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#
             "#bcbd22", "#17becf"]
 
 
-def _mpl():
+def _mpl(what: str = "mpitaskmap.viz.plots"):
+    """matplotlib's Figure and Agg canvas classes; ImportError naming ``what`` and the extra without it."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError as exc:
         raise ImportError(
-            "mpitaskmap.viz.plots needs matplotlib; install the 'plot' extra: pip install \"mpitaskmap[plot]\""
+            f"{what} needs matplotlib; install the 'plot' extra: pip install \"mpitaskmap[plot]\""
         ) from exc
     return Figure, FigureCanvasAgg
 
 
-def _new_figure(size):
+def _new_figure(size, *, layout: str | None = "constrained"):
+    """An off-screen figure of ``size`` inches at 100 dpi (an Agg canvas: no pyplot state, works headless)."""
     Figure, Canvas = _mpl()
-    fig = Figure(figsize=size, dpi=100, layout="constrained")
+    fig = Figure(figsize=size, dpi=100, layout=layout)
     Canvas(fig)
     return fig
 
@@ -68,6 +70,7 @@ def _labelled(mappings) -> list[tuple[str, Mapping]]:
 
 
 def _save(fig, path):
+    """Write ``fig`` as PNG to ``path`` unless it is None; return ``fig``."""
     if path is not None:
         fig.savefig(os.fspath(path), format="png")
     return fig

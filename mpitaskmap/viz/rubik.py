@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import InvalidInputError
 from ..mappers.rubik import Box
 from ..mappers.rubik.analysis import rank_groups
+from .plots import _mpl, _new_figure, _save
 
 __all__ = ["plot_box"]
 
@@ -65,14 +66,9 @@ def plot_box(
     InvalidInputError
         If ``fixed`` does not match the extra dimensions or ``groups`` the ranks.
     """
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.colors import hsv_to_rgb
-        from matplotlib.figure import Figure
-    except ImportError as exc:
-        raise ImportError(
-            "plot_box needs matplotlib; install it with 'pip install matplotlib' (or the 'plot' extra)"
-        ) from exc
+    _mpl("plot_box")  # fail before the work when matplotlib is missing
+    from matplotlib.colors import hsv_to_rgb
+
     if not isinstance(node, Box):
         raise InvalidInputError(f"node: expected a rubik Box; got {type(node).__name__}")
     if groups is None:
@@ -107,8 +103,7 @@ def plot_box(
     hsv = np.stack([hue[groups], 0.35 + 0.6 * shade, 0.95 - 0.45 * shade], axis=-1)
     colors = np.concatenate([hsv_to_rgb(hsv), np.full(ranks.shape + (1,), 0.95)], axis=-1)
 
-    fig = Figure(figsize=(6.4, 5.6), dpi=100)
-    FigureCanvasAgg(fig)
+    fig = _new_figure((6.4, 5.6), layout=None)  # no layout engine: the one 3-D axes keeps its default place
     ax = fig.add_subplot(projection="3d")
     ax.voxels(np.ones(ranks.shape, dtype=bool), facecolors=colors, edgecolor=(0.2, 0.2, 0.2, 0.35), linewidth=0.3)
     names = list(axis_names) if axis_names is not None else [f"dim {k}" for k in range(3)]
@@ -120,6 +115,4 @@ def plot_box(
     if extra > 0 and title is None:
         label += f" (dims 3+ fixed at {fix})"
     ax.set_title(label + "\nhue: group, light -> dark: rank order in group", fontsize=9)
-    if path is not None:
-        fig.savefig(os.fspath(path), format="png")
-    return fig
+    return _save(fig, path)

@@ -30,7 +30,7 @@ from ... import _graphmap
 from ..._validate import as_index_array
 from ...errors import InvalidInputError, NotApplicableError
 from ...machines import MAX_MATRIX_NODES, Machine, NodeView, Routes, as_machine
-from ...mapping import Mapping
+from ...mapping import Mapping, as_mapping
 from ...graphs.taskgraph import TaskGraph
 
 __all__ = [
@@ -578,8 +578,7 @@ def refine_wh(mapping: Mapping, *, delta: int = 8, max_passes: int = 20, max_sou
 
 
 def _graph_of(mapping: Mapping) -> TaskGraph:
-    if not isinstance(mapping, Mapping):
-        raise InvalidInputError(f"mapping: expected a Mapping; got {type(mapping).__name__}")
+    as_mapping(mapping)
     if mapping.graph is None:
         raise InvalidInputError("mapping: has no task graph; build it with the graph")
     return mapping.graph
