@@ -451,10 +451,10 @@ class Machine(abc.ABC):
             self.name = name
 
     def __getstate__(self) -> dict:
-        # the cached node view and link scratch are derived data: rebuilt after unpickling
+        # the cached node view, link scratch and link class codes are derived data: rebuilt after unpickling
         state = dict(self.__dict__)
-        state.pop("_node_view", None)
-        state.pop("_link_scratch", None)
+        for derived in ("_node_view", "_link_scratch", "_link_class_codes"):
+            state.pop(derived, None)
         return state
 
     # -- the machine node by node -----------------------------------------------------

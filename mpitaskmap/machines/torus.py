@@ -525,16 +525,27 @@ class TorusMachine(Machine):
         >>> codes, names = TorusMachine([[0, 0]], dims=[2, 3]).link_classes()
         >>> codes[:5].tolist(), names
         ([0, 1, 2, 3, 0], ('X+', 'X-', 'Y+', 'Y-'))
+
+        Notes
+        -----
+        The codes are built once and kept on the machine, read-only, one byte a link (up to
+        127 dimensions; two bytes beyond): every link-load call returns them.
         """
-        two_d = 2 * self.n_dims
-        codes = np.tile(np.arange(two_d, dtype=np.int64), self.n_routers)
+        codes = self.__dict__.get("_link_class_codes")
+        if codes is None:
+            two_d = 2 * self.n_dims
+            codes = np.tile(np.arange(two_d, dtype=np.uint8 if two_d <= 255 else np.uint16), self.n_routers)
+            codes.setflags(write=False)
+            self._link_class_codes = codes
         return codes, tuple(f"{name}{sign}" for name in self.dim_names for sign in "+-")
 
     def link_loads(self, indptr, indices, weights, task_to_proc) -> LinkLoads:
         """Return Data(e) and Congestion(e) of every directed link (dimension-order routes).
 
-        The fused fast path of :meth:`Machine.link_loads` (same result).  Inputs are trusted (validated by the metric functions).  Memory: three arrays of
-        ``n_links`` 8-byte values.  O(n_edges * n_dims + total hops) in a compiled kernel.
+        The fused fast path of :meth:`Machine.link_loads` (same result).  Inputs are trusted
+        (validated by the metric functions).  Memory: three arrays of ``n_links`` 8-byte
+        values, plus the class codes kept on the machine (one byte a link, built on the first
+        call).  O(n_edges * n_dims + total hops) in a compiled kernel.
         """
         data = np.zeros(self.n_links, dtype=np.float64)
         messages = np.zeros(self.n_links, dtype=np.int64)
