@@ -6,7 +6,7 @@ import pickle
 import numpy as np
 import pytest
 
-import mpitaskmap.machines.base as machine_module
+import mpitaskmap.machines.views as machine_module
 from mpitaskmap import FlatMachine, InvalidInputError, Machine, TaskGraph, TorusMachine, evaluate, titan_machine
 from mpitaskmap.metrics import HOP_METRICS, LINK_METRICS, link_loads
 from mpitaskmap.machines.percs import PercsMachine

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InvalidInputError
-from ..machines.base import strides
+from ..machines.views import strides
 from .taskgraph import TaskGraph
 
 __all__ = ["GridPattern", "analyse_grid", "read_comm_matrix", "write_comm_matrix", "STENCIL_NAMES"]

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._validate import as_float_matrix, as_index_array, as_weights
 from ..errors import InvalidInputError
-from ..machines.base import strides
+from ..machines.views import strides
 
 __all__ = ["TaskGraph", "stencil_offsets"]
 

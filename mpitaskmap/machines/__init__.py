@@ -1,14 +1,16 @@
 """The machine layer: allocated processors and the network that joins them.
 
 :mod:`~mpitaskmap.machines.base` holds the contract every network kind fulfils (hops, links,
-routes, link loads, the node view); each kind is one module: :mod:`~.torus` (n-D torus or
+routes, link loads), :mod:`~.links` the routes and loads it returns, :mod:`~.views` the
+machine seen node by node and as a grid; each kind is one module: :mod:`~.torus` (n-D torus or
 mesh), :mod:`~.flat` (host names only), :mod:`~.percs` (IBM PERCS two-level network).
 :mod:`~.presets` builds simulated allocations of real machines, :mod:`~.machine_file` reads
 and writes allocations, :mod:`~.hosts` names their nodes.
 """
 
-from .base import (BANDWIDTH_UNIT, MAX_MATRIX_NODES, BoxShape, LinkLoads, Machine, NodeView, Routes, as_machine,
-                   default_dim_names, require_router_grid, strides)
+from .base import Machine, as_machine, require_router_grid
+from .links import BANDWIDTH_UNIT, LinkLoads, Routes
+from .views import MAX_MATRIX_NODES, BoxShape, NodeView, default_dim_names, strides
 from .flat import FlatMachine
 from .hosts import DEFAULT_HOST_FORMAT, host_names
 from .machine_file import hopper_machine, read_machine_file, write_machine_file

@@ -14,7 +14,8 @@ import numpy as np
 
 from .._validate import as_index_array
 from ..errors import InvalidInputError
-from .base import LinkLoads, Machine, Routes, as_machine
+from .base import Machine, as_machine
+from .links import LinkLoads, Routes
 from .percs_network import (
     DRAWERS_PER_SUPERNODE,
     L_LINKS_PER_SUPERNODE,

@@ -69,7 +69,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _percs
-from .base import Routes
+from .links import Routes
 from .percs_network import NODES_PER_DRAWER, NODES_PER_SUPERNODE, PROCS_PER_NODE, check_network
 
 __all__ = ["ROUTINGS", "MODELS", "check_routing", "check_model", "compact_index"]

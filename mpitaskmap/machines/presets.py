@@ -14,7 +14,7 @@ import numpy as np
 
 from ..curves import hilbert_keys
 from ..errors import InvalidInputError
-from .base import strides
+from .views import strides
 from .torus import TorusMachine
 
 __all__ = [

@@ -85,7 +85,7 @@ from ...errors import InvalidInputError, NotApplicableError
 from ...mapping import Mapping
 from ...graphs.taskgraph import TaskGraph
 from .colouring import mod_colouring
-from ...machines.base import LinkLoads
+from ...machines import LinkLoads
 from ...machines.percs import PercsMachine, as_percs_machine
 from ...machines.percs_network import PROCS_PER_NODE, PROCS_PER_SUPERNODE
 from ...graphs.percs_patterns import grid_shape
