@@ -52,6 +52,20 @@ cdef struct Visitor:
     long long n           # routes: entries written so far (all pairs)
 
 
+cdef inline Visitor _counter(long long[::1] msg, long long[::1] stamp, long long first_id) noexcept:
+    # a visitor that adds each pair's multiplicity to Congestion(e), once per link
+    cdef Visitor k
+    k.stamp = &stamp[0]
+    k.sid = first_id
+    k.msg = &msg[0]
+    k.mult = 0
+    k.pos = NULL
+    k.links = NULL
+    k.fractions = NULL
+    k.n = 0
+    return k
+
+
 cdef inline void _visit(Visitor* k, Py_ssize_t link, double share) noexcept nogil:
     if k.stamp[link] != k.sid:
         k.stamp[link] = k.sid
@@ -167,14 +181,7 @@ def pair_messages(const long long[::1] su, const long long[::1] u, const long lo
     cdef Py_ssize_t i, j, r, n = su.shape[0]
     cdef Py_ssize_t W = 32 // n_d, n_res = W if W < n_s else n_s
     cdef Py_ssize_t a, b, ra, rb
-    cdef Visitor k
-    k.stamp = &stamp[0]
-    k.sid = first_id
-    k.msg = &msg[0]
-    k.pos = NULL
-    k.links = NULL
-    k.fractions = NULL
-    k.n = 0
+    cdef Visitor k = _counter(msg, stamp, first_id)
     with nogil:
         for i in range(n):
             a = su[i]
@@ -200,14 +207,7 @@ def class_messages(const long long[:, :, ::1] nc, Py_ssize_t n_d, int mode, long
                    long long[::1] stamp, long long first_id):
     """Add the middle-segment Congestion(e) of every supernode from class counts; return the next id."""
     cdef Py_ssize_t c, ra, rb, j, n_s = nc.shape[0], W = nc.shape[1]
-    cdef Visitor k
-    k.stamp = &stamp[0]
-    k.sid = first_id
-    k.msg = &msg[0]
-    k.pos = NULL
-    k.links = NULL
-    k.fractions = NULL
-    k.n = 0
+    cdef Visitor k = _counter(msg, stamp, first_id)
     with nogil:
         for c in range(n_s):
             for ra in range(W):
