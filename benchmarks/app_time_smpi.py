@@ -84,7 +84,7 @@ from mpitaskmap.cli.smpi import SmpiRun, run_smpi, smpirun_command  # noqa: E402
 from mpitaskmap.errors import NotApplicableError  # noqa: E402
 from mpitaskmap.mapfiles import write_smpi_hostfile  # noqa: E402
 from mpitaskmap.mapping import IDENTITY, Mapping  # noqa: E402
-from mpitaskmap.metrics import evaluate  # noqa: E402
+from mpitaskmap.metrics import DEFAULT_HOP_LATENCY, evaluate  # noqa: E402
 from mpitaskmap.search.problem import Problem  # noqa: E402
 from mpitaskmap.search.scoring import apply  # noqa: E402
 from mpitaskmap.sim.simgrid import platform_xml, simgrid_missing  # noqa: E402
@@ -584,7 +584,8 @@ def main(argv=None) -> int:
     ap.add_argument("--cells", type=int, default=8, help="cells per rank along each axis (default 8)")
     ap.add_argument("--vars", type=int, default=5, help="variables per cell (default 5)")
     ap.add_argument("--steps", type=int, default=5, help="time steps (default 5)")
-    ap.add_argument("--latency", type=float, default=1e-7, help="seconds per link (default 1e-7, a Gemini hop)")
+    ap.add_argument("--latency", type=float, default=DEFAULT_HOP_LATENCY,
+                    help=f"seconds per link (default {DEFAULT_HOP_LATENCY:g}, a Gemini hop: the library's message model)")
     ap.add_argument("--loopback", type=float, default=400.0,
                     help="bandwidth of messages inside a node, in the machine's link units (default 400: the "
                          "simulated Gemini links are given in Gbit/s and read as GB/s, so SimGrid's 50 GB/s "

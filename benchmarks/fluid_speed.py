@@ -28,11 +28,11 @@ import mpitaskmap  # noqa: E402
 from mpitaskmap import TaskGraph, titan_machine  # noqa: E402
 from mpitaskmap.sim.fluid import fluid_exchange  # noqa: E402
 from mpitaskmap.search.judge import FLUID_JUDGE_MAX_WORK, JUDGE_CONFIG  # noqa: E402
-from mpitaskmap.metrics import predicted_time  # noqa: E402
+from mpitaskmap.metrics import DEFAULT_HOP_LATENCY, predicted_time  # noqa: E402
 
 GRIDS = {512: (8, 8, 8), 4096: (16, 16, 16), 16384: (32, 32, 16)}
 FACE_BYTES = 2560.0
-LINK_LATENCY = 1e-7
+LINK_LATENCY = DEFAULT_HOP_LATENCY  # the library's message model (the judge's)
 
 
 def rows_for(n: int, ppn: int, repeat: int, simgrid: bool) -> list[dict]:

@@ -72,7 +72,9 @@ from mpitaskmap.search.problem import Problem  # noqa: E402
 from mpitaskmap.search.scoring import apply  # noqa: E402
 from mpitaskmap.sim.simgrid import simgrid_missing  # noqa: E402
 from mpitaskmap.search.judge import JUDGE_CONFIG  # noqa: E402
-from mpitaskmap.sim.simgrid_replay import REPLAY_CONFIG, simulate_exchange  # noqa: E402
+from mpitaskmap.metrics import DEFAULT_HOP_LATENCY  # noqa: E402
+from mpitaskmap.sim.fluid import CM02  # noqa: E402
+from mpitaskmap.sim.simgrid_replay import simulate_exchange  # noqa: E402
 
 #: Metrics compared with simulated time: name in mpitaskmap.metrics -> the paper's short name.
 METRICS = {
@@ -87,16 +89,17 @@ METRICS = {
 #: The search's default objective (issue 19), compared with weighted hops family by family.
 OBJECTIVE, BASELINE = "predicted_time", "weighted_hops"
 
-#: Simulated latency of every network link (per hop), seconds.
-LINK_LATENCY = 1e-7
+#: Simulated latency of every network link (per hop), seconds: the library's message model's.
+LINK_LATENCY = DEFAULT_HOP_LATENCY
 
 #: Wall seconds after which one simulation is abandoned (recorded as None, left out).
 SIMULATION_TIMEOUT = 150.0
 #: ``--network``: SimGrid's network model of the replay.  ``fluid``: the plain max-min model
 #: (CM02, no cross-traffic; the study's reference); ``smpi``: SMPI's model (its latency and
-#: bandwidth factors per message size, cross-traffic on), the model of the judge and of an
-#: unmodified MPI application under SMPI (``benchmarks/app_time_smpi.py``).
-NETWORKS = {"fluid": REPLAY_CONFIG, "smpi": JUDGE_CONFIG}
+#: bandwidth factors per message size, cross-traffic on), the model of the judge, of
+#: ``simulate_exchange`` by default and of an unmodified MPI application under SMPI
+#: (``benchmarks/app_time_smpi.py``).
+NETWORKS = {"fluid": CM02.simgrid_config, "smpi": JUDGE_CONFIG}
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ and again with each of SMPI's corrections to the plain max-min model switched of
 * ``weight-S 0``: no RTT-weighted sharing (SMPI weights a flow's max-min share by
   ``1 / sum over its links of (latency + 8775 / bandwidth)``: long routes get less);
 * ``crosstraffic 0``: no acknowledgement traffic (SMPI loads the reverse route at 0.05);
-* ``fluid``: none of them (:data:`mpitaskmap.sim.simgrid_replay.REPLAY_CONFIG`, the metrics study's model).
+* ``fluid``: none of them (``mpitaskmap.sim.fluid.CM02.simgrid_config``, the metrics study's model).
 
 When the order of the candidates flips with one switch, the order depends on a detail of the
 flow dynamics (which flows share which links, when), not on anything a per-link aggregate
@@ -43,10 +43,12 @@ sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 import mpitaskmap  # noqa: E402
 from mpitaskmap.cli._inputs import load_machine  # noqa: E402
 from mpitaskmap.search.judge import JUDGE_CONFIG  # noqa: E402
+from mpitaskmap.metrics import DEFAULT_MESSAGE_MODEL  # noqa: E402
+from mpitaskmap.sim.fluid import CM02  # noqa: E402
 from mpitaskmap.search.problem import Problem  # noqa: E402
 from mpitaskmap.search.scoring import score_candidates  # noqa: E402
 from mpitaskmap.sim.simgrid import simgrid_missing  # noqa: E402
-from mpitaskmap.sim.simgrid_replay import REPLAY_CONFIG, simulate_exchange  # noqa: E402
+from mpitaskmap.sim.simgrid_replay import simulate_exchange  # noqa: E402
 from mpitaskmap.graphs.taskgraph import TaskGraph  # noqa: E402
 
 from _util import write_json  # noqa: E402
@@ -59,7 +61,7 @@ MODELS: dict[str, tuple[str, ...]] = {
     "lat-factor 1": JUDGE_CONFIG + ("smpi/lat-factor:0:1",),
     "weight-S 0": JUDGE_CONFIG + ("network/weight-S:0",),
     "crosstraffic 0": JUDGE_CONFIG + ("network/crosstraffic:0",),
-    "fluid": REPLAY_CONFIG,
+    "fluid": CM02.simgrid_config,
 }
 
 
@@ -108,7 +110,8 @@ def main(argv=None) -> int:
     ap.add_argument("--top", type=int, default=3, help="best distinct candidates by the objective (default 3)")
     ap.add_argument("--cells", type=int, default=8, help="cells per rank along each axis, as app_time_smpi.py")
     ap.add_argument("--vars", type=int, default=5, help="variables per cell, as app_time_smpi.py")
-    ap.add_argument("--latency", type=float, default=1e-7, help="seconds per link (default 1e-7)")
+    ap.add_argument("--latency", type=float, default=DEFAULT_MESSAGE_MODEL.hop_latency,
+                    help=f"seconds per link (default {DEFAULT_MESSAGE_MODEL.hop_latency:g}, the library's message model)")
     ap.add_argument("--loopback", type=float, default=400.0, help="node loopback, as app_time_smpi.py")
     ap.add_argument("--app-json", help="app_time_smpi.py --json of the same case: print the app's times")
     ap.add_argument("--json", help="write the replay times there")
@@ -142,7 +145,8 @@ def main(argv=None) -> int:
     for name, config in MODELS.items():
         t0 = time.perf_counter()
         secs = [simulate_exchange(mpitaskmap.Mapping(t2p, machine, graph), link_latency=args.latency,
-                                  bytes_per_weight=1.0, loopback=(args.loopback, 1e-7), config=config).seconds
+                                  bytes_per_weight=DEFAULT_MESSAGE_MODEL.bytes_per_weight,
+                                  loopback=(args.loopback, 1e-7), config=config).seconds
                 for _, _, _, t2p in best]
         fastest = min(range(len(secs)), key=lambda k: (secs[k], k)) + 1
         print(f"  {name:<16}" + "".join(f"  #{r} {s / secs[0]:.3f}" for r, s in enumerate(secs, 1))

@@ -15,15 +15,27 @@ stencil update.  The same run is repeated under each placement:
 * ``geometric`` - ``mpitaskmap.remap(comm, coords, neighbors=...)``.
 
 Printed by rank 0: for each placement the model metrics on the machine (AverageHops,
-WeightedHops, Latency(M) with the Gemini link bandwidths), ``simulated s``: the simulated
-communication time of one exchange step on the simulated Titan (SimGrid replays the
-proxy's messages, ``n^2 x vars x 8`` bytes per face, over the machine's Gemini links with
-``--link-latency`` seconds per hop; ``n/a`` and one line saying why when SimGrid is not
-installed: ``apt-get install libsimgrid-dev``), and ``laptop wall s``: the measured
-maximum communication time over ranks of this run.  The laptop column is *not* a network
-time: on an oversubscribed laptop it reflects process scheduling (the ranks share a few
-cores and exchange through shared memory), so it says nothing about the mapping; the
-simulated column is the time the mapping gives on the network.
+WeightedHops, Latency(M) with the Gemini link bandwidths), then three times of one exchange
+step of the proxy's messages (``n^2 x vars x 8`` bytes per face) on the simulated Titan,
+each named by its model, all with the library's one message model
+(:data:`mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`: weights are bytes, 100 ns a hop), the
+one ``remap()`` searches with:
+
+* ``predicted s``: the search's objective (:func:`mpitaskmap.metrics.predicted_time`), a
+  formula that ranks mappings, not a replay;
+* ``replayed s``: the judge's in-process replay (:func:`mpitaskmap.sim.fluid.fluid_exchange`)
+  under SimGrid's SMPI network model -- the figure ``remap``'s report gives its judged
+  mappings;
+* ``SimGrid s``: SimGrid's own replay of the same step under the same model
+  (:func:`mpitaskmap.sim.simgrid_replay.simulate_exchange`); ``n/a`` and one line saying why
+  when SimGrid is not installed (``apt-get install libsimgrid-dev``).  It equals the
+  replayed column (the tests check it to 1e-6).
+
+and ``laptop wall s``: the measured maximum communication time over ranks of this run.
+The laptop column is *not* a network time: on an oversubscribed laptop it reflects process
+scheduling (the ranks share a few cores and exchange through shared memory), so it says
+nothing about the mapping; the replayed and SimGrid columns are the time the mapping gives
+on the network.
 """
 
 from __future__ import annotations
@@ -36,12 +48,16 @@ from mpi4py import MPI
 
 import mpitaskmap
 from mpitaskmap import metrics
+from mpitaskmap.metrics import DEFAULT_MESSAGE_MODEL
 from mpitaskmap.providers import assemble_machine, get_provider
+from mpitaskmap.sim.fluid import DEFAULT_NETWORK_MODEL, fluid_exchange
 from mpitaskmap.sim.simgrid import simgrid_missing
 from mpitaskmap.sim.simgrid_replay import simulate_exchange
 
 #: Header of the measured column: wall-clock time of this run, not a network time.
 WALL_HEADER = "laptop wall s (not a network)"
+#: Headers of the three times of one exchange step, each named by its model.
+TIME_HEADERS = ("predicted s", "replayed s", "SimGrid s")
 
 FACES = [(-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0), (0, 0, -1), (0, 0, 1)]
 
@@ -144,12 +160,23 @@ def _face(u, d, n, *, inner: bool):
     return u[tuple(idx)]
 
 
-def simulated_step_seconds(graph, machine, task_to_proc_by_name: dict, link_latency: float):
-    """Simulated seconds of one exchange step of every mapping, or why there are none.
+def replayed_step_seconds(graph, machine, task_to_proc_by_name: dict) -> dict:
+    """The judge's replay of one exchange step of every mapping: ``{name: seconds}``.
+
+    :func:`mpitaskmap.sim.fluid.fluid_exchange` with the library's message model and network
+    model (SMPI's), as ``remap()``'s judge replays its candidates.
+    """
+    return {name: fluid_exchange(graph, machine, np.asarray(ttp), **DEFAULT_MESSAGE_MODEL.replay_options()).seconds
+            for name, ttp in task_to_proc_by_name.items()}
+
+
+def simulated_step_seconds(graph, machine, task_to_proc_by_name: dict):
+    """SimGrid's seconds of one exchange step of every mapping, or why there are none.
 
     Returns ``({name: seconds}, None)`` when SimGrid runs here, else ``({}, reason)``.  Every
     message of ``graph`` (its weights are bytes) crosses the machine's links (Gemini
-    bandwidths in GB/s, ``link_latency`` seconds per hop) in SimGrid's max-min model.
+    bandwidths in GB/s) with the library's message model (100 ns a hop) under SimGrid's
+    SMPI network model: what the judge's replay computes in-process.
     """
     why = simgrid_missing(compiler=True)
     if why is not None:
@@ -157,24 +184,32 @@ def simulated_step_seconds(graph, machine, task_to_proc_by_name: dict, link_late
     out = {}
     for name, ttp in task_to_proc_by_name.items():
         mapping = mpitaskmap.Mapping(np.asarray(ttp), machine, graph)
-        out[name] = simulate_exchange(mapping, link_latency=link_latency, timeout=300).seconds
+        out[name] = simulate_exchange(mapping, **DEFAULT_MESSAGE_MODEL.replay_options(), timeout=300).seconds
     return out, None
 
 
-def format_table(rows, simulated: dict, why: str | None) -> list[str]:
-    """Lines of the result table: the model metrics, simulated s, laptop wall s.
+def format_table(rows, replayed: dict, simulated: dict, why: str | None) -> list[str]:
+    """Lines of the result table: the model metrics, the three times, laptop wall s, the legend.
 
-    ``rows`` holds (name, metric values, wall seconds); ``simulated`` maps a name to its
-    simulated step seconds (``n/a`` where absent), ``why`` is printed when it is not None.
+    ``rows`` holds (name, metric values, wall seconds), the values with ``predicted_time``;
+    ``replayed`` and ``simulated`` map a name to its replayed and SimGrid step seconds
+    (``n/a`` where absent); ``why`` (SimGrid's absence) is printed when it is not None.
     """
+    pred, repl, sim_h = TIME_HEADERS
     lines = [f"{'mapping':<10} {'AverageHops':>11} {'WeightedHops (B)':>17} {'Latency(M)':>11} "
-             f"{'simulated s':>12}  {WALL_HEADER}"]
+             f"{pred:>12} {repl:>11} {sim_h:>10}  {WALL_HEADER}"]
     for name, v, t in rows:
-        sim = f"{simulated[name]:>12.4g}" if name in simulated else f"{'n/a':>12}"
+        rep = f"{replayed[name]:>11.4g}" if name in replayed else f"{'n/a':>11}"
+        sim = f"{simulated[name]:>10.4g}" if name in simulated else f"{'n/a':>10}"
         lines.append(f"{name:<10} {v['average_hops']:>11.3f} {v['weighted_hops']:>17,.0f} "
-                     f"{v['latency']:>11.4g} {sim}  {t:>{len(WALL_HEADER)}.4f}")
+                     f"{v['latency']:>11.4g} {v['predicted_time']:>12.4g} {rep} {sim}  {t:>{len(WALL_HEADER)}.4f}")
     if why is not None:
-        lines.append(f"simulated s: n/a: {why}")
+        lines.append(f"{sim_h}: n/a: {why}")
+    model = DEFAULT_MESSAGE_MODEL
+    lines.append(f"times of one exchange step ({model.bytes_per_weight:g} byte per unit of weight, "
+                 f"{model.hop_latency:g} s per hop): {pred} = the search's objective (predicted_time),")
+    lines.append(f"  {repl} = the judge's in-process replay, {sim_h} = SimGrid's own replay, both under SimGrid's "
+                 f"{DEFAULT_NETWORK_MODEL.name} network model")
     return lines
 
 
@@ -188,8 +223,6 @@ def main(argv=None) -> int:
                     help="comma list of default, group, geometric (default: all three)")
     ap.add_argument("--provider", default="sim:titan:ppn=1,seed=1",
                     help="coordinate provider spec (default: a sparse simulated Titan-like allocation)")
-    ap.add_argument("--link-latency", type=float, default=1e-7,
-                    help="simulated latency per hop in seconds, default 1e-7 (a Gemini router's order)")
     args = ap.parse_args(argv)
     world = MPI.COMM_WORLD
     size, rank = world.Get_size(), world.Get_rank()
@@ -224,7 +257,9 @@ def main(argv=None) -> int:
         task_to_proc = np.array(comm.allgather(rank))
         t_comm = run_stencil(comm, grid, args.n, args.vars, args.steps)
         t_max = world.allreduce(t_comm, op=MPI.MAX)
-        values = metrics.evaluate(graph, machine, task_to_proc, ["average_hops", "weighted_hops", "latency"])
+        values = metrics.evaluate(graph, machine, task_to_proc,
+                                  ["average_hops", "weighted_hops", "latency", "predicted_time"],
+                                  **DEFAULT_MESSAGE_MODEL.metric_options())
         rows.append((name, values, t_max, report, task_to_proc))
         comm.Free()
     if rank == 0:
@@ -233,13 +268,17 @@ def main(argv=None) -> int:
         print(f"machine: {machine.name}: {machine.n_procs} ranks on {machine.n_nodes} nodes, "
               f"{len(np.unique(machine.router_ids()))} routers of a "
               f"{'x'.join(map(str, machine.dims))} torus")
-        simulated, why = simulated_step_seconds(graph, machine, {r[0]: r[4] for r in rows}, args.link_latency)
-        print("\n".join(format_table([r[:3] for r in rows], simulated, why)))
+        placements = {r[0]: r[4] for r in rows}
+        replayed = replayed_step_seconds(graph, machine, placements)
+        simulated, why = simulated_step_seconds(graph, machine, placements)
+        print("\n".join(format_table([r[:3] for r in rows], replayed, simulated, why)))
         base = rows[0][1]
         for name, v, _, rep, _ in rows[1:]:
+            times, what = (simulated, "SimGrid") if name in simulated and rows[0][0] in simulated else (replayed,
+                                                                                                       "replayed")
             sim = ""
-            if name in simulated and rows[0][0] in simulated:
-                sim = f", simulated time {100 * (1 - simulated[name] / simulated[rows[0][0]]):.1f}% lower"
+            if times[rows[0][0]]:
+                sim = f", {what} time {100 * (1 - times[name] / times[rows[0][0]]):.1f}% lower"
             print(f"{name}: AverageHops {100 * (1 - v['average_hops'] / base['average_hops']):.1f}% lower, "
                   f"Latency(M) {100 * (1 - v['latency'] / base['latency']):.1f}% lower{sim} than {rows[0][0]}")
             if rep is not None:

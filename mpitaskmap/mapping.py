@@ -13,11 +13,56 @@ from .errors import InvalidInputError
 from .machines import Machine, as_machine
 from .graphs.taskgraph import TaskGraph
 
-__all__ = ["Mapping", "as_mapping", "identity_mapping", "IDENTITY"]
+__all__ = ["Mapping", "as_mapping", "identity_mapping", "check_fit", "IDENTITY"]
 
 #: The one name of the default order (task ``t`` on processor ``t``): the method of
 #: :func:`identity_mapping`, the identity candidate and ``remap``'s status when it wins.
 IDENTITY = "identity"
+
+
+def check_fit(n_tasks: int, n_procs: int, oversubscribe: bool = False, *, what: str = "graph",
+              option: str = "oversubscribe=True") -> None:
+    """The one rule on job sizes: more tasks than processors only when asked for.
+
+    Every entry point that maps a task graph onto a machine applies it (:class:`Mapping`,
+    :func:`identity_mapping`, :func:`~mpitaskmap.mappers.geometric.mapper.map_geometric`,
+    the search's :class:`~mpitaskmap.search.problem.Problem` behind :func:`mpitaskmap.map`,
+    :func:`mpitaskmap.best_of` and the command line), so a job that does not fit is refused
+    the same way everywhere instead of being packed several tasks to a core unnoticed.
+
+    Parameters
+    ----------
+    n_tasks, n_procs : int
+        The job: tasks (MPI ranks of the application) and processors of the machine.
+    oversubscribe : bool, optional
+        The caller asked for several tasks per processor (default False).
+    what : str, optional
+        The argument named first in the message (default ``"graph"``).
+    option : str, optional
+        How the caller asks for it, named in the message (default ``"oversubscribe=True"``;
+        the command line passes ``"--oversubscribe"``).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``n_tasks > n_procs`` and ``oversubscribe`` is false; the message names both
+        counts and the option.
+
+    Examples
+    --------
+    >>> check_fit(8, 8), check_fit(8, 4, oversubscribe=True)
+    (None, None)
+    >>> check_fit(8, 4)
+    Traceback (most recent call last):
+    ...
+    mpitaskmap.errors.InvalidInputError: graph: 8 tasks do not fit on 4 processors one task each; \
+pass oversubscribe=True to place up to 2 tasks on a processor
+    """
+    if n_tasks > n_procs and not oversubscribe:
+        raise InvalidInputError(
+            f"{what}: {n_tasks} tasks do not fit on {n_procs} processors one task each; pass {option} to place up "
+            f"to {math.ceil(n_tasks / n_procs)} tasks on a processor"
+        )
 
 
 class Mapping:
@@ -33,8 +78,12 @@ class Mapping:
         The task graph, needed for metrics (it may also be passed to :meth:`metric`).
     capacity : int, optional
         Most tasks one processor may hold.  Default ``ceil(n_tasks / n_procs)``: a
-        permutation when the counts match, a balanced assignment when there are more tasks,
-        an injection (some processors idle) when there are fewer.
+        permutation when the counts match, an injection (some processors idle) when there
+        are fewer tasks, and with ``oversubscribe=True`` a balanced assignment when there
+        are more.  A capacity given explicitly is the caller's own limit.
+    oversubscribe : bool, optional
+        Allow more tasks than processors with the default capacity (default False: such a
+        mapping is refused, :func:`check_fit`).
     method : str, optional
         Name of the method that produced the mapping (shown in reports).
     info : dict, optional
@@ -44,7 +93,8 @@ class Mapping:
     ------
     InvalidInputError
         If a task names a missing processor, or a processor holds more than ``capacity``
-        tasks (the message names the first such processor and its load).
+        tasks (the message names the first such processor and its load), or there are
+        more tasks than processors without ``oversubscribe`` or ``capacity``.
 
     Examples
     --------
@@ -61,6 +111,7 @@ class Mapping:
         graph: TaskGraph | None = None,
         *,
         capacity: int | None = None,
+        oversubscribe: bool = False,
         method: str = "",
         info: dict | None = None,
     ) -> None:
@@ -71,6 +122,7 @@ class Mapping:
         if n_tasks == 0:
             raise InvalidInputError("task_to_proc: a mapping needs at least one task; got 0")
         if capacity is None:
+            check_fit(n_tasks, machine.n_procs, oversubscribe, what="task_to_proc")
             capacity = math.ceil(n_tasks / machine.n_procs)
         load = np.bincount(self.task_to_proc, minlength=machine.n_procs)
         over = np.flatnonzero(load > capacity)
@@ -193,12 +245,13 @@ def as_mapping(obj, name: str = "mapping") -> Mapping:
     return obj
 
 
-def identity_mapping(graph: TaskGraph, machine: Machine) -> Mapping:
-    """Return the default placement: task ``t`` on processor ``t mod n_procs`` in blocks.
+def identity_mapping(graph: TaskGraph, machine: Machine, *, oversubscribe: bool = False) -> Mapping:
+    """Return the default placement: task ``t`` on processor ``t``.
 
-    With ``n_tasks == n_procs`` this is the identity (task ``t`` on rank ``t``); with more
-    tasks, task ``t`` goes to processor ``t * n_procs // n_tasks`` (consecutive blocks whose
-    sizes differ by at most one); with fewer, the first ``n_tasks`` processors are used.
+    With ``n_tasks == n_procs`` this is the identity (task ``t`` on rank ``t``); with fewer
+    tasks, the first ``n_tasks`` processors are used; with more tasks (only with
+    ``oversubscribe=True``), task ``t`` goes to processor ``t * n_procs // n_tasks``
+    (consecutive blocks whose sizes differ by at most one).
 
     Parameters
     ----------
@@ -206,12 +259,20 @@ def identity_mapping(graph: TaskGraph, machine: Machine) -> Mapping:
         The tasks.
     machine : Machine
         The processors, in their default (rank) order.
+    oversubscribe : bool, optional
+        Allow more tasks than processors (default False, :func:`check_fit`).
 
     Returns
     -------
     Mapping
+
+    Raises
+    ------
+    InvalidInputError
+        When there are more tasks than processors and ``oversubscribe`` is false.
     """
     n, p = graph.n_tasks, machine.n_procs
+    check_fit(n, p, oversubscribe)
     t = np.arange(n, dtype=np.int64)
     ttp = (t * p) // n if n > p else t
-    return Mapping(ttp, machine, graph, method=IDENTITY)
+    return Mapping(ttp, machine, graph, oversubscribe=oversubscribe, method=IDENTITY)

@@ -30,6 +30,7 @@ metrics_vs_time.py``), ``weighted_hops`` elsewhere.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Callable, Iterable
 
 import numpy as np
@@ -55,6 +56,9 @@ __all__ = [
     "predicted_time",
     "default_metric",
     "time_objective",
+    "MessageModel",
+    "DEFAULT_MESSAGE_MODEL",
+    "DEFAULT_BYTES_PER_WEIGHT",
     "DEFAULT_HOP_LATENCY",
     "DEFAULT_OVERLAP_BYTES",
     "evaluate",
@@ -217,7 +221,12 @@ def average_latency(graph: TaskGraph, machine: Machine, task_to_proc) -> float:
     return link_loads(graph, machine, task_to_proc).average_latency()
 
 
-#: Seconds per link crossed assumed by :func:`predicted_time` (a Cray Gemini hop is about 100 ns).
+#: Message bytes per unit of task-graph edge weight: 1, the weights are bytes (a stencil built with
+#: ``weight=W`` exchanges W-byte messages).  Part of :data:`DEFAULT_MESSAGE_MODEL`.
+DEFAULT_BYTES_PER_WEIGHT = 1.0
+
+#: Seconds per link crossed assumed by :func:`predicted_time` (a Cray Gemini hop is about 100 ns),
+#: and the per-link latency of the replays' platforms.  Part of :data:`DEFAULT_MESSAGE_MODEL`.
 DEFAULT_HOP_LATENCY = 1e-7
 
 #: Message size (bytes) beyond which :func:`predicted_time` counts a message's hop latency in
@@ -229,7 +238,8 @@ DEFAULT_HOP_LATENCY = 1e-7
 #: and as the routes do at 32-byte messages (the loads alone keep one 49% slower).  Every
 #: value from 10 to 500 bytes picks the fastest candidate on seven of those eight inputs (the
 #: eighth is 5% off at any value); 128 is well inside that range.  It is a compromise: one
-#: 4096-rank input at 2560 bytes prefers at least 0.3 x the full hop latency.
+#: 4096-rank input at 2560 bytes prefers at least 0.3 x the full hop latency.  Part of
+#: :data:`DEFAULT_MESSAGE_MODEL`.
 DEFAULT_OVERLAP_BYTES = 128.0
 
 
@@ -238,7 +248,7 @@ def predicted_time(
     machine: Machine,
     task_to_proc,
     *,
-    bytes_per_weight: float = 1.0,
+    bytes_per_weight: float = DEFAULT_BYTES_PER_WEIGHT,
     hop_latency: float = DEFAULT_HOP_LATENCY,
     overlap_bytes: float = DEFAULT_OVERLAP_BYTES,
 ) -> float:
@@ -267,7 +277,8 @@ def predicted_time(
     task_to_proc : (n_tasks,) array_like of int
         Processor of every task.
     bytes_per_weight : float, optional
-        Bytes per unit of edge weight (default 1: weights are bytes).
+        Bytes per unit of edge weight (default :data:`DEFAULT_BYTES_PER_WEIGHT`, 1: weights are
+        bytes).
     hop_latency : float, optional
         Seconds per link crossed (default :data:`DEFAULT_HOP_LATENCY`).
     overlap_bytes : float, optional
@@ -307,7 +318,8 @@ def predicted_time(
     1544.0
     """
     ttp = _check(graph, machine, task_to_proc)
-    overlap_weight = _check_message_model(bytes_per_weight, hop_latency, overlap_bytes)
+    bytes_per_weight, hop_latency, _, overlap_weight = _check_message_model(bytes_per_weight, hop_latency,
+                                                                            overlap_bytes)
     if not machine.has_link_model:
         machine.link_loads(graph.indptr, graph.indices, graph.weights, ttp)  # raises, naming why
     seconds, _ = machine.link_time(graph.indptr, graph.indices, graph.weights, ttp,
@@ -316,16 +328,126 @@ def predicted_time(
     return float(seconds)
 
 
-def _check_message_model(bytes_per_weight: float, hop_latency: float, overlap_bytes: float) -> float:
-    """Validate the message model of :func:`predicted_time`; return the overlap size in weight units."""
-    bytes_per_weight = check_bytes_per_weight(bytes_per_weight, allow_zero=True)  # empty messages: latency only
-    check_positive(hop_latency, "hop_latency", allow_zero=True)
-    if not overlap_bytes > 0:  # also rejects nan
-        raise InvalidInputError(f"overlap_bytes: expected a number > 0 (bytes; inf allowed); got {overlap_bytes!r}")
-    return overlap_bytes / bytes_per_weight if bytes_per_weight > 0 else math.inf
+#: Names of the message model's parameters in the library's errors (the command line names its options).
+_MODEL_NAMES = ("bytes_per_weight", "hop_latency", "overlap_bytes")
 
 
-def time_objective(bytes_per_weight: float = 1.0, hop_latency: float = DEFAULT_HOP_LATENCY,
+def _check_message_model(bytes_per_weight: float, hop_latency: float, overlap_bytes: float, *,
+                         names: tuple[str, str, str] = _MODEL_NAMES,
+                         allow_zero_bytes: bool = True) -> tuple[float, float, float, float]:
+    """Validate a message model; return (bytes per weight, hop latency, overlap bytes, overlap in weight units).
+
+    ``names`` are what an error calls the three parameters; ``allow_zero_bytes``: empty
+    messages (the objective alone: they pay their hop latency; a replay has nothing to send).
+    """
+    bpw = check_bytes_per_weight(bytes_per_weight, names[0], allow_zero=allow_zero_bytes)
+    lat = check_positive(hop_latency, names[1], allow_zero=True)
+    try:
+        overlap = float(overlap_bytes)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"{names[2]}: expected a number (bytes; inf allowed); got {overlap_bytes!r}") from None
+    if not overlap > 0:  # also rejects nan
+        raise InvalidInputError(f"{names[2]}: must be positive (bytes; inf allowed); got {overlap_bytes!r}")
+    return bpw, lat, overlap, (overlap / bpw if bpw > 0 else math.inf)
+
+
+@dataclass(frozen=True)
+class MessageModel:
+    """How the edges of a task graph become messages: the one definition every front end reads.
+
+    The predicted-time objective (:func:`predicted_time`, :func:`time_objective`), the
+    judge's replays (:func:`mpitaskmap.sim.fluid.fluid_exchange`,
+    :func:`mpitaskmap.sim.simgrid_replay.simulate_exchange`), :func:`mpitaskmap.map`,
+    :func:`mpitaskmap.remap`, the command line (``--bytes-per-weight``, ``--link-latency``,
+    ``--overlap-bytes``), the demo and the benchmarks take their defaults from
+    :data:`DEFAULT_MESSAGE_MODEL`, so one input gives one winner through all of them.
+
+    Attributes
+    ----------
+    bytes_per_weight : float
+        Message bytes per unit of edge weight, > 0 (default :data:`DEFAULT_BYTES_PER_WEIGHT`:
+        the weights are bytes).
+    hop_latency : float
+        Seconds per link crossed, >= 0: the objective's hop latency and the replays' link
+        latency (default :data:`DEFAULT_HOP_LATENCY`).
+    overlap_bytes : float
+        Message size up to which the objective counts a message's hop latency in full, > 0,
+        ``math.inf`` allowed (default :data:`DEFAULT_OVERLAP_BYTES`; the replays model the
+        overlap themselves).
+
+    Raises
+    ------
+    InvalidInputError
+        On a parameter out of range, naming it.
+
+    Examples
+    --------
+    >>> DEFAULT_MESSAGE_MODEL
+    MessageModel(bytes_per_weight=1.0, hop_latency=1e-07, overlap_bytes=128.0)
+    >>> MessageModel(bytes_per_weight=8).replay_options()
+    {'link_latency': 1e-07, 'bytes_per_weight': 8.0}
+    >>> MessageModel(overlap_bytes=0)
+    Traceback (most recent call last):
+    ...
+    mpitaskmap.errors.InvalidInputError: overlap_bytes: must be positive (bytes; inf allowed); got 0
+    """
+
+    bytes_per_weight: float = DEFAULT_BYTES_PER_WEIGHT
+    hop_latency: float = DEFAULT_HOP_LATENCY
+    overlap_bytes: float = DEFAULT_OVERLAP_BYTES
+
+    def __post_init__(self) -> None:
+        values = _check_message_model(self.bytes_per_weight, self.hop_latency, self.overlap_bytes,
+                                      allow_zero_bytes=False)
+        for name, value in zip(_MODEL_NAMES, values):
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def checked(cls, bytes_per_weight: float, hop_latency: float, overlap_bytes: float, *,
+                names: tuple[str, str, str] = _MODEL_NAMES) -> "MessageModel":
+        """The model of these values; an error calls them ``names`` (e.g. the command line's options).
+
+        Examples
+        --------
+        >>> MessageModel.checked(0, 1e-7, 128, names=("--bytes-per-weight", "--link-latency", "--overlap-bytes"))
+        Traceback (most recent call last):
+        ...
+        mpitaskmap.errors.InvalidInputError: --bytes-per-weight: must be positive and finite; got 0
+        """
+        _check_message_model(bytes_per_weight, hop_latency, overlap_bytes, names=names, allow_zero_bytes=False)
+        return cls(bytes_per_weight, hop_latency, overlap_bytes)
+
+    def metric_options(self) -> dict:
+        """Keywords of :func:`predicted_time` and :func:`evaluate`: the model as the objective reads it."""
+        return {"bytes_per_weight": self.bytes_per_weight, "hop_latency": self.hop_latency,
+                "overlap_bytes": self.overlap_bytes}
+
+    def replay_options(self) -> dict:
+        """Keywords of the replays (``fluid_exchange``, ``simulate_exchange``, the judge's ``judge_options``)."""
+        return {"link_latency": self.hop_latency, "bytes_per_weight": self.bytes_per_weight}
+
+    def objective(self) -> Callable:
+        """Return :func:`time_objective` of this model: the search's default objective with these messages."""
+        return time_objective(self.bytes_per_weight, self.hop_latency, self.overlap_bytes)
+
+    def describe(self) -> str:
+        """One line for reports: bytes per weight, seconds per hop, overlap size.
+
+        Examples
+        --------
+        >>> DEFAULT_MESSAGE_MODEL.describe()
+        'messages of weight x 1 bytes, 1e-07 s per hop, hop latency overlapped beyond 128 B'
+        """
+        return (f"messages of weight x {self.bytes_per_weight:g} bytes, {self.hop_latency:g} s per hop, "
+                f"hop latency overlapped beyond {self.overlap_bytes:g} B")
+
+
+#: The message model of every default (:class:`MessageModel`): weights are bytes, 100 ns a hop,
+#: hop latency overlapped beyond 128 B.
+DEFAULT_MESSAGE_MODEL = MessageModel()
+
+
+def time_objective(bytes_per_weight: float = DEFAULT_BYTES_PER_WEIGHT, hop_latency: float = DEFAULT_HOP_LATENCY,
                    overlap_bytes: float = DEFAULT_OVERLAP_BYTES) -> Callable:
     """Return :func:`predicted_time` with these parameters, as a search objective.
 
@@ -382,7 +504,7 @@ def evaluate(
     task_to_proc,
     metrics: Iterable[str] | None = None,
     *,
-    bytes_per_weight: float = 1.0,
+    bytes_per_weight: float = DEFAULT_BYTES_PER_WEIGHT,
     hop_latency: float = DEFAULT_HOP_LATENCY,
     overlap_bytes: float = DEFAULT_OVERLAP_BYTES,
 ) -> dict[str, float]:

@@ -56,9 +56,9 @@ def test_agreed_error_compares_both_digest_halves():
             for d in (5, 5, 5 + 2**32, 5)]  # rank 2 differs in the high half only
     head = np.array(rows).astype(np.int64)
     assert _agreed_error(head, np.zeros(0, np.uint8)) == (
-        "provider: rank 2 reports a different provider or network than rank 0")
+        "provider: rank 2 reports a different provider or network than rank 0", 2)
     rows[2] = rows[0]
-    assert _agreed_error(np.array(rows).astype(np.int64), np.zeros(0, np.uint8)) == ""
+    assert _agreed_error(np.array(rows).astype(np.int64), np.zeros(0, np.uint8)) == ("", -1)
 
 
 def test_input_error_wording():

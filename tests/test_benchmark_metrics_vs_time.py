@@ -81,9 +81,9 @@ def test_quick_run_json_schema(bench, tmp_path, capsys):
 @pytest.mark.skipif(WHY is not None, reason=str(WHY))
 def test_network_option_selects_the_replays_model(bench, tmp_path, capsys):
     from mpitaskmap.search.judge import JUDGE_CONFIG
-    from mpitaskmap.sim.simgrid_replay import REPLAY_CONFIG
+    from mpitaskmap.sim.fluid import CM02
 
-    assert bench.NETWORKS == {"fluid": REPLAY_CONFIG, "smpi": JUDGE_CONFIG}
+    assert bench.NETWORKS == {"fluid": CM02.simgrid_config, "smpi": JUDGE_CONFIG}
     docs = {}
     for network in ("fluid", "smpi"):
         out = tmp_path / f"{network}.json"

@@ -9,7 +9,7 @@ import mpitaskmap
 from mpitaskmap.cli._inputs import load_machine
 from mpitaskmap.search.judge import JUDGE_CONFIG
 from mpitaskmap.sim.simgrid import simgrid_missing
-from mpitaskmap.sim.simgrid_replay import REPLAY_CONFIG
+from mpitaskmap.sim.fluid import CM02
 from mpitaskmap.graphs.taskgraph import TaskGraph
 
 WHY = simgrid_missing(compiler=True)
@@ -23,7 +23,7 @@ def bench(benchmark_loader):
 
 def test_models_switch_off_one_correction_each(bench):
     models = bench.MODELS
-    assert models["SMPI"] == JUDGE_CONFIG and models["fluid"] == REPLAY_CONFIG
+    assert models["SMPI"] == JUDGE_CONFIG and models["fluid"] == CM02.simgrid_config
     off = {name: set(cfg) - set(JUDGE_CONFIG) for name, cfg in models.items() if name not in ("SMPI", "fluid")}
     assert off == {"bw-factor 1": {"smpi/bw-factor:0:1"}, "lat-factor 1": {"smpi/lat-factor:0:1"},
                    "weight-S 0": {"network/weight-S:0"}, "crosstraffic 0": {"network/crosstraffic:0"}}

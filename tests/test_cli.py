@@ -16,14 +16,13 @@ from mpitaskmap.cli import COMMANDS, main
 from mpitaskmap.cli._common import Progress
 from mpitaskmap.mapfiles import node_canonical, read_map
 from mpitaskmap import metrics
-from mpitaskmap.cli._common import DEFAULT_BYTES_PER_WEIGHT, DEFAULT_LINK_LATENCY
+from mpitaskmap.metrics import DEFAULT_MESSAGE_MODEL
 from mpitaskmap.providers import get_provider, machine_from_provider
 
 
 def evaluate(graph, machine, task_to_proc, names=None):
-    """The library's metrics with the command line's message model (its PredTime column)."""
-    return metrics.evaluate(graph, machine, task_to_proc, names, bytes_per_weight=DEFAULT_BYTES_PER_WEIGHT,
-                            hop_latency=DEFAULT_LINK_LATENCY)
+    """The library's metrics with the command line's message model (its PredTime column): the API's."""
+    return metrics.evaluate(graph, machine, task_to_proc, names, **DEFAULT_MESSAGE_MODEL.metric_options())
 
 SIM = "sim:titan:nodes=8,ppn=4,seed=1"  # 32 processors, 4 per node, 2 nodes per Gemini router
 TASKS = "stencil3d:4x4x2"
@@ -74,7 +73,7 @@ def test_errors_are_one_line_and_debug_shows_traceback(capsys):
     status, _, err = run(capsys, "map", "-m", SIM)  # argparse: missing -t
     assert status == 2 and "the following arguments are required: -t/--tasks" in err
     status, _, err = run(capsys, "map", "-m", SIM, "-t", TASKS, "-o", "out.txt", "-q")
-    assert status == 1 and "cannot tell the format from the name 'out.txt'" in err
+    assert status == 1 and "-o: cannot tell the map-file format of 'out.txt' from its name" in err
 
 
 def test_python_dash_m_entry_point(tmp_path):
@@ -120,9 +119,12 @@ def test_map_text_table_and_geometric_options(capsys, small):
     assert status == 0
     assert err.startswith(f"machine  {SIM}: 32 processors on 8 nodes, torus 25x16x24 (X Y Z)\n")
     assert f"tasks    stencil3d:4x4x2: 32 tasks, {graph.n_edges} messages, 3-D coordinates" in err
-    header, default, mapped = out.splitlines()
+    header, default, mapped, legend = out.splitlines()
     assert header.split() == ["method", "TH", "AvgHops", "WH", "MaxHops", "Data(M)", "Latency(M)", "MMC", "AMC", "AC",
                               "PredTime", "seconds"]
+    assert legend.startswith("legend: TH: hops of all messages (sum); AvgHops: hops per message; ")
+    assert "; PredTime: predicted s of one exchange step" in legend and "; seconds: wall s the method took" in legend
+    assert default.split()[-1] == "0.000"  # the default order is timed like the method: no blank cell
     m = map_geometric(graph, machine, ordering="hilbert", shift=False)
     values = evaluate(graph, machine, m.task_to_proc)
     assert mapped.split()[0] == "geometric:ordering=hilbert,shift=0"
@@ -270,7 +272,7 @@ def test_eval_default_and_reorder_files(capsys, tmp_path, small):
     status, out, _ = run(capsys, "eval", "-m", SIM, "-t", TASKS, "--metrics", "weighted_hops,latency",
                          "--by-class", "-q")
     lines = out.splitlines()
-    assert lines[0].split() == ["method", "WH", "Latency(M)", "seconds"]
+    assert lines[0].split() == ["method", "WH", "Latency(M)"]  # no method ran: no seconds column
     assert "identity: busiest link per link class" in out and any(l.split()[0] == "Z-" for l in lines if l.strip())
     status, _, err = run(capsys, "eval", "-m", SIM, "-t", TASKS, "--no-identity", "-q")
     assert status == 1 and "nothing to evaluate" in err
@@ -317,16 +319,16 @@ def test_compare_csv_json_equal_the_library(capsys, tmp_path, small):
 def test_overlap_bytes_option_sets_the_predicted_time_model(capsys, small):
     machine, graph = small
     geo = map_geometric(graph, machine).task_to_proc
+    kib = 4096.0  # unit weights as 4-KiB messages, larger than the overlap size (the default is 1 byte)
     for value, overlap in (("inf", float("inf")), ("64", 64.0)):
         status, out, _ = run(capsys, "compare", "-m", SIM, "-t", TASKS, "--methods", "geometric", "--format", "json",
-                             "-q", "--overlap-bytes", value)
-        want = metrics.predicted_time(graph, machine, geo, bytes_per_weight=DEFAULT_BYTES_PER_WEIGHT,
-                                      hop_latency=DEFAULT_LINK_LATENCY, overlap_bytes=overlap)
+                             "-q", "--overlap-bytes", value, "--bytes-per-weight", "4096")
+        want = metrics.predicted_time(graph, machine, geo, bytes_per_weight=kib,
+                                      hop_latency=DEFAULT_MESSAGE_MODEL.hop_latency, overlap_bytes=overlap)
         assert status == 0 and json_rows(out)["geometric"]["metrics"]["predicted_time"] == want
     # 4-KiB messages: the plain model counts every hop in full, so it predicts more
-    plain = metrics.predicted_time(graph, machine, geo, bytes_per_weight=DEFAULT_BYTES_PER_WEIGHT,
-                                   overlap_bytes=float("inf"))
-    assert plain > evaluate(graph, machine, geo, ["predicted_time"])["predicted_time"]
+    plain = metrics.predicted_time(graph, machine, geo, bytes_per_weight=kib, overlap_bytes=float("inf"))
+    assert plain > metrics.predicted_time(graph, machine, geo, bytes_per_weight=kib)
     status, _, err = run(capsys, "compare", "-m", SIM, "-t", TASKS, "--methods", "geometric", "--overlap-bytes", "0")
     assert status != 0 and "--overlap-bytes: must be positive" in err
 

@@ -115,7 +115,7 @@ def test_writes_platform_hostfiles_equal_to_the_mappings_and_run_sh(capsys, tmp_
     assert lines == [mi.hosts[node[r]] for r in range(16)] and lines[0] == lines[1] != lines[2]
     # the table: the model metrics of each mapping (the library's evaluate), no simulated time
     head, rows = table(out)
-    assert head == ["method", "AvgHops", "WH", "Latency(M)", "sim", "s", "vs", "identity"]
+    assert head == ["method", "AvgHops", "WH", "Latency(M)", "SimGrid", "s", "vs", "identity"]
     values = evaluate(graph, mi.machine, expected["greedy+uwh"], ["average_hops"])
     assert float(rows["greedy+uwh"][0]) == pytest.approx(values["average_hops"], rel=1e-3)
     assert rows["identity"][3:] == ["-", "-"]
@@ -138,7 +138,7 @@ def test_changes_are_relative_to_identity_or_else_the_first_method(capsys, tmp_p
     status, out, _ = run(capsys, "simgrid", "-m", SIM, "-t", TASKS, "--methods", "greedy,geometric", "-o", tmp_path,
                          "-q", "--metrics", "max_hops")
     head, rows = table(out)
-    assert status == 0 and head == ["method", "MaxHops", "sim", "s", "vs", "greedy"] and list(rows) == ["greedy", "geometric"]
+    assert status == 0 and head == ["method", "MaxHops", "SimGrid", "s", "vs", "greedy"] and list(rows) == ["greedy", "geometric"]
     assert json.loads((tmp_path / "results.json").read_text())["baseline"] == "greedy"
 
 
@@ -176,7 +176,7 @@ def test_run_halo3d_table_of_simulated_seconds_per_method(capsys, tmp_path, apps
                            "-o", tmp_path, "--run", f"{apps / 'halo3d'} {HALO}", "--time-regex", r"max_comm_time (\S+)")
     assert status == 0, err
     head, rows = table(out)
-    assert head == ["method", "AvgHops", "WH", "Latency(M)", "sim", "s", "vs", "identity", "app", "vs", "identity"]
+    assert head == ["method", "AvgHops", "WH", "Latency(M)", "SimGrid", "s", "vs", "identity", "app", "vs", "identity"]
     res = {r["method"]: r for r in json.loads((tmp_path / "results.json").read_text())["rows"]}
     for name in ("identity", "geometric", "auto"):
         log = (tmp_path / f"{name}.err").read_text()

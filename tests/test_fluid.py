@@ -316,7 +316,7 @@ def test_a_percs_exchange_lasts_at_least_its_busiest_links_load():
 @needs_simgrid
 @pytest.mark.parametrize("seed", range(3))
 def test_agrees_with_simgrid_message_by_message(seed):
-    from mpitaskmap.sim.simgrid_replay import REPLAY_CONFIG, simulate_exchange
+    from mpitaskmap.sim.simgrid_replay import simulate_exchange
 
     rng = np.random.default_rng(100 + seed)
     m = torus_machine([4, 4, 3], cores_per_node=2, nodes_per_router=2) if seed % 2 else torus_machine([5, 3, 4])
@@ -327,5 +327,5 @@ def test_agrees_with_simgrid_message_by_message(seed):
     sim = simulate_exchange(Mapping(ttp, m, g), link_latency=1e-7, config=("network/model:SMPI",)).seconds
     assert fluid_exchange(g, m, ttp, link_latency=1e-7).seconds == pytest.approx(sim, rel=1e-6)
     # SimGrid's CM02 solver works to a relative 1e-5 per step: within 2e-4 of the exact replay
-    sim = simulate_exchange(Mapping(ttp, m, g), link_latency=1e-7, config=REPLAY_CONFIG).seconds
+    sim = simulate_exchange(Mapping(ttp, m, g), link_latency=1e-7, config=CM02.simgrid_config).seconds
     assert fluid_exchange(g, m, ttp, link_latency=1e-7, model="CM02").seconds == pytest.approx(sim, rel=2e-4)

@@ -62,7 +62,9 @@ def test_2x2x2_cube_onto_rotated_cube():
 def test_more_tasks_than_processors_balanced_within_one():
     g = TaskGraph.stencil([10, 3])
     m = torus_machine([4], wrap=False)
-    mp = map_geometric(g, m)
+    with pytest.raises(InvalidInputError, match="graph: 30 tasks do not fit on 4 processors one task each"):
+        map_geometric(g, m)  # several tasks per processor only when asked for
+    mp = map_geometric(g, m, oversubscribe=True)
     assert sorted(mp.tasks_per_proc().tolist()) == [7, 7, 8, 8]
     # each processor holds a contiguous slab of x
     xs = [sorted(set(g.coords[mp.task_to_proc == p, 0].astype(int).tolist())) for p in range(4)]
@@ -201,9 +203,10 @@ def test_every_result_is_a_valid_mapping_on_random_allocations(seed):
     n_tasks = int(rng.integers(1, 3 * m.n_procs))
     coords = rng.integers(0, 6, size=(n_tasks, int(rng.integers(1, 4)))).astype(float)
     graph = TaskGraph.from_edges([], [], [], n_tasks=n_tasks, coords=coords)
-    for cand in candidate_list(graph, m, rotate=False)[:8]:
+    for cand in candidate_list(graph, m, rotate=False, oversubscribe=True)[:8]:
         o = dict(cand.options)
-        mp = map_geometric(coords, m, ordering=o["ordering"], shift=o["shift"], bandwidth=o["bandwidth"], box=o["box"])
+        mp = map_geometric(coords, m, ordering=o["ordering"], shift=o["shift"], bandwidth=o["bandwidth"], box=o["box"],
+                           oversubscribe=True)
         load = mp.tasks_per_proc()
         if n_tasks >= m.n_procs:
             assert load.min() >= n_tasks // m.n_procs and load.max() <= -(-n_tasks // m.n_procs)

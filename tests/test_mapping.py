@@ -15,12 +15,12 @@ def test_permutation_and_inverse():
 
 def test_more_tasks_than_processors_balanced_capacity():
     g = TaskGraph.stencil([10])
-    default = identity_mapping(g, torus_machine([4]))
+    default = identity_mapping(g, torus_machine([4]), oversubscribe=True)
     assert default.tasks_per_proc().tolist() == [3, 2, 3, 2]
     ptr, tasks = default.proc_to_tasks()
     assert ptr.tolist() == [0, 3, 5, 8, 10] and tasks[:3].tolist() == [0, 1, 2]
     with pytest.raises(InvalidInputError, match="processor 0 holds 4 tasks, more than the capacity 3"):
-        Mapping([0, 0, 0, 0, 1, 1, 2, 2, 3, 3], torus_machine([4]), g)
+        Mapping([0, 0, 0, 0, 1, 1, 2, 2, 3, 3], torus_machine([4]), g, oversubscribe=True)
 
 
 def test_fewer_tasks_reports_idle_processors():

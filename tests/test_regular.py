@@ -113,7 +113,8 @@ def test_grid_candidates_by_machine_shape():
     assert grid_candidates(TaskGraph.stencil((2, 2)), FlatMachine([0, 0, 1, 1])) == []
     # not a regular grid, or counts that differ: the family has no candidates
     assert grid_candidates(TaskGraph.from_matrix(np.ones((30, 30)) - np.eye(30)), torus_machine((10, 3))) == []
-    assert grid_candidates(TaskGraph.stencil((4, 4)), torus_machine((4, 2))) == []
+    assert grid_candidates(TaskGraph.stencil((2, 2)), torus_machine((4, 2))) == []
+    assert grid_family.candidates(Problem(TaskGraph.stencil((4, 4)), torus_machine((4, 2)), oversubscribe=True)) == []
 
 
 def test_inapplicable_candidates_are_skipped_by_the_search():

@@ -318,18 +318,25 @@ def test_smpi_one_link_hand_checked(smpi_ping, tmp_path):
 # -- the replay backend ------------------------------------------------------------------------
 @needs_replay
 def test_replay_one_link_hand_checked_and_shared():
+    from mpitaskmap.sim.fluid import CM02
     from mpitaskmap.sim.simgrid_replay import simulate_exchange
 
-    # two nodes on neighbouring routers, X link of 2 GB/s, 1 us: 1 MB takes 1 us + 0.5 ms
+    # two nodes on neighbouring routers, X link of 2 GB/s, 1 us
     machine = TorusMachine([[0, 0], [1, 0]], dims=[4, 4], bandwidth=[2.0, 1.0])
-    one = simulate_exchange(Mapping([0, 1], machine), TaskGraph([0, 1, 1], [1], [1e6]), link_latency=1e-6)
+    # by default SMPI's network model: a 1-MB message starts after 11.6436 x the latency and
+    # gets 0.940694 of the link's bandwidth
+    smpi = simulate_exchange(Mapping([0, 1], machine), TaskGraph([0, 1, 1], [1], [1e6]), link_latency=1e-6)
+    assert smpi.seconds == pytest.approx(11.6436e-6 + 1e6 / (0.940694 * 2e9), rel=1e-6)
+    # the plain fluid model on request: 1 MB takes 1 us + 0.5 ms
+    one = simulate_exchange(Mapping([0, 1], machine), TaskGraph([0, 1, 1], [1], [1e6]), link_latency=1e-6,
+                            config=CM02.simgrid_config)
     assert one.seconds == pytest.approx(1e-6 + 1e6 / 2e9, rel=0.01)
     assert one.link_names == ["l0_X+"] and one.link_ids.tolist() == [0] and one.n_messages == 1
     assert one.link_utilisation[0] == pytest.approx(1.0, rel=0.01)
     # two messages over that link (tasks 0 and 1 on one node, 2 on the next router) share it
     machine3 = TorusMachine([[0, 0], [0, 0], [1, 0]], dims=[4, 4], bandwidth=[2.0, 1.0], node_ids=[0, 0, 1])
     two = simulate_exchange(Mapping([0, 1, 2], machine3), TaskGraph([0, 1, 2, 2], [2, 2], [1e6, 1e6]),
-                            link_latency=1e-6, steps=3)
+                            link_latency=1e-6, steps=3, config=CM02.simgrid_config)
     assert two.seconds == pytest.approx(1e-6 + 2e6 / 2e9, rel=0.01)
     assert two.seconds / one.seconds == pytest.approx(2.0, rel=0.01)
     assert two.step_seconds == pytest.approx([two.seconds] * 3, rel=1e-12)
@@ -357,9 +364,13 @@ def test_replay_uses_the_links_our_link_loads_count():
 def test_replay_reads_any_link_name_back_to_its_link_id():
     from mpitaskmap.sim.simgrid_replay import simulate_exchange
 
-    # names with spaces (as PERCS gives) survive the replay program's output
+    from mpitaskmap.sim.fluid import CM02
+
+    # names with spaces (as PERCS gives) survive the replay program's output; the plain fluid
+    # model, where the half-size message keeps its link busy half the time
     m = Renamed(lambda l: f"wire {l} of 4")
-    sim = simulate_exchange(Mapping([0, 1], m, TaskGraph([0, 1, 2], [1, 0], [1e6, 5e5])), link_latency=1e-6)
+    sim = simulate_exchange(Mapping([0, 1], m, TaskGraph([0, 1, 2], [1, 0], [1e6, 5e5])), link_latency=1e-6,
+                            config=CM02.simgrid_config)
     assert dict(zip(sim.link_names, sim.link_ids.tolist())) == {"wire 0 of 4": 0, "wire 3 of 4": 3}
     util = sim.network_utilisation(m.n_links)
     assert util[[1, 2]].tolist() == [0.0, 0.0] and util[[0, 3]] == pytest.approx([1.0, 0.5], rel=0.01)

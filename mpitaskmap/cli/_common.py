@@ -12,12 +12,12 @@ import json
 import sys
 import textwrap
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Sequence, TextIO
 
-from .._validate import check_bytes_per_weight, check_positive
 from ..search.judge import DEFAULT_JUDGE, FLUID_JUDGE_MAX_EDGES, JUDGE_ALSO, JUDGE_TOP, JUDGES
-from ..mapping import Mapping
-from ..metrics import DEFAULT_OVERLAP_BYTES, METRICS, evaluate
+from ..mapping import Mapping, check_fit
+from ..metrics import DEFAULT_MESSAGE_MODEL, METRICS, MessageModel, evaluate
+from ..sim.fluid import DEFAULT_NETWORK_MODEL, NETWORK_MODELS
 from ..mappers.geometric.mj import ORDERINGS
 from ..search.registry import METHOD_TABLE
 from ._inputs import MACHINE_FORMS, TASK_FORMS, MachineInput, TaskInput, load_machine, load_tasks
@@ -25,9 +25,11 @@ from ._methods import Context, run_method
 from ._progress import Progress
 
 __all__ = ["Row", "Progress", "announce", "command_parser", "add_io_options", "add_methods_option",
-           "add_method_options", "add_message_model_options", "message_model", "add_simulate_options", "load_inputs",
+           "add_method_options", "add_message_model_options", "message_model", "MODEL_OPTIONS", "add_simulate_options",
+           "load_inputs",
            "context_from", "run_methods",
-           "metric_rows", "render_table", "SHORT_NAMES", "SIMULATED_COLUMN"]
+           "metric_rows", "render_table", "SHORT_NAMES", "SIMULATED_COLUMN", "SECONDS_COLUMN", "COLUMN_MEANINGS",
+           "column_meanings", "legend", "column_help"]
 
 #: Column headers of the text table: the paper's short names.
 SHORT_NAMES = {
@@ -43,14 +45,84 @@ SHORT_NAMES = {
     "predicted_time": "PredTime",
 }
 
-#: --link-latency default: seconds per hop (100 ns, the order of a torus router's latency).
-DEFAULT_LINK_LATENCY = 1e-7
+#: Header of the simulated-time column (``compare --simulate``): SimGrid's seconds of one exchange
+#: step (named by its model, as every printed time: "predicted", "replayed", "SimGrid").
+SIMULATED_COLUMN = "SimGrid s"
 
-#: --bytes-per-weight default: a unit-weight edge (the stencil3d: specs) is a 4 KiB message.
-DEFAULT_BYTES_PER_WEIGHT = 4096.0
+#: Header of the time the method took (every metric table; JSON and CSV key ``seconds``).
+SECONDS_COLUMN = "seconds"
 
-#: Header of the simulated-time column (``compare --simulate``): seconds of one exchange step.
-SIMULATED_COLUMN = "simulated s"
+#: What every column of a metric table means, with its unit, by metric name (the headers are
+#: :data:`SHORT_NAMES`) or by header for the time columns: the one text of the legend under
+#: every text table (:func:`legend`), of the HTML report's legend and of the ``--help`` of the
+#: subcommands that print the table (:func:`column_help`).  "weight" is the task graph's edge
+#: weight (bytes with the default --bytes-per-weight 1); link bandwidths are in GB/s, so
+#: weight / bandwidth is in ns when the weights are bytes.
+COLUMN_MEANINGS = {
+    "total_hops": "hops of all messages (sum)",
+    "average_hops": "hops per message",
+    "weighted_hops": "hops x weight, summed (hop-bytes)",
+    "max_hops": "hops of the longest route",
+    "max_data": "most weight through one link",
+    "latency": "most weight / bandwidth on one link (ns for bytes over GB/s)",
+    "max_messages": "most messages through one link",
+    "average_messages": "messages per link used",
+    "average_latency": "weight / bandwidth per link used (ns for bytes over GB/s)",
+    "predicted_time": "predicted s of one exchange step (the objective's formula)",
+    SIMULATED_COLUMN: "SimGrid's simulated s of one exchange step",
+    SECONDS_COLUMN: "wall s the method took to compute the mapping (-: read from a file)",
+}
+
+
+def column_meanings(columns: Sequence[str]) -> dict[str, str]:
+    """Header -> meaning of the known columns among ``columns`` (headers of :data:`SHORT_NAMES` or time columns).
+
+    Examples
+    --------
+    >>> column_meanings(["method", "AvgHops"])
+    {'AvgHops': 'hops per message'}
+    """
+    by_header = {SHORT_NAMES.get(k, k): v for k, v in COLUMN_MEANINGS.items()}
+    return {c: by_header[c] for c in columns if c in by_header}
+
+
+def legend(columns: Sequence[str], more: dict[str, str] | None = None) -> str:
+    """The one-line legend of a text table with these headers: each known column, its meaning and unit.
+
+    ``more`` gives (or overrides) the meaning of headers of the caller's own table.
+
+    Examples
+    --------
+    >>> legend(["method", "AvgHops", "WH"])
+    'legend: AvgHops: hops per message; WH: hops x weight, summed (hop-bytes); lower is better'
+    >>> legend(["method", "AvgHops", "app"], {"app": "the app's figure"})
+    "legend: AvgHops: hops per message; app: the app's figure; lower is better"
+    """
+    known = {**column_meanings(columns), **(more or {})}
+    parts = [f"{c}: {known[c]}" for c in dict.fromkeys(columns) if c in known]  # a repeated header once
+    return "legend: " + "; ".join(parts + ["lower is better"])
+
+
+def column_help(names: Sequence[str] | None = None,
+                time_columns: Sequence[str] = (SIMULATED_COLUMN, SECONDS_COLUMN)) -> str:
+    """The columns of the metric table, one per line, for a subcommand's ``--help``.
+
+    Parameters
+    ----------
+    names : sequence of str, optional
+        Metric names (default every metric).
+    time_columns : sequence of str, optional
+        The time columns the subcommand's table may have, after the metrics (default the
+        simulated time and the method's time).
+    """
+    keys = list(names if names is not None else METRICS) + list(time_columns)
+    heads = [(SHORT_NAMES.get(k, k), COLUMN_MEANINGS[k]) for k in keys if k in COLUMN_MEANINGS]
+    width = max(len(h) for h, _ in heads)
+    return "\n".join(f"  {h:<{width}}  {m}" for h, m in heads)
+
+
+#: The options of the message model and what errors call its parameters (:class:`~mpitaskmap.metrics.MessageModel`).
+MODEL_OPTIONS = ("--bytes-per-weight", "--link-latency", "--overlap-bytes")
 
 
 @dataclass
@@ -87,7 +159,7 @@ def announce(label: str, *, stream: TextIO | None = None, quiet: bool = False):
 
 def add_common_options(parser: argparse.ArgumentParser) -> None:
     """Add -q/--quiet and --debug."""
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or status lines")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars, status lines or legends")
     parser.add_argument("--debug", action="store_true", help="show the full traceback on errors")
 
 
@@ -154,7 +226,11 @@ def add_io_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument("-t", "--tasks", required=True, metavar="SPEC", help=f"the task graph: {TASK_FORMS}")
     g.add_argument("--task-coords", metavar="PATH", help="task coordinates for a matrix input (one row per task)")
     g.add_argument("--ranks", type=int, metavar="N",
-                   help="job size for sim: machines (default: one rank per task)")
+                   help="job size for sim: machines (default: one rank per task; fewer ranks than tasks needs "
+                        "--oversubscribe)")
+    g.add_argument("--oversubscribe", action="store_true",
+                   help="allow more tasks than processors, several tasks per processor (identity and geometric "
+                        "methods only); without it such a job is an error")
     g.add_argument("--hosts", metavar="FMT",
                    help="host names of nodes in rankfiles/host lists: a %%-format of the node id "
                         "(default: the machine's own names, else nid%%05d)")
@@ -162,17 +238,22 @@ def add_io_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_message_model_options(group) -> None:
-    """Add --bytes-per-weight and --link-latency: the messages of PredTime and of the simulator."""
-    group.add_argument("--bytes-per-weight", type=float, default=DEFAULT_BYTES_PER_WEIGHT, metavar="BYTES",
-                       help=f"message bytes per unit of edge weight (default {DEFAULT_BYTES_PER_WEIGHT:g}: a "
-                            "unit-weight edge is 4 KiB; pass 1 when the weights are bytes), for the predicted-time "
-                            "objective and the simulator")
-    group.add_argument("--link-latency", type=float, default=DEFAULT_LINK_LATENCY, metavar="SECONDS",
-                       help=f"seconds per hop, for the predicted-time objective and the simulator "
-                            f"(default {DEFAULT_LINK_LATENCY:g})")
-    group.add_argument("--overlap-bytes", type=float, default=DEFAULT_OVERLAP_BYTES, metavar="BYTES",
+    """Add --bytes-per-weight, --link-latency and --overlap-bytes: the message model (the API's defaults).
+
+    Their defaults are :data:`mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`, the API's, so a
+    command and :func:`mpitaskmap.map` give one answer on one input.
+    """
+    model = DEFAULT_MESSAGE_MODEL
+    group.add_argument("--bytes-per-weight", type=float, default=model.bytes_per_weight, metavar="BYTES",
+                       help=f"message bytes per unit of edge weight (default {model.bytes_per_weight:g}: the weights "
+                            "are bytes, as in the API; stencil3d:...:weight=W is then W-byte messages), for the "
+                            "predicted-time objective and the replays")
+    group.add_argument("--link-latency", type=float, default=model.hop_latency, metavar="SECONDS",
+                       help=f"seconds per hop, for the predicted-time objective and the replays "
+                            f"(default {model.hop_latency:g})")
+    group.add_argument("--overlap-bytes", type=float, default=model.overlap_bytes, metavar="BYTES",
                        help=f"predicted-time objective: message size up to which a message pays its hop latency "
-                            f"in full, beyond it in proportion (default {DEFAULT_OVERLAP_BYTES:g}; inf: always in full)")
+                            f"in full, beyond it in proportion (default {model.overlap_bytes:g}; inf: always in full)")
 
 
 #: --simulate-top default: distinct mappings of auto the judge replays.
@@ -194,16 +275,15 @@ def add_simulate_options(group, what: str) -> None:
     group.add_argument("--simulate-also", default=",".join(JUDGE_ALSO), metavar="M,M",
                        help="the judge: also replay auto's best candidate by each of these metrics "
                             f"(default {','.join(JUDGE_ALSO)}; '' for none)")
+    group.add_argument("--network-model", choices=sorted(NETWORK_MODELS), default=DEFAULT_NETWORK_MODEL.name,
+                       help=f"the network model of every replay (the judge's, --simulate's): "
+                            f"{DEFAULT_NETWORK_MODEL.name} (default: SimGrid's SMPI model, what an application under "
+                            "SMPI runs on) or CM02 (the plain max-min fluid model)")
 
 
-def message_model(args) -> dict:
-    """The checked message model of parsed options: ``bytes_per_weight``, ``hop_latency``, ``overlap_bytes``."""
-    check_positive(args.link_latency, "--link-latency", allow_zero=True)
-    check_bytes_per_weight(args.bytes_per_weight, "--bytes-per-weight")
-    if not args.overlap_bytes > 0:  # also rejects nan
-        raise ValueError(f"--overlap-bytes: must be positive (bytes; inf allowed); got {args.overlap_bytes!r}")
-    return {"bytes_per_weight": args.bytes_per_weight, "hop_latency": args.link_latency,
-            "overlap_bytes": args.overlap_bytes}
+def message_model(args) -> MessageModel:
+    """The message model of parsed options (:func:`add_message_model_options`); an error names the option."""
+    return MessageModel.checked(args.bytes_per_weight, args.link_latency, args.overlap_bytes, names=MODEL_OPTIONS)
 
 
 def add_method_options(parser: argparse.ArgumentParser, *, auto_metric: bool = True) -> None:
@@ -225,9 +305,11 @@ def add_method_options(parser: argparse.ArgumentParser, *, auto_metric: bool = T
 
 
 def load_inputs(args) -> tuple[MachineInput, TaskInput]:
-    """Read --tasks then --machine (sized for the job)."""
+    """Read --tasks then --machine (sized for the job); more tasks than processors only with --oversubscribe."""
     tasks = load_tasks(args.tasks, args.task_coords)
     machine = load_machine(args.machine, args.ranks or tasks.graph.n_tasks)
+    check_fit(tasks.graph.n_tasks, machine.machine.n_procs, args.oversubscribe, what="--tasks",
+              option="--oversubscribe")
     return machine, tasks
 
 
@@ -278,10 +360,10 @@ def context_from(args, progress=None) -> Context:
     unknown = [m for m in also if m not in METRICS]
     if unknown:
         raise ValueError(f"--simulate-also: unknown metric {unknown[0]!r}; valid: {', '.join(METRICS)}")
-    return Context(defaults=defaults, metric=args.metric, families=families, progress=progress,
-                   bytes_per_weight=model["bytes_per_weight"], link_latency=model["hop_latency"],
-                   overlap_bytes=model["overlap_bytes"],
-                   judge=judge_of(args), judge_top=top, judge_also=also)
+    network = getattr(args, "network_model", DEFAULT_NETWORK_MODEL.name)
+    return Context(defaults=defaults, metric=args.metric, families=families, progress=progress, model=model,
+                   network=network,
+                   judge=judge_of(args), judge_top=top, judge_also=also, oversubscribe=args.oversubscribe)
 
 
 def judge_of(args) -> str | None:
@@ -294,17 +376,16 @@ def judge_of(args) -> str | None:
     return None if judge == "none" else judge
 
 
-def metric_rows(mappings: list[tuple[str, Mapping, float | None]], metrics=None, model: dict | None = None
-                ) -> list[Row]:
+def metric_rows(mappings: list[tuple[str, Mapping, float | None]], metrics=None,
+                model: MessageModel = DEFAULT_MESSAGE_MODEL) -> list[Row]:
     """Evaluate every mapping with :func:`mpitaskmap.metrics.evaluate` (the one implementation).
 
     ``model`` (:func:`message_model`) gives the messages of the predicted-time column
-    (default: weights are bytes).
+    (default :data:`~mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`: weights are bytes).
     """
-    model = model or {}
     rows = []
     for label, m, seconds in mappings:
-        values = evaluate(m.graph, m.machine, m.task_to_proc, metrics, **model)
+        values = evaluate(m.graph, m.machine, m.task_to_proc, metrics, **model.metric_options())
         rows.append(Row(label, m, values, seconds, dict(m.info)))
     return rows
 
@@ -320,10 +401,13 @@ def _fmt(v) -> str:
     return f"{v:.4g}"
 
 
-def render_table(rows: list[Row], fmt: str = "text", *, header: dict | None = None, extra: dict | None = None) -> str:
+def render_table(rows: list[Row], fmt: str = "text", *, header: dict | None = None, extra: dict | None = None,
+                 with_legend: bool = True) -> str:
     """Return the table of ``rows`` as aligned text, CSV or JSON.
 
-    Text and CSV have one line per mapping (method, metrics, seconds); JSON has
+    Text has one line per mapping (method, metrics, seconds: ``-`` for a mapping no method
+    computed here, the column left out when no row has one) and, with ``with_legend``,
+    a last line :func:`legend`; CSV has one line per mapping (method, metrics, seconds); JSON has
     ``{"header": ..., "rows": [{"method", "seconds", "metrics", "info"}]}`` with exact
     values.  ``extra`` maps a label to more JSON per row (e.g. per-direction loads).  When
     a row has a simulated time (:attr:`Row.simulated`), text and CSV get a ``simulated s``
@@ -352,15 +436,19 @@ def render_table(rows: list[Row], fmt: str = "text", *, header: dict | None = No
             w.writerow([r.label, *[repr(r.metrics[n]) if isinstance(r.metrics[n], float) else r.metrics[n]
                                    for n in names], *sim, "" if r.seconds is None else f"{r.seconds:.6f}"])
         return buf.getvalue()
-    cols = ["method", *[SHORT_NAMES.get(n, n) for n in names], *([SIMULATED_COLUMN] if simulated else []), "seconds"]
+    timed = any(r.seconds is not None for r in rows)
+    cols = ["method", *[SHORT_NAMES.get(n, n) for n in names], *([SIMULATED_COLUMN] if simulated else []),
+            *([SECONDS_COLUMN] if timed else [])]
     table = [[r.label, *[_fmt(r.metrics[n]) for n in names],
-              *([("" if r.simulated is None else f"{r.simulated:.4g}")] if simulated else []),
-              "" if r.seconds is None else f"{r.seconds:.3f}"]
+              *([("-" if r.simulated is None else f"{r.simulated:.4g}")] if simulated else []),
+              *([("-" if r.seconds is None else f"{r.seconds:.3f}")] if timed else [])]
              for r in rows]
     widths = [max(len(c), *(len(t[i]) for t in table)) for i, c in enumerate(cols)]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cols, widths)))]
     for t in table:
         lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(t, widths))))
+    if with_legend:
+        lines.append(legend(cols))
     return "\n".join(lines) + "\n"
 
 

@@ -242,8 +242,8 @@ def split_format_path(value: str) -> tuple[str | None, str]:
     return None, value
 
 
-def guess_format(path: str) -> str:
-    """Return the map-file format implied by a file name, or raise naming the choices."""
+def guess_format(path: str, what: str = "-o") -> str:
+    """Return the map-file format implied by a file name, or raise naming ``what`` (the option) and the choices."""
     base = os.path.basename(path).lower()
     if "rank_order" in base:
         return "mpich_rank_order"
@@ -256,8 +256,8 @@ def guess_format(path: str) -> str:
     if base.endswith(".map") or "bluegene" in base or "mapfile" in base:
         return "bluegene"
     raise InvalidInputError(
-        f"output: cannot tell the format from the name {path!r}; write FORMAT=PATH with FORMAT one of "
-        f"{sorted(MAP_FORMATS)}"
+        f"{what}: cannot tell the map-file format of {path!r} from its name; write {what} FORMAT={path} with FORMAT "
+        f"one of {sorted(MAP_FORMATS)}"
     )
 
 
@@ -271,9 +271,9 @@ def host_options(fmt: str, mi: MachineInput, hosts_arg: str | None) -> dict:
 def read_mapping_file(value: str, mi: MachineInput, graph: TaskGraph, hosts_arg: str | None) -> Mapping:
     """Read ``[FORMAT=]PATH`` into a Mapping on the machine, with the task graph attached."""
     fmt, path = split_format_path(value)
-    fmt = fmt or guess_format(path)
     if not os.path.exists(path):
         raise InvalidInputError(f"--mapping: no such file; got {path!r}")
+    fmt = fmt or guess_format(path, "--mapping")
     mapping = read_map(path, mi.machine, fmt, graph=graph, **host_options(fmt, mi, hosts_arg))
     mapping.method = os.path.basename(path)
     return mapping

@@ -18,10 +18,11 @@ from ..errors import InvalidInputError
 from ..graphs.taskgraph import TaskGraph
 from ..machines import Machine
 from ..mapping import IDENTITY, Mapping
-from ..metrics import DEFAULT_HOP_LATENCY, DEFAULT_OVERLAP_BYTES, default_metric, time_objective
+from ..metrics import DEFAULT_MESSAGE_MODEL, MessageModel, default_metric
 from ..search.judge import DEFAULT_JUDGE, JUDGE_ALSO, JUDGE_TOP, resolve_judge
 from ..search.methods import map as map_tasks
 from ..search.problem import Problem
+from ..sim.fluid import DEFAULT_NETWORK_MODEL, network_model
 from ..search.registry import find_method, format_method, parse_method
 from ._progress import Progress
 
@@ -39,12 +40,12 @@ class Context:
     metric: str | None = None  # None: the machine's default objective (metrics.default_metric)
     families: tuple | None = None
     progress: Callable | None = None
-    bytes_per_weight: float = 1.0  # message bytes per unit of weight (objective and simulator)
-    link_latency: float = DEFAULT_HOP_LATENCY  # seconds per hop (objective and simulator)
-    overlap_bytes: float = DEFAULT_OVERLAP_BYTES  # message size beyond which the objective overlaps latency
+    model: MessageModel = DEFAULT_MESSAGE_MODEL  # the messages of the objective and of the judge's replays
+    network: str = DEFAULT_NETWORK_MODEL.name  # the judge's network model (mpitaskmap.sim.fluid.NETWORK_MODELS)
     judge: str | None = DEFAULT_JUDGE  # auto's judge (mpitaskmap.search.judge): "default", "fluid", "simulate" or None
     judge_top: int = JUDGE_TOP
     judge_also: tuple = JUDGE_ALSO  # metrics whose best candidate the judge simulates too
+    oversubscribe: bool = False  # --oversubscribe: more tasks than processors allowed (mapping.check_fit)
 
 
 def _bar(ctx: Context, what: str):
@@ -59,18 +60,24 @@ def _auto_options(graph: TaskGraph, machine: Machine, ctx: Context) -> tuple[dic
     """The keywords of ``map(method="auto")`` from the command's objective and judge options, and why the judge."""
     metric = ctx.metric if ctx.metric is not None else default_metric(machine)
     if metric == "predicted_time":  # the objective with the command's message model
-        metric = time_objective(ctx.bytes_per_weight, ctx.link_latency, ctx.overlap_bytes)
+        metric = ctx.model.objective()
     options = dict(metric=metric, families=ctx.families)
     # the objective passed is a callable (the command's message model), so the default judge
     # is resolved here, where it is known whether the objective is the default one
-    judge, why, added = resolve_judge(Problem(graph, machine), ctx.judge, ctx.metric is not None)
+    problem = Problem(graph, machine, oversubscribe=ctx.oversubscribe)
+    judge, why, added = resolve_judge(problem, ctx.judge, ctx.metric is not None)
     if judge is None:
         options.update(judge=None)
     else:
         options.update(judge=judge, judge_top=ctx.judge_top, judge_also=ctx.judge_also,
-                       judge_options=dict(link_latency=ctx.link_latency, bytes_per_weight=ctx.bytes_per_weight,
-                                          **added))
+                       judge_options=dict(ctx.model.replay_options(), **_network_options(judge, ctx.network), **added))
     return options, why
+
+
+def _network_options(judge: str, network: str) -> dict:
+    """The judge option that selects the network model: the fluid replay's ``model``, SimGrid's ``config``."""
+    model = network_model(network)
+    return {"model": model.name} if judge == "fluid" else {"config": model.simgrid_config}
 
 
 def run_method(spec: str, graph: TaskGraph, machine: Machine, ctx: Context) -> tuple[Mapping, float]:
@@ -100,7 +107,8 @@ def run_method(spec: str, graph: TaskGraph, machine: Machine, ctx: Context) -> t
     if entry.congestion:
         extra["congestion_progress"] = _bar(ctx, f"{entry.name} refinement iterations")
     t0 = time.perf_counter()
-    mapping = map_tasks(graph, machine, method, progress=progress, **options, **extra)
+    mapping = map_tasks(graph, machine, method, progress=progress, oversubscribe=ctx.oversubscribe, **options,
+                        **extra)
     seconds = time.perf_counter() - t0
     if entry.name == "auto" and ctx.judge == DEFAULT_JUDGE and mapping.info.get("judge_why") in (
             "requested", "no judge requested"):

@@ -6,11 +6,14 @@ import argparse
 import sys
 import time
 
-from ..metrics import METRICS, default_metric
+from ..metrics import DEFAULT_MESSAGE_MODEL, METRICS, default_metric
+from ..search.families.graph import worse_than_default_line
+from ..sim.fluid import DEFAULT_NETWORK_MODEL, network_model
 from ._registry import register
 from ._common import (
-    SHORT_NAMES, SIMULATED_COLUMN, add_method_options, add_methods_option, add_simulate_options, announce,
-    command_parser, load_inputs, message_model, metric_rows, render_table, run_methods,
+    SECONDS_COLUMN, SHORT_NAMES, SIMULATED_COLUMN, add_method_options, add_methods_option, add_simulate_options,
+    announce, column_help, column_meanings, command_parser, load_inputs, message_model, metric_rows, render_table,
+    run_methods,
 )
 from ._inputs import read_mapping_file
 
@@ -22,17 +25,22 @@ metrics side by side, one row per method (text, CSV or JSON).  Reorder files giv
 --mapping join the table.  With --html the table and the pictures (allocation in 3-D,
 busiest link per link class, hop histogram) go into one self-contained HTML page.
 
-Columns: TH total hops, AvgHops, WH weighted hops (hop-bytes), MaxHops, Data(M) most
-volume on one link, Latency(M) most Data/bandwidth on one link, MMC most messages on one
-link, AMC and AC averages over the links used, seconds spent by the method.  Lower is
-better; the best row by --metric is reported (and highlighted in the HTML page).
+Columns ("weight" is the task graph's edge weight, bandwidths are in GB/s; lower is
+better; the best row by --metric is reported and highlighted in the HTML page; the same
+legend ends the text table and the HTML table, -q or --format csv/json leave it out):
+{columns}
 
-With --simulate (needs SimGrid: apt-get install libsimgrid-dev) a "simulated s" column
-gives the simulated time of one exchange step of each mapping: SimGrid replays every edge
-of the task graph as one message of weight x --bytes-per-weight bytes, all at once, over
-the machine's links (their bandwidths in GB/s, --link-latency seconds per hop) and reports
-when the last one arrives (mpitaskmap.sim.simgrid_replay.simulate_exchange).  Messages between tasks
-of one node cross no link; a mapping with only such messages takes 0 s.
+Without matplotlib, --html writes the page with the table and its legend but no figures,
+and one line says which extra to install.
+
+With --simulate (needs SimGrid: apt-get install libsimgrid-dev) a "SimGrid s" column
+gives SimGrid's time of one exchange step of each mapping: SimGrid replays every edge of
+the task graph as one message of weight x --bytes-per-weight bytes, all at once, over the
+machine's links (their bandwidths in GB/s, --link-latency seconds per hop) under its SMPI
+network model (the model an application under SMPI runs on, and the fluid judge's;
+--network-model CM02 for the plain fluid model) and reports when the last one arrives
+(mpitaskmap.sim.simgrid_replay.simulate_exchange).  Messages between tasks of one node
+cross no link; a mapping with only such messages takes 0 s.
 """
 
 EPILOG = """\
@@ -54,7 +62,7 @@ DEFAULT_METHODS = "identity,geometric,greedy+uwh"
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``mpitaskmap compare``."""
-    p = command_parser("compare", DESCRIPTION, EPILOG)
+    p = command_parser("compare", DESCRIPTION.replace("{columns}", column_help()), EPILOG)
     g = p.add_argument_group("what to compare")
     add_methods_option(g, DEFAULT_METHODS)
     g.add_argument("--mapping", action="append", default=[], metavar="[FORMAT=]PATH",
@@ -66,27 +74,34 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("-o", "--output", metavar="PATH", help="write the table there instead of standard output")
     g.add_argument("--html", metavar="PATH", help="write a self-contained HTML report (table + plots)")
     add_simulate_options(p.add_argument_group("simulated time (SimGrid)"),
-                         "add a 'simulated s' column: one exchange step of each mapping simulated by SimGrid; "
+                         f"add a '{SIMULATED_COLUMN}' column: one exchange step of each mapping simulated by SimGrid "
+                         "(--network-model); "
                          "auto rows are then judged by the simulator (the fastest of its --simulate-top best)")
     return p
 
 
-def simulated_seconds(mapping, *, link_latency: float, bytes_per_weight: float) -> float:
-    """Simulated seconds of one exchange step of ``mapping`` (0 when no message leaves its node).
+def simulated_seconds(mapping, *, link_latency: float = DEFAULT_MESSAGE_MODEL.hop_latency,
+                      bytes_per_weight: float = DEFAULT_MESSAGE_MODEL.bytes_per_weight,
+                      network: str = DEFAULT_NETWORK_MODEL.name) -> float:
+    """SimGrid's seconds of one exchange step of ``mapping`` (0 when no message leaves its node).
 
     Parameters
     ----------
     mapping : Mapping
         Task -> processor, with its task graph.
-    link_latency : float
-        Seconds per hop.
-    bytes_per_weight : float
-        Message bytes per unit of edge weight.
+    link_latency : float, optional
+        Seconds per hop (default that of :data:`~mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`).
+    bytes_per_weight : float, optional
+        Message bytes per unit of edge weight (default that of
+        :data:`~mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`, 1).
+    network : str, optional
+        The network model, a name of :data:`mpitaskmap.sim.fluid.NETWORK_MODELS` (default
+        SMPI's, :data:`~mpitaskmap.sim.fluid.DEFAULT_NETWORK_MODEL`: the fluid judge's).
 
     Returns
     -------
     float
-        :attr:`mpitaskmap.sim.simgrid_replay.ExchangeSimulation.seconds`.
+        :attr:`mpitaskmap.sim.simgrid_replay.ExchangeSimulation.seconds` under that model.
     """
     from ..sim.fluid import exchange_messages
     from ..sim.simgrid_replay import simulate_exchange
@@ -95,7 +110,8 @@ def simulated_seconds(mapping, *, link_latency: float, bytes_per_weight: float) 
     src, _, _ = exchange_messages(mapping.graph, mapping.machine, mapping.task_to_proc, bytes_per_weight)
     if src.size == 0:
         return 0.0
-    return simulate_exchange(mapping, link_latency=link_latency, bytes_per_weight=bytes_per_weight).seconds
+    return simulate_exchange(mapping, link_latency=link_latency, bytes_per_weight=bytes_per_weight,
+                             config=network_model(network).simgrid_config).seconds
 
 
 def report_figures(rows, best: int) -> list[tuple[str, bytes]]:
@@ -137,10 +153,14 @@ def compare_command(argv: list) -> int:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     if not methods and not args.mapping:
         raise ValueError("--methods: expected at least one method")
+    no_figures = ""  # why the HTML page has no figures
     if args.html:
         from ..viz.plots import _mpl
 
-        _mpl()  # fail before the work when matplotlib is missing
+        try:
+            _mpl()  # known before the work; without it the table is still printed and written
+        except ImportError:
+            no_figures = 'matplotlib is missing; install the plot extra: pip install "mpitaskmap[plot]"'
     if args.simulate:
         from ..sim.simgrid import simgrid_missing
 
@@ -160,19 +180,19 @@ def compare_command(argv: list) -> int:
     if len(set(labels)) != len(labels):
         raise ValueError(f"--methods: each method once; got {labels}")
     metrics = [s.strip() for s in args.metrics.split(",")] if args.metrics else None
-    rows = metric_rows(mappings, metrics, message_model(args))
+    model = message_model(args)
+    rows = metric_rows(mappings, metrics, model)
     if args.simulate:
         for r in rows:
             done = announce(f"{r.label}: simulating", quiet=args.quiet)
             t0 = time.perf_counter()
-            r.simulated = simulated_seconds(r.mapping, link_latency=args.link_latency,
-                                            bytes_per_weight=args.bytes_per_weight)
+            r.simulated = simulated_seconds(r.mapping, **model.replay_options(), network=args.network_model)
             done(time.perf_counter() - t0)
     wanted = args.metric or default_metric(mi.machine)
     key = wanted if wanted in rows[0].metrics else next(iter(rows[0].metrics))
     best = min(range(len(rows)), key=lambda i: (rows[i].metrics[key], i))
     header = {"machine": mi.describe(), "tasks": ti.describe(), "metric": key, "best": rows[best].label}
-    table = render_table(rows, args.format, header=header)
+    table = render_table(rows, args.format, header=header, with_legend=talk)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(table)
@@ -184,27 +204,32 @@ def compare_command(argv: list) -> int:
     ratio = f" = {rows[best].metrics[key] / base:.3f} x {rows[0].label}" if base else ""
     if talk:
         status.write(f"best by {key}: {rows[best].label}{ratio}\n")
+        status.write("".join(worse_than_default_line(r.label, r.info) for r in rows))  # graph methods only
     if args.html:
         from ..viz.report_html import write_html_report
 
         names = list(rows[0].metrics)
         sim = [SIMULATED_COLUMN] if args.simulate else []
-        columns = ["method", *[SHORT_NAMES.get(n, n) for n in names], *sim, "seconds"]
+        timed = any(r.seconds is not None for r in rows)
+        columns = ["method", *[SHORT_NAMES.get(n, n) for n in names], *sim, *([SECONDS_COLUMN] if timed else [])]
         cells = [[r.label, *[r.metrics[n] for n in names], *([r.simulated] if sim else []),
-                  "" if r.seconds is None else round(r.seconds, 4)]
+                  *(["-" if r.seconds is None else round(r.seconds, 4)] if timed else [])]
                  for r in rows]
-        notes = [f"Best by {key}: {rows[best].label}{ratio}.",
-                 "TH total hops, WH weighted hops (hop-bytes), Data(M) most volume on one link, Latency(M) most "
-                 "Data/bandwidth on one link, MMC most messages on one link, AMC/AC averages over used links. "
-                 "Lower is better."]
+        notes = [f"Best by {key}: {rows[best].label}{ratio}. Lower is better."]
+        if no_figures:
+            notes.append(f"No figures: {no_figures}.")
         if sim:
-            notes.append(f"simulated s: SimGrid's simulated time of one exchange step (every edge one message of "
-                         f"weight x {args.bytes_per_weight:g} bytes, all at once, {args.link_latency:g} s per hop, "
-                         "the machine's link bandwidths); seconds: time the method took to map.")
+            notes.append(f"{SIMULATED_COLUMN}: SimGrid's simulated time of one exchange step under its "
+                         f"{args.network_model} network model (every edge one message of weight x {model.bytes_per_weight:g} bytes, all at once, "
+                         f"{model.hop_latency:g} s per hop, the machine's link bandwidths); seconds: time the method "
+                         "took to map.")
         write_html_report(args.html, f"mpitaskmap: {ti.spec} on {mi.spec}", columns, cells,
-                          images=report_figures(rows, best), highlight=best, notes=notes,
+                          images=[] if no_figures else report_figures(rows, best), highlight=best, notes=notes,
+                          legend=column_meanings(columns),
                           meta={"machine": mi.describe(), "tasks": ti.describe(), "methods": ", ".join(labels)})
-        if talk:
+        if no_figures:  # said even with -q: the page lacks what was asked
+            status.write(f"mpitaskmap compare: wrote {args.html} without figures: {no_figures}\n")
+        elif talk:
             status.write(f"wrote {args.html} (HTML report)\n")
     return 0
 

@@ -8,20 +8,20 @@ import sys
 from ..mapping import IDENTITY, identity_mapping
 from ..metrics import METRICS, link_loads
 from ._registry import register
-from ._common import add_message_model_options, command_parser, load_inputs, message_model, metric_rows, render_table
+from ._common import (add_message_model_options, column_help, command_parser, load_inputs, message_model, metric_rows,
+                      render_table)
 from ._inputs import read_mapping_file
 
-__all__ = ["eval_command", "build_parser", "class_table"]
+__all__ = ["eval_command", "build_parser", "class_table", "CLASS_LEGEND"]
 
 DESCRIPTION = """\
 Evaluate mappings of a task graph on an allocation: the default order (task t on
 processor t) and any reorder files given with --mapping, one row each.
 
-Metrics (one implementation, mpitaskmap.metrics): TH total hops, AvgHops, WH weighted
-hops (hop-bytes), MaxHops, and on machines with a link model Data(M) (most volume on
-one link), Latency(M) (most Data/bandwidth), MMC (most messages on one link), AMC and
-AC (averages over the links used).  Lower is better for all of them.
-"""
+Metrics (one implementation, mpitaskmap.metrics; the link metrics on machines with a link
+model; "weight" is the task graph's edge weight, bandwidths are in GB/s; lower is better;
+the same legend ends the text table, -q or --format csv/json leave it out):
+""" + column_help(time_columns=()) + "\n"
 
 EPILOG = """\
 mapping files (--mapping [FORMAT=]PATH, repeatable; FORMAT from the name when omitted):
@@ -52,6 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: The legend under the per-class tables of ``--by-class``.
+CLASS_LEGEND = ("legend: link: the link class (X+, X-, ... on a torus); max data: most weight through one link of the "
+                "class; max latency: most weight / bandwidth on one (ns for bytes over GB/s); max msgs: most messages "
+                "through one; links used: links of the class that carry traffic")
+
+
 def class_table(rows) -> tuple[str, dict]:
     """Return the per-class link table (text) and its JSON records per row label.
 
@@ -60,7 +66,7 @@ def class_table(rows) -> tuple[str, dict]:
     :meth:`~mpitaskmap.machines.LinkLoads.by_class`.
     """
     lines, records = [], {}
-    for r in rows:
+    for r in rows:  # the legend line is the caller's: after the last row's table
         m = r.mapping
         dirs = link_loads(m.graph, m.machine, m.task_to_proc).by_class()
         records[r.label] = {"by_class": dirs}
@@ -89,7 +95,8 @@ def eval_command(argv: list) -> int:
     mi, ti = load_inputs(args)
     if not args.quiet and args.format == "text":
         sys.stderr.write(f"machine  {mi.describe()}\ntasks    {ti.describe()}\n")
-    mappings = [] if args.no_identity else [(IDENTITY, identity_mapping(ti.graph, mi.machine), None)]
+    mappings = [] if args.no_identity else [
+        (IDENTITY, identity_mapping(ti.graph, mi.machine, oversubscribe=args.oversubscribe), None)]
     for value in args.mapping:
         m = read_mapping_file(value, mi, ti.graph, args.hosts)
         mappings.append((m.method, m, None))
@@ -103,9 +110,9 @@ def eval_command(argv: list) -> int:
         if not mi.machine.has_link_model:
             raise ValueError(f"--by-class: the machine {mi.machine.name!r} has no link model")
         text, extra = class_table(rows)
-    sys.stdout.write(render_table(rows, args.format, header=header, extra=extra))
+    sys.stdout.write(render_table(rows, args.format, header=header, extra=extra, with_legend=not args.quiet))
     if args.by_class and args.format == "text":
-        sys.stdout.write("\n" + text)
+        sys.stdout.write("\n" + text + ("" if args.quiet else CLASS_LEGEND + "\n"))
     return 0
 
 

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 
-from ..search.judge import JUDGES
+from ..search.families.graph import worse_than_default_line
+from ..search.judge import JUDGE_TIE, JUDGES
 from ..mapfiles import MAP_FORMATS, write_map
 from ..mapping import IDENTITY, identity_mapping
 from ._registry import register
 from ._common import (
-    Progress, add_method_options, add_simulate_options, announce, command_parser, context_from, load_inputs,
-    message_model, metric_rows, render_table,
+    COLUMN_MEANINGS, SECONDS_COLUMN, SIMULATED_COLUMN, Progress, add_method_options, add_simulate_options, announce, command_parser,
+    column_help, context_from, load_inputs, message_model, metric_rows, render_table,
 )
 from ._inputs import guess_format, host_options, split_format_path
 from ._methods import run_method
@@ -24,8 +26,9 @@ Map a task graph onto an allocation with one method and write rank-reorder files
 The machine (-m) is where the job runs, one processor per MPI rank in the launcher's
 order; the tasks (-t) are the application's ranks and their messages.  Task t of the
 result is MPI rank t of the application, placed on the processor the method chose.
-The metrics of the default order and of the mapping are printed side by side.
-"""
+The metrics of the default order and of the mapping are printed side by side, with a
+legend line under the table (left out by -q and --format csv/json); lower is better:
+""" + column_help(time_columns=(SECONDS_COLUMN,)) + "\n"
 
 EPILOG = """\
 methods (--method NAME[:ARG][:OPTIONS]):
@@ -101,10 +104,12 @@ def map_command(argv: list) -> int:
     done = announce(args.method, quiet=args.quiet or args.format != "text" or args.method.startswith("auto"))
     mapping, seconds = run_method(args.method, ti.graph, mi.machine, ctx)
     done(seconds)
-    default = identity_mapping(ti.graph, mi.machine)
-    rows = metric_rows([(IDENTITY, default, None), (args.method, mapping, seconds)], model=message_model(args))
+    t0 = time.perf_counter()  # the default order is a method too: timed like the other row
+    default = identity_mapping(ti.graph, mi.machine, oversubscribe=args.oversubscribe)
+    rows = metric_rows([(IDENTITY, default, time.perf_counter() - t0), (args.method, mapping, seconds)],
+                       model=message_model(args))
     header = {"machine": mi.describe(), "tasks": ti.describe(), "method": args.method}
-    sys.stdout.write(render_table(rows, args.format, header=header))
+    sys.stdout.write(render_table(rows, args.format, header=header, with_legend=not args.quiet))
     for fmt, path in outputs:
         options = host_options(fmt, mi, args.hosts)
         if fmt == "mpich_rank_order" and args.ranges:
@@ -122,25 +127,45 @@ def map_command(argv: list) -> int:
         elif "judge_why" in mapping.info:
             chosen_by += f"; no judge: {mapping.info['judge_why']}"
         status.write(f"winner: {mapping.info['candidate']}{chosen_by}\n")
+    if not args.quiet:
+        status.write(worse_than_default_line(args.method, mapping.info))  # a graph method worse than the default
     return 0
 
 
 def judged_table(info: dict) -> str:
-    """The judge's table: each simulated mapping's rank by the objective and by simulated time."""
+    """The judge's table: each replayed mapping's rank by the objective and by time, and the one picked.
+
+    ``shortlisted by`` says why a mapping was replayed (the objective's best few, or the
+    best by a ``--simulate-also`` metric); ``picked`` marks the mapping returned and who
+    picked it: the judge, and the objective too when its own first is the fastest.  A
+    legend line ends the table.
+    """
     rows = info["judged"]
     w = max(len("candidate"), *(len(r["candidate"]) for r in rows))
+    picked_index = info.get("candidate_index")
     top = sum(r.get("chosen_by", "objective") == "objective" for r in rows)
     also = sorted({r["chosen_by"] for r in rows} - {"objective"})
-    how = "replayed (fluid judge)" if info.get("judge") == "fluid" else "simulated"
+    fluid = info.get("judge") == "fluid"
+    how = "replayed (fluid judge)" if fluid else "simulated"
     title = f"{how} the {top} best distinct mappings of the search ({info.get('metric', 'objective')})"
     if also:
         title += " and the best by " + ", ".join(also)
+    time_column = "replayed s" if fluid else SIMULATED_COLUMN  # every printed time names its model
     lines = [title + ":",
-             f"  {'by objective':>12} {'by time':>7}  {'chosen by':<14} {'candidate':<{w}} {'objective':>11} "
-             f"{'simulated s':>12}"]
+             f"  {'by objective':>12}  {'by time':>7}  {'shortlisted by':<14}  {'candidate':<{w}} {'objective':>11} "
+             f"{time_column:>12}  picked"]
     for r in rows:
-        lines.append(f"  {r['objective_rank']:>12} {r['simulated_rank']:>7}  {r.get('chosen_by', 'objective'):<14} "
-                     f"{r['candidate']:<{w}} {r['score']:>11.5g} {r['simulated_s']:>12.5g}")
+        picked = ""
+        if picked_index is not None and r.get("index") == picked_index:
+            picked = f"judge (objective's #{r['objective_rank']}{' too' if r['objective_rank'] == 1 else ''})"
+        lines.append(f"  {r['objective_rank']:>12}  {r['simulated_rank']:>7}  {r.get('chosen_by', 'objective'):<14}  "
+                     f"{r['candidate']:<{w}} {r['score']:>11.5g} {r['simulated_s']:>12.5g}  {picked}".rstrip())
+    replay = ("the fluid judge's in-process replay of one exchange step (SMPI network model), s" if fluid
+              else COLUMN_MEANINGS[SIMULATED_COLUMN])
+    lines.append(f"legend: by objective / by time: rank by the objective ({info.get('metric', 'objective')}) and by "
+                 f"{time_column}; shortlisted by: why it was replayed (objective: among its {top} best; a metric: "
+                 f"the best by it); objective: its score; {time_column}: {replay}; picked: the mapping returned "
+                 f"(the fastest; times within {JUDGE_TIE:g} of each other go to the better objective)")
     return "\n".join(lines) + "\n"
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Collection
 
 from ._registry import register
 from ._common import Progress, add_method_options, add_methods_option, command_parser, context_from, load_inputs
 from ._inputs import read_mapping_file
 from ._methods import run_method
 
-__all__ = ["plot_command", "build_parser", "KINDS", "applicable_kinds"]
+__all__ = ["plot_command", "build_parser", "KINDS", "applicable_kinds", "image_format"]
 
 #: Plot kinds and what they show.
 KINDS = {
@@ -22,15 +23,18 @@ KINDS = {
 }
 
 DESCRIPTION = """\
-Draw what mappings do to the network, default vs mapped side by side, as PNG files.
-Needs matplotlib (pip install "mpitaskmap[plot]").
+Draw what mappings do to the network, default vs mapped side by side, as image files:
+PNG, or the format of -o's extension (.pdf, .svg, .jpg, ... any that matplotlib writes; an
+extension it does not write is an error).  Needs matplotlib (pip install "mpitaskmap[plot]").
 
 kinds (--kind, repeatable; default every kind that applies to the machine: the
 allocation needs routers on a torus or mesh grid, the links a machine with links):
 """ + "\n".join(f"  {k:<10}  {v}" for k, v in KINDS.items()) + """
 
-With one --kind, -o names the file; otherwise -o is a prefix and each file gets
-_KIND.png appended (plot_allocation.png, plot_links.png, plot_hops.png by default).
+With one --kind, -o names the file (.png added when it has no extension); otherwise -o
+is a prefix and each file gets _KIND and the extension (.png by default) appended:
+plot_allocation.png, plot_links.png, plot_hops.png by default, figs/run_links.pdf ... for
+-o figs/run.pdf.
 """
 
 EPILOG = """\
@@ -58,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="allocation: colour by task-domain part or by a task coordinate (default part)")
     g.add_argument("--weighted", action="store_true", help="hops: share of volume instead of messages")
     g.add_argument("-o", "--output", default="plot", metavar="PATH",
-                   help="PNG file (one kind) or prefix (several kinds); default 'plot'")
+                   help="image file (one kind) or prefix (several kinds); its extension picks the format "
+                        "(default PNG); default 'plot'")
     g.add_argument("--dpi", type=int, default=100, help="resolution (default 100)")
     add_method_options(p)
     return p
@@ -82,6 +87,32 @@ def applicable_kinds(machine) -> list[str]:
     return [k for k in KINDS if applies[k]]
 
 
+def image_format(output: str, formats: Collection[str]) -> tuple[str, str]:
+    """Split ``-o`` into the file name without its extension and the image format.
+
+    No extension means PNG; an extension matplotlib writes (``formats``, the canvas's
+    supported file types) is the format; any other is an error naming them.
+
+    Examples
+    --------
+    >>> image_format("figs/links.pdf", {"png": "", "pdf": ""}), image_format("plot", {"png": ""})
+    (('figs/links', 'pdf'), ('plot', 'png'))
+    >>> image_format("l.xyz", {"png": "", "pdf": ""})
+    Traceback (most recent call last):
+    ...
+    ValueError: -o: matplotlib writes no '.xyz' files; got 'l.xyz'; use one of .pdf, .png (or no extension: PNG)
+    """
+    stem, ext = os.path.splitext(output)
+    if not ext:
+        return output, "png"
+    fmt = ext[1:].lower()
+    if fmt not in formats:
+        known = ", ".join("." + f for f in sorted(formats))
+        raise ValueError(f"-o: matplotlib writes no {ext!r} files; got {output!r}; use one of {known} "
+                         "(or no extension: PNG)")
+    return stem, fmt
+
+
 def plot_command(argv: list) -> int:
     """Run ``mpitaskmap plot`` with ``argv``; return the exit status.
 
@@ -98,7 +129,8 @@ def plot_command(argv: list) -> int:
     args = build_parser().parse_args(argv)
     from ..viz.plots import _mpl, plot_allocation, plot_hop_histogram, plot_link_loads
 
-    _mpl()  # fail before the work when matplotlib is missing
+    _, canvas = _mpl()  # fail before the work when matplotlib is missing
+    stem, fmt = image_format(args.output, canvas.get_supported_filetypes())  # and on an extension it cannot write
     mi, ti = load_inputs(args)
     kinds = list(dict.fromkeys(args.kind)) if args.kind else applicable_kinds(mi.machine)
     mappings = {}
@@ -110,12 +142,10 @@ def plot_command(argv: list) -> int:
         mappings[m.method] = m
     if not mappings:
         raise ValueError("--methods: expected at least one method or --mapping")
-    out = args.output
     if args.kind and len(kinds) == 1:
-        paths = {kinds[0]: out if out.lower().endswith(".png") else out + ".png"}
+        paths = {kinds[0]: f"{stem}.{fmt}"}
     else:
-        stem = out[:-4] if out.lower().endswith(".png") else out
-        paths = {k: f"{stem}_{k}.png" for k in kinds}
+        paths = {k: f"{stem}_{k}.{fmt}" for k in kinds}
     for kind, path in paths.items():
         folder = os.path.dirname(path)
         if folder:
@@ -126,7 +156,7 @@ def plot_command(argv: list) -> int:
             fig = plot_link_loads(mappings)
         else:
             fig = plot_hop_histogram(mappings, weighted=args.weighted)
-        fig.savefig(path, format="png", dpi=args.dpi)
+        fig.savefig(path, format=fmt, dpi=args.dpi)
         if not args.quiet:
             sys.stderr.write(f"wrote {path} ({kind}: {', '.join(mappings)})\n")
     return 0

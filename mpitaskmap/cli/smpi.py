@@ -26,8 +26,8 @@ from ..metrics import METRICS
 from ..sim.simgrid import DEFAULT_LOOPBACK, SMPI_DETERMINISTIC, SMPI_UNIT_FACTORS, platform_xml
 from ._registry import register
 from ._common import (
-    SHORT_NAMES, Progress, _fmt, add_method_options, add_methods_option, command_parser, load_inputs, metric_rows,
-    run_methods,
+    SHORT_NAMES, SIMULATED_COLUMN, Progress, _fmt, add_method_options, add_methods_option, command_parser, legend,
+    load_inputs, message_model, metric_rows, run_methods,
 )
 
 __all__ = [
@@ -42,8 +42,9 @@ DIR/METHOD.hostfile (line r = host of MPI rank r) and DIR/run.sh (one smpirun li
 method).  With --run "./app ARGS" (an SMPI binary: smpicc -O2 -o app app.c) every
 method's run is simulated once: the app's output goes to DIR/METHOD.out, SimGrid's log
 to DIR/METHOD.err, and one table gives per method the model metrics, SimGrid's
-simulated end time ("sim s"), the figure --time-regex reads from the app's output
-("app"), and their change vs identity.  DIR/results.json holds the same numbers.
+simulated end time of the run ("SimGrid s", SMPI's network model), the figure
+--time-regex reads from the app's output ("app", simulated by SimGrid too), and their
+change vs identity.  DIR/results.json holds the same numbers.
 
 The runs are communication-only (smpi/simulate-computation:no): the simulated time is
 what the network model makes of the app's messages under each placement, independent
@@ -279,7 +280,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def results_table(rows, runs: dict, base_label: str, *, figure: bool) -> str:
+def results_table(rows, runs: dict, base_label: str, *, figure: bool, with_legend: bool = True) -> str:
     """Return the text table of ``mpitaskmap simgrid``.
 
     Parameters
@@ -292,12 +293,14 @@ def results_table(rows, runs: dict, base_label: str, *, figure: bool) -> str:
         The row the changes are relative to (identity when it is in the list).
     figure : bool
         Add the app's figure (``--time-regex``) and its change.
+    with_legend : bool, optional
+        End with the legend line (:func:`~mpitaskmap.cli._common.legend`; default True).
 
     Returns
     -------
     str
-        Aligned text: method, metrics, ``sim s`` and its change in percent, then ``app``
-        and its change.
+        Aligned text: method, metrics, SimGrid's simulated end time (``SimGrid s``) and its
+        change in percent, then ``app`` and its change; then the legend.
     """
     names = list(rows[0].metrics)
     base = runs.get(base_label)
@@ -307,7 +310,7 @@ def results_table(rows, runs: dict, base_label: str, *, figure: bool) -> str:
             return "-"
         return f"{100.0 * (value / ref - 1.0):+.1f}%"
 
-    cols = ["method", *[SHORT_NAMES.get(n, n) for n in names], "sim s", f"vs {base_label}"]
+    cols = ["method", *[SHORT_NAMES.get(n, n) for n in names], SIMULATED_COLUMN, f"vs {base_label}"]
     if figure:
         cols += ["app", f"vs {base_label}"]
     table = []
@@ -323,6 +326,10 @@ def results_table(rows, runs: dict, base_label: str, *, figure: bool) -> str:
     widths = [max(len(c), *(len(t[i]) for t in table)) for i, c in enumerate(cols)]
     out = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cols, widths)))]
     out += ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(t, widths))) for t in table]
+    if with_legend:
+        out.append(legend(cols, {SIMULATED_COLUMN: "SimGrid's simulated end time of the app's run (s)",
+                                 f"vs {base_label}": f"change from the {base_label} row",
+                                 "app": "the app's own figure, read from its output by --time-regex"}))
     return "\n".join(out) + "\n"
 
 
@@ -429,9 +436,9 @@ def simgrid_command(argv: list) -> int:
     for line in errors:
         status.write(f"mpitaskmap simgrid: error: {line}\n")
 
-    rows = metric_rows(mappings, metrics)
+    rows = metric_rows(mappings, metrics, message_model(args))
     base_label = next((lbl for lbl, _, _ in mappings if lbl.lower() == IDENTITY), mappings[0][0])
-    sys.stdout.write(results_table(rows, runs, base_label, figure=time_regex is not None))
+    sys.stdout.write(results_table(rows, runs, base_label, figure=time_regex is not None, with_legend=talk))
     with open(os.path.join(args.output, "results.json"), "w", encoding="utf-8") as fh:
         json.dump({
             "machine": mi.describe(), "tasks": ti.describe(), "np": n_ranks, "run": args.run,

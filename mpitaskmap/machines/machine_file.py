@@ -20,6 +20,12 @@ Ranks are numbered in file order.  A file of bare ``x y z`` lines and nothing el
 Zoltan2 test format, e.g. the bundled Hopper allocation) reads with ``dims=`` given by the
 caller.  Node ids: explicit ``node=`` or ``host`` lines win; otherwise consecutive ranks
 with the same router form nodes of ``ranks_per_node`` (default: every rank its own node).
+A node sits at one router: a host (or ``node=`` id) given at two routers is an error
+naming it and both lines.  A ``host`` line that repeats an earlier one exactly (same name,
+slots and router) is an error naming both lines, not more slots: it is how a host listed
+twice or a file pasted twice reads.  A host may still appear on several lines with
+different slot counts; ranks placed round-robin over nodes (one rank a line, hosts
+repeating) are written as ``x y z node=N`` lines.
 Every error names the file, the line number and the offending text.
 """
 
@@ -84,6 +90,7 @@ def read_machine_file(
     coords: list[list[int]] = []
     explicit_nodes: list[int | None] = []
     host_names: dict[str, int] = {}
+    host_lines: dict[tuple, int] = {}  # (host, slots, router) -> line, to refuse exact repeats
     rank_lines: list[int] = []
     n_dims = None
     with open(path, "r", encoding="utf-8") as fh:
@@ -120,6 +127,12 @@ def read_machine_file(
                     raise _err(path, lineno, raw, "slots must be positive")
                 c = _ints(tok[3:], path, lineno, raw, "coordinates")
                 n_dims = _dim_count(n_dims, len(c), path, lineno, raw)
+                key = (tok[1], slots, tuple(c))
+                if key in host_lines:
+                    raise _err(path, lineno, raw, f"host {tok[1]!r} repeats line {host_lines[key]} exactly (the same "
+                               "slots at the same router); give each host once with all its slots, or one "
+                               "'x y z node=N' line per rank for ranks placed round-robin")
+                host_lines[key] = lineno
                 node = host_names.setdefault(tok[1], len(host_names))
                 coords.extend([c] * slots)
                 explicit_nodes.extend([node] * slots)
@@ -150,6 +163,7 @@ def read_machine_file(
         )
     rpn = ranks_per_node if ranks_per_node is not None else header.get("ranks_per_node", 1)
     node_ids = _node_ids(coords, explicit_nodes, int(rpn))
+    _check_one_router(path, arr, node_ids, rank_lines, {v: k for k, v in host_names.items()})
     return TorusMachine(
         arr,
         dims,
@@ -159,6 +173,36 @@ def read_machine_file(
         dim_names=header.get("names"),
         name=name or os.path.basename(str(path)),
     )
+
+
+def _check_one_router(path: str | os.PathLike, coords: np.ndarray, node_ids: np.ndarray, rank_lines: list[int],
+                      host_of: dict[int, str]) -> None:
+    """Raise naming the host (or node id) and both lines when a node's ranks sit at two routers."""
+    _, first = np.unique(node_ids, return_index=True)
+    lookup = np.full(int(node_ids.max()) + 1, -1, dtype=np.int64)
+    lookup[node_ids[first]] = first
+    head = lookup[node_ids]  # every rank's node's first rank
+    bad = np.flatnonzero((coords != coords[head]).any(axis=1))
+    if not bad.size:
+        return
+    r = int(bad[0])
+    f, node = int(head[r]), int(node_ids[r])
+    here, there = _line_texts(path, (rank_lines[r], rank_lines[f]))
+    tok = there.split()
+    who = f"host {host_of[node]!r}" if tok and tok[0].lower() == "host" and node in host_of else f"node {node}"
+    raise _err(path, rank_lines[r], here, f"{who} is at router {coords[r].tolist()} here but at router "
+               f"{coords[f].tolist()} on line {rank_lines[f]}; a node sits at one router")
+
+
+def _line_texts(path: str | os.PathLike, linenos: Sequence[int]) -> list[str]:
+    """The text of the given lines of ``path`` (read again: only errors need them)."""
+    want = set(linenos)
+    found: dict[int, str] = {}
+    with open(path, "r", encoding="utf-8") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if lineno in want:
+                found[lineno] = raw
+    return [found.get(n, "") for n in linenos]
 
 
 def _dim_count(n_dims, n, path, lineno, raw) -> int:

@@ -32,6 +32,24 @@ def _line_error(name: str, lineno: int, raw: str, what: str) -> InvalidInputErro
     return InvalidInputError(f"{name}:{lineno}: {what}; got {raw.strip()!r}")
 
 
+def _file_mapping(name: str, task_to_proc, machine: Machine, graph, *, method: str,
+                  capacity: int | None = None) -> Mapping:
+    """The Mapping a reader returns; an error names the file ``name`` first.
+
+    A file states its own placement, so several ranks on one processor are read as the
+    file writes them (the capacity check of :class:`~mpitaskmap.mapping.Mapping` still
+    applies, with ``capacity`` when the format allows one rank per processor only).
+    """
+    n = len(task_to_proc)
+    if graph is not None and n != graph.n_tasks:
+        raise InvalidInputError(f"{name}: the file places {n} ranks but the task graph has {graph.n_tasks} tasks; "
+                                f"a map file lists every rank (task) of the job")
+    try:
+        return Mapping(task_to_proc, machine, graph, capacity=capacity, oversubscribe=True, method=method)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{name}: {exc}") from None
+
+
 def _torus(mapping: Mapping) -> Machine:
     as_mapping(mapping)
     return require_router_grid(mapping.machine, "this format (router coordinates per rank)", InvalidInputError)

@@ -13,7 +13,7 @@ from ..errors import InvalidInputError
 from ..machines import TorusMachine, require_router_grid
 from ..mapping import Mapping
 from ..graphs.taskgraph import TaskGraph
-from ._io import _int_lines, _name, _torus, write_coordinate_lines
+from ._io import _file_mapping, _int_lines, _name, _torus, write_coordinate_lines
 
 
 # -- Blue Gene ----------------------------------------------------------------------------
@@ -137,4 +137,4 @@ def read_bluegene_map(path, machine: TorusMachine, graph: TaskGraph | None = Non
             f"{name}:{lines[i]}: no processor of the machine at these router coordinates and slot; "
             f"got {rows[i]!r}"
         )
-    return Mapping(procs, machine, graph, method=f"bluegene map {name}")
+    return _file_mapping(name, procs, machine, graph, method=f"bluegene map {name}")

@@ -14,7 +14,7 @@ from ..errors import InvalidInputError
 from ..machines import Machine
 from ..mapping import Mapping, as_mapping
 from ..graphs.taskgraph import TaskGraph
-from ._io import _content_lines, _line_error, _name, _opened
+from ._io import _content_lines, _file_mapping, _line_error, _name, _opened
 
 
 RANK_ORDER_HEADER = "# mpitaskmap rank order: use with MPICH_RANK_REORDER_METHOD=3"
@@ -129,4 +129,4 @@ def read_mpich_rank_order(path, machine: Machine, graph: TaskGraph | None = None
         raise InvalidInputError(f"{name}: ranks must be 0..{n - 1}, each once; got rank {missing[0]} missing")
     ttp = np.empty(n, dtype=np.intp)
     ttp[np.asarray(entries)] = np.arange(n)
-    return Mapping(ttp, machine, graph, capacity=1, method=f"MPICH_RANK_ORDER {name}")
+    return _file_mapping(name, ttp, machine, graph, capacity=1, method=f"MPICH_RANK_ORDER {name}")

@@ -15,7 +15,7 @@ from ..errors import InvalidInputError
 from ..machines import Machine
 from ..mapping import Mapping, as_mapping
 from ..graphs.taskgraph import TaskGraph
-from ._io import _name, _opened
+from ._io import _file_mapping, _name, _opened
 
 
 # -- CSV ----------------------------------------------------------------------------------
@@ -120,4 +120,4 @@ def read_mapping_csv(path, machine: Machine, graph: TaskGraph | None = None) -> 
         )
     ttp = np.empty(n, dtype=np.intp)
     ttp[rank] = proc
-    return Mapping(ttp, machine, graph, method=f"csv {name}")
+    return _file_mapping(name, ttp, machine, graph, method=f"csv {name}")

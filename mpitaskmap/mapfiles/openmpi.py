@@ -14,7 +14,7 @@ from ..errors import InvalidInputError
 from ..machines import Machine
 from ..mapping import Mapping, as_mapping
 from ..graphs.taskgraph import TaskGraph
-from ._io import _content_lines, _line_error, _name, _opened
+from ._io import _content_lines, _file_mapping, _line_error, _name, _opened
 from .hosts import _node_of_host, _node_procs, host_names, node_slots
 
 
@@ -116,4 +116,4 @@ def read_openmpi_rankfile(path, machine: Machine, graph: TaskGraph | None = None
     if missing:
         raise InvalidInputError(f"{name}: ranks must be 0..{n - 1}, each once; got rank {missing[0]} missing")
     ttp = np.asarray([placed[r][0] for r in range(n)], dtype=np.intp)
-    return Mapping(ttp, machine, graph, method=f"rankfile {name}")
+    return _file_mapping(name, ttp, machine, graph, method=f"rankfile {name}")

@@ -14,7 +14,7 @@ from ..errors import InvalidInputError
 from ..machines import Machine
 from ..mapping import Mapping, as_mapping
 from ..graphs.taskgraph import TaskGraph
-from ._io import _content_lines, _line_error, _name, _opened
+from ._io import _content_lines, _file_mapping, _line_error, _name, _opened
 from .hosts import _node_of_host, _procs_of_nodes, host_names
 
 
@@ -92,4 +92,4 @@ def read_slurm_hostfile(path, machine: Machine, graph: TaskGraph | None = None, 
     if not task_node:
         raise InvalidInputError(f"{name}: no host lines found; got an empty host list")
     ttp = _procs_of_nodes(np.asarray(task_node, dtype=np.intp), machine)
-    return Mapping(ttp, machine, graph, method=f"SLURM_HOSTFILE {name}")
+    return _file_mapping(name, ttp, machine, graph, method=f"SLURM_HOSTFILE {name}")

@@ -12,7 +12,9 @@ Detection order (:data:`AUTO_ORDER`); the first that applies wins:
 5. ``hostname``: always applies (node-only, flat network).
 
 Every step is recorded in the chosen provider's ``probes`` as ``(name, outcome)``, where
-outcome is ``"selected"`` or why the step was skipped, for the runtime to log and report.
+outcome is ``"selected"`` or why the step was skipped, and logged in one line at level INFO
+on the ``mpitaskmap`` logger (``MPITASKMAP_LOG=info`` shows it during ``remap()``;
+:func:`probe_summary`).
 Detection is local: different nodes could in principle see different files or
 libraries, so the runtime must check that every rank chose the same ``spec``.
 """
@@ -31,11 +33,28 @@ from .file import FileProvider
 from .hostname import HostnameProvider
 from .rca import RcaProvider
 
-__all__ = ["detect_provider", "AUTO_ORDER"]
+__all__ = ["detect_provider", "probe_summary", "AUTO_ORDER"]
 
 logger = logging.getLogger(__name__)
 
 AUTO_ORDER = ("env", "file", "rca", "bgq", "hostname")
+
+
+def probe_summary(probes) -> str:
+    """One line: the provider auto-detection chose and why it skipped each one before it.
+
+    Examples
+    --------
+    >>> probe_summary([("env", "MPITASKMAP_PROVIDER not set"), ("file", "MPITASKMAP_COORDS_FILE not set"),
+    ...                ("hostname", "selected")])
+    'provider auto-detection: hostname selected; skipped env (MPITASKMAP_PROVIDER not set), file \
+(MPITASKMAP_COORDS_FILE not set)'
+    """
+    *skipped, (name, how) = probes
+    text = f"provider auto-detection: {name} {how}"
+    if skipped:
+        text += "; skipped " + ", ".join(f"{n} ({why})" for n, why in skipped)
+    return text
 
 
 def detect_provider() -> Provider:
@@ -58,7 +77,7 @@ def detect_provider() -> Provider:
     def chosen(provider: Provider, name: str, how: str = "selected") -> Provider:
         probes.append((name, how))
         provider.probes = tuple(probes)
-        logger.debug("provider auto-detection: %s", provider.probes)
+        logger.info("%s", probe_summary(provider.probes))
         return provider
 
     env = read_env("MPITASKMAP_PROVIDER")

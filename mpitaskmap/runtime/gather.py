@@ -48,7 +48,8 @@ import numpy as np
 
 from .._validate import as_narrowest_coords, narrowest_int_dtype
 
-__all__ = ["LocalRank", "GatheredJob", "gather_job", "network_digest", "HEADER", "NodeShare", "location_dtype",
+__all__ = ["LocalRank", "GatheredJob", "gather_job", "network_digest", "describe_network", "network_mismatch",
+           "HEADER", "NodeShare", "location_dtype",
            "input_error", "pack_shared", "unpack_shared", "window_layout"]
 
 #: Header fields, one int32 each (the 63-bit digest in two halves, low first).
@@ -64,6 +65,43 @@ def network_digest(provider_spec: str, network) -> int:
     """A signed 63-bit digest of (provider spec, network), equal on ranks that agree."""
     raw = hashlib.blake2b(pickle.dumps((provider_spec, network), protocol=4), digest_size=8).digest()
     return int.from_bytes(raw, "little", signed=True) >> 1
+
+
+def describe_network(provider_spec: str, network: object | None) -> str:
+    """One line naming a rank's provider and network, for the error when ranks disagree.
+
+    Examples
+    --------
+    >>> from mpitaskmap.providers import NetworkInfo
+    >>> describe_network("sim:torus:dims=4x2,wrap=0", NetworkInfo(dims=(4, 2), wrap=False))
+    "provider 'sim:torus:dims=4x2,wrap=0' (torus network 4x2, wrap 00)"
+    """
+    if network is None:
+        return f"provider {provider_spec!r} (no network)"
+    words = [f"{network.kind} network"]
+    if network.dims:
+        words.append("x".join(str(int(d)) for d in network.dims))
+    if network.dims and not all(network.wrap):
+        words[-1] += ", wrap " + "".join("1" if w else "0" for w in network.wrap)
+    words += [f"{k}={v}" for k, v in network.options]
+    return f"provider {provider_spec!r} ({' '.join(words)})"
+
+
+def network_mismatch(rank: int, mine: str, first: str) -> str:
+    """The agreed error when ``rank`` reports another provider or network than rank 0.
+
+    ``mine`` and ``first`` are the two ranks' :func:`describe_network`; when they read
+    the same, the networks differ in what the line leaves out.
+
+    Examples
+    --------
+    >>> network_mismatch(3, "provider 'a' (flat network)", "provider 'b' (flat network)")
+    "provider: rank 3 reports provider 'a' (flat network) but rank 0 reports provider 'b' (flat network)"
+    """
+    text = f"provider: rank {rank} reports {mine} but rank 0 reports {first}"
+    if mine == first:
+        text += " (they differ in link bandwidths, dimension names or router coordinate count)"
+    return text
 
 
 def location_dtype(magnitude: int) -> np.dtype:
@@ -115,10 +153,14 @@ class GatheredJob:
 
     After :meth:`NodeShare.gather_and_build` the arrays are not kept (None): ``built``
     holds what the node leader built from them, as views of the node's windows, and
-    ``shared_bytes`` the size of those windows.
+    ``shared_bytes`` the size of those windows.  ``odd_rank`` is the first rank whose
+    provider or network differs from rank 0's (-1 when they agree); ``error`` then says
+    so, and the caller, which knows the providers, may word it better
+    (:func:`network_mismatch`).
     """
 
     error: str = ""
+    odd_rank: int = -1
     coords: np.ndarray | None = None
     locations: np.ndarray | None = None
     nodes: np.ndarray | None = None
@@ -374,15 +416,15 @@ class NodeShare:
             head = head.reshape(size, width)
             sizes = head[:, 4].astype(np.int64) + head[:, 5]
             text = self._gather_rows(mine, sizes)
-            error = _agreed_error(head, text)
-            plan = dict(error=error, bytes=4 * head.size + text.nbytes)
+            error, odd_rank = _agreed_error(head, text)
+            plan = dict(error=error, odd_rank=odd_rank, bytes=4 * head.size + text.nbytes)
             if not error:
                 plan.update(d=int(head[0, 1]), k=int(head[0, 2]), edges=int(head[:, 3].sum()) if head[0, 3] >= 0
                             else -1, loc_dtype=location_dtype(int(head[:, 6].max())))
         else:
             self._gather_rows(mine, None)
         plan = self.node.bcast(plan, root=0)
-        job = GatheredJob(error=plan["error"], bytes_moved=plan["bytes"])
+        job = GatheredJob(error=plan["error"], odd_rank=plan["odd_rank"], bytes_moved=plan["bytes"])
         if job.error:
             return job
         d, k, edges = plan["d"], plan["k"], plan["edges"]
@@ -511,8 +553,9 @@ def _displacements(counts: np.ndarray) -> np.ndarray:
     return np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
 
 
-def _agreed_error(head: np.ndarray, text: np.ndarray) -> str:
-    """The first failure in rank order, worded as remap always worded it; "" when none."""
+def _agreed_error(head: np.ndarray, text: np.ndarray) -> tuple[str, int]:
+    """The first failure in rank order, worded as remap always worded it ("" when none), and the
+    first rank whose provider or network differs from rank 0's when that is the failure (else -1)."""
     flags, d, k, n, name_len, err_len, _, digest_low, digest_high = head.T
     starts = _displacements(name_len.astype(np.int64) + err_len)
     for bit, what in ((_TASK_ERR, "task"), (_LOC_ERR, "provider")):
@@ -520,18 +563,18 @@ def _agreed_error(head: np.ndarray, text: np.ndarray) -> str:
         if bad.size:
             r = int(bad[0])
             a = int(starts[r] + name_len[r])
-            return f"{what}: rank {r}: " + text[a: a + int(err_len[r])].tobytes().decode("utf-8", "replace")
+            return f"{what}: rank {r}: " + text[a: a + int(err_len[r])].tobytes().decode("utf-8", "replace"), -1
     odd = np.flatnonzero(d != d[0])
     if odd.size:
         r = int(odd[0])
-        return f"coords: rank {r} gave {int(d[r])} dimensions but rank 0 gave {int(d[0])}"
+        return f"coords: rank {r} gave {int(d[r])} dimensions but rank 0 gave {int(d[0])}", -1
     odd = np.flatnonzero((n >= 0) != (n[0] >= 0))
     if odd.size:
-        return f"neighbors: rank {int(odd[0])} disagrees with rank 0 on whether neighbors were given"
+        return f"neighbors: rank {int(odd[0])} disagrees with rank 0 on whether neighbors were given", -1
     odd = np.flatnonzero((digest_low != digest_low[0]) | (digest_high != digest_high[0]) | (k != k[0]))
     if odd.size:
-        return f"provider: rank {int(odd[0])} reports a different provider or network than rank 0"
-    return ""
+        return f"provider: rank {int(odd[0])} reports a different provider or network than rank 0", int(odd[0])
+    return "", -1
 
 
 def gather_job(comm, local: LocalRank) -> GatheredJob:
@@ -567,7 +610,7 @@ def gather_job(comm, local: LocalRank) -> GatheredJob:
     text = np.empty(int(sizes.sum()), dtype=np.uint8)
     comm.Allgatherv(mine, [text, (sizes, _displacements(sizes))])
     job = GatheredJob(bytes_moved=head.nbytes + text.nbytes)
-    job.error = _agreed_error(head, text)
+    job.error, job.odd_rank = _agreed_error(head, text)
     if job.error:
         return job
     d, k = int(head[0, 1]), int(head[0, 2])

@@ -12,7 +12,8 @@ errors, one ``allgather`` of every rank's candidate scores and errors, one more 
 second stage (the best candidates refined; not with ``refine=0``), one for the judge (the
 replayed times of the objective's best few, :mod:`mpitaskmap.search.judge`; not with
 ``judge=None`` or where the default judge does not apply), one ``Bcast`` of the winning
-mapping from the rank that computed it, one ``Split``.
+mapping from the rank that computed it, one ``Split``.  When a rank's provider or network
+differs from rank 0's, two ``bcast`` of one line each name both in the agreed error.
 
 Never hang: nothing raises between collectives.  Local failures (bad coordinates, a
 provider error, an exception inside a mapper) travel in the gathered data, every rank
@@ -49,10 +50,13 @@ from ..search.families import identity as identity_family
 from ..search.judge import (DEFAULT_JUDGE, JUDGE_TOP, judge_stage, mapping_digest, replay_function, replay_in_turn,
                             resolve_judge)
 from ..mapping import IDENTITY
+from ..sim.fluid import DEFAULT_NETWORK_MODEL
+from ..metrics import METRICS
 from ..mappers.geometric.mj import ORDERINGS
 from ..search.problem import Candidate, Problem
 from ..search.registry import as_candidate
-from .gather import LocalRank, NodeShare, gather_job, input_error, network_digest
+from .gather import (LocalRank, NodeShare, describe_network, gather_job, input_error, network_digest,
+                     network_mismatch)
 from ..providers import Provider, assemble_machine_arrays, get_provider
 from ..search.scoring import (DEFAULT_FAMILIES, REFINE_TOP, apply, candidate_list, refinement_candidates, resolve_metric,
                      score_candidates, top_indices, winner)
@@ -62,9 +66,10 @@ __all__ = ["remap", "RemapReport", "search_candidates", "SearchResult", "METRIC_
 
 logger = logging.getLogger("mpitaskmap")
 
-#: Metrics remap() can optimise ("latency" is Latency(M), the bandwidth-aware max link load;
-#: "predicted_time" the predicted seconds of one exchange, the default on machines with links).
-METRIC_NAMES = ("predicted_time", "weighted_hops", "average_hops", "latency")
+#: Metrics remap() can optimise: every name of :data:`mpitaskmap.metrics.METRICS` ("latency" is
+#: Latency(M), the bandwidth-aware max link load; "predicted_time" the predicted seconds of one
+#: exchange, the default on machines with links; link metrics need a machine with a link model).
+METRIC_NAMES = tuple(METRICS)
 
 
 @dataclass
@@ -117,6 +122,10 @@ class RemapReport:
         of one exchange step), ``objective_rank``, ``simulated_rank``, ``chosen_by``.
     objective_winner : str
         The objective's own pick (the winner when no judge ran).
+    nothing_to_map : str
+        Why there was nothing to map ("" otherwise): all ranks on one node, where every
+        order costs the same and the default order is kept; the summary says so instead
+        of the metric before and after.
     """
 
     status: str = IDENTITY
@@ -139,6 +148,7 @@ class RemapReport:
     judge_why: str = ""
     judged: list = field(default_factory=list)
     objective_winner: str = ""
+    nothing_to_map: str = ""
 
     def summary(self) -> str:
         """Return a short multi-line text report."""
@@ -147,16 +157,21 @@ class RemapReport:
             lines.append(f"  error: {self.error}")
         if self.provider:
             lines.append(f"  provider: {self.provider}; machine: {self.machine}")
-        if self.n_candidates:
+        if self.nothing_to_map:
+            lines.append(f"  nothing to map: {self.nothing_to_map}")
+        elif self.n_candidates:
             gain = (1 - self.after / self.before) * 100 if self.before else 0.0
+            # every printed time names its model: the objective's seconds are "predicted"
+            unit, model = (" s", "predicted, ") if self.metric == "predicted_time" else ("", "")
             lines.append(
-                f"  {self.metric}: default {self.before:.6g} -> {self.after:.6g} ({gain:.1f}% lower); "
-                f"winner #{self.winner_index} {self.winner} of {self.n_candidates} candidates"
+                f"  {self.metric}: default {self.before:.6g}{unit} -> {self.after:.6g}{unit} ({model}{gain:.1f}% "
+                f"lower); winner #{self.winner_index} {self.winner} of {self.n_candidates} candidates"
                 + (f" ({self.n_refined} refined)" if self.n_refined else "")
             )
         if self.judge:
             times = ", ".join(f"#{j['index']} {j['simulated_s']:.4g} s" for j in self.judged)
-            lines.append(f"  judge: {self.judge} replay of the objective's {len(self.judged)} best ({times}); "
+            lines.append(f"  judge: {self.judge} replay ({DEFAULT_NETWORK_MODEL.name} network model) of the "
+                         f"objective's {len(self.judged)} best, replayed {times}; "
                          f"the objective's pick: {self.objective_winner}")
         elif self.judge_why:
             lines.append(f"  judge: none ({self.judge_why})")
@@ -200,7 +215,7 @@ def _local_task(comm, coords, neighbors, weights):
         coords = comm.Get_coords(comm.Get_rank())
     if coords is None:
         raise ValueError("coords: this rank gave no task coordinate (and comm is not a Cartcomm)")
-    c = np.asarray(coords, dtype=np.float64).ravel()
+    c = _task_coordinate(coords)
     if c.size == 0:
         raise ValueError("coords: empty coordinate")
     bad = np.flatnonzero(~np.isfinite(c))
@@ -235,6 +250,38 @@ def _local_task(comm, coords, neighbors, weights):
                 raise ValueError(f"weights: entry {i} must be finite and >= 0; got {v!r}")
         return c, np.asarray(neighbors, dtype=np.int64), np.asarray(weights, dtype=np.float64)
     return c, None, None
+
+
+def _task_coordinate(coords) -> np.ndarray:
+    """This rank's task coordinate as a flat float64 array; a ValueError says what is wrong with ``coords``.
+
+    Examples
+    --------
+    >>> _task_coordinate((1, 2.5)).tolist()
+    [1.0, 2.5]
+    >>> _task_coordinate("abc")
+    Traceback (most recent call last):
+    ...
+    ValueError: coords: expected this rank's task coordinate as numbers, e.g. (x, y, z); got the string 'abc'
+    >>> _task_coordinate([0, "y"])
+    Traceback (most recent call last):
+    ...
+    ValueError: coords: entry 1 is not a number; got 'y' (str)
+    """
+    if isinstance(coords, (str, bytes)):
+        kind = "string" if isinstance(coords, str) else "bytes"
+        raise ValueError(f"coords: expected this rank's task coordinate as numbers, e.g. (x, y, z); "
+                         f"got the {kind} {coords!r}")
+    if isinstance(coords, np.ndarray) and coords.dtype.kind in "iuf":
+        return coords.astype(np.float64).ravel()
+    try:
+        entries = np.asarray(coords, dtype=object).ravel()
+    except ValueError:  # ragged nesting numpy cannot hold
+        raise ValueError(f"coords: expected a flat sequence of numbers, e.g. (x, y, z); got {coords!r}") from None
+    for i, v in enumerate(entries):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise ValueError(f"coords: entry {i} is not a number; got {v!r} ({type(v).__name__})")
+    return entries.astype(np.float64)
 
 
 def _first_error(items, what: str) -> str | None:
@@ -288,8 +335,10 @@ def remap(
         Where the ranks sit: a spec such as ``"sim:titan:ppn=1"``, ``"file"``, ``"rca"``,
         ``"bgq"``, ``"hostname"``, ``"auto"``, or a Provider object.  Default: the
         ``MPITASKMAP_PROVIDER`` environment variable, else ``"auto"``.
-    metric : {"predicted_time", "weighted_hops", "average_hops", "latency"}, optional
-        What the candidate search minimises.  Default: ``predicted_time`` (the predicted
+    metric : str, optional
+        What the candidate search minimises: a name of :data:`mpitaskmap.metrics.METRICS`
+        (:data:`METRIC_NAMES`; the link metrics need a machine with a link model, else every
+        rank raises the same error).  Default: ``predicted_time`` (the predicted
         seconds of one exchange, :func:`~mpitaskmap.metrics.predicted_time`; weights are
         bytes) when the machine has a link model, else ``weighted_hops``
         (:func:`~mpitaskmap.metrics.default_metric`); the report names the one used.
@@ -467,6 +516,8 @@ def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights,
         err = job.error
         if not err:
             graph, machine = job.built
+    if job.odd_rank >= 0:  # known on every rank from the same headers: name both providers
+        err = _network_mismatch(comm, job.odd_rank, describe_network(prov_name, network))
     t_gather = MPI.Wtime() - t0
     rep.provider = prov_name
     rep.gathered_bytes = job.bytes_moved
@@ -501,6 +552,9 @@ def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights,
     rep.winner = search.candidates[search.index].label()
     rep.judge, rep.judge_why, rep.judged = search.judge, search.judge_why, search.judged
     rep.objective_winner = search.candidates[search.objective_index].label()
+    if machine.n_nodes == 1 and search.index == 0 and rep.before == rep.after:  # no network: every order ties
+        ranks = "the 1 rank runs" if size == 1 else f"all {size} ranks run"
+        rep.nothing_to_map = f"{ranks} on one node (no network between them); the default order is kept"
     task_to_proc = search.task_to_proc
     t_map, t_bcast = search.seconds["map_max"], search.seconds["bcast"]
 
@@ -523,6 +577,18 @@ def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights,
     if rank == 0:
         logger.info("%s", rep.summary())
     return _finish(comm, rep, report, on_error, new, share=share)
+
+
+def _network_mismatch(comm, odd: int, mine: str) -> str:
+    """The agreed error naming the providers and networks of rank 0 and of rank ``odd``.
+
+    Collective (two broadcasts of one line each), called by every rank alike when the
+    gathered headers show that rank ``odd`` disagrees with rank 0.
+    """
+    rank = comm.Get_rank()
+    first = comm.bcast(mine if rank == 0 else None, root=0)
+    other = comm.bcast(mine if rank == odd else None, root=odd)
+    return network_mismatch(odd, other, first)
 
 
 def _inputs(job, network, name: str):

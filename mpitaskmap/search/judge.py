@@ -33,9 +33,9 @@ from typing import Callable, Mapping as MappingType, Sequence
 import numpy as np
 
 from ..errors import InvalidInputError
-from ..sim.fluid import fluid_exchange
+from ..sim.fluid import DEFAULT_NETWORK_MODEL, fluid_exchange
 from ..mapping import Mapping
-from ..metrics import DEFAULT_HOP_LATENCY, LINK_METRICS, METRICS
+from ..metrics import DEFAULT_MESSAGE_MODEL, LINK_METRICS, METRICS
 from .problem import Candidate, Problem
 
 __all__ = ["JUDGES", "DEFAULT_JUDGE", "JUDGE_TOP", "JUDGE_ALSO", "JUDGE_TIE", "JUDGE_CONFIG", "FLUID_JUDGE_MAX_EDGES",
@@ -76,11 +76,12 @@ FLUID_JUDGE_MAX_EDGES = 100_000
 FLUID_JUDGE_MAX_WORK = 20_000_000
 #: SimGrid settings of the ``"simulate"`` judge: SMPI's network model (its bandwidth and latency
 #: factors, calibrated against real MPI runs), the model an unmodified MPI application runs
-#: under in SimGrid -- the model the fluid judge computes in-process.  On halo3d pairs of
-#: ``benchmarks/app_time_smpi.py`` where the objective and the application disagree it sided
-#: with the application on two of the three checked, the plain fluid model
-#: (:data:`mpitaskmap.sim.simgrid_replay.REPLAY_CONFIG`, the metrics study's) on none.
-JUDGE_CONFIG = ("network/model:SMPI",)
+#: under in SimGrid -- the model the fluid judge computes in-process
+#: (:data:`mpitaskmap.sim.fluid.DEFAULT_NETWORK_MODEL`, the default of every replay).  On halo3d
+#: pairs of ``benchmarks/app_time_smpi.py`` where the objective and the application disagree it
+#: sided with the application on two of the three checked, the plain fluid model
+#: (``mpitaskmap.sim.fluid.CM02.simgrid_config``, the metrics study's) on none.
+JUDGE_CONFIG = DEFAULT_NETWORK_MODEL.simgrid_config
 #: Keywords of :func:`~mpitaskmap.sim.fluid.fluid_exchange` the fluid judge accepts.
 FLUID_OPTIONS = ("link_latency", "bytes_per_weight", "node_link", "bandwidth_unit", "loopback", "model",
                  "max_work")
@@ -239,9 +240,9 @@ def fluid_seconds(problem: Problem, mapping: Mapping, options: dict | None = Non
     problem : Problem
     mapping : Mapping
     options : dict, optional
-        Keywords of :data:`FLUID_OPTIONS` (default ``link_latency`` =
-        :data:`~mpitaskmap.metrics.DEFAULT_HOP_LATENCY`, ``bytes_per_weight`` = 1: weights
-        are bytes, as for the default objective; the SMPI model).
+        Keywords of :data:`FLUID_OPTIONS` (default the message model of the default objective,
+        :data:`~mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`: ``link_latency`` 1e-7 s,
+        ``bytes_per_weight`` 1, weights are bytes; the SMPI model).
 
     Returns
     -------
@@ -249,8 +250,7 @@ def fluid_seconds(problem: Problem, mapping: Mapping, options: dict | None = Non
         Seconds (0 when no message crosses the network; inf when the replay passed its
         ``max_work``).
     """
-    options = check_fluid_options(options)
-    options.setdefault("link_latency", DEFAULT_HOP_LATENCY)
+    options = {**DEFAULT_MESSAGE_MODEL.replay_options(), **check_fluid_options(options)}
     return fluid_exchange(problem.graph, problem.machine, mapping.task_to_proc, **options).seconds
 
 
@@ -289,8 +289,8 @@ def replay_function(problem: Problem, judge: str, options: dict | None = None) -
         (:func:`mpitaskmap.sim.simgrid_replay.simulate_exchange`).
     options : dict, optional
         ``"fluid"``: :data:`FLUID_OPTIONS`; ``"simulate"``: keywords of ``simulate_exchange``
-        (defaults ``link_latency`` = :data:`~mpitaskmap.metrics.DEFAULT_HOP_LATENCY`,
-        ``bytes_per_weight`` = 1, ``config`` = :data:`JUDGE_CONFIG`).
+        (defaults: the message model of :data:`~mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`,
+        ``config`` = :data:`JUDGE_CONFIG`).
 
     Returns
     -------
@@ -310,8 +310,7 @@ def replay_function(problem: Problem, judge: str, options: dict | None = None) -
         missing = simgrid_missing(compiler=True)
         if missing:
             raise InvalidInputError(f"judge='simulate' needs SimGrid: {missing}")
-        sim_options = {"link_latency": DEFAULT_HOP_LATENCY, "bytes_per_weight": 1.0, "config": JUDGE_CONFIG,
-                       **(options or {})}
+        sim_options = {**DEFAULT_MESSAGE_MODEL.replay_options(), "config": JUDGE_CONFIG, **(options or {})}
         return lambda mapping: simgrid_replay.simulate_exchange(mapping, **sim_options).seconds
     if judge != "fluid":
         raise InvalidInputError(f"judge: unknown {judge!r}; valid: {list(JUDGES)}")

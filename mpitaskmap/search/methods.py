@@ -52,7 +52,8 @@ from .judge import (DEFAULT_JUDGE, JUDGE_ALSO, JUDGE_TOP, judge_metrics, judge_s
                     replay_in_turn, resolve_judge)
 from .problem import Problem
 from .registry import METHOD_TABLE, find_method, method_candidate
-from .scoring import REFINE_TOP, apply, best_of, candidate_list, families_for, score_candidates
+from .scoring import (REFINE_TOP, SEVERAL_PER_PROC, apply, best_of, candidate_list, families_for,
+                      score_candidates)
 
 __all__ = ["map", "METHODS", "method_candidate", "map_regular", "RegularResult"]
 
@@ -74,6 +75,7 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     judge_top: int = JUDGE_TOP,
     judge_options: dict | None = None,
     judge_also: Sequence[str] | None = None,
+    oversubscribe: bool = False,
     **options,
 ) -> Mapping:
     """Map ``graph`` onto ``machine`` with a method of :data:`METHODS`.
@@ -132,6 +134,11 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
         for ``judge="default"``, which replays what ``remap()`` replays; ``()``: none).
         Link metrics are skipped on a machine without a link model.  They are computed in
         the search's own pass over the candidates (one more metric evaluation each).
+    oversubscribe : bool, optional
+        Allow more tasks than processors (default False: such a job is refused,
+        :func:`~mpitaskmap.mapping.check_fit`).  Only the families of
+        :data:`~mpitaskmap.search.scoring.SEVERAL_PER_PROC` (identity, geometric) place
+        several tasks on a processor: ``auto`` then searches those, other methods refuse.
     **options
         Options of the method, as :data:`~mpitaskmap.search.registry.METHOD_TABLE` declares
         them (``ordering=...`` for geometric, ``delta=`` for the graph refinements,
@@ -150,8 +157,9 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     Raises
     ------
     InvalidInputError
-        On an unknown method or option, or when the method does not apply to this input
-        (:class:`~mpitaskmap.errors.NotApplicableError`).
+        On an unknown method or option, when the method does not apply to this input
+        (:class:`~mpitaskmap.errors.NotApplicableError`), or on more tasks than processors
+        without ``oversubscribe`` (or with a method that places one task per processor).
 
     Examples
     --------
@@ -162,7 +170,10 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     """
     entry, arg = find_method(method)
     name = entry.name
-    problem = Problem(graph, machine)
+    problem = Problem(graph, machine, oversubscribe=oversubscribe)
+    _check_several_per_proc(problem, [entry.family] if entry.family else [], f"method {method!r}")
+    if name == "auto" and families is not None:
+        _check_several_per_proc(problem, [families] if isinstance(families, str) else list(families), "families")
     if ((judge not in (None, DEFAULT_JUDGE) or judge_also is not None or judge_options is not None)
             and name != "auto"):
         raise InvalidInputError(f"judge: only method 'auto' has candidates to judge; got method {method!r}")
@@ -188,6 +199,17 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     if entry.congestion:
         kwargs["congestion_progress"] = congestion_progress
     return apply(method_candidate(method, **options), problem, **kwargs)
+
+
+def _check_several_per_proc(problem: Problem, families: Sequence[str], what: str) -> None:
+    """Refuse families that place one task per processor when there are more tasks than processors."""
+    n, p = problem.graph.n_tasks, problem.machine.n_procs
+    single = [f for f in families if f not in SEVERAL_PER_PROC]
+    if n > p and single:
+        raise InvalidInputError(
+            f"{what}: the {single[0]} family places one task per processor, and {n} tasks on {p} processors need "
+            f"several; use a method of the {' or '.join(SEVERAL_PER_PROC)} family"
+        )
 
 
 def _judged(problem: Problem, metric, families, progress, options, judge, why, top, judge_options,

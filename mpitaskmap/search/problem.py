@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import InvalidInputError
 from ..graphs.grid_analysis import GridPattern, analyse_grid
 from ..machines import Machine, NodeView, as_machine
-from ..mapping import IDENTITY
+from ..mapping import IDENTITY, check_fit
 from ..graphs.taskgraph import TaskGraph
 
 __all__ = ["Candidate", "Problem", "IDENTITY"]
@@ -84,6 +84,17 @@ class Problem:
     grid_pattern : GridPattern, optional
         The task graph's grid pattern when the caller analysed it with other options
         (default: :func:`~mpitaskmap.graphs.grid_analysis.analyse_grid` on first use).
+    oversubscribe : bool, optional
+        Allow more tasks than processors (default False: refused here, before any
+        candidate is computed, by the one rule :func:`~mpitaskmap.mapping.check_fit`).
+        The families that place several tasks on a processor (geometric, identity) read
+        it from the problem.
+
+    Raises
+    ------
+    InvalidInputError
+        On a graph that is not a TaskGraph, or more tasks than processors without
+        ``oversubscribe``.
 
     Notes
     -----
@@ -99,12 +110,15 @@ class Problem:
     (2, (4, 4))
     """
 
-    def __init__(self, graph: TaskGraph, machine: Machine, *, grid_pattern: GridPattern | None = None) -> None:
+    def __init__(self, graph: TaskGraph, machine: Machine, *, grid_pattern: GridPattern | None = None,
+                 oversubscribe: bool = False) -> None:
         if not isinstance(graph, TaskGraph):
             raise InvalidInputError(f"graph: expected a TaskGraph; got {type(graph).__name__}")
         as_machine(machine)
+        check_fit(graph.n_tasks, machine.n_procs, oversubscribe)
         self.graph = graph
         self.machine = machine
+        self.oversubscribe = bool(oversubscribe)
         self._cache: dict[Hashable, Any] = {}
         if grid_pattern is not None:
             self._cache["grid_pattern"] = grid_pattern

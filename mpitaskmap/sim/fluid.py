@@ -24,8 +24,11 @@ message-size-dependent corrections), for a message of ``B`` bytes on a route of 
 
 Rates are recomputed whenever a message starts or ends.  :data:`SMPI` is the model an MPI
 application runs under in SimGrid (``network/model:SMPI``: SimGrid 3.32's default factor
-tables, ``weight_S`` = 8775, cross-traffic 0.05); :data:`CM02` is the plain fluid model of
-:data:`mpitaskmap.sim.simgrid_replay.REPLAY_CONFIG`.  Not modelled: SimGrid's TCP-window bound on a
+tables, ``weight_S`` = 8775, cross-traffic 0.05) and the default of every replay of the
+library (:data:`DEFAULT_NETWORK_MODEL`: this one, the judge's, ``simulate_exchange``'s);
+:data:`CM02` is the plain fluid model (``CM02.simgrid_config`` in SimGrid), on request.
+Each model carries its SimGrid settings (:attr:`NetworkModel.simgrid_config`), so one name
+selects the same model here and in SimGrid.  Not modelled: SimGrid's TCP-window bound on a
 flow's rate (``network/TCP-gamma`` / (2 x latency): terabytes per second at the sub-
 microsecond latencies of a torus, far above any link) and wifi links.  The tests check the
 kernel against SimGrid itself, message by message, where SimGrid is installed.
@@ -52,9 +55,11 @@ from .._validate import as_index_array, check_bytes_per_weight
 from ..errors import InvalidInputError
 from ..machines import Machine, as_machine
 from ..graphs.taskgraph import TaskGraph
+from ..metrics import DEFAULT_MESSAGE_MODEL
 from .params import DEFAULT_LOOPBACK, platform_parameters
 
-__all__ = ["NetworkModel", "SMPI", "CM02", "NETWORK_MODELS", "FluidExchange", "exchange_messages", "fluid_exchange"]
+__all__ = ["NetworkModel", "SMPI", "CM02", "NETWORK_MODELS", "DEFAULT_NETWORK_MODEL", "network_model",
+           "FluidExchange", "exchange_messages", "fluid_exchange"]
 
 #: SMPI's default ``smpi/bw-factor`` (SimGrid 3.32): (smallest message size in bytes, factor),
 #: largest size first; a message takes the factor of the first row whose size it reaches.
@@ -91,6 +96,10 @@ class NetworkModel:
         Share of a flow's rate it also takes on each link of its reverse route (0: none).
     bandwidth_factors, latency_factors : tuple of (size, factor)
         Message-size-dependent corrections, largest size first, the last for size 0.
+    simgrid_config : tuple of str
+        SimGrid ``--cfg`` settings that select this model in SimGrid
+        (:func:`mpitaskmap.sim.simgrid_replay.simulate_exchange`'s ``config``); empty for a
+        model SimGrid has no name for.
     """
 
     name: str
@@ -98,6 +107,7 @@ class NetworkModel:
     crosstraffic: float
     bandwidth_factors: tuple = ((0.0, 1.0),)
     latency_factors: tuple = ((0.0, 1.0),)
+    simgrid_config: tuple = ()
     _checked: bool = field(default=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -107,6 +117,10 @@ class NetworkModel:
             raise InvalidInputError(f"crosstraffic: must lie in [0, 1]; got {self.crosstraffic!r}")
         object.__setattr__(self, "bandwidth_factors", _factor_table(self.bandwidth_factors, "bandwidth_factors"))
         object.__setattr__(self, "latency_factors", _factor_table(self.latency_factors, "latency_factors"))
+        if isinstance(self.simgrid_config, str) or not all(isinstance(c, str) for c in self.simgrid_config):
+            raise InvalidInputError(f"simgrid_config: expected a sequence of 'KEY:VALUE' strings; got "
+                                    f"{self.simgrid_config!r}")
+        object.__setattr__(self, "simgrid_config", tuple(self.simgrid_config))
 
     @staticmethod
     def _lookup(table, size: np.ndarray) -> np.ndarray:
@@ -129,11 +143,33 @@ class NetworkModel:
 
 #: SimGrid's SMPI network model (``network/model:SMPI``): what an MPI application sees.
 SMPI = NetworkModel("SMPI", weight_s=8775.0, crosstraffic=0.05, bandwidth_factors=SMPI_BANDWIDTH_FACTORS,
-                    latency_factors=SMPI_LATENCY_FACTORS)
-#: SimGrid's CM02 model without cross-traffic (:data:`mpitaskmap.sim.simgrid_replay.REPLAY_CONFIG`).
-CM02 = NetworkModel("CM02", weight_s=20537.0, crosstraffic=0.0)
+                    latency_factors=SMPI_LATENCY_FACTORS, simgrid_config=("network/model:SMPI",))
+#: SimGrid's CM02 model without cross-traffic: the plain max-min fluid model, no TCP or SMPI corrections.
+CM02 = NetworkModel("CM02", weight_s=20537.0, crosstraffic=0.0,
+                    simgrid_config=("network/model:CM02", "network/crosstraffic:0"))
 #: Models by name.
 NETWORK_MODELS = {m.name: m for m in (SMPI, CM02)}
+#: The network model of every replay unless told otherwise: SMPI's, the one an application
+#: under SMPI runs on (the fluid judge, :func:`fluid_exchange`,
+#: :func:`~mpitaskmap.sim.simgrid_replay.simulate_exchange`, ``compare --simulate``, the demo).
+DEFAULT_NETWORK_MODEL = SMPI
+
+
+def network_model(model: NetworkModel | str) -> NetworkModel:
+    """The :class:`NetworkModel` of ``model``: itself, or the one of :data:`NETWORK_MODELS` by that name.
+
+    Examples
+    --------
+    >>> network_model("CM02").simgrid_config
+    ('network/model:CM02', 'network/crosstraffic:0')
+    """
+    if isinstance(model, str):
+        if model not in NETWORK_MODELS:
+            raise InvalidInputError(f"model: unknown network model {model!r}; valid: {sorted(NETWORK_MODELS)}")
+        return NETWORK_MODELS[model]
+    if not isinstance(model, NetworkModel):
+        raise InvalidInputError(f"model: expected a NetworkModel or a name; got {type(model).__name__}")
+    return model
 
 
 @dataclass(frozen=True)
@@ -174,7 +210,8 @@ class FluidExchange:
 
 
 def exchange_messages(graph: TaskGraph, machine: Machine, task_to_proc,
-                      bytes_per_weight: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                      bytes_per_weight: float = DEFAULT_MESSAGE_MODEL.bytes_per_weight
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Source node, destination node and bytes of every message of one exchange step.
 
     Every directed edge ``t -> u`` of weight ``w`` between tasks on different nodes is one
@@ -188,7 +225,8 @@ def exchange_messages(graph: TaskGraph, machine: Machine, task_to_proc,
     task_to_proc : array_like of int
         Processor of every task.
     bytes_per_weight : float, optional
-        Bytes per unit of edge weight (default 1: weights are bytes).
+        Bytes per unit of edge weight (default that of
+        :data:`~mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`, 1: weights are bytes).
 
     Returns
     -------
@@ -268,12 +306,12 @@ def fluid_exchange(
     machine: Machine,
     task_to_proc,
     *,
-    link_latency: float,
-    bytes_per_weight: float = 1.0,
+    link_latency: float = DEFAULT_MESSAGE_MODEL.hop_latency,
+    bytes_per_weight: float = DEFAULT_MESSAGE_MODEL.bytes_per_weight,
     node_link: tuple[float, float] | None = None,
     bandwidth_unit: str = "GBps",
     loopback: tuple[float, float] = DEFAULT_LOOPBACK,
-    model: NetworkModel | str = "SMPI",
+    model: NetworkModel | str = DEFAULT_NETWORK_MODEL,
     max_work: int | None = None,
 ) -> FluidExchange:
     """Replay one exchange step of ``graph`` under a flow-level network model.
@@ -282,7 +320,7 @@ def fluid_exchange(
     has arrived.  The platform is :func:`mpitaskmap.sim.simgrid.platform_xml`'s explicit one and
     the model SimGrid's (module notes), so the result is what
     :func:`mpitaskmap.sim.simgrid_replay.simulate_exchange` returns with the matching ``config``
-    (``("network/model:SMPI",)`` for :data:`SMPI`, its default for :data:`CM02`) -- without
+    (the model's :attr:`~NetworkModel.simgrid_config`; both default to :data:`SMPI`) -- without
     SimGrid.
 
     Parameters
@@ -294,10 +332,12 @@ def fluid_exchange(
         splits; without one they cross node links only.
     task_to_proc : array_like of int
         Processor of every task.
-    link_latency : float
-        Latency of every network link (per hop), seconds, >= 0.
+    link_latency : float, optional
+        Latency of every network link (per hop), seconds, >= 0 (default the hop latency of
+        :data:`~mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`, 1e-7).
     bytes_per_weight : float, optional
-        Bytes per unit of edge weight (default 1).
+        Bytes per unit of edge weight (default that of
+        :data:`~mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`, 1: weights are bytes).
     node_link : (float, float), optional
         Injection and ejection link of every node: (bandwidth in ``bandwidth_unit``, latency
         in s).  Default none on a machine with a link model; (1, ``link_latency``) on one
@@ -309,7 +349,8 @@ def fluid_exchange(
         A router's crossbar, for nodes of one router without node links (default
         :data:`mpitaskmap.sim.params.DEFAULT_LOOPBACK`).
     model : NetworkModel or str, optional
-        :data:`SMPI` (default) or :data:`CM02`, or a name of :data:`NETWORK_MODELS`.
+        :data:`SMPI` (default, :data:`DEFAULT_NETWORK_MODEL`) or :data:`CM02`, or a name of
+        :data:`NETWORK_MODELS`.
     max_work : int, optional
         Stop once the replay's work (:attr:`FluidExchange.work`) passes this and return an
         incomplete result (default None: replay to the end).  Deterministic, unlike a
@@ -340,12 +381,7 @@ def fluid_exchange(
     if max_work is not None and (isinstance(max_work, bool) or not isinstance(max_work, (int, np.integer))
                                  or max_work < 1):
         raise InvalidInputError(f"max_work: expected a positive int or None; got {max_work!r}")
-    if isinstance(model, str):
-        if model not in NETWORK_MODELS:
-            raise InvalidInputError(f"model: unknown network model {model!r}; valid: {sorted(NETWORK_MODELS)}")
-        model = NETWORK_MODELS[model]
-    if not isinstance(model, NetworkModel):
-        raise InvalidInputError(f"model: expected a NetworkModel or a name; got {type(model).__name__}")
+    model = network_model(model)
     if not isinstance(graph, TaskGraph):
         raise InvalidInputError(f"graph: expected a TaskGraph; got {type(graph).__name__}")
     as_machine(machine)

@@ -28,6 +28,7 @@ table.metrics th { background: #f0f3f7; } table.metrics td.num { text-align: rig
 table.metrics tr.best td { background: #eaf6ea; font-weight: 600; }
 figure { margin: 1.5em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
 figcaption { color: #444; font-size: 0.9em; margin-top: 0.3em; }
+p.legend { color: #333; font-size: 0.88em; }
 """
 
 
@@ -50,6 +51,7 @@ def html_report(
     meta: dict | None = None,
     notes: Sequence[str] = (),
     highlight: int | None = None,
+    legend: dict | None = None,
 ) -> str:
     """Return a self-contained HTML page: title, facts, a table and embedded PNG images.
 
@@ -70,6 +72,9 @@ def html_report(
         Paragraphs shown under the table.
     highlight : int, optional
         Index of a row to highlight (e.g. the best method).
+    legend : dict, optional
+        Column header -> what it means, with its unit: shown right under the table (the
+        command line's text tables end with the same legend).
 
     Returns
     -------
@@ -85,6 +90,9 @@ def html_report(
     --------
     >>> page = html_report("Demo", ["method", "WH"], [["default", 12.0]])
     >>> "<th>WH</th>" in page and "<td class=\\"num\\">12</td>" in page
+    True
+    >>> '<b>WH</b>: hops x weight' in html_report("Demo", ["method", "WH"], [["default", 12.0]],
+    ...                                           legend={"WH": "hops x weight"})
     True
     """
     columns = [str(c) for c in columns]
@@ -112,6 +120,9 @@ def html_report(
     facts.setdefault("generated", datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     meta_rows = "".join(f"<tr><td>{html.escape(str(k))}</td><td>{html.escape(str(v))}</td></tr>" for k, v in facts.items())
     paragraphs = "".join(f"<p>{html.escape(n)}</p>" for n in notes)
+    if legend:
+        items = "; ".join(f"<b>{html.escape(str(k))}</b>: {html.escape(str(v))}" for k, v in legend.items())
+        paragraphs = f'<p class="legend">Legend: {items}.</p>' + paragraphs
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"

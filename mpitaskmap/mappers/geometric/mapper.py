@@ -24,7 +24,7 @@ import numpy as np
 from ..._validate import as_float_matrix
 from ...errors import InvalidInputError
 from ...machines import Machine, require_router_grid
-from ...mapping import Mapping
+from ...mapping import Mapping, check_fit
 from .mj import ORDERINGS, _partition_finite, mj_partition
 from ...graphs.taskgraph import TaskGraph
 from .transforms import bandwidth_scale, box_transform, drop_constant_dimensions, drop_dimensions, torus_shift
@@ -218,6 +218,7 @@ def map_geometric(
     drop: Sequence[int] = (),
     prime_split: bool = True,
     task_coords=None,
+    oversubscribe: bool = False,
 ) -> Mapping:
     """Map tasks to processors by partitioning both coordinate sets with MJ.
 
@@ -242,6 +243,10 @@ def map_geometric(
         two MJ trees keep the same shape.
     task_coords : (n_tasks, td) array_like of float, optional
         Coordinates to use instead of the task graph's own.
+    oversubscribe : bool, optional
+        Allow more tasks than processors, each processor then holding a part of up to
+        ``ceil(n_tasks / n_procs)`` tasks (default False:
+        :func:`~mpitaskmap.mapping.check_fit` refuses them).
 
     Returns
     -------
@@ -253,7 +258,8 @@ def map_geometric(
     ------
     InvalidInputError
         On missing or non-finite task coordinates, an unknown ordering (listing the valid
-        ones), or a permutation of the wrong length.
+        ones), a permutation of the wrong length, or more tasks than processors without
+        ``oversubscribe``.
 
     Notes
     -----
@@ -283,6 +289,7 @@ def map_geometric(
     tcoords = drop_constant_dimensions(tcoords)
     pcoords = processor_coords(machine, shift=shift, bandwidth=bandwidth, box=box, drop=drop)
     n_tasks, n_procs = tcoords.shape[0], machine.n_procs
+    check_fit(n_tasks, n_procs, oversubscribe)
     n_parts = min(n_tasks, n_procs)
     procs = np.arange(n_procs, dtype=np.intp)
     if n_tasks < n_procs:
@@ -319,4 +326,4 @@ def map_geometric(
         "idle_processors": n_procs - n_parts if n_tasks < n_procs else 0,
         "seconds": time.perf_counter() - t0,
     }
-    return Mapping(task_to_proc, machine, graph, method="geometric", info=info)
+    return Mapping(task_to_proc, machine, graph, oversubscribe=oversubscribe, method="geometric", info=info)

@@ -227,5 +227,5 @@ def apply(candidate: Candidate, problem: Problem, *, prime_split: bool = True) -
     return map_geometric(
         problem.graph, problem.machine, ordering=o.get("ordering", "fz"), task_perm=o.get("task_perm"),
         proc_perm=o.get("proc_perm"), shift=o.get("shift", True), bandwidth=o.get("bandwidth", False),
-        box=o.get("box"), drop=o.get("drop", ()), prime_split=prime_split,
+        box=o.get("box"), drop=o.get("drop", ()), prime_split=prime_split, oversubscribe=problem.oversubscribe,
     )

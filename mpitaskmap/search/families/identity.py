@@ -19,4 +19,4 @@ def candidates(problem: Problem) -> list[Candidate]:
 
 def apply(candidate: Candidate, problem: Problem) -> Mapping:
     """Return the default order of ``problem`` (:func:`~mpitaskmap.mapping.identity_mapping`)."""
-    return identity_mapping(problem.graph, problem.machine)
+    return identity_mapping(problem.graph, problem.machine, oversubscribe=problem.oversubscribe)
