@@ -50,8 +50,8 @@ Inputs (seeded; every one maps one task per core):
    and Zoltan2 are n/a).
 
 Inputs 3-6 map onto 4096 processors of ``titan_machine(256, cores_per_node=16)``.  The
-partitioner is ``partition_graph``'s "auto" choice (METIS when pymetis is installed, else
-the library's greedy graph growing); the one used is printed.
+partitioner is ``partition_graph``'s "auto" choice (the library's recursive bisection on
+every install; METIS only when asked for); the one used is printed.
 
 Speed section: UG / UWH / UMC on 3-D stencils of 4K .. 64K tasks onto sparse Titan-like
 allocations with 16 cores per node (median of 3); targets at 32,768 tasks: UG <= 2 s,

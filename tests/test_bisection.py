@@ -11,6 +11,7 @@ from mpitaskmap import _graphmap
 from mpitaskmap.mappers.graph import bisection as bm
 from mpitaskmap.mappers.graph import greedy as gm
 from ring_variants import GridRing, GridRingWithRouters
+from walkthrough import walkthrough_input
 
 try:
     import pymetis  # noqa: F401
@@ -409,3 +410,29 @@ def test_dense_uwh_kernel_gain_matches_the_wh_drop_and_partner_cap_matters():
         assert np.bincount(tn, minlength=nn.n_nodes).max() <= 3
         results[partners] = tn
     assert not np.array_equal(results[1], results[3])  # the cap changes which swaps are seen
+
+
+def test_walkthrough_bisection_wins_on_hops_and_loses_on_the_slow_links():
+    """Issue 28, item 4: on the README's SimGrid walkthrough input ``bisection`` is worse than
+    the default order by Latency(M) and predicted time.  Why: it minimises weighted hops
+    (4,014,080 against the default order's 6,225,920) and no link's load enters its cut
+    costs, so 40 messages of 2,560 bytes cross one Y link (the Gemini's slowest, 37.5 per
+    unit time): Latency(M) 102,400 / 37.5 = 2,731 against the default order's 81,920 / 37.5 =
+    2,185, predicted time 2.756e-06 s against 2.195e-06 s.  The two-phase partitioner's fix
+    does not touch it (the bisection mapper cuts the tasks along the processor tree with its
+    own kernel calls).  As a named method it says so; inside a search the identity, listed
+    first, beats it.
+    """
+    g, m = walkthrough_input()
+    ident = mpitaskmap.identity_mapping(g, m)
+    named = mpitaskmap.map(g, m, "bisection")
+    assert named.metric("weighted_hops") == 4_014_080 < ident.metric("weighted_hops") == 6_225_920
+    assert named.metric("latency") == pytest.approx(40 * 2560 / 37.5)
+    assert ident.metric("latency") == pytest.approx(32 * 2560 / 37.5)
+    note = named.info["worse_than_default"]
+    assert note["metric"] == "predicted_time"
+    assert note["value"] == pytest.approx(2.7557e-06, rel=1e-4)
+    assert note["default"] == pytest.approx(2.1945e-06, rel=1e-4)
+    assert note["value"] == named.metric("predicted_time") and note["default"] == ident.metric("predicted_time")
+    best = mpitaskmap.best_of(g, m, ["identity", "bisection"])
+    assert best.index == 0 and best.mapping.task_to_proc.tolist() == list(range(512))

@@ -196,30 +196,30 @@ def test_run_halo3d_table_of_simulated_seconds_per_method(capsys, tmp_path, apps
 
 @needs_smpi
 def test_an_app_that_fails_under_one_method_gives_one_line_and_the_rest_prints(capsys, tmp_path, apps):
-    run(capsys, "simgrid", "-m", SIM, "-t", TASKS, "--methods", "identity,greedy+uwh", "-o", tmp_path, "-q")
-    bad = first_host(tmp_path / "greedy+uwh.hostfile")
-    assert bad != first_host(tmp_path / "identity.hostfile")  # rank 0 moves: only greedy+uwh fails
-    status, out, err = run(capsys, "simgrid", "-m", SIM, "-t", TASKS, "--methods", "identity,greedy+uwh",
+    run(capsys, "simgrid", "-m", SIM, "-t", TASKS, "--methods", "identity,identity+uwh", "-o", tmp_path, "-q")
+    bad = first_host(tmp_path / "identity+uwh.hostfile")
+    assert bad != first_host(tmp_path / "identity.hostfile")  # rank 0 moves: only identity+uwh fails
+    status, out, err = run(capsys, "simgrid", "-m", SIM, "-t", TASKS, "--methods", "identity,identity+uwh",
                            "-o", tmp_path, "-q", "--run", f"{apps / 'picky'} fail {bad}", "--time-regex", r"figure (\S+)")
     assert status == 1
     assert len(err.splitlines()) == 1 and err.startswith(
-        f"mpitaskmap simgrid: error: greedy+uwh: the app failed with exit status 1 "
-        f"({tmp_path / 'greedy+uwh.out'}, {tmp_path / 'greedy+uwh.err'})")
+        f"mpitaskmap simgrid: error: identity+uwh: the app failed with exit status 1 "
+        f"({tmp_path / 'identity+uwh.out'}, {tmp_path / 'identity+uwh.err'})")
     _, rows = table(out)
-    assert rows["identity"][5] == "2.5" and rows["greedy+uwh"][3:] == ["-", "-", "-", "-"]
+    assert rows["identity"][5] == "2.5" and rows["identity+uwh"][3:] == ["-", "-", "-", "-"]
 
 
 @needs_smpi
 def test_a_run_past_its_timeout_is_killed_and_the_rest_prints(capsys, tmp_path, apps):
-    run(capsys, "simgrid", "-m", SIM, "-t", TASKS, "--methods", "identity,greedy+uwh", "-o", tmp_path, "-q")
+    run(capsys, "simgrid", "-m", SIM, "-t", TASKS, "--methods", "identity,identity+uwh", "-o", tmp_path, "-q")
     spin = first_host(tmp_path / "identity.hostfile")
-    status, out, err = run(capsys, "simgrid", "-m", SIM, "-t", TASKS, "--methods", "identity,greedy+uwh",
+    status, out, err = run(capsys, "simgrid", "-m", SIM, "-t", TASKS, "--methods", "identity,identity+uwh",
                            "-o", tmp_path, "-q", "--run", f"{apps / 'picky'} spin {spin}", "--timeout", "1.5")
     assert status == 1
     assert err == (f"mpitaskmap simgrid: error: identity: smpirun killed after 1.5 s of wall-clock time (--timeout) "
                    f"({tmp_path / 'identity.out'}, {tmp_path / 'identity.err'})\n")
     _, rows = table(out)
-    assert rows["identity"][3] == "-" and float(rows["greedy+uwh"][3]) > 0
+    assert rows["identity"][3] == "-" and float(rows["identity+uwh"][3]) > 0
     if shutil.which("pgrep"):
         leftover = subprocess.run(["pgrep", "-f", f"picky spin {spin}"], capture_output=True, text=True)
         assert leftover.stdout == ""  # the whole process group was killed

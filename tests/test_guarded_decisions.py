@@ -5,6 +5,12 @@ is removed or reversed (checked by mutation when written: see each test's docstr
 * ``select_compact_subset``: the k-means refinement loop after the seeds.
 * ``_node_shares``: largest-remainder rounding, remainder ties to the lower node.
 * ``_fit_parts``: a part stays on its greedy node when it fits there.
+* ``split_half``: a range is cut where its total is closest to half, ties to fewer entries.
+* ``note_against_default``: a graph mapping is noted only when strictly worse than the
+  default order by the default objective; a refined candidate does not inherit its start's note.
+* ``auto`` over the graph family: a candidate worse than the default order by the objective
+  never wins (the identity is candidate 0, ties to the lowest index, the judge's shortlist
+  capped by the identity's score).
 
 The MPI counterpart of the tie rule (``remap`` winner index 0 on a tie) is in
 ``test_remap.py``.
@@ -13,8 +19,14 @@ The MPI counterpart of the tie rule (``remap`` winner index 0 on a tie) is in
 import numpy as np
 import pytest
 
-from mpitaskmap import TaskGraph, TorusMachine, best_of, candidate_list, map_greedy, torus_machine
+import mpitaskmap
+from mpitaskmap import Mapping, TaskGraph, TorusMachine, best_of, candidate_list, map_greedy, torus_machine
 from mpitaskmap.mappers.geometric.mapper import select_compact_subset
+from mpitaskmap.mappers.graph.partition import split_half
+from mpitaskmap.search.families import graph as graph_family
+from mpitaskmap.search.problem import Problem
+from mpitaskmap.search.scoring import apply, refinement_candidates
+from walkthrough import walkthrough_input
 
 # Private helpers guarded here: if they move, this is the one line to fix.
 from mpitaskmap.mappers.graph.greedy import NodeNetwork, _fit_parts, _node_shares
@@ -200,3 +212,88 @@ def test_two_phase_greedy_on_a_job_that_does_not_fill_its_last_node():
     machine = machine_from_provider(get_provider("sim:titan:ppn=4,seed=1"), 9)
     mapping = map_greedy(TaskGraph.stencil([9]), machine, two_phase=True)
     assert sorted(mapping.task_to_proc.tolist()) == list(range(9))
+
+
+# -- split_half: cut at half the total, ties to fewer entries ------------------------------
+
+
+def test_split_half_ties_go_to_fewer_entries():
+    """Totals [1, 1, 1]: a cut after 1 entry leaves 1 | 2, after 2 entries 2 | 1; both are
+    1 away from half of 3, so the tie goes to fewer entries: 1.  Weights [1, 2, 1]: after 1
+    entry 1 | 3, after 2 entries 3 | 1: tie again, 1.  [3, 1, 1, 1]: 3 | 3 after 1, exact.
+
+    Mutation check: taking the last minimum gives 2 for the first two cases.
+    """
+    assert split_half(np.array([1, 1, 1])) == 1
+    assert split_half(np.array([1, 2, 1])) == 1
+    assert split_half(np.array([3, 1, 1, 1])) == 1
+
+
+# -- note_against_default: strictly worse only, not inherited ---------------------------------
+
+
+def test_graph_method_is_noted_only_when_strictly_worse_than_the_default_order():
+    """A 4-task path on a line of 4 nodes, one core each: the default order puts path
+    neighbours on line neighbours, the least any mapping can do, so the family's
+    ``greedy+uwh`` finds a mapping that ties with it (predicted time equal): no note.  The
+    order [0, 2, 1, 3] sends 0 -> 1 and 2 -> 3 two hops: worse, noted with both scores.
+
+    Mutation check: ``>=`` in the comparison notes the tie and fails the first assertion.
+    """
+    g, m = TaskGraph.stencil([4]), torus_machine([4], wrap=False)
+    problem = Problem(g, m)
+    tie = apply(graph_family.candidate("greedy+uwh"), problem)
+    assert tie.metric("predicted_time") == mpitaskmap.identity_mapping(g, m).metric("predicted_time")
+    assert graph_family.WORSE_THAN_DEFAULT not in tie.info
+    worse = graph_family.note_against_default(Mapping([0, 2, 1, 3], m, g), problem)
+    note = worse.info[graph_family.WORSE_THAN_DEFAULT]
+    assert note["value"] > note["default"] == tie.metric("predicted_time")
+
+
+def test_refined_candidate_does_not_inherit_its_starts_note():
+    """The refinements copy their start's ``info``; a note about the start is not about the
+    refined mapping, so the search's second stage drops it.  Start: ``bisection`` on the
+    walkthrough input, noted (predicted time 2.756e-06 s against the default order's
+    2.195e-06 s).
+
+    Mutation check: without the drop in ``scoring._apply_refined`` the refined mapping
+    carries the note.
+    """
+    g, m = walkthrough_input()
+    problem = Problem(g, m)
+    start = graph_family.candidate("bisection")
+    assert graph_family.WORSE_THAN_DEFAULT in apply(start, problem).info
+    refined = apply(refinement_candidates([start], "predicted_time")[0], problem)
+    assert graph_family.WORSE_THAN_DEFAULT not in refined.info
+
+
+# -- auto over the graph family: never worse than the default order by the objective ----------
+
+
+def _moved(graph, machine, task_to_proc) -> float:
+    """Objective: tasks off their default processor; the default order scores 0, every other mapping more."""
+    return float(np.count_nonzero(np.asarray(task_to_proc) != np.arange(graph.n_tasks)))
+
+
+@pytest.mark.parametrize("judge", [None, "fluid"])
+def test_auto_over_the_graph_family_never_returns_a_mapping_worse_than_the_default(judge):
+    """On the walkthrough input every graph candidate moves tasks, so by the objective
+    ``_moved`` each is worse than the default order (0).  The search lists the identity
+    first and keeps the lowest (score, index); the judge replays only candidates scoring no
+    worse than it.  So ``auto`` returns the default order, candidate 0, with or without the
+    judge -- although the judge's replay finds graph mappings faster (the fluid replay of
+    ``geometric+uwh fz`` is about 1.1e-06 s against the default order's 4.1e-06 s).
+    """
+    g, m = walkthrough_input()
+    also = {} if judge is None else {"judge_also": ()}
+    mapping = mpitaskmap.map(g, m, "auto", families="graph", metric=_moved, judge=judge, **also)
+    assert mapping.info["candidate_index"] == 0 and _moved(g, m, mapping.task_to_proc) == 0.0
+
+
+def test_auto_with_judge_also_never_returns_a_mapping_worse_than_the_default():
+    """As above with the judge's second opinion on (``judge_also=("latency",)``, the default
+    of an explicit ``judge="fluid"`` and of the command line's auto): the best candidate by
+    Latency(M), ``geometric+uwh fz`` (objective 510 tasks moved), is replayed and picked."""
+    g, m = walkthrough_input()
+    mapping = mpitaskmap.map(g, m, "auto", families="graph", metric=_moved, judge="fluid", judge_also=("latency",))
+    assert _moved(g, m, mapping.task_to_proc) == 0.0

@@ -299,7 +299,8 @@ def test_judge_simulates_the_best_distinct_mappings_and_keeps_the_fastest(monkey
 
 
 def _latency_pick(g, m, mapping):
-    """Brute force: index of the candidate of least Latency(M) (ties: objective, then index)."""
+    """Brute force: index of the candidate of least Latency(M) (ties: objective, then index) among
+    those no worse than the default order (candidate 0) by the objective."""
     from mpitaskmap.search.problem import Problem
     from mpitaskmap.search.scoring import apply
 
@@ -309,37 +310,36 @@ def _latency_pick(g, m, mapping):
     for i, cand in enumerate(cands):
         t2p = apply(cand, problem).task_to_proc
         keys.append((metrics.latency(g, m, t2p), predicted_time(g, m, t2p), i))
-    return min(keys)[2], keys
+    default = keys[0][1]
+    return min(k for k in keys if k[1] <= default)[2], keys
 
 
-def test_judge_also_simulates_the_latency_pick_outside_the_top(monkeypatch):
+def test_judge_also_never_replays_a_latency_pick_worse_than_the_default(monkeypatch):
+    # the latency pick's mechanics outside the objective's top are tested on judge_stage itself
+    # (tests/test_registry.py); here, on a real search, the candidate of least Latency(M) is a
+    # rank order the objective ranks worse than the default order, so it is never replayed
     import mpitaskmap
     from mpitaskmap import titan_machine
     from mpitaskmap.search.judge import JUDGE_ALSO
-
-    assert JUDGE_ALSO == ("latency",)
     from mpitaskmap.search.problem import Problem
     from mpitaskmap.search.scoring import apply
 
+    assert JUDGE_ALSO == ("latency",)
     g = TaskGraph.stencil([4, 4, 4], weight=32.0)  # small messages: the routes, not the loads, rank them
     m = titan_machine(16, cores_per_node=4, seed=5)
     plain = mpitaskmap.map(g, m, judge=None)  # the objective alone
-    pick, keys = _latency_pick(g, m, plain)
-    target = apply(plain.info["candidate_list"][pick], Problem(g, m)).task_to_proc.tobytes()
-    # on this input the latency pick is another rank order than the objective's winner
-    assert target != plain.task_to_proc.tobytes()
+    _, keys = _latency_pick(g, m, plain)
+    worst = min(keys)  # least Latency(M) over every candidate, eligible or not
+    assert worst[1] > keys[0][1]  # ... scores worse than the default order by the objective
+    banned = apply(plain.info["candidate_list"][worst[2]], Problem(g, m)).task_to_proc.tobytes()
 
-    def seconds_of(mapping):  # the latency pick "runs" fastest, everything else equally slow
-        return 0.5 if mapping.task_to_proc.tobytes() == target else 1.0
+    def seconds_of(mapping):  # the banned pick would "run" fastest
+        return 0.5 if mapping.task_to_proc.tobytes() == banned else 1.0
 
     calls = _fake_simulator(monkeypatch, seconds_of)
     judged = mpitaskmap.map(g, m, judge="simulate", judge_top=1)
-    rows = judged.info["judged"]
-    assert [r["chosen_by"] for r in rows] == ["objective", "latency"] and len(calls) == 2
-    assert rows[0]["candidate"] == plain.info["candidate"]
-    assert rows[1]["index"] == pick and rows[1]["candidate"] == plain.info["candidate_list"][pick].label()
-    assert judged.info["candidate"] == rows[1]["candidate"] and judged.task_to_proc.tobytes() == target
-    assert [r["simulated_rank"] for r in rows] == [2, 1] and [r["objective_rank"] for r in rows] == [1, 2]
+    assert all(r["index"] != worst[2] for r in judged.info["judged"]) and judged.task_to_proc.tobytes() != banned
+    assert len(calls) == len(judged.info["judged"])
     # explicitly none: only the objective's top
     _fake_simulator(monkeypatch, seconds_of)
     alone = mpitaskmap.map(g, m, judge="simulate", judge_top=1, judge_also=[])

@@ -209,7 +209,7 @@ def test_every_grid_heuristic_is_called_through_the_one_dispatch(monkeypatch):
 
 
 # -- the judge stage once ----------------------------------------------------------------------
-def _stage(times: dict, error: str = "", also=None, max_work=None):
+def _stage(times: dict, error: str = "", also=None, max_work=None, top=3):
     cands = [Candidate.make("c", str(i)) for i in range(5)]
     scores = [3.0, 1.0, 1.0, 2.0, 5.0]
     digests = {0: b"a", 1: b"b", 2: b"b", 3: b"c", 4: b"d"}
@@ -219,16 +219,23 @@ def _stage(times: dict, error: str = "", also=None, max_work=None):
         asked.append(list(shortlist))
         return {i: times[i] for i in shortlist if i in times}, error
 
-    return judge_stage("fluid", cands, scores, digests, replay, top=3, also=also, max_work=max_work), asked
+    return judge_stage("fluid", cands, scores, digests, replay, top=top, also=also, max_work=max_work), asked
 
 
 def test_judge_stage_shortlists_replays_and_ranks():
-    # the three best distinct mappings by the objective (2 is 1's mapping), then the metric's pick
+    # the three best distinct mappings by the objective (2 is 1's mapping); the metric's pick, 4,
+    # scores worse than the default order (index 0) by the objective, so it is not replayed
     out, asked = _stage({1: 2.0, 3: 1.0, 0: 1.5, 4: 0.5}, also={"latency": {0: 9.0, 1: 9.0, 3: 9.0, 4: 1.0}})
-    assert asked == [[1, 3, 0, 4]]
+    assert asked == [[1, 3, 0]]
     assert [(r["index"], r["chosen_by"], r["objective_rank"], r["simulated_rank"]) for r in out.judged] == [
-        (1, "objective", 1, 4), (3, "objective", 2, 2), (0, "objective", 3, 3), (4, "latency", 4, 1)]
-    assert out.index == 4 and out.why == ""
+        (1, "objective", 1, 3), (3, "objective", 2, 1), (0, "objective", 3, 2)]
+    assert out.index == 3 and out.why == ""
+    # the objective's best alone, then the metric's best among the mappings no worse than the default
+    out, asked = _stage({1: 2.0, 3: 1.0, 4: 0.5}, also={"latency": {0: 9.0, 1: 9.0, 3: 2.0, 4: 1.0}}, top=1)
+    assert asked == [[1, 3]]
+    assert [(r["index"], r["chosen_by"], r["objective_rank"], r["simulated_rank"]) for r in out.judged] == [
+        (1, "objective", 1, 2), (3, "latency", 2, 1)]
+    assert out.index == 3
     # times within the tie go to the better objective
     out, _ = _stage({1: 1.0, 3: 1.0 - JUDGE_TIE / 2, 0: 2.0})
     assert out.index == 1

@@ -420,8 +420,10 @@ def judge_stage(judge: str, candidates: Sequence[Candidate], scores: Sequence[fl
     shortlist = [(i, "objective") for i in judge_shortlist(list(enumerate(scores)), digests, top)]
     seen = {digests[i] for i, _ in shortlist}
     for name, values in (also or {}).items():
-        if values:
-            i = min(values, key=lambda i: (values[i], scores[i], i))
+        # as judge_shortlist: only mappings no worse than the default order (index 0) by the objective
+        eligible = [i for i in values if scores[i] <= scores[0]] if scores else []
+        if eligible:
+            i = min(eligible, key=lambda i: (values[i], scores[i], i))
             if digests[i] not in seen:
                 seen.add(digests[i])
                 shortlist.append((i, name))

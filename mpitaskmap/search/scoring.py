@@ -31,6 +31,7 @@ from ..graphs.taskgraph import TaskGraph
 __all__ = [
     "FAMILIES",
     "DEFAULT_FAMILIES",
+    "SEVERAL_PER_PROC",
     "families_for",
     "candidate_list",
     "apply",
@@ -58,6 +59,11 @@ FAMILIES: dict[str, ModuleType] = {
 #: Families searched when none are named: the geometric mapper (ALGORITHMS.md section 2).
 DEFAULT_FAMILIES = ("geometric",)
 
+#: Families whose mappings may put several tasks on one processor (``oversubscribe=True``);
+#: the others place one task per processor, so a search over more tasks than processors
+#: leaves them out (:func:`families_for`) and a method of theirs refuses such a job.
+SEVERAL_PER_PROC = ("identity", "geometric")
+
 def _family_names(families: str | Sequence[str]) -> list[str]:
     names = [families] if isinstance(families, str) else list(families)
     unknown = [f for f in names if f not in FAMILIES]
@@ -71,7 +77,8 @@ def families_for(problem: Problem) -> list[str]:
 
     Geometric when the tasks have coordinates, graph always, grid when the task graph is a
     regular grid on a box allocation, percs on PERCS machines; identity is not listed (the
-    search puts it first anyway).
+    search puts it first anyway).  With more tasks than processors (a problem built with
+    ``oversubscribe=True``) only the families of :data:`SEVERAL_PER_PROC`.
 
     Examples
     --------
@@ -80,8 +87,9 @@ def families_for(problem: Problem) -> list[str]:
     ['geometric', 'graph', 'grid', 'rubik']
     """
     out = []
+    several = problem.graph.n_tasks > problem.machine.n_procs
     for name, module in FAMILIES.items():
-        if name == "identity":
+        if name == "identity" or (several and name not in SEVERAL_PER_PROC):
             continue
         if module.candidates(problem):
             out.append(name)
@@ -94,6 +102,7 @@ def candidate_list(
     *,
     families: str | Sequence[str] = DEFAULT_FAMILIES,
     include_identity: bool = False,
+    oversubscribe: bool = False,
     **options,
 ) -> list[Candidate]:
     """Enumerate the candidates of the named families, deterministically.
@@ -110,6 +119,9 @@ def candidate_list(
         Put the identity (default order) first, as ``remap()`` does, so the winner is
         never worse than the default.  An "identity" family named explicitly is dropped
         elsewhere in the list (it is always index 0 or absent).
+    oversubscribe : bool, optional
+        Allow more tasks than processors (default False; see
+        :class:`~mpitaskmap.search.problem.Problem`); ignored when a Problem is passed.
     **options
         Options of the geometric family's enumeration: ``orderings``, ``rotate``,
         ``variants``, ``max_all_rotations`` (see
@@ -127,7 +139,7 @@ def candidate_list(
     >>> len(cands), cands[0].label()
     (49, 'geometric fz T* P* shift')
     """
-    problem = _problem(graph, machine)
+    problem = _problem(graph, machine, oversubscribe)
     names = _family_names(families)
     unknown = sorted(set(options) - {"orderings", "rotate", "variants", "max_all_rotations"})
     if unknown:
@@ -144,14 +156,14 @@ def candidate_list(
     return out
 
 
-def _problem(graph, machine) -> Problem:
+def _problem(graph, machine, oversubscribe: bool = False) -> Problem:
     if isinstance(graph, Problem):
         if machine is not None:
             raise InvalidInputError("machine: pass either a Problem or (graph, machine), not both")
         return graph
     if machine is None:
         raise InvalidInputError("machine: missing (pass a Problem or graph and machine)")
-    return Problem(graph, machine)
+    return Problem(graph, machine, oversubscribe=oversubscribe)
 
 
 #: Candidates refined in the second stage of a search by default (0 = one stage).
@@ -197,6 +209,9 @@ def top_indices(scores: Iterable[tuple[int, float]], k: int) -> list[int]:
 
 
 def _apply_refined(candidate: Candidate, problem: Problem) -> Mapping:
+    if problem.graph.n_tasks > problem.machine.n_procs:  # the refinements move one task per processor
+        raise NotApplicableError(f"{candidate.label()}: refinement places one task per processor; "
+                                 f"got {problem.graph.n_tasks} tasks on {problem.machine.n_procs}")
     start = apply(candidate.option("start"), problem)
     steps = candidate.method.split("+")
     if len(steps) > 1 and not problem.machine.has_link_model:
@@ -206,6 +221,7 @@ def _apply_refined(candidate: Candidate, problem: Problem) -> Mapping:
         mapping = refine_congestion(mapping, objective="latency")
     elif "ummc" in steps:
         mapping = refine_congestion(mapping, objective="max_messages")
+    mapping.info.pop(graph.WORSE_THAN_DEFAULT, None)  # the refinements copy the start's info: its note is not theirs
     return mapping
 
 
@@ -394,6 +410,20 @@ class BestOf:
     seconds: float = 0.0
     candidates: list = field(default_factory=list)
 
+    def __repr__(self) -> str:
+        """A one-line summary; the lists are in :attr:`scores` and :attr:`candidates`.
+
+        Examples
+        --------
+        >>> from mpitaskmap import TaskGraph, torus_machine
+        >>> best_of(TaskGraph.stencil([4, 4]), torus_machine([4, 4]), ["identity", "geometric"])
+        BestOf(winner #0 'identity (default order)', score 1.01e-07, 2 candidates, 0 not applicable, ... s)
+        """
+        skipped = sum(s == float("inf") for s in self.scores)
+        label = self.candidates[self.index].label() if 0 <= self.index < len(self.candidates) else "?"
+        return (f"BestOf(winner #{self.index} {label!r}, score {self.score:.6g}, {len(self.candidates)} candidates, "
+                f"{skipped} not applicable, {self.seconds:.3g} s)")
+
 
 def best_of(
     graph: TaskGraph | Problem,
@@ -404,6 +434,7 @@ def best_of(
     refine: int = 0,
     progress: Callable[[int, int], None] | None = None,
     keep: Callable[[int, Mapping | None, float, float], None] | None = None,
+    oversubscribe: bool = False,
 ) -> BestOf:
     """Evaluate candidates one after another and return the best (serial).
 
@@ -422,12 +453,17 @@ def best_of(
     refine : int, optional
         Second stage: refine the ``refine`` best candidates of the list
         (:func:`refinement_candidates`) and keep the best of both stages (default 0: one
-        stage; :data:`REFINE_TOP` is what ``map(method="auto")`` and ``remap`` use).
+        stage; :data:`REFINE_TOP` is what ``map(method="auto")`` and ``remap`` use).  No
+        second stage with more tasks than processors (the refinements move one task per
+        processor).
     progress : callable, optional
         Called as ``progress(done, total)`` after each first-stage candidate.
     keep : callable, optional
         ``keep(index, mapping, score, seconds)`` for every candidate of both stages
         (:func:`score_candidates`), e.g. to score them by a second metric in the same pass.
+    oversubscribe : bool, optional
+        Allow more tasks than processors (default False; see
+        :class:`~mpitaskmap.search.problem.Problem`); ignored when a Problem is passed.
 
     Returns
     -------
@@ -439,10 +475,11 @@ def best_of(
     Raises
     ------
     InvalidInputError
-        On an empty candidate list, an unknown metric name, or when no candidate applies.
+        On an empty candidate list, an unknown metric name, when no candidate applies, or
+        on more tasks than processors without ``oversubscribe``.
     """
     t0 = time.perf_counter()
-    problem = _problem(graph, machine)
+    problem = _problem(graph, machine, oversubscribe)
     cands = [as_candidate(c) for c in candidates]
     if not cands:
         raise InvalidInputError("candidates: the list is empty")
@@ -451,7 +488,9 @@ def best_of(
         raise InvalidInputError(f"candidates: none of the {len(cands)} candidates applies to this input")
     best, scores = found.best, list(found.scores)
     metric = resolve_metric(metric, problem.machine)
-    second = refinement_candidates([cands[i] for i in top_indices(scores, refine)], metric) if refine else []
+    several = problem.graph.n_tasks > problem.machine.n_procs  # no refinement: it moves one task per processor
+    second = refinement_candidates([cands[i] for i in top_indices(scores, refine)], metric) if refine and not several \
+        else []
     if second:
         more = score_candidates(problem, cands + second, range(len(cands), len(cands) + len(second)), metric,
                                 keep=keep)

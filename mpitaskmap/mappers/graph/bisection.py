@@ -34,6 +34,7 @@ from ...mapping import Mapping
 from ...graphs.taskgraph import TaskGraph
 from .greedy import (MAX_SOURCES, NodeNetwork, _check_inputs, _check_max_sources, _refine_passes, _torus_geometry,
                      _undirected)
+from .partition import MULTILEVEL_MIN_TASKS, split_half
 
 __all__ = ["map_bisection", "processor_tree", "ProcessorTree", "PARTITIONERS", "MULTILEVEL_MIN_TASKS"]
 
@@ -64,14 +65,6 @@ class ProcessorTree:
     def n_domains(self) -> int:
         """Number of domains (2 * n_nodes - 1)."""
         return int(self.node.size)
-
-
-def _half_by_capacity(cap_in_order: np.ndarray) -> int:
-    """Number of leading nodes whose capacity is closest to half the total (at least 1, at most n-1)."""
-    csum = np.cumsum(cap_in_order)
-    total = csum[-1]
-    j = int(np.argmin(np.abs(2 * csum[:-1] - total)))  # ties: fewer nodes
-    return j + 1
 
 
 def processor_tree(machine: Machine) -> ProcessorTree:
@@ -135,7 +128,7 @@ def processor_tree(machine: Machine) -> ProcessorTree:
         a = int(np.argmax(sub[0]))
         b = int(np.argmax(sub[a]))
         order = np.lexsort((np.arange(nodes.size), sub[a] - sub[b]))
-        cut = _half_by_capacity(cap[nodes[order]])
+        cut = split_half(cap[nodes[order]])  # ties: fewer nodes
         for half, part in enumerate((nodes[order[:cut]], nodes[order[cut:]])):
             children[dom, half] = next_id
             members[next_id] = np.sort(part)
@@ -143,9 +136,6 @@ def processor_tree(machine: Machine) -> ProcessorTree:
             next_id += 1
     return ProcessorTree(children, node, capacity, rep)
 
-
-#: Jobs with at least this many tasks also try the multilevel (and METIS) bisection.
-MULTILEVEL_MIN_TASKS = 32
 
 #: Values of ``partitioner`` of :func:`map_bisection`.
 PARTITIONERS = ("multilevel", "greedy", "metis")

@@ -16,7 +16,8 @@ elsewhere the routes between every pair of nodes are tabled once (up to
 * :func:`refine_wh` (UWH) - swap refinement of weighted hops, from any start mapping.
 * :func:`refine_congestion` (UMC / UMMC) - swap refinement of Latency(M) or of the max
   message congestion with incremental link loads, WH as the tie-break.
-* :func:`partition_graph`, :func:`spmv_task_graph` - the two-phase helpers.
+* :func:`partition_graph` (built-in recursive bisection by default, METIS on request),
+  :func:`spmv_task_graph` - the two-phase helpers.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ...errors import InvalidInputError, NotApplicableError
 from ...machines import MAX_MATRIX_NODES, Machine, NodeView, Routes, as_machine
 from ...mapping import Mapping, as_mapping
 from ...graphs.taskgraph import TaskGraph
+from .partition import bisection_parts
 
 __all__ = [
     "map_greedy",
@@ -44,6 +46,7 @@ __all__ = [
     "MAX_ROUTE_ENTRIES",
     "MAX_SOURCES",
     "CONGESTION_OBJECTIVES",
+    "PARTITION_METHODS",
 ]
 
 #: Default BFS sources per task of the UWH refinement (:func:`refine_wh`): the nodes of the
@@ -53,6 +56,18 @@ MAX_SOURCES = 16
 #: Objectives of :func:`refine_congestion` (metric names of :mod:`mpitaskmap.metrics`):
 #: Latency(M) (UMC) and the max message count MMC (UMMC).
 CONGESTION_OBJECTIVES = ("latency", "max_messages")
+
+#: Methods of :func:`partition_graph` (and ``partitioner`` of :func:`map_greedy`).
+PARTITION_METHODS = ("auto", "bisection", "metis", "greedy")
+
+#: The partitions :func:`map_greedy`'s two-phase maps for each ``partitioner``: (method of
+#: :func:`partition_graph`, its ``multilevel``); the lower WH wins, ties to the first.
+_PARTITION_TRIES = {
+    "auto": (("bisection", True), ("bisection", False)),
+    "bisection": (("bisection", True),),
+    "metis": (("metis", True),),
+    "greedy": (("greedy", True),),
+}
 
 #: Largest route table of :func:`refine_congestion` off the torus: route entries (link,
 #: fraction) over all n_nodes**2 ordered node pairs, i.e. n_nodes**2 x the mean entries per
@@ -272,9 +287,13 @@ def map_greedy(
         Partition the task graph into one part per node first (part sizes = the node's
         share of the tasks) and map the parts' quotient graph (default: when there are
         more tasks than nodes).
-    partitioner : {"auto", "metis", "greedy"}, optional
-        For two-phase: METIS via pymetis (optional extra ``graph``), or our greedy graph
-        growing; "auto" uses METIS when installed.
+    partitioner : {"auto", "bisection", "metis", "greedy"}, optional
+        For two-phase, how the tasks are cut into the nodes' parts (the methods of
+        :func:`partition_graph`).  "auto" (default): recursive bisection twice, with and
+        without its multilevel try; each partition's quotient is mapped by the greedy
+        growth and the lower WH wins (ties: the multilevel one) -- the same mapping on
+        every installation.  "bisection": the multilevel one only; "metis": METIS via
+        pymetis (optional extra ``graph``); "greedy": greedy graph growing.
     refine : bool, optional
         Run :func:`refine_wh` on the result (default False).
     delta : int, optional
@@ -287,12 +306,13 @@ def map_greedy(
     Returns
     -------
     Mapping
-        ``info`` holds the phases' seconds and the partitioner used.
+        ``info`` holds the phases' seconds, ``two_phase`` and, for two-phase, the
+        partitioner used (``partitioner``; ``partition_multilevel`` for "bisection").
 
     Raises
     ------
     InvalidInputError
-        If the tasks do not fit on the processors.
+        If the tasks do not fit on the processors, or on an unknown partitioner.
 
     Notes
     -----
@@ -300,6 +320,16 @@ def map_greedy(
     graph; then repeatedly the task with most volume to mapped tasks, placed at the first
     network BFS level (from its mapped neighbours' nodes) that has free capacity, on the
     node there with the least added WH (ties: lowest node).  Deterministic.
+
+    Two-phase with the default partitioner: the two recursive bisections often cut alike
+    (both find the 576 cut edges of 2x2x2 blocks on the 8x8x8 stencil in 64 parts) but
+    number and place their parts differently, which the greedy growth maps differently:
+    WH 3,276,800 without the multilevel try and 3,932,160 with it on the README's SimGrid
+    walkthrough input, 15,536 and 17,152 for the 16^3 stencil on ``titan_machine(256, 16)``,
+    but 127,002 and 68,288 (after UWH) on the rgg input of ``benchmarks/graph_mappers.py``;
+    neither is best everywhere, so both are mapped.  Before, "auto" was METIS when
+    installed and greedy graph growing otherwise, so the mapping depended on the
+    installation (WH 3,973,120 with METIS, 5,022,720 after UWH without, on the walkthrough).
 
     Examples
     --------
@@ -310,6 +340,7 @@ def map_greedy(
     """
     _check_inputs(graph, machine)
     max_sources = _check_max_sources(max_sources)
+    _check_partition_method(partitioner, "partitioner")
     t0 = time.perf_counter()
     nn = NodeNetwork(machine)
     tptr, tadj, tw = _undirected(graph)
@@ -317,12 +348,21 @@ def map_greedy(
     info: dict = {"two_phase": use_two_phase}
     if use_two_phase:
         sizes = _node_shares(graph.n_tasks, nn.capacity)
-        parts, info["partitioner"] = partition_graph(graph, sizes, method=partitioner, return_method=True)
-        info["partition_seconds"] = time.perf_counter() - t0
-        q = _quotient(tptr, tadj, tw, parts, sizes.size)
-        part_node = _greedy_nodes(*q, np.ones(nn.n_nodes, dtype=np.int64), nn.net, n_bfs)
-        part_node = _fit_parts(part_node, sizes, nn)
-        task_node = part_node[parts]
+        info["partition_seconds"] = 0.0
+        best = None
+        for method, multilevel in _PARTITION_TRIES[partitioner]:
+            t1 = time.perf_counter()
+            parts, used = _partition(tptr, tadj, tw, sizes, method, multilevel, what="partitioner")
+            info["partition_seconds"] += time.perf_counter() - t1
+            q = _quotient(tptr, tadj, tw, parts, sizes.size)
+            part_node = _greedy_nodes(*q, np.ones(nn.n_nodes, dtype=np.int64), nn.net, n_bfs)
+            task_node = _fit_parts(part_node, sizes, nn)[parts]
+            wh = _node_wh(tptr, tadj, tw, task_node, nn.net)
+            if best is None or wh < best[0]:
+                best = (wh, task_node, used, multilevel)
+        _, task_node, info["partitioner"], multilevel = best
+        if info["partitioner"] == "bisection":
+            info["partition_multilevel"] = multilevel
     else:
         task_node = _greedy_nodes(tptr, tadj, tw, nn.capacity, nn.net, n_bfs)
     info["greedy_seconds"] = time.perf_counter() - t0
@@ -418,7 +458,8 @@ def _quotient(tptr, tadj, tw, parts, n_parts):
     return q.indptr.astype(np.int64), q.indices.astype(np.int64), q.weights
 
 
-def partition_graph(graph: TaskGraph, sizes, *, method: str = "auto", return_method: bool = False):
+def partition_graph(graph: TaskGraph, sizes, *, method: str = "auto", multilevel: bool = True,
+                    return_method: bool = False):
     """Partition the tasks into parts of exactly the given sizes.
 
     Parameters
@@ -427,13 +468,22 @@ def partition_graph(graph: TaskGraph, sizes, *, method: str = "auto", return_met
         Task graph (edge weights = communication volume; directions are summed).
     sizes : (n_parts,) array_like of int
         Tasks wanted in each part; must sum to ``graph.n_tasks``.
-    method : {"auto", "metis", "greedy"}, optional
-        "metis": pymetis (optional), then balance fixed exactly by moving the boundary
-        tasks with the best connectivity gain; "greedy": greedy graph growing, part by
-        part, each grown from the lowest unassigned task by maximum connectivity (ties:
-        lowest task), exactly balanced by construction; "auto": METIS when installed.
+    method : {"auto", "bisection", "metis", "greedy"}, optional
+        "bisection": recursive bisection by the dual recursive bisection's kernel, no
+        optional dependency (:func:`~mpitaskmap.mappers.graph.partition.bisection_parts`);
+        "metis": pymetis (optional extra ``graph``), then balance fixed exactly by moving
+        the boundary tasks with the best connectivity gain; "greedy": greedy graph
+        growing, part by part, each grown from the lowest unassigned task by maximum
+        connectivity (ties: lowest task), exactly balanced by construction (fast, but on
+        grids it grows rows and slabs: 827 cut edges on the 8x8x8 stencil in 64 parts where
+        the others find the 576 of 2x2x2 blocks); "auto" (default): "bisection", so the
+        parts do not depend on what is installed.
+    multilevel : bool, optional
+        "bisection" only: every cut of at least
+        :data:`~mpitaskmap.mappers.graph.partition.MULTILEVEL_MIN_TASKS` tasks also tries
+        the multilevel bisection (default True).
     return_method : bool, optional
-        Also return the method actually used.
+        Also return the method actually used ("bisection", "metis" or "greedy").
 
     Returns
     -------
@@ -443,32 +493,48 @@ def partition_graph(graph: TaskGraph, sizes, *, method: str = "auto", return_met
     Raises
     ------
     InvalidInputError
-        If the sizes do not sum to the task count, or "metis" is asked without pymetis.
+        If the sizes do not sum to the task count, on an unknown method, or "metis" is
+        asked without pymetis.
+
+    Examples
+    --------
+    >>> g = TaskGraph.stencil([4, 4])  # 2x2 blocks cut 8 edges, strips of 4 cut 12
+    >>> partition_graph(g, [4, 4, 4, 4]).reshape(4, 4).tolist()
+    [[0, 0, 1, 1], [0, 0, 1, 1], [2, 2, 3, 3], [2, 2, 3, 3]]
+    >>> partition_graph(g, [4, 4, 4, 4], method="greedy").reshape(4, 4).tolist()
+    [[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]]
     """
     sizes = np.asarray(sizes, dtype=np.int64)
     if sizes.ndim != 1 or (sizes < 0).any() or int(sizes.sum()) != graph.n_tasks:
         raise InvalidInputError(
             f"sizes: must be non-negative and sum to the task count {graph.n_tasks}; got sum {int(sizes.sum())}"
         )
-    if method not in ("auto", "metis", "greedy"):
-        raise InvalidInputError(f"method: unknown {method!r}; valid: ['auto', 'greedy', 'metis']")
-    tptr, tadj, tw = _undirected(graph)
-    used = method
-    if method in ("auto", "metis"):
+    _check_partition_method(method, "method")
+    parts, used = _partition(*_undirected(graph), sizes, method, multilevel, what="method")
+    return (parts, used) if return_method else parts
+
+
+def _check_partition_method(method, what: str) -> None:
+    if method not in PARTITION_METHODS:
+        raise InvalidInputError(f"{what}: unknown {method!r}; valid: {list(PARTITION_METHODS)}")
+
+
+def _partition(tptr, tadj, tw, sizes, method: str, multilevel: bool, *, what: str) -> tuple[np.ndarray, str]:
+    """:func:`partition_graph` on the undirected CSR (inputs checked); returns (parts, method used).
+
+    ``what`` names the caller's option in the error when "metis" is asked without pymetis.
+    """
+    if method == "metis":
         try:
             import pymetis  # noqa: F401
         except ImportError:
-            if method == "metis":
-                raise InvalidInputError("method: 'metis' needs pymetis (pip install 'mpitaskmap[graph]')") from None
-            used = "greedy"
-        else:
-            used = "metis"
-    if used == "metis":
-        parts = _metis_parts(tptr, tadj, tw, sizes)
-    else:
-        parts = np.empty(graph.n_tasks, dtype=np.int64)
+            raise InvalidInputError(f"{what}: 'metis' needs pymetis (pip install 'mpitaskmap[graph]')") from None
+        return _metis_parts(tptr, tadj, tw, sizes), "metis"
+    if method == "greedy":
+        parts = np.empty(tptr.size - 1, dtype=np.int64)
         _graphmap.grow_parts(tptr, tadj, tw, sizes, parts)
-    return (parts, used) if return_method else parts
+        return parts, "greedy"
+    return bisection_parts(tptr, tadj, tw, sizes, multilevel=bool(multilevel)), "bisection"
 
 
 def _metis_parts(tptr, tadj, tw, sizes) -> np.ndarray:
@@ -581,6 +647,7 @@ def _graph_of(mapping: Mapping) -> TaskGraph:
     as_mapping(mapping)
     if mapping.graph is None:
         raise InvalidInputError("mapping: has no task graph; build it with the graph")
+    _check_inputs(mapping.graph, mapping.machine)  # the kernels hold one task per core at most
     return mapping.graph
 
 

@@ -10,6 +10,19 @@ recursive bisection of tasks and processors, then UWH:
 
 The family's search candidates are ``greedy+uwh``, ``bisection``, ``geometric+uwh`` (with
 coordinates) and ``identity+uwh``, in this order.
+
+None of them promises to beat the default order: they minimise weighted hops, and the
+search's objective on a machine with links is the predicted time, set by the most loaded
+link.  Inside a search (``auto``, ``remap()``) that is harmless: the identity is candidate 0
+and wins every tie, and the judge's shortlist holds only candidates no worse than it, so a
+graph mapping worse than the default order by the objective never wins (but the best
+candidate by a ``judge_also`` metric joins the shortlist uncapped, a gap pinned by a strict
+xfail in ``tests/test_guarded_decisions.py``).  A graph method asked for by name returns
+its mapping anyway, and says so: :func:`apply` puts ``info[WORSE_THAN_DEFAULT]`` on it
+(:func:`note_against_default`), which ``mpitaskmap map`` and ``compare`` print.  E.g. ``bisection`` on the README's SimGrid walkthrough input (the
+8x8x8 stencil on ``sim:titan:ppn=8,seed=1``): weighted hops 4,014,080 against the default
+order's 6,225,920, but 40 messages on one Y link (the Gemini's slowest, 37.5 per unit time),
+so Latency(M) 2,731 against 2,185 and predicted time 2.756e-06 s against 2.195e-06 s.
 """
 
 from __future__ import annotations
@@ -17,16 +30,21 @@ from __future__ import annotations
 from typing import Callable
 
 from ...errors import NotApplicableError
+from ...metrics import default_metric, evaluate
 from ...mappers.graph.bisection import map_bisection
 from ...mappers.geometric.mapper import map_geometric
 from ...mappers.graph.greedy import map_greedy, refine_congestion, refine_wh
 from ...mapping import Mapping, identity_mapping
 from ..problem import Candidate, Problem
 
-__all__ = ["candidates", "apply", "METHODS"]
+__all__ = ["candidates", "apply", "METHODS", "WORSE_THAN_DEFAULT", "note_against_default", "worse_than_default_line"]
 
 #: Every method of the family, in table order.
 METHODS = ("greedy", "greedy+uwh", "geometric+uwh", "identity+uwh", "umc", "ummc", "bisection")
+
+#: ``info`` key of a graph mapping the default objective ranks below the default order:
+#: ``{"metric": NAME, "value": its score, "default": the default order's score}``.
+WORSE_THAN_DEFAULT = "worse_than_default"
 
 
 def _title(method: str, options: dict) -> str:
@@ -60,9 +78,68 @@ def candidates(problem: Problem) -> list[Candidate]:
     return out
 
 
+def note_against_default(mapping: Mapping, problem: Problem) -> Mapping:
+    """Put ``info[WORSE_THAN_DEFAULT]`` on ``mapping`` when the default objective ranks it below the default order.
+
+    The objective is the search's default one (:func:`~mpitaskmap.metrics.default_metric`:
+    predicted time with its default message model on a machine with links, else weighted
+    hops); the default order's score is computed once per problem.  A mapping scoring the
+    same as the default order, or better, gets no note.
+
+    Parameters
+    ----------
+    mapping : Mapping
+        A mapping of ``problem``'s tasks (changed in place: its ``info``).
+    problem : Problem
+        The task graph and machine.
+
+    Returns
+    -------
+    Mapping
+        ``mapping`` itself.
+
+    Examples
+    --------
+    >>> from mpitaskmap import TaskGraph, torus_machine
+    >>> g, m = TaskGraph.stencil([4]), torus_machine([4], wrap=False)
+    >>> note = note_against_default(Mapping([0, 2, 1, 3], m, g), Problem(g, m)).info[WORSE_THAN_DEFAULT]
+    >>> note["metric"], f"{note['value']:.3g} s", f"{note['default']:.3g} s"
+    ('predicted_time', '2.03e-07 s', '1.01e-07 s')
+    """
+    metric = default_metric(problem.machine)
+
+    def score(task_to_proc) -> float:
+        return float(evaluate(problem.graph, problem.machine, task_to_proc, [metric])[metric])
+
+    default = problem.cached(("default order score", metric),
+                             lambda: score(identity_mapping(problem.graph, problem.machine).task_to_proc))
+    value = score(mapping.task_to_proc)
+    if value > default:
+        mapping.info[WORSE_THAN_DEFAULT] = {"metric": metric, "value": value, "default": default}
+    return mapping
+
+
+def worse_than_default_line(label: str, info: dict) -> str:
+    """The report's line for a mapping whose ``info`` holds :data:`WORSE_THAN_DEFAULT`, else "".
+
+    Examples
+    --------
+    >>> note = {"metric": "predicted_time", "value": 2.7557e-06, "default": 2.1946e-06}
+    >>> print(worse_than_default_line("bisection", {WORSE_THAN_DEFAULT: note}), end="")
+    note: bisection: predicted_time 2.756e-06, worse than the default order's 2.195e-06 (auto never picks it)
+    >>> worse_than_default_line("greedy", {})
+    ''
+    """
+    note = info.get(WORSE_THAN_DEFAULT)
+    if not note:
+        return ""
+    return (f"note: {label}: {note['metric']} {note['value']:.4g}, worse than the default order's "
+            f"{note['default']:.4g} (auto never picks it)\n")
+
+
 def apply(candidate: Candidate, problem: Problem, *, progress: Callable | None = None,
           congestion_progress: Callable | None = None) -> Mapping:
-    """Compute a graph-family candidate.
+    """Compute a graph-family candidate, with :func:`note_against_default`'s note.
 
     Parameters
     ----------
@@ -80,6 +157,11 @@ def apply(candidate: Candidate, problem: Problem, *, progress: Callable | None =
         model, or off the torus with too many nodes for the route table
         (:data:`~mpitaskmap.mappers.graph.greedy.MAX_ROUTE_ENTRIES`).
     """
+    return note_against_default(_compute(candidate, problem, progress, congestion_progress), problem)
+
+
+def _compute(candidate: Candidate, problem: Problem, progress: Callable | None,
+             congestion_progress: Callable | None) -> Mapping:
     g, m, method = problem.graph, problem.machine, candidate.method
     delta = candidate.option("delta", 8)
     if method == "greedy":
