@@ -11,9 +11,12 @@ strategy needs), as the default placement does.
   the same number) or in a seeded random order.  Layout ``"paper"`` (default): the
   paper's alpha x beta blocks 2x2, 4x8, 8x16 are *rows x columns* of the task matrix, so
   a block is 2 x 2, 8 x 4 and 16 x 8 tasks along (x, y) (:data:`BLOCKS`); inside a unit
-  the blocks of the next finer level follow in block order (a supernode block is 2 x 2
-  drawer blocks, a drawer block 4 x 2 node blocks, a node block 2 x 2 tasks on its 4
-  processors).  Layout ``"flat"`` (the previous convention, kept for comparison): alpha
+  the block's 2 x 2 quads go to the unit's nodes sequentially (block order, x fastest),
+  a quad's 4 tasks to the node's 4 processors: the paper's layout for supernode blocking
+  (section V-C, "divides the block into 2x2 quads and maps each quad to a node of the
+  supernode in a sequential manner"), which reproduces its Table III (indirect routing)
+  where nesting 8 x 4 drawer blocks inside the supernode block does not; under direct
+  routing both give the same throughput.  Layout ``"flat"`` (the previous convention, kept for comparison): alpha
   along x (2 x 2, 4 x 8, 8 x 16 tasks along (x, y), :data:`FLAT_BLOCKS`) and the tasks of
   a block in block order (x fastest) on the unit's processors.
 * ``mod_colouring``: 8 x 8 blocks coloured by :func:`~mpitaskmap.mappers.percs.colouring.mod_colouring`
@@ -110,7 +113,6 @@ BLOCKS = {"node": (2, 2), "drawer": (8, 4), "supernode": (16, 8)}
 FLAT_BLOCKS = {"node": (2, 2), "drawer": (4, 8), "supernode": (8, 16)}
 #: Block layouts of :func:`map_blocking`.
 LAYOUTS = ("paper", "flat")
-_LEVELS = ("supernode", "drawer", "node")
 
 
 def throughput(loads: LinkLoads, volume_per_node: float = 4.0, link_class: str | None = None) -> float:
@@ -187,16 +189,16 @@ def map_default(graph: TaskGraph, machine: PercsMachine) -> Mapping:
 def _in_unit_offset(lx: np.ndarray, ly: np.ndarray, level: str) -> np.ndarray:
     """Processor offset inside a unit of ``level`` for local task coordinates (layout "paper").
 
-    The unit's block is cut into blocks of the next finer level in block order (x fastest),
-    recursively down to the 2 x 2 node block whose tasks go to cores x fastest.
+    The unit's block is cut into 2 x 2 quads that go to the unit's nodes sequentially
+    (quads in block order, x fastest), a quad's tasks to the node's cores x fastest: the
+    paper's in-supernode layout for supernode blocking ("divides the block into 2x2 quads
+    and maps each quad to a node of the supernode in a sequential manner", section V-C).
+    For a drawer block (8 x 4) this is the same as nesting its 4 x 2 node blocks.
     """
-    off = np.zeros_like(lx)
-    levels = _LEVELS[_LEVELS.index(level):]
-    for coarse, fine in zip(levels, levels[1:]):
-        (cw, _), (fw, fh) = BLOCKS[coarse], BLOCKS[fine]
-        off += ((lx // fw) + (cw // fw) * (ly // fh)) * (fw * fh)
-        lx, ly = lx % fw, ly % fh
-    return off + lx + BLOCKS["node"][0] * ly
+    unit_width = BLOCKS[level][0]
+    node_w, node_h = BLOCKS["node"]
+    quad = lx // node_w + (unit_width // node_w) * (ly // node_h)
+    return quad * (node_w * node_h) + lx % node_w + node_w * (ly % node_h)
 
 
 def map_blocking(graph: TaskGraph, machine: PercsMachine, *, level: str = "supernode",
@@ -217,11 +219,12 @@ def map_blocking(graph: TaskGraph, machine: PercsMachine, *, level: str = "super
         Seed of ``numpy.random.default_rng`` for the random order (default 0).
     layout : {"paper", "flat"}, optional
         Block shapes and in-block order (module notes): "paper" (default) uses
-        :data:`BLOCKS` (2 x 2, 8 x 4, 16 x 8 tasks along (x, y)) with finer blocks nested
-        inside each unit; "flat" uses :data:`FLAT_BLOCKS` (2 x 2, 4 x 8, 8 x 16) with the
+        :data:`BLOCKS` (2 x 2, 8 x 4, 16 x 8 tasks along (x, y)) with the block's 2 x 2
+        quads on the unit's nodes sequentially (the paper's section V-C); "flat" uses :data:`FLAT_BLOCKS` (2 x 2, 4 x 8, 8 x 16) with the
         tasks in block order.  The paper states the block sizes (alpha x beta) but not which
         side runs along the fastest task dimension; "paper" is the reading that reproduces
-        its drawer-blocking throughput (5 n_d GB/s, halo, direct routing).
+        its drawer-blocking throughput (5 n_d GB/s, halo, direct routing) and, with the
+        quads, its Table III under indirect routing.
 
     Returns
     -------
@@ -247,8 +250,8 @@ def map_blocking(graph: TaskGraph, machine: PercsMachine, *, level: str = "super
     >>> from mpitaskmap.machines import PercsMachine
     >>> from mpitaskmap.graphs.percs_patterns import halo_graph
     >>> m = map_blocking(halo_graph(32, 16), PercsMachine(4, 1), level="supernode")
-    >>> m.task_to_proc[[0, 1, 2, 32, 8, 16]].tolist()
-    [0, 1, 4, 2, 32, 128]
+    >>> m.task_to_proc[[0, 1, 2, 32, 8, 16]].tolist()  # task 8: quad 4 of the block, node 4
+    [0, 1, 4, 2, 16, 128]
     >>> map_blocking(halo_graph(16, 16), PercsMachine(2, 1), layout="flat").task_to_proc[[0, 7, 8, 16]].tolist()
     [0, 7, 128, 8]
     """
