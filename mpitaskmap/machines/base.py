@@ -24,7 +24,7 @@ import numpy as np
 from .._validate import as_index_array
 from ..errors import InvalidInputError, NotApplicableError
 from .links import LinkLoads, Routes
-from .views import NodeView
+from .views import NodeHierarchy, NodeView
 
 __all__ = ["Machine", "as_machine", "require_router_grid", "ROUTE_CHUNK_ENTRIES"]
 
@@ -216,6 +216,16 @@ class Machine(abc.ABC):
         """
         h = self.csr_edge_hops(indptr, indices, task_to_proc)
         return int(h.sum()), float(h @ np.asarray(weights, dtype=np.float64)), int(h.max()) if h.size else 0
+
+    def node_hierarchy(self) -> NodeHierarchy | None:
+        """Return the allocated nodes grouped level by level by the network above them, or None.
+
+        A machine whose network is a hierarchy (a fat tree's switch levels) returns a
+        :class:`~mpitaskmap.machines.views.NodeHierarchy`; mappers that follow a hierarchy
+        (the geometric family's tree split, the graph family's bisection) ask this, never
+        the machine's class.  Default: None (no hierarchy known).
+        """
+        return None
 
     # -- capabilities that algorithms defined on a grid of routers ask for ----------------
     @property

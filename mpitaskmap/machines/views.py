@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import InvalidInputError, NotApplicableError
 
-__all__ = ["MAX_MATRIX_NODES", "NodeView", "BoxShape", "strides", "default_dim_names"]
+__all__ = ["MAX_MATRIX_NODES", "NodeView", "NodeHierarchy", "BoxShape", "strides", "default_dim_names"]
 
 #: Largest node count of a node hop matrix (:meth:`NodeView.hop_matrix`, n x n int32).
 MAX_MATRIX_NODES = 8192
@@ -222,3 +222,47 @@ class BoxShape:
     def n_routers(self) -> int:
         """Number of routers of the box."""
         return int(np.prod(self.lengths, dtype=np.int64))
+
+
+@dataclass(frozen=True)
+class NodeHierarchy:
+    """The allocated nodes grouped by the switches (or enclosures) above them, level by level.
+
+    Built by :meth:`Machine.node_hierarchy <mpitaskmap.machines.Machine.node_hierarchy>` on
+    machines whose network is a hierarchy (a fat tree's switch levels).  Node index ``i`` is
+    the node view's (:class:`NodeView`); nodes sharing a group at level ``l`` share every
+    higher level's group too, and the top level is one group.
+
+    Attributes
+    ----------
+    groups : tuple of (n_nodes,) ndarray of int64
+        Group of every node at each level, the lowest (leaf) level first.
+    level_names : tuple of str
+        One name per level, for reports.
+
+    Examples
+    --------
+    >>> h = NodeHierarchy((np.array([0, 0, 1]), np.array([0, 0, 0])), ("leaf", "spine"))
+    >>> h.n_levels, [d.tolist() for d in h.children(2, 0)]
+    (2, [[0, 1], [2]])
+    """
+
+    groups: tuple
+    level_names: tuple
+
+    @property
+    def n_levels(self) -> int:
+        """Number of levels above the nodes."""
+        return len(self.groups)
+
+    def children(self, level: int, group: int) -> list[np.ndarray]:
+        """Return the node indices under each child of group ``group`` of ``level`` (1-based), in group order.
+
+        The children of a level-1 group are its nodes, one each.
+        """
+        members = np.flatnonzero(self.groups[level - 1] == group)
+        if level == 1:
+            return [members[i: i + 1] for i in range(members.size)]
+        below = self.groups[level - 2][members]
+        return [members[below == g] for g in np.unique(below).tolist()]
+
