@@ -161,6 +161,8 @@ class FatTreeMachine(Machine):
         proc_nodes = np.asarray(proc_nodes)
         pn = as_index_array(proc_nodes, "proc_nodes", upper=n_tree)
         super().__init__(pn.shape[0], pn, name)
+        #: ``m_l`` per level when the tree is regular (:meth:`regular`; SimGrid's FAT_TREE), else None.
+        self.down_links: tuple | None = None
         self.node_names = None if node_names is None else tuple(str(s) for s in node_names)
         if self.node_names is not None and len(self.node_names) != n_tree:
             raise InvalidInputError(f"node_names: expected {n_tree} names; got {len(self.node_names)}")
@@ -195,7 +197,7 @@ class FatTreeMachine(Machine):
 
     @classmethod
     def regular(cls, down: Sequence[int], up: Sequence[int], bandwidth, proc_nodes, *, routing: str = "dmodk",
-                name: str | None = None) -> "FatTreeMachine":
+                node_names: Sequence[str] | None = None, name: str | None = None) -> "FatTreeMachine":
         """Build a regular tree in SimGrid's ``FAT_TREE`` terms: ``down[l]`` children per level-``l`` switch.
 
         Parameters
@@ -210,6 +212,8 @@ class FatTreeMachine(Machine):
         proc_nodes : (n_procs,) array_like of int
             Tree node (``0 .. prod(down) - 1``, leaves consecutive) of every processor.
         routing : {"dmodk", "ecmp"}, optional
+        node_names : sequence of str, optional
+            Host name of every tree node.
         name : str, optional
 
         Returns
@@ -232,7 +236,7 @@ class FatTreeMachine(Machine):
         v = np.arange(n_tree)
         groups = [v // int(np.prod(down[: l + 1], dtype=np.int64)) for l in range(len(down))]
         bw = [bandwidth] * len(down) if np.isscalar(bandwidth) else list(bandwidth)
-        m = cls(groups, up, bw, proc_nodes, routing=routing, name=name)
+        m = cls(groups, up, bw, proc_nodes, routing=routing, node_names=node_names, name=name)
         m.down_links = down
         return m
 
@@ -333,8 +337,7 @@ class FatTreeMachine(Machine):
         """Return the same allocation with another routing rule (``"dmodk"`` or ``"ecmp"``)."""
         out = FatTreeMachine(self.groups, self.up_links, self._bandwidth, self.node_ids, routing=routing,
                              node_names=self.node_names, switch_names=self.switch_names, name=self.name)
-        if hasattr(self, "down_links"):
-            out.down_links = self.down_links
+        out.down_links = self.down_links
         return out
 
     def __repr__(self) -> str:
