@@ -13,7 +13,8 @@ import numpy as np
 
 from ..errors import InvalidInputError, NotApplicableError
 
-__all__ = ["MAX_MATRIX_NODES", "NodeView", "NodeHierarchy", "BoxShape", "strides", "default_dim_names"]
+__all__ = ["MAX_MATRIX_NODES", "NodeView", "NodeHierarchy", "DomainTree", "BoxShape", "strides", "default_dim_names",
+           "split_half"]
 
 #: Largest node count of a node hop matrix (:meth:`NodeView.hop_matrix`, n x n int32).
 MAX_MATRIX_NODES = 8192
@@ -224,6 +225,58 @@ class BoxShape:
         return int(np.prod(self.lengths, dtype=np.int64))
 
 
+def split_half(weights: np.ndarray) -> int:
+    """Number of leading entries whose total is closest to half the whole (at least 1, at most n-1).
+
+    Ties: fewer entries.  The one rule by which the library halves a row of capacities
+    (processor domains, part ranges, the children of a switch).
+
+    Examples
+    --------
+    >>> split_half(np.array([4, 4, 2, 2])), split_half(np.array([1, 1, 1]))
+    (1, 1)
+    """
+    csum = np.cumsum(weights)
+    total = csum[-1]
+    return int(np.argmin(np.abs(2 * csum[:-1] - total))) + 1
+
+
+@dataclass(frozen=True)
+class DomainTree:
+    """A binary tree of node domains that follows a :class:`NodeHierarchy` (domain 0 = every node).
+
+    Built by :meth:`NodeHierarchy.domain_tree`.  Every domain is either one node (a leaf)
+    or two halves; the children of one switch are halved by capacity
+    (:func:`split_half`, in group order) until single children remain, which are then
+    split by the level below, so two halves of a domain meet at the switch of its
+    ``level`` and never lower.
+
+    Attributes
+    ----------
+    children : (n_domains, 2) ndarray of int64
+        The two halves of every domain; -1 for a leaf.
+    node : (n_domains,) ndarray of int64
+        The node index of a leaf, -1 elsewhere.
+    capacity : (n_domains,) ndarray of int64
+        Processors in the domain.
+    level : (n_domains,) ndarray of int64
+        The switch level where the two halves meet (0 for a leaf).
+    first_node : (n_domains,) ndarray of int64
+        The domain's lowest node index.
+    """
+
+    children: np.ndarray
+    node: np.ndarray
+    capacity: np.ndarray
+    level: np.ndarray
+    first_node: np.ndarray
+
+    @property
+    def n_domains(self) -> int:
+        """Number of domains (2 * n_nodes - 1)."""
+        return int(self.node.size)
+
+
 @dataclass(frozen=True)
 class NodeHierarchy:
     """The allocated nodes grouped by the switches (or enclosures) above them, level by level.
@@ -265,4 +318,72 @@ class NodeHierarchy:
             return [members[i: i + 1] for i in range(members.size)]
         below = self.groups[level - 2][members]
         return [members[below == g] for g in np.unique(below).tolist()]
+
+    def domain_tree(self, capacity) -> DomainTree:
+        """Return the binary tree of node domains that follows the hierarchy (see :class:`DomainTree`).
+
+        Parameters
+        ----------
+        capacity : (n_nodes,) array_like of int
+            Processors of every node (:attr:`NodeView.capacity`).
+
+        Returns
+        -------
+        DomainTree
+            Domains numbered breadth first.
+
+        Notes
+        -----
+        O(n_nodes log n_nodes) for the children lists plus O(n_nodes) domains.
+
+        Examples
+        --------
+        >>> h = NodeHierarchy((np.array([0, 0, 1]), np.array([0, 0, 0])), ("leaf", "spine"))
+        >>> t = h.domain_tree([2, 2, 4])
+        >>> t.children[0].tolist(), t.level[:3].tolist(), t.capacity[:3].tolist()
+        ([1, 2], [2, 1, 0], [8, 4, 4])
+        """
+        cap = np.asarray(capacity, dtype=np.int64)
+        n = cap.size
+        if any(g.shape != (n,) for g in self.groups):
+            raise InvalidInputError(f"capacity: expected one entry per node of the hierarchy ({self.groups[0].size}); "
+                                    f"got {n}")
+        below = [np.arange(n, dtype=np.int64)] + [np.asarray(g, dtype=np.int64) for g in self.groups]
+        cap_at = [np.bincount(u, weights=cap).astype(np.int64) for u in below]  # capacity of every unit per level
+        first_at = []
+        for u in below:
+            f = np.full(int(u.max()) + 1, n, dtype=np.int64)
+            np.minimum.at(f, u, np.arange(n, dtype=np.int64))
+            first_at.append(f)
+        kids = []  # kids[k][g] = units of level k - 1 under group g of level k (k >= 1), ascending
+        for k in range(1, len(below)):
+            pairs = np.unique(np.stack([below[k], below[k - 1]], axis=1), axis=0)
+            starts = np.searchsorted(pairs[:, 0], np.arange(int(below[k].max()) + 2))
+            kids.append((pairs[:, 1], starts))
+        children, node, capacity_out, level, first = [], [], [], [], []
+        queue = [(len(below) - 1, np.unique(below[-1]))]
+        head = 0
+        while head < len(queue):
+            k, units = queue[head]
+            head += 1
+            while units.size == 1 and k > 0:  # one child: the domain is the level below
+                sub, starts = kids[k - 1]
+                units = sub[starts[units[0]]: starts[units[0] + 1]]
+                k -= 1
+            capacity_out.append(int(cap_at[k][units].sum()))
+            first.append(int(first_at[k][units].min()))
+            if units.size == 1:  # k == 0: one node
+                children.append((-1, -1))
+                node.append(int(units[0]))
+                level.append(0)
+                continue
+            cut = split_half(cap_at[k][units])
+            children.append((len(queue), len(queue) + 1))
+            node.append(-1)
+            level.append(k + 1)
+            queue.append((k, units[:cut]))
+            queue.append((k, units[cut:]))
+        return DomainTree(np.asarray(children, dtype=np.int64).reshape(-1, 2), np.asarray(node, dtype=np.int64),
+                          np.asarray(capacity_out, dtype=np.int64), np.asarray(level, dtype=np.int64),
+                          np.asarray(first, dtype=np.int64))
 

@@ -34,7 +34,8 @@ from ...mapping import Mapping
 from ...graphs.taskgraph import TaskGraph
 from .greedy import (MAX_SOURCES, NodeNetwork, _check_inputs, _check_max_sources, _refine_passes, _torus_geometry,
                      _undirected)
-from .partition import MULTILEVEL_MIN_TASKS, split_half
+from ...machines.views import split_half
+from .partition import MULTILEVEL_MIN_TASKS
 
 __all__ = ["map_bisection", "processor_tree", "ProcessorTree", "PARTITIONERS", "MULTILEVEL_MIN_TASKS"]
 
@@ -84,6 +85,11 @@ def processor_tree(machine: Machine) -> ProcessorTree:
 
     Notes
     -----
+    On a machine with a hierarchy of switches (:meth:`Machine.node_hierarchy
+    <mpitaskmap.machines.Machine.node_hierarchy>`, a fat tree) the tree follows it
+    (:meth:`~mpitaskmap.machines.views.NodeHierarchy.domain_tree`: the children of a switch
+    halved by capacity, as Scotch's ``tleaf`` target bipartitions), the representative being
+    the domain's lowest node; O(n_nodes log n_nodes).
     On a torus (compiled kernel ``_graphmap.torus_tree``): per domain, the extent of its
     routers in every dimension (on a wrapping dimension the span that leaves out the
     largest gap between occupied coordinates), the nodes ordered along the longest extent
@@ -107,6 +113,10 @@ def processor_tree(machine: Machine) -> ProcessorTree:
     node = np.full(2 * n - 1, -1, dtype=np.int64)
     capacity = np.zeros(2 * n - 1, dtype=np.int64)
     rep = np.zeros(2 * n - 1, dtype=np.int64)
+    hierarchy = machine.node_hierarchy()
+    if hierarchy is not None:  # a tree of switches: halves meet at the lowest switch possible
+        tree = hierarchy.domain_tree(cap)
+        return ProcessorTree(tree.children, tree.node, tree.capacity, tree.first_node)
     geometry = _torus_geometry(machine, view)
     if geometry is not None:
         coords, dims, wrap = geometry  # one row a node, the coordinates' type kept

@@ -24,6 +24,7 @@ from collections import deque
 import numpy as np
 
 from ... import _graphmap
+from ...machines.views import split_half
 
 __all__ = ["MULTILEVEL_MIN_TASKS", "split_half", "bisection_parts"]
 
@@ -33,21 +34,6 @@ MULTILEVEL_MIN_TASKS = 32
 #: Greedy-growth seeds and FM passes per cut (the defaults of
 #: :func:`~mpitaskmap.mappers.graph.bisection.map_bisection`).
 N_TRIES, FM_PASSES = 3, 8
-
-
-def split_half(weights: np.ndarray) -> int:
-    """Number of leading entries whose total is closest to half the whole (at least 1, at most n-1).
-
-    Ties: fewer entries.
-
-    Examples
-    --------
-    >>> split_half(np.array([4, 4, 2, 2])), split_half(np.array([1, 1, 1]))
-    (1, 1)
-    """
-    csum = np.cumsum(weights)
-    total = csum[-1]
-    return int(np.argmin(np.abs(2 * csum[:-1] - total))) + 1
 
 
 def _no_network():

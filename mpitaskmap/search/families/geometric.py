@@ -1,5 +1,8 @@
 """The geometric family: Multi-Jagged mappings over orderings, rotations and coordinate variants.
 
+On a machine with a hierarchy of switches (a fat tree) the family starts with the tree
+split (:func:`tree_candidate`: the task coordinates cut along the tree, longest extent then
+every rotation), then the MJ candidates below.
 Order of the candidates: for each processor-coordinate variant (torus shift; no shift;
 bandwidth scaling; 2x2x8 boxes; dimension drop — only those that change the coordinates)
 and each ordering (FZ, MFZ, Z, Gray, then Hilbert), the rotation pairs in Zoltan2's
@@ -18,12 +21,13 @@ from typing import Sequence
 import numpy as np
 
 from ...errors import InvalidInputError, NotApplicableError
+from ...mappers.geometric.hierarchy import map_tree_split
 from ...mappers.geometric.mapper import map_geometric, processor_coords
 from ...mapping import Mapping
 from ...mappers.geometric.mj import ORDERINGS
 from ..problem import Candidate, Problem
 
-__all__ = ["candidates", "apply", "rotations", "coordinate_variants", "candidate", "GEMINI_BOX"]
+__all__ = ["candidates", "apply", "rotations", "coordinate_variants", "candidate", "tree_candidate", "GEMINI_BOX"]
 
 #: Box lengths of the Gemini box variant (two nodes per router, 2x2x8 routers per box).
 GEMINI_BOX = (2, 2, 8)
@@ -153,6 +157,22 @@ def candidate(
     )
 
 
+def tree_candidate(task_perm: Sequence[int] | None = None) -> Candidate:
+    """Return the candidate that cuts the task coordinates along the machine's tree of switches.
+
+    :func:`~mpitaskmap.mappers.geometric.hierarchy.map_tree_split`; label
+    ``"geometric tree T*"`` or ``"geometric tree T(0,2,1)"``.
+
+    Examples
+    --------
+    >>> tree_candidate((1, 0)).label()
+    'geometric tree T(1,0)'
+    """
+    tp = None if task_perm is None else tuple(int(v) for v in task_perm)
+    t = "T*" if tp is None else "T(" + ",".join(map(str, tp)) + ")"
+    return Candidate.make("geometric", "tree", title=f"geometric tree {t}", task_perm=tp)
+
+
 def candidates(
     problem: Problem,
     *,
@@ -195,6 +215,10 @@ def candidates(
     if task_dims == 0:
         return []
     out: list[Candidate] = []
+    if problem.machine.node_hierarchy() is not None:  # a tree of switches: cut the tasks along it first
+        out.append(tree_candidate())
+        if rotate:
+            out.extend(tree_candidate(t) for t in rotations(task_dims, max_all=max_all_rotations))
     for opt in coordinate_variants(problem, variants):
         pdims = _proc_coords(problem, opt).shape[1]
         t_rot = rotations(task_dims, max_all=max_all_rotations) if rotate else []
@@ -224,6 +248,9 @@ def apply(candidate: Candidate, problem: Problem, *, prime_split: bool = True) -
     if problem.graph.coords is None:
         raise NotApplicableError("geometric: the tasks have no coordinates")
     o = dict(candidate.options)
+    if candidate.method == "tree":
+        return map_tree_split(problem.graph, problem.machine, task_perm=o.get("task_perm"),
+                              oversubscribe=problem.oversubscribe)
     return map_geometric(
         problem.graph, problem.machine, ordering=o.get("ordering", "fz"), task_perm=o.get("task_perm"),
         proc_perm=o.get("proc_perm"), shift=o.get("shift", True), bandwidth=o.get("bandwidth", False),
