@@ -64,6 +64,7 @@ cdef class _Net:
     cdef const long long[::1] router_nodes
     cdef const long long[::1] node_router
     cdef const int[:, ::1] ndist
+    cdef const long long[:, ::1] near
     cdef bint matrix
     cdef Py_ssize_t n_nodes, n_routers, d
     cdef long long[::1] stamp
@@ -96,6 +97,7 @@ cdef class _Net:
         self.stamp = np.zeros(max(self.n_routers, 1), dtype=np.int64)
         self.cur_stamp = 0
         self.mind = np.zeros(max(self.n_nodes, 1), dtype=np.int64)
+        self.near = _nearest_table(ndist) if self.matrix else np.zeros((0, 0), dtype=np.int64)
         self.strides = <long long*> malloc((self.d + 1) * sizeof(long long))
         if self.strides == NULL:
             raise MemoryError()
@@ -202,9 +204,27 @@ cdef class _Net:
     cdef void _level_nodes_matrix(self, vector[long long]& sources, const long long[::1] free_cap,
                                   bint free_only, long long exclude, Py_ssize_t want,
                                   vector[long long]& out) noexcept nogil:
-        cdef Py_ssize_t v, i
-        cdef long long best = -1, dv
+        cdef Py_ssize_t v, i, j
+        cdef long long best = -1, dv, w
         cdef vector[keyed] order
+        if not free_only and want + 1 <= self.near.shape[1]:
+            # Only the first want + 1 nearest of each source can be among the first want of all
+            # (a node v* of the answer, nearest to source s, has at most want - 1 other answer
+            # nodes and ``exclude`` before it in s's own order), so they alone are ranked.
+            self.cur_stamp += 1
+            for i in range(<Py_ssize_t> sources.size()):
+                for j in range(want + 1):
+                    w = self.near[sources[i], j]
+                    if w != exclude and self.stamp[w] != self.cur_stamp:
+                        self.stamp[w] = self.cur_stamp
+                        dv = 1 << 40
+                        for v in range(<Py_ssize_t> sources.size()):
+                            dv = min(dv, <long long> self.ndist[sources[v], w])
+                        order.push_back(keyed(<double> dv, w))
+            sort(order.begin(), order.end())
+            for i in range(min(want, <Py_ssize_t> order.size())):
+                out.push_back(order[i].second)
+            return
         for v in range(self.n_nodes):
             dv = 1 << 40
             for i in range(<Py_ssize_t> sources.size()):
@@ -303,6 +323,39 @@ cdef class _Net:
                 best_d = dv
                 best = v
         return best
+
+
+#: Nearest nodes kept per node in matrix mode (the BFS of up to NEAR_WIDTH - 1 candidates skips
+#: the full scan of the hop matrix).
+NEAR_WIDTH = 64
+
+
+def _nearest_table(ndist):
+    """The first min(n, NEAR_WIDTH) nodes of every node in order of (hops, node id), (n, width) int64."""
+    n = ndist.shape[0]
+    width = min(n, NEAR_WIDTH)
+    out = np.empty((n, width), dtype=np.int64)
+    col = np.arange(n, dtype=np.int64)
+    for start in range(0, n, 512):
+        key = np.asarray(ndist[start: start + 512], dtype=np.int64) * n + col[None, :]
+        part = np.argpartition(key, width - 1, axis=1)[:, :width] if width < n else np.tile(col, (key.shape[0], 1))
+        rows = np.take_along_axis(key, part, axis=1)
+        out[start: start + 512] = np.take_along_axis(part, np.argsort(rows, axis=1), axis=1)
+    return out
+
+
+def _py_level_nodes(_Net net not None, sources, long long exclude, Py_ssize_t want, free_cap=None):
+    """The kernels' candidate nodes (``level_nodes``) from Python, for tests: the first ``want``
+    nodes nearest ``sources`` (ties: node id) skipping ``exclude``, or with ``free_cap`` the
+    nearest level holding free capacity."""
+    cdef vector[long long] src, out
+    for v in sources:
+        src.push_back(<long long> v)
+    cap = np.zeros(max(net.n_nodes, 1), dtype=np.int64) if free_cap is None else np.ascontiguousarray(free_cap,
+                                                                                                        dtype=np.int64)
+    cdef const long long[::1] cap_view = cap
+    net.level_nodes(src, cap_view, free_cap is not None, exclude, want, out)
+    return [int(v) for v in out]
 
 
 def make_net(ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist, route_ptr=None, route_links=None,

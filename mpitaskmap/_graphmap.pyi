@@ -29,6 +29,12 @@ def make_net(
     ndist: npt.NDArray[np.int32], route_ptr: npt.NDArray[np.int64] | None = None,
     route_links: npt.NDArray[np.int64] | None = None, route_fractions: npt.NDArray[np.float64] | None = None,
 ) -> _Net: ...
+NEAR_WIDTH: int
+
+def _nearest_table(ndist: npt.NDArray[np.int32]) -> npt.NDArray[np.int64]: ...
+def _py_level_nodes(
+    net: _Net, sources: list[int], exclude: int, want: int, free_cap: npt.NDArray[np.int64] | None = None,
+) -> list[int]: ...
 def greedy_map(
     tptr: npt.NDArray[np.int64], tadj: npt.NDArray[np.int64], tw: npt.NDArray[np.float64],
     capacity: npt.NDArray[np.int64], net: _Net, n_bfs: int, start_node: int, task_node: npt.NDArray[np.int64],

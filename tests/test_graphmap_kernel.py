@@ -235,3 +235,26 @@ def test_a_failed_route_buffer_allocation_raises_memory_error():
         _graphmap.refine_congestion(ptr, adj, w, ptr, adj, w, ptr, adj, w, np.ones(2, dtype=i64), net, bw,
                                     0, 8, 16, 10, task_node, data, msgs)
     assert task_node.tolist() == [0, 1] and not data.any() and not msgs.any()  # nothing was touched
+
+
+def test_matrix_candidates_from_the_nearest_table_equal_a_full_scan():
+    # the first `want` nodes nearest the sources (ties: node id), skipping `exclude`: the
+    # nearest-table shortcut must give exactly the full scan's answer, ties included
+    rng = np.random.default_rng(7)
+    for n, levels in ((40, 3), (150, 4), (300, 2)):
+        ndist = rng.integers(1, levels + 1, size=(n, n)).astype(np.int32)
+        ndist = np.minimum(ndist, ndist.T)
+        np.fill_diagonal(ndist, 0)
+        net = _graphmap.make_net(np.zeros((n, 1), dtype=np.int64), np.ones(1, dtype=np.int64),
+                                 np.zeros(1, dtype=np.uint8), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                                 np.zeros(n, dtype=np.int64), ndist)
+        near = _graphmap._nearest_table(ndist)
+        assert near.shape == (n, min(n, _graphmap.NEAR_WIDTH))
+        assert np.array_equal(near[:, 0], np.arange(n))  # a node is nearest itself
+        for _ in range(30):
+            sources = rng.integers(0, n, size=rng.integers(1, 6)).tolist()
+            exclude = int(rng.integers(-1, n))
+            want = int(rng.integers(1, 70))
+            mind = ndist[sources].min(axis=0).astype(np.int64)
+            order = [v for v in np.lexsort((np.arange(n), mind)).tolist() if v != exclude][:want]
+            assert _graphmap._py_level_nodes(net, sources, exclude, want) == order

@@ -42,6 +42,23 @@ def _half_count(n: int, cap_left: int, cap_right: int) -> int:
     return int(left)
 
 
+def _cut_dimension(sub: np.ndarray, n_left: int) -> int:
+    """The dimension to cut ``sub`` after ``n_left`` points: the longest extent among the clean cuts.
+
+    A cut is clean along a dimension when the ``n_left``-th and the next point (in that
+    coordinate's order) differ there, so a plane separates the two sides; a 3 | 3 split of
+    a 3 x 2 grid of blocks is clean across the short side only.  Without a clean cut: the
+    longest extent.  Ties: the lowest dimension.
+    """
+    extent = sub.max(axis=0) - sub.min(axis=0)
+    if 0 < n_left < sub.shape[0]:
+        srt = np.sort(sub, axis=0)
+        clean = srt[n_left - 1] < srt[n_left]
+        if clean.any():
+            return int(np.argmax(np.where(clean, extent, -np.inf)))
+    return int(np.argmax(extent))
+
+
 def _cut_along_tree(points: np.ndarray, tree, capacity: np.ndarray, perm) -> np.ndarray:
     """Node index of every point: the points of a domain cut by one plane into its halves' shares."""
     n, n_dims = points.shape
@@ -61,7 +78,7 @@ def _cut_along_tree(points: np.ndarray, tree, capacity: np.ndarray, perm) -> np.
         else:
             sub = points[members]
             if perm is None:
-                dim = int(np.argmax(sub.max(axis=0) - sub.min(axis=0)))  # ties: the lowest dimension
+                dim = _cut_dimension(sub, n_left)
             else:
                 dim = perm[depth % n_dims]
             order = np.lexsort((members, sub[:, dim]))
@@ -89,7 +106,8 @@ def map_tree_split(
     task_perm : sequence of int, optional
         Cut dimensions cycle in this order, one per depth of the domain tree (a
         "rotation"); None (default) = the longest extent of the domain's tasks (ties: the
-        lowest dimension).  Constant dimensions are dropped first.
+        lowest dimension) among the dimensions where a plane separates the two shares.
+        Constant dimensions are dropped first.
     task_coords : (n_tasks, td) array_like of float, optional
         Coordinates to use instead of the task graph's own.
     oversubscribe : bool, optional
