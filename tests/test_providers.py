@@ -45,6 +45,8 @@ ENV_VARS = (
     "MPITASKMAP_BGQ_SHAPE",
     "MPITASKMAP_BGQ_WRAP",
     "FAKE_RCA_MAXDIM_FAIL",
+    "SLURM_TOPOLOGY_ADDR",
+    "SLURM_TOPOLOGY_ADDR_PATTERN",
 )
 
 
@@ -129,7 +131,7 @@ def test_network_info_normalises_and_is_hashable():
         (dict(dims=(4, 0)), "dims: lengths must be positive; got [4, 0]"),
         (dict(dims=()), "a torus network needs at least one dimension"),
         (dict(dims=(4,), kind="flat"), "a flat network has no dimensions; got [4]"),
-        (dict(dims=(4,), kind="dragonfly"), "kind: expected one of ['flat', 'torus', 'percs']; got 'dragonfly'"),
+        (dict(dims=(4,), kind="dragonfly"), "kind: expected one of ['flat', 'torus', 'percs', 'fattree']; got 'dragonfly'"),
         (dict(dims=(4, 4), dim_names=("X",)), "dim_names: expected 2 names"),
         (dict(dims=(4, 4), bandwidth=[1.0]), "bandwidth: expected one entry per dimension (2); got 1"),
     ],
@@ -289,7 +291,7 @@ def test_sim_is_deterministic():
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("sim:dragonfly", "unknown simulated machine 'dragonfly' in 'sim:dragonfly'; valid: ['bgq', 'percs', 'titan', 'torus']"),
+        ("sim:dragonfly", "unknown simulated machine 'dragonfly' in 'sim:dragonfly'; valid: ['bgq', 'fattree', 'frontera', 'percs', 'supermuc-ng', 'titan', 'torus']"),
         ("sim:titan:cores=4", "provider 'sim:titan:cores=4': unknown key 'cores'; valid keys: ['busy', 'dims', 'nodes', 'ppn', 'seed']"),
         ("sim:torus:dims=4x4,rpn=2", "valid keys: ['dims', 'npr', 'ppn', 'wrap']"),
         ("sim:titan:ppn=0", "provider 'sim:titan:ppn=0': ppn must be >= 1; got 0"),
@@ -615,11 +617,11 @@ def test_hostname_provider(monkeypatch):
 
 
 def test_available_providers_and_unknown_name():
-    assert available_providers() == ["auto", "bgq", "file", "hostname", "rca", "sim"]
+    assert available_providers() == ["auto", "bgq", "file", "hostname", "rca", "sim", "slurm"]
     with pytest.raises(InvalidInputError) as exc:
         get_provider("cray")
     assert str(exc.value) == (
-        "provider: unknown provider 'cray' in 'cray'; valid: ['auto', 'bgq', 'file', 'hostname', 'rca', 'sim']")
+        "provider: unknown provider 'cray' in 'cray'; valid: ['auto', 'bgq', 'file', 'hostname', 'rca', 'sim', 'slurm']")
     with pytest.raises(InvalidInputError, match="expected a non-empty spec string"):
         get_provider("  ")
     p = SimProvider("torus", dims="2x2")
@@ -683,4 +685,6 @@ def test_auto_falls_back_to_hostname(monkeypatch, tmp_path):
     assert p.probes[1] == ("file", "MPITASKMAP_COORDS_FILE not set")
     assert p.probes[2] == ("rca", f"{tmp_path}/no_nid not found (not a Cray XE/XK compute node)")
     assert p.probes[3][1].startswith("bgq (MPIX_Torus_ndims, MPIX_Rank2torus): no usable library; tried: ")
-    assert p.probes[4] == ("hostname", "selected")
+    assert p.probes[4] == ("slurm", "slurm: SLURM_TOPOLOGY_ADDR is not set (not a task of a Slurm step, or Slurm older "
+                                    "than its topology variables)")
+    assert p.probes[5] == ("hostname", "selected")

@@ -7,6 +7,11 @@ Machine specs
 ``file:PATH`` or ``PATH``  a machine file (:mod:`mpitaskmap.machines.machine_file`)
 ``hopper``                 the bundled real 512-rank Cray allocation
 ``percs:ns=N,nd=D[,routing=direct|indirect]``  an IBM PERCS two-level network
+``TOPOLOGY_FILE:NODELIST[:ppn=N,taper=T,bw=GBPS,routing=dmodk|ecmp]``
+                           a fat tree: Slurm's ``topology.conf`` (or saved ``scontrol show
+                           topology``) and the job's nodes as a host list (``node[01-64]``),
+                           ranks filling the nodes in list order
+                           (:func:`mpitaskmap.machines.slurm_topology.read_topology_spec`)
 
 Task specs
 ----------
@@ -34,8 +39,9 @@ from ..graphs.taskgraph import TaskGraph
 __all__ = ["MachineInput", "TaskInput", "load_machine", "load_tasks", "split_format_path", "guess_format",
            "read_mapping_file", "MACHINE_FORMS", "TASK_FORMS"]
 
-MACHINE_FORMS = ("sim:titan:nodes=64,ppn=16,seed=1 | sim:bgq:... | sim:torus:dims=4x4x4 | file:PATH | PATH | hopper | "
-                 "percs:ns=4,nd=8")
+MACHINE_FORMS = ("sim:titan:nodes=64,ppn=16,seed=1 | sim:bgq:... | sim:torus:dims=4x4x4 | "
+                 "sim:fattree:leaves=32,nodes_per_leaf=16,taper=4,nodes=64,ppn=8 | sim:frontera:nodes=64 | file:PATH | "
+                 "PATH | hopper | percs:ns=4,nd=8 | topology.conf:NODELIST[:ppn=8,taper=4]")
 TASK_FORMS = "stencil3d:16x8x8[:points=27,periodic=1,weight=1] | transpose:PxQ | coords:PATH | matrix:PATH | PATH"
 
 
@@ -85,8 +91,12 @@ def load_machine(spec: str, n_ranks: int) -> MachineInput:
 
         provider = get_provider(text)
         machine = machine_from_provider(provider, n_ranks)
-        first = machine.node_view().representative
-        hosts = [provider.locate(int(r), n_ranks).node for r in first]
+        view = machine.node_view()
+        # by node id, as host_names reads a list (a fat tree's node ids are tree node numbers: ids without a
+        # node of the job get no name)
+        hosts = [""] * (int(view.nodes.max()) + 1)
+        for k, r in zip(view.nodes.tolist(), view.representative.tolist()):
+            hosts[k] = provider.locate(int(r), n_ranks).node
         return MachineInput(machine, provider.spec, hosts)
     if low == "hopper":
         from ..machines.machine_file import hopper_machine
@@ -98,6 +108,12 @@ def load_machine(spec: str, n_ranks: int) -> MachineInput:
         what = f"--machine {text!r}"
         return MachineInput(percs_from_options(parse_options(text.partition(":")[2], PERCS_KEYS, what), what), text)
     path = text[5:] if low.startswith("file:") else text
+    from ..machines.slurm_topology import is_topology_spec, read_topology_spec
+
+    if is_topology_spec(path):  # the file provider's topology spec, by the same builder
+        topo = read_topology_spec(path, f"--machine {spec!r}")
+        machine = topo.machine()
+        return MachineInput(machine, path, list(machine.node_names))
     if not os.path.exists(path):
         raise InvalidInputError(f"--machine: no such machine file and not a known spec ({MACHINE_FORMS}); got {spec!r}")
     from ..machines.machine_file import read_machine_file

@@ -5,7 +5,8 @@ routes, link loads), :mod:`~.links` the routes and loads it returns, :mod:`~.vie
 machine seen node by node and as a grid; each kind is one module: :mod:`~.torus` (n-D torus or
 mesh), :mod:`~.flat` (host names only), :mod:`~.percs` (IBM PERCS two-level network), :mod:`~.fattree` (fat trees of
 switches).
-:mod:`~.presets` builds simulated allocations of real machines, :mod:`~.machine_file` reads
+:mod:`~.presets` and :mod:`~.fattree_presets` build simulated allocations of real machines,
+:mod:`~.slurm_topology` reads Slurm's switch trees (:mod:`~.hostlist` its host lists), :mod:`~.machine_file` reads
 and writes allocations, :mod:`~.hosts` names their nodes.
 """
 

@@ -28,26 +28,29 @@ API
 
 Providers
 ---------
-==============  ==================================================================
-``sim``         simulated Titan / BG/Q / torus (:mod:`.sim`); demos and tests
-``file``        a machine file (:mod:`.file`, ``$MPITASKMAP_COORDS_FILE``)
+==============  ===================================================================================
+``sim``         simulated Titan / BG/Q / torus / PERCS / fat trees (:mod:`.sim`); demos and tests
+``file``        a machine file, or ``topology.conf:NODELIST`` (:mod:`.file`, ``$MPITASKMAP_COORDS_FILE``)
 ``rca``         Cray XE/XK Gemini via the RCA library (:mod:`.rca`)
 ``bgq``         IBM Blue Gene/Q via ``MPIX_Rank2torus`` (:mod:`.bgq`)
+``slurm``       Slurm's ``SLURM_TOPOLOGY_ADDR``: switch path, block or torus3d (:mod:`.slurm`)
 ``hostname``    host name only, flat network (:mod:`.hostname`)
-``auto``        detection: env -> file -> rca -> bgq -> hostname (:mod:`.auto`)
-==============  ==================================================================
+``auto``        detection: env -> file -> rca -> bgq -> slurm -> hostname (:mod:`.auto`)
+==============  ===================================================================================
 
 Environment
 -----------
-=============================  ====================================================
-``MPITASKMAP_PROVIDER``        provider spec used when none is given (default auto)
-``MPITASKMAP_COORDS_FILE``     machine file of the ``file`` provider
-``MPITASKMAP_RCA_LIB``         RCA library (default ``librca.so.0``, ``librca.so``)
-``MPITASKMAP_CRAY_NID_FILE``   nid file (default ``/proc/cray_xt/nid``)
-``MPITASKMAP_BGQ_LIB``         library with the MPIX functions (default: mapped libmpi)
-``MPITASKMAP_BGQ_SHAPE``       BG/Q block lengths ``AxBxCxDxE`` (default: job bounding box)
-``MPITASKMAP_BGQ_WRAP``        BG/Q wrap flags, ``1`` or ``1x1x1x1x1`` (default all 1)
-=============================  ====================================================
+=================================  ====================================================
+``MPITASKMAP_PROVIDER``            provider spec used when none is given (default auto)
+``MPITASKMAP_COORDS_FILE``         machine file of the ``file`` provider
+``MPITASKMAP_RCA_LIB``             RCA library (default ``librca.so.0``, ``librca.so``)
+``MPITASKMAP_CRAY_NID_FILE``       nid file (default ``/proc/cray_xt/nid``)
+``MPITASKMAP_BGQ_LIB``             library with the MPIX functions (default: mapped libmpi)
+``MPITASKMAP_BGQ_SHAPE``           BG/Q block lengths ``AxBxCxDxE`` (default: job bounding box)
+``MPITASKMAP_BGQ_WRAP``            BG/Q wrap flags, ``1`` or ``1x1x1x1x1`` (default all 1)
+``SLURM_TOPOLOGY_ADDR``            set by Slurm: the task's switches and node (``slurm``)
+``SLURM_TOPOLOGY_ADDR_PATTERN``    set by Slurm: ``switch.switch.node``, ``block.node``, ...
+=================================  ====================================================
 
 Examples
 --------
@@ -67,6 +70,7 @@ from .file import FileProvider
 from .hostname import HostnameProvider
 from .rca import RcaProvider
 from .sim import SimProvider
+from .slurm import SlurmProvider
 
 __all__ = [
     "NetworkInfo",
@@ -84,4 +88,5 @@ __all__ = [
     "RcaProvider",
     "BgqProvider",
     "HostnameProvider",
+    "SlurmProvider",
 ]

@@ -14,7 +14,8 @@ import numpy as np
 
 from .._validate import as_narrowest_coords
 from ..errors import InvalidInputError, ProviderError
-from ..machines import FlatMachine, Machine, TorusMachine
+from ..machines import FatTreeMachine, FlatMachine, Machine, TorusMachine
+from ..machines.slurm_topology import fattree_from_node_paths, parse_topology_addr
 from ..machines.specs import PERCS_DEFAULTS, percs_from_options
 
 __all__ = [
@@ -25,9 +26,13 @@ __all__ = [
     "assemble_machine_arrays",
     "machine_from_provider",
     "NETWORK_KINDS",
+    "fattree_network",
 ]
 
-NETWORK_KINDS = ("flat", "torus", "percs")
+NETWORK_KINDS = ("flat", "torus", "percs", "fattree")
+#: Options of a ``"fattree"`` network: from Slurm's topology addresses, or a regular tree.
+FATTREE_ADDRESS_OPTIONS = ("pattern", "taper", "bandwidth", "routing")
+FATTREE_REGULAR_OPTIONS = ("down", "up", "bandwidth", "routing")
 
 
 def _as_int(value, name: str) -> int:
@@ -93,9 +98,17 @@ class NetworkInfo:
         Display names (e.g. ``("A", "B", "C", "D", "E")``); None for the defaults.
     kind : str
         ``"torus"`` (router coordinates on a torus/mesh), ``"flat"`` (no coordinates:
-        0 hops within a node, 1 hop between nodes; see :func:`assemble_machine`) or
+        0 hops within a node, 1 hop between nodes; see :func:`assemble_machine`),
         ``"percs"`` (an IBM PERCS two-level network: ``dims = (n_s, 4, 8)`` for
-        supernode, drawer and node coordinates; ``options`` holds ``n_d`` and ``routing``).
+        supernode, drawer and node coordinates; ``options`` holds ``n_d`` and ``routing``)
+        or ``"fattree"`` (a tree of switches, :class:`~mpitaskmap.machines.FatTreeMachine`),
+        in one of two forms.  From Slurm's topology addresses (:func:`fattree_network`):
+        no dimensions, every rank's node key is its ``SLURM_TOPOLOGY_ADDR``
+        (``s0.s12.node0417``), ``options`` hold ``pattern`` (``SLURM_TOPOLOGY_ADDR_PATTERN``),
+        ``taper``, ``bandwidth`` and ``routing``.  A regular tree (simulated clusters):
+        ``dims = (tree nodes,)``, a rank's coordinate is its tree node, ``options`` hold
+        ``down`` and ``up`` (:meth:`~mpitaskmap.machines.FatTreeMachine.regular`),
+        ``bandwidth`` and ``routing``.
     options : tuple of (str, object)
         Kind-specific parameters (PERCS: ``(("n_d", 4), ("routing", "direct"))``).
 
@@ -122,6 +135,8 @@ class NetworkInfo:
             raise InvalidInputError("dims: a torus network needs at least one dimension; got ()")
         if self.kind == "flat" and dims:
             raise InvalidInputError(f"dims: a flat network has no dimensions; got {list(dims)}")
+        if self.kind == "fattree":
+            _check_fattree_options(dims, self.options)
         wrap = True if self.wrap is None else self.wrap
         if isinstance(wrap, (bool, np.bool_)):
             wrap = (bool(wrap),) * len(dims)
@@ -142,6 +157,47 @@ class NetworkInfo:
     def n_dims(self) -> int:
         """Number of network dimensions (0 for a flat network)."""
         return len(self.dims)
+
+
+def _check_fattree_options(dims: tuple, options: tuple) -> None:
+    keys = [k for k, _ in options]
+    opts = dict(options)
+    if "pattern" in opts:
+        valid, form = FATTREE_ADDRESS_OPTIONS, "from topology addresses"
+        if dims:
+            raise InvalidInputError(f"dims: a fat tree from topology addresses has no dimensions; got {list(dims)}")
+    elif "down" in opts and "up" in opts:
+        valid, form = FATTREE_REGULAR_OPTIONS, "regular"
+        n_tree = int(np.prod(opts["down"], dtype=np.int64))
+        if dims != (n_tree,):
+            raise InvalidInputError(f"dims: a regular fat tree's one dimension is its {n_tree} tree nodes "
+                                    f"(prod of down {tuple(opts['down'])}); got {list(dims)}")
+    else:
+        raise InvalidInputError(f"options: a fattree network needs 'pattern' (topology addresses) or 'down' and 'up' "
+                                f"(a regular tree); got keys {keys}")
+    unknown = [k for k in keys if k not in valid]
+    if unknown:
+        raise InvalidInputError(f"options: unknown key {unknown[0]!r} of a {form} fattree network; valid: {list(valid)}")
+
+
+def fattree_network(pattern: str, *, taper: float = 1.0, bandwidth: float = 12.5, routing: str = "dmodk") -> NetworkInfo:
+    """Return the network of a fat tree whose ranks report Slurm topology addresses as node keys.
+
+    Parameters
+    ----------
+    pattern : str
+        ``SLURM_TOPOLOGY_ADDR_PATTERN`` (``switch.switch.node``, ``block.node``): equal on
+        every rank, so a rank with another depth or plugin fails the runtime's network check.
+    taper, bandwidth, routing
+        As :func:`~mpitaskmap.machines.slurm_topology.fattree_from_node_paths`.
+
+    Examples
+    --------
+    >>> fattree_network("switch.node", taper=4).options
+    (('pattern', 'switch.node'), ('taper', 4.0), ('bandwidth', 12.5), ('routing', 'dmodk'))
+    """
+    return NetworkInfo(kind="fattree", options=(("pattern", str(pattern)), ("taper", float(taper)),
+                                                ("bandwidth", float(bandwidth)), ("routing", str(routing))))
 
 
 @dataclass(frozen=True)
@@ -278,7 +334,11 @@ def assemble_machine(locations: Sequence[Location], network: NetworkInfo, *, nam
         A TorusMachine for ``network.kind == "torus"``; for ``"flat"`` the node-only
         machine ``mpitaskmap.machines.FlatMachine`` (0 hops within, 1 hop between nodes);
         for ``"percs"`` a :class:`~mpitaskmap.machines.percs.PercsMachine` (the job must be the whole
-        system, rank ``r`` on processor ``r``).
+        system, rank ``r`` on processor ``r``); for ``"fattree"`` a
+        :class:`~mpitaskmap.machines.FatTreeMachine` whose node ids are tree node numbers:
+        from topology addresses, the job's nodes in the order of their switch paths
+        (:func:`~mpitaskmap.machines.slurm_topology.fattree_from_node_paths`), for a
+        regular tree the ranks' coordinates.
 
     Raises
     ------
@@ -395,6 +455,9 @@ def assemble_machine_arrays(coords: np.ndarray, nodes: np.ndarray, network: Netw
         return FlatMachine(node_ids, name=name)
     if network.kind == "percs":
         return _percs_machine(coords, network, name)
+    if network.kind == "fattree":
+        return _fattree_machine(coords, nodes, first_index[np.argsort(first_index, kind="stable")], node_ids,
+                                network, name)
     return TorusMachine(
         as_narrowest_coords(coords),  # int16 on every real network; the machine keeps them so
         network.dims,
@@ -404,6 +467,34 @@ def assemble_machine_arrays(coords: np.ndarray, nodes: np.ndarray, network: Netw
         dim_names=list(network.dim_names) if network.dim_names is not None else None,
         name=name,
     )
+
+
+def _fattree_machine(coords: np.ndarray, nodes: np.ndarray, first_rank: np.ndarray, node_ids: np.ndarray,
+                     network: NetworkInfo, name: str) -> FatTreeMachine:
+    """The fat tree of a ``"fattree"`` network; ``first_rank[k]``: the first rank on node id ``k``."""
+    opts = dict(network.options)
+    bandwidth, routing = opts.get("bandwidth", 12.5), opts.get("routing", "dmodk")
+    if "down" in opts:  # a regular tree: the coordinate is the tree node
+        return FatTreeMachine.regular(opts["down"], opts["up"], bandwidth, coords[:, 0], routing=routing, name=name)
+    pattern = opts["pattern"]
+    paths, names, rank_of_name = [], [], {}
+    for r in first_rank.tolist():
+        key = _node_text(nodes[r])
+        try:
+            addr = parse_topology_addr(key, pattern)
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"locations: rank {r}: {exc}") from None
+        if addr.kind not in ("tree", "block"):
+            raise InvalidInputError(f"locations: rank {r}: pattern {pattern!r} gives no switches; got {key!r}")
+        if addr.node in rank_of_name:
+            q = rank_of_name[addr.node]
+            raise InvalidInputError(f"locations: ranks {q} and {r} are on node {addr.node!r} but report different "
+                                    f"addresses {_node_text(nodes[q])!r} and {key!r}")
+        rank_of_name[addr.node] = r
+        paths.append(addr.path)
+        names.append(addr.node)
+    return fattree_from_node_paths(paths, names, node_ids, bandwidth=bandwidth, taper=opts.get("taper", 1.0),
+                                   routing=routing, name=name, what="locations")
 
 
 def _node_text(key) -> str:

@@ -10,10 +10,11 @@ from .file import FileProvider
 from .hostname import HostnameProvider
 from .rca import RcaProvider
 from .sim import SimProvider
+from .slurm import SLURM_KEYS, SlurmProvider
 
 __all__ = ["available_providers", "provider_from_spec"]
 
-_NAMES = ("auto", "bgq", "file", "hostname", "rca", "sim")
+_NAMES = ("auto", "bgq", "file", "hostname", "rca", "sim", "slurm")
 
 
 def available_providers() -> list[str]:
@@ -25,7 +26,7 @@ def available_providers() -> list[str]:
     Examples
     --------
     >>> available_providers()
-    ['auto', 'bgq', 'file', 'hostname', 'rca', 'sim']
+    ['auto', 'bgq', 'file', 'hostname', 'rca', 'sim', 'slurm']
     """
     return list(_NAMES)
 
@@ -51,4 +52,6 @@ def provider_from_spec(spec: str) -> Provider:
     if family == "hostname":
         parse_options(rest, (), what)
         return HostnameProvider()
+    if family == "slurm":
+        return SlurmProvider(**parse_options(rest, SLURM_KEYS, what))
     raise InvalidInputError(f"provider: unknown provider {family!r} in {spec!r}; valid: {available_providers()}")

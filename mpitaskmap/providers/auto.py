@@ -9,7 +9,10 @@ Detection order (:data:`AUTO_ORDER`); the first that applies wins:
    and answers ``rca_get_max_dimension``.
 4. ``bgq``: a library exporting ``MPIX_Torus_ndims`` and ``MPIX_Rank2torus`` is found and
    reports a 5-D torus.
-5. ``hostname``: always applies (node-only, flat network).
+5. ``slurm``: ``SLURM_TOPOLOGY_ADDR`` and ``SLURM_TOPOLOGY_ADDR_PATTERN`` are set and name
+   switches, blocks or a torus (a Slurm topology plugin; :mod:`.slurm`).  Its options
+   (``taper=``, ``dims=``) come through ``MPITASKMAP_PROVIDER=slurm:...``.
+6. ``hostname``: always applies (node-only, flat network).
 
 Every step is recorded in the chosen provider's ``probes`` as ``(name, outcome)``, where
 outcome is ``"selected"`` or why the step was skipped, and logged in one line at level INFO
@@ -32,12 +35,13 @@ from .bgq import BgqProvider
 from .file import FileProvider
 from .hostname import HostnameProvider
 from .rca import RcaProvider
+from .slurm import SlurmProvider
 
 __all__ = ["detect_provider", "probe_summary", "AUTO_ORDER"]
 
 logger = logging.getLogger(__name__)
 
-AUTO_ORDER = ("env", "file", "rca", "bgq", "hostname")
+AUTO_ORDER = ("env", "file", "rca", "bgq", "slurm", "hostname")
 
 
 def probe_summary(probes) -> str:
@@ -109,5 +113,12 @@ def detect_provider() -> Provider:
         return chosen(bgq, "bgq")
     except ProviderError as exc:
         probes.append(("bgq", str(exc)))
+
+    slurm = SlurmProvider()
+    try:
+        slurm.check()
+        return chosen(slurm, "slurm")
+    except ProviderError as exc:
+        probes.append(("slurm", str(exc)))
 
     return chosen(HostnameProvider(), "hostname")

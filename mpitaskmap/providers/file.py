@@ -4,6 +4,13 @@ The file (format: :mod:`mpitaskmap.machines.machine_file`) is named by ``path=``
 ``file:PATH``, or by ``$MPITASKMAP_COORDS_FILE``.  It must describe exactly as many ranks
 as the job has.  Parsed files are cached per path (and modification time), so the
 processes of one node read a file once each, not once per call.
+
+A Slurm topology instead: ``TOPOLOGY_FILE:NODELIST[:ppn=8,taper=4,bw=12.5,routing=dmodk]``
+(a ``topology.conf`` or saved ``scontrol show topology``, the job's nodes as a host list,
+:func:`~mpitaskmap.machines.slurm_topology.read_topology_spec`): rank ``r`` runs on node
+``r // ppn`` of the list, located by the ``SLURM_TOPOLOGY_ADDR`` that node has in that
+topology, so the job's machine is the fat tree the ``slurm`` provider would give on those
+nodes.
 """
 
 from __future__ import annotations
@@ -11,19 +18,36 @@ from __future__ import annotations
 import os
 
 from ..errors import ProviderError
-from ..machines import TorusMachine
+from ..machines import Machine, TorusMachine
 from ..machines.machine_file import read_machine_file
-from ._base import Location, NetworkInfo, Provider, check_rank
+from ..machines.slurm_topology import TopologySpec, is_topology_spec, read_topology_spec
+from ._base import Location, NetworkInfo, Provider, check_rank, fattree_network
 from ._util import read_env
 
 __all__ = ["FileProvider", "clear_file_cache"]
 
-_CACHE: dict[tuple, TorusMachine] = {}
+_CACHE: dict[tuple, object] = {}
 
 
 def clear_file_cache() -> None:
     """Forget every parsed machine file."""
     _CACHE.clear()
+
+
+def _load_topology(spec: str) -> tuple[TopologySpec, list[str]]:
+    """The topology spec and every node's address (cached per file, modification time and spec)."""
+    path = spec.partition(":")[0]
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise ProviderError(f"file: {path}: cannot read the topology file of {spec!r} ({exc.strerror or exc})") from None
+    key = (os.path.realpath(path), st.st_mtime_ns, st.st_size, spec)
+    found = _CACHE.get(key)
+    if found is None:
+        topo = read_topology_spec(spec, f"file {spec!r}")
+        found = (topo, topo.addresses())
+        _CACHE[key] = found
+    return found
 
 
 def _load(path: str) -> TorusMachine:
@@ -50,7 +74,8 @@ class FileProvider(Provider):
     Parameters
     ----------
     path : str or path-like, optional
-        The machine file; default ``$MPITASKMAP_COORDS_FILE``.
+        The machine file, or a topology spec ``TOPOLOGY_FILE:NODELIST[:OPTIONS]`` (module
+        notes); default ``$MPITASKMAP_COORDS_FILE``.
 
     Notes
     -----
@@ -84,13 +109,23 @@ class FileProvider(Provider):
         except ProviderError:
             return "file"
 
-    def machine(self) -> TorusMachine:
-        """Return the parsed machine file (cached)."""
+    @property
+    def is_topology(self) -> bool:
+        """Whether the path is a Slurm topology spec ``TOPOLOGY_FILE:NODELIST[:OPTIONS]``."""
+        return is_topology_spec(self.path)
+
+    def machine(self) -> Machine:
+        """Return the parsed machine file, or the fat tree of a topology spec (cached)."""
+        if self.is_topology:
+            return _load_topology(self.path)[0].machine(name=self.spec)
         return _load(self.path)
 
     def check(self) -> None:
         """Raise ProviderError if no file is named or it cannot be read (parse errors propagate)."""
-        self.machine()
+        if self.is_topology:
+            _load_topology(self.path)
+        else:
+            self.machine()
 
     def locate(self, rank: int, size: int) -> Location:
         """Return row ``rank`` of the machine file.
@@ -101,6 +136,12 @@ class FileProvider(Provider):
             If the file is missing or describes a number of ranks other than ``size``.
         """
         rank, size = check_rank(rank, size)
+        if self.is_topology:
+            topo, addresses = _load_topology(self.path)
+            if topo.n_ranks != size:
+                raise ProviderError(f"file: {self.path} describes {len(topo.nodes)} nodes x {topo.ppn} = {topo.n_ranks} "
+                                    f"ranks but the job has {size}")
+            return Location((), addresses[rank // topo.ppn])
         m = self.machine()
         if m.n_procs != size:
             raise ProviderError(
@@ -110,7 +151,10 @@ class FileProvider(Provider):
         return Location(tuple(int(c) for c in m.router_coords[rank]), f"node{int(m.node_ids[rank])}")
 
     def network(self, *, size: int | None = None) -> NetworkInfo:
-        """Return the file's dims, wrap flags, bandwidths and dimension names."""
+        """Return the file's dims, wrap flags, bandwidths and dimension names (a ``"fattree"`` for a topology)."""
+        if self.is_topology:
+            topo = _load_topology(self.path)[0]
+            return fattree_network(topo.pattern, taper=topo.taper, bandwidth=topo.bandwidth, routing=topo.routing)
         m = self.machine()
         return NetworkInfo(
             dims=tuple(int(d) for d in m.dims),

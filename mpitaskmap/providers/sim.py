@@ -15,10 +15,19 @@ spec                                                   machine
 ``sim:percs:ns=2,nd=1,routing=direct``                 :func:`~mpitaskmap.machines.specs.percs_from_options`
                                                        (whole system: the job has ``ns * 128`` ranks;
                                                        the command line's ``percs:`` spec)
+``sim:fattree:leaves=32,nodes_per_leaf=16,taper=4,``   :func:`~mpitaskmap.machines.fattree_presets.fattree_machine`:
+``levels=2,nodes=64,ppn=8,seed=1``                     ``nodes`` scattered over a 2- or 3-level tree;
+``[,leaves_per_pod=,bw=12.5,routing=dmodk]``           ``nodes`` defaults to ``ceil(size / ppn)``,
+                                                       ``ppn`` to 1, ``taper`` 1, ``seed`` 0
+``sim:frontera:nodes=64,ppn=56,seed=1,routing=``       :func:`~mpitaskmap.machines.fattree_presets.fattree_preset`
+``sim:supermuc-ng:nodes=,ppn=,seed=,routing=``         (published shapes of the two clusters)
 =====================================================  ===============================================
 
 Rank ``r`` is processor ``r`` of the simulated machine, i.e. its default rank order (ALPS
-curve order on Titan, the ``order`` letters on BG/Q, router order on a torus).  The
+curve order on Titan, the ``order`` letters on BG/Q, router order on a torus, Slurm's block
+order on the sorted node list of a fat tree).  A fat tree's rank reports its tree node as
+its coordinate in a ``"fattree"`` network holding the tree's shape, so every rank
+assembles the same :class:`~mpitaskmap.machines.FatTreeMachine`.  The
 machines are deterministic, so every rank builds the same one.  A job larger than the
 machine is a :class:`~mpitaskmap.errors.ProviderError`; a malformed spec is an
 :class:`~mpitaskmap.errors.InvalidInputError` naming the key.
@@ -26,11 +35,14 @@ machine is a :class:`~mpitaskmap.errors.ProviderError`; a malformed spec is an
 
 from __future__ import annotations
 
+import functools
 import math
 
-from .._options import parse_float, parse_int, parse_lengths, parse_options, parse_wrap
+from .._options import parse_choice, parse_float, parse_int, parse_lengths, parse_options, parse_wrap
 from ..errors import InvalidInputError, ProviderError
-from ..machines import TorusMachine
+from ..machines import FatTreeMachine, Machine, TorusMachine
+from ..machines.fattree import FAT_TREE_ROUTINGS
+from ..machines.fattree_presets import FATTREE_PRESETS, fattree_machine, fattree_preset
 from ..machines.percs import PercsMachine
 from ..machines.percs_network import DRAWERS_PER_SUPERNODE, NODES_PER_DRAWER
 from ..machines.presets import BGQ_ORDERS, TITAN_DIMS, bgq_machine, titan_machine, torus_machine
@@ -38,7 +50,7 @@ from ..machines.specs import PERCS_KEYS, percs_from_options
 from ._base import Location, NetworkInfo, Provider, check_rank
 from .bgq import BGQ_DIM_NAMES, bgq_node_name
 
-__all__ = ["SimProvider", "SIM_KINDS"]
+__all__ = ["SimProvider", "SIM_KINDS", "FATTREE_KINDS"]
 
 #: Valid keys per simulated machine kind.
 SIM_KINDS = {
@@ -46,7 +58,12 @@ SIM_KINDS = {
     "bgq": ("shape", "ppn", "order", "wrap"),
     "torus": ("dims", "ppn", "npr", "wrap"),
     "percs": PERCS_KEYS,
+    "fattree": ("leaves", "nodes_per_leaf", "taper", "levels", "leaves_per_pod", "nodes", "ppn", "seed", "bw",
+                "routing"),
+    **{preset: ("nodes", "ppn", "seed", "routing") for preset in FATTREE_PRESETS},
 }
+#: The simulated fat trees (kinds of :data:`SIM_KINDS`).
+FATTREE_KINDS = ("fattree",) + tuple(FATTREE_PRESETS)
 
 
 class SimProvider(Provider):
@@ -56,7 +73,7 @@ class SimProvider(Provider):
 
     Parameters
     ----------
-    kind : {"titan", "bgq", "torus", "percs"}
+    kind : {"titan", "bgq", "torus", "percs", "fattree", "frontera", "supermuc-ng"}
         Machine family.
     **options : str or int
         The keys of :data:`SIM_KINDS` for that kind, as in the spec string.
@@ -74,6 +91,9 @@ class SimProvider(Provider):
     >>> p = SimProvider.from_spec("sim:titan:ppn=1,seed=1")
     >>> [p.locate(r, 4).node for r in range(4)]
     ['nid00000', 'nid00001', 'nid00050', 'nid00051']
+    >>> p = SimProvider.from_spec("sim:fattree:leaves=4,nodes_per_leaf=4,taper=2,nodes=6,ppn=2,seed=1")
+    >>> [p.locate(r, 12) for r in (0, 2)]
+    [Location(coords=(0,), node='node0000'), Location(coords=(2,), node='node0002')]
     """
 
     name = "sim"
@@ -90,7 +110,7 @@ class SimProvider(Provider):
         opts = parse_options(raw, SIM_KINDS[kind], f"provider {self._spec!r}")
         self._options = opts
         self._params = self._parse(kind, opts)
-        self._machines: dict[int, TorusMachine] = {}
+        self._machines: dict[int, Machine] = {}
 
     @classmethod
     def from_spec(cls, spec: str) -> "SimProvider":
@@ -133,6 +153,8 @@ class SimProvider(Provider):
             p["wrap"] = parse_wrap(o.get("wrap", "1"), "wrap", s, 5)
         elif kind == "percs":  # the whole system, whatever the job: built (and checked) once, here
             p["machine"] = percs_from_options(o, s)
+        elif kind in FATTREE_KINDS:
+            self._parse_fattree(kind, o, s, p)
         else:
             if "dims" not in o:
                 raise InvalidInputError(f"{s}: sim:torus needs dims=, e.g. dims=4x4x4")
@@ -142,7 +164,32 @@ class SimProvider(Provider):
             p["wrap"] = parse_wrap(o.get("wrap", "1"), "wrap", s, len(p["dims"]))
         return p
 
-    def machine(self, size: int) -> TorusMachine:
+    @staticmethod
+    def _parse_fattree(kind: str, o: dict, s: str, p: dict) -> None:
+        """The options of a simulated fat tree; its shape checked now by building it with one node."""
+        p["ppn"] = parse_int(o.get("ppn", 1), "ppn", s)
+        p["nodes"] = parse_int(o["nodes"], "nodes", s) if "nodes" in o else None
+        p["seed"] = parse_int(o.get("seed", 0), "seed", s, minimum=0)
+        p["routing"] = parse_choice(o.get("routing", "dmodk"), "routing", s, FAT_TREE_ROUTINGS)
+        if kind == "fattree":
+            shape = {key: parse_int(o[key], key, s) for key in ("leaves", "nodes_per_leaf", "taper", "levels",
+                                                                "leaves_per_pod") if key in o}
+            bw = parse_float(o.get("bw", 12.5), "bw", s)
+            if bw <= 0:
+                raise InvalidInputError(f"{s}: bw must be positive; got {bw:g}")
+            shape["bandwidth"] = bw
+            p["shape"] = shape
+            build = functools.partial(fattree_machine, **shape)
+        else:
+            build = functools.partial(fattree_preset, kind)
+        p["build"] = build
+        try:
+            p["tree"] = build(nodes=1, ppn=1, seed=0, routing=p["routing"])
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{s}: {exc}") from None
+        p["bandwidth"] = float(p["tree"].level_bandwidths()[0][0])
+
+    def machine(self, size: int) -> Machine:
         """Return the simulated machine for a job of ``size`` ranks (cached per size).
 
         Raises
@@ -165,6 +212,12 @@ class SimProvider(Provider):
             m = bgq_machine(p["shape"], ranks_per_node=p["ppn"], order=p["order"], wrap=list(p["wrap"]))
         elif self.kind == "percs":
             m = p["machine"]
+        elif self.kind in FATTREE_KINDS:
+            nodes = p["nodes"] if p["nodes"] is not None else math.ceil(size / p["ppn"])
+            try:
+                m = p["build"](nodes=nodes, ppn=p["ppn"], seed=p["seed"], routing=p["routing"])
+            except InvalidInputError as exc:
+                raise ProviderError(f"sim: {self._spec!r} cannot hold a job of {size} ranks: {exc}") from None
         else:
             m = torus_machine(p["dims"], wrap=list(p["wrap"]), cores_per_node=p["ppn"], nodes_per_router=p["npr"])
         if m.n_procs < size:
@@ -180,6 +233,8 @@ class SimProvider(Provider):
             return f"nid{int(m.node_ids[rank]):05d}"
         if self.kind == "bgq":
             return bgq_node_name(m.router_coords[rank])
+        if self.kind in FATTREE_KINDS:
+            return m.node_names[int(m.node_ids[rank])]
         return f"node{int(m.node_ids[rank])}"
 
     def locate(self, rank: int, size: int) -> Location:
@@ -188,6 +243,8 @@ class SimProvider(Provider):
         m = self.machine(size)
         if self.kind == "percs":
             return Location(self._percs_coords(m, rank), self._node_name(m, rank))
+        if self.kind in FATTREE_KINDS:  # the tree node as the coordinate of a regular "fattree" network
+            return Location((int(m.node_ids[rank]),), self._node_name(m, rank))
         return Location(tuple(int(c) for c in m.router_coords[rank]), self._node_name(m, rank))
 
     @staticmethod
@@ -206,4 +263,9 @@ class SimProvider(Provider):
             m = p["machine"]
             return NetworkInfo(dims=(m.n_s, DRAWERS_PER_SUPERNODE, NODES_PER_DRAWER), wrap=False, kind="percs",
                                options=(("n_d", m.n_d), ("routing", m.routing)))
+        if self.kind in FATTREE_KINDS:
+            t: FatTreeMachine = p["tree"]
+            return NetworkInfo(dims=(t.n_tree_nodes,), kind="fattree",
+                               options=(("down", t.down_links), ("up", t.up_links), ("bandwidth", p["bandwidth"]),
+                                        ("routing", p["routing"])))
         return NetworkInfo(dims=p["dims"], wrap=p["wrap"], bandwidth=None, dim_names=None)
