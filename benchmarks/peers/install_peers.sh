@@ -12,6 +12,8 @@
 # Peers:
 #   * Zoltan2 (Trilinos 13.2, Debian) -> benchmarks/peers/build/zoltan2_map
 #   * Scotch 7 (Debian libscotch-dev, used from Python through ctypes)
+#   * KaHIP 3.25 (PyPI wheel "kahip", into the Python that runs the benchmarks: $PYTHON, else
+#     the repository's .venv/bin/python, else python3; its lib/libkahip.so is used through ctypes)
 # Needs root (or sudo) for apt-get. Exits non-zero on any failure.
 set -euo pipefail
 
@@ -70,6 +72,24 @@ SCOTCH_SO=/usr/lib/x86_64-linux-gnu/scotch-int32/libscotch.so
 [[ -n "$SCOTCH_SO" && -e "$SCOTCH_SO" ]] || die "libscotch (7.0) shared library not found"
 say "Scotch library: $SCOTCH_SO"
 
+# ---- KaHIP (PyPI wheel: the kaffpa binaries and libkahip.so with process_mapping) ----
+KAHIP_VERSION=3.25
+PY="${PYTHON:-}"
+if [[ -z "$PY" ]]; then
+  if [[ -x "$HERE/../../.venv/bin/python" ]]; then PY="$HERE/../../.venv/bin/python"; else PY=python3; fi
+fi
+command -v "$PY" >/dev/null || die "no Python '$PY' to install KaHIP into (set PYTHON=...)"
+if [[ "$("$PY" -c 'import importlib.metadata as m; print(m.version("kahip"))' 2>/dev/null)" == "$KAHIP_VERSION" ]]; then
+  say "kahip $KAHIP_VERSION already installed for $PY"
+else
+  say "pip install kahip==$KAHIP_VERSION into $PY"
+  "$PY" -m pip install -q "kahip==$KAHIP_VERSION" || die "pip install kahip==$KAHIP_VERSION failed"
+fi
+# benchmarks/peers/kahip.py (our wrapper, first on sys.path) loads the wheel's lib/libkahip.so
+"$PY" -c 'import sys; sys.path.insert(0, sys.argv[1]); import kahip
+r = kahip.kahip_missing(); print("[install_peers] " + (r or "kahip " + kahip.kahip_version() + ": process_mapping ok"))
+sys.exit(1 if r else 0)' "$HERE" || die "KaHIP installed but its library cannot be loaded (see above)"
+
 # ---- build the Zoltan2 driver ------------------------------------------------
 mkdir -p "$BUILD"
 if [[ $REBUILD -eq 1 || ! -x "$EXE" || "$SRC" -nt "$EXE" ]]; then
@@ -99,4 +119,5 @@ if out=$("$EXE" --selftest 2>"$BUILD/selftest.err"); then
 else
   cat "$BUILD/selftest.err" >&2; die "driver self-test failed"
 fi
-say "done. Peers: zoltan2 -> $EXE ; scotch -> libscotch via ctypes (benchmarks/peers/scotch.py)"
+say "done. Peers: zoltan2 -> $EXE ; scotch -> libscotch via ctypes (benchmarks/peers/scotch.py) ;" \
+    "kahip -> libkahip via ctypes (benchmarks/peers/kahip.py)"

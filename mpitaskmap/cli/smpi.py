@@ -63,6 +63,12 @@ examples:
       --run "./halo3d 8 8 8 8 8 8 5 10" --time-regex 'max_comm_time (\\S+)'
   mpitaskmap simgrid -m sim:titan:ppn=16,seed=2 -t stencil3d:16x16x16 --methods identity,auto -o smpi
   sh smpi/run.sh ./halo3d 16 16 16 8 8 8 5 10          # the same runs by hand
+  mpitaskmap simgrid -m sim:fattree:leaves=32,nodes_per_leaf=16,taper=4,nodes=64,ppn=8,seed=1 \\
+      -t stencil3d:8x8x8 --hosts n%d -o smpift --run "./halo3d 8 8 8 8 8 8 5 10"
+      (a regular d-mod-k fat tree with host names n0, n1, ... is SimGrid's own FAT_TREE
+      cluster, every node of the tree a host; other host names, irregular trees and
+      per-level bandwidths give an explicit platform with the same routes and times;
+      ECMP routes, which SimGrid cannot follow, are refused)
 
 exit status: 0 when every run gave its times, 1 on an error (one line per failed run;
 --debug for a traceback), 2 on a bad command line.

@@ -18,7 +18,8 @@ Two forms
 ---------
 ``"cluster"`` -- SimGrid's own ``<cluster topology="TORUS">`` element for a machine whose
     routers sit on a torus grid (:attr:`~mpitaskmap.machines.Machine.has_router_grid`,
-    routed dimension by dimension), or a flat ``<cluster>`` for a machine without network
+    routed dimension by dimension), its ``<cluster topology="FAT_TREE">`` for a regular fat
+    tree (below), or a flat ``<cluster>`` for a machine without network
     links (:attr:`~mpitaskmap.machines.Machine.has_link_model` False: a
     :class:`~mpitaskmap.machines.FlatMachine`).  Chosen by ``form="auto"`` when SimGrid
     can say the same thing in one element: every dimension wraps, every link has one
@@ -29,6 +30,30 @@ Two forms
     the shorter way round; on an even-length dimension its tie-break for the two equally
     short ways may differ from ours (same hop count, same time on a uniform torus).
     Routers without an allocated node are hosts too.
+
+    SimGrid's ``<cluster topology="FAT_TREE">`` for a regular fat tree (a machine with
+    ``down_links``, ``up_links`` and ``routing``, as
+    :meth:`~mpitaskmap.machines.FatTreeMachine.regular` builds it), chosen by ``form="auto"``
+    when it says the same as the explicit form: d-mod-k routing, every link of every level
+    one bandwidth (a taper by fewer up-links, not by slower ones), no ``node_link``, no
+    ``node_pairs`` and ``PREFIX%dSUFFIX`` host names.  ``topo_parameters`` is
+    ``h;m_1,...,m_h;w_1,...,w_h;1,...,1`` (levels; down-links of a level-``l`` switch;
+    parents of an element of level ``l - 1``; one cable per parent/child pair), e.g.
+    ``2;16,32;1,4;1,1`` for 32 leaves of 16 nodes with 4 up-links each (4:1).  SimGrid
+    numbers the hosts of the cluster in radical order and labels host ``k`` with the digits
+    of ``k`` in the mixed radix ``m_1, m_2, ...`` (lowest level fastest), which is our tree
+    node numbering: the cluster's radical is ``0 .. prod(m) - 1`` and host ``k`` is tree node
+    ``k`` (every node of the tree is a host, allocated or not: SimGrid needs them all; the
+    job's ranks sit on the allocated ones through the hostfile).  SimGrid's up-port at level
+    ``l`` is ``(k_dst // (w_1 ... w_l)) mod w_{l+1}`` and its down path the unique one, links
+    split up/down (``SPLITDUPLEX``, the DTD's default, written out): link for link the
+    routes of the machine's ``"dmodk"`` rule (``tests/test_simgrid_fattree.py`` reads
+    SimGrid's routes back and compares every pair).  An ``"ecmp"`` tree splits a pair's
+    traffic over its up-paths, which no SimGrid route can say: both forms refuse it (the
+    message names the pair; ``machine.with_routing("dmodk")`` is the same tree as SimGrid's
+    FAT_TREE routes it, :func:`mpitaskmap.sim.fluid.fluid_exchange` replays ECMP).  A tree
+    with per-level or per-switch bandwidths, or an irregular one (Slurm's), gets the
+    explicit form.
 
 ``"explicit"`` -- one ``Full``-routing zone written from the machine's network contract,
     for any machine: a host per node, a link per *directed* network link that some route
@@ -295,7 +320,10 @@ def _platform(machine, *, link_latency, node_link, hosts, bandwidth_unit, host_s
     view = machine.node_view()
     nodes, first, counts = view.nodes, view.representative, view.capacity
 
-    if machine.has_link_model:
+    tree = _fat_tree_shape(machine) if machine.has_link_model else None
+    if tree is not None:
+        why_not = _fat_tree_cluster_obstacle(machine, hosts, node_link, node_pairs)
+    elif machine.has_link_model:
         why_not = _torus_cluster_obstacle(machine, hosts, node_link, node_pairs)
     else:  # node links are the only links
         node_link = node_link if node_link is not None else (1.0, lat)
@@ -303,12 +331,15 @@ def _platform(machine, *, link_latency, node_link, hosts, bandwidth_unit, host_s
     if form == "cluster" and why_not:
         raise InvalidInputError(f"form: the cluster form does not apply: {why_not}")
     if form != "explicit" and not why_not:
+        if tree is not None:
+            return _fat_tree_cluster(machine, tree, hosts, int(counts.max()), lat, unit, host_speed, loop), {}
         if machine.has_link_model:
             return _torus_cluster(machine, hosts, int(counts.max()), lat, unit, host_speed, loop), {}
         return _flat_cluster(hosts, nodes, counts, node_link, unit, host_speed, loop), {}
     pairs = _pairs(nodes, node_pairs)
     nodes, first, counts = _hosts_of_pairs(nodes, first, counts, pairs, node_pairs)
-    return _explicit(machine, names, nodes, first, counts, pairs, lat, node_link, unit, host_speed, loop)
+    split_note = f" (SimGrid's FAT_TREE cluster does not apply either: {why_not})" if tree is not None and why_not else ""
+    return _explicit(machine, names, nodes, first, counts, pairs, lat, node_link, unit, host_speed, loop, split_note)
 
 
 # -- cluster form -------------------------------------------------------------------------------
@@ -320,7 +351,8 @@ def _torus_cluster_obstacle(machine: Machine, hosts, node_link, node_pairs) -> s
     ``wrap``), and the contract's link bandwidths and router ids.
     """
     if not machine.has_router_grid:
-        return f"{machine.name!r} has no torus grid of routers (SimGrid's TORUS cluster is one)"
+        return (f"{machine.name!r} has no torus grid of routers (SimGrid's TORUS cluster is one) and is no regular "
+                "fat tree (SimGrid's FAT_TREE cluster)")
     if not np.asarray(machine.wrap, dtype=bool).all():
         return "a mesh dimension (SimGrid's TORUS cluster wraps every dimension)"
     bws = machine.link_bandwidths()
@@ -333,6 +365,56 @@ def _torus_cluster_obstacle(machine: Machine, hosts, node_link, node_pairs) -> s
     if not np.array_equal(machine.node_ids, machine.router_ids()):
         return "node ids that are not router ids (a cluster has one host per router, host i at router i)"
     return _naming_obstacle(hosts)
+
+
+def _fat_tree_shape(machine: Machine) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """``(down, up)`` of a regular fat tree in SimGrid's FAT_TREE terms, or None for any other machine.
+
+    Asks capabilities, not the class: a machine whose ``down_links`` (``m_l``, children of a
+    level-``l`` switch) is set and that has ``up_links`` (``w_l``) numbers its nodes as
+    SimGrid's FAT_TREE numbers its hosts (see the module notes).
+    """
+    down = getattr(machine, "down_links", None)
+    up = getattr(machine, "up_links", None)
+    if down is None or up is None:
+        return None
+    return tuple(int(m) for m in down), tuple(int(w) for w in up)
+
+
+def _fat_tree_cluster_obstacle(machine: Machine, hosts, node_link, node_pairs) -> str:
+    """Why SimGrid's FAT_TREE cluster does not say the same as the explicit form ('' if it does)."""
+    routing = getattr(machine, "routing", None)
+    if routing != "dmodk":
+        return (f"routing {routing!r} (SimGrid's FAT_TREE cluster routes d-mod-k, one path per pair; "
+                "machine.with_routing('dmodk') is the tree it simulates)")
+    bws = machine.link_bandwidths()
+    if not (bws == bws[0]).all():
+        codes, classes = machine.link_classes()
+        spans = []
+        for k, c in enumerate(classes):
+            b = bws[codes == k]
+            if b.size:
+                spans.append(f"{c} {float(b.min()):g}" + (f"-{float(b.max()):g}" if b.max() > b.min() else ""))
+        return f"unequal link bandwidths ({', '.join(spans)}; a FAT_TREE cluster has one bandwidth)"
+    if node_link is not None:
+        return "a node_link (a FAT_TREE host's link to its leaf is the tree's level-1 link)"
+    if node_pairs is not None:
+        return "node_pairs (a cluster declares no routes)"
+    return _naming_obstacle(hosts)
+
+
+def _fat_tree_cluster(machine: Machine, tree, hosts, cores: int, lat: float, unit: float, host_speed: str,
+                      loop) -> str:
+    down, up = tree
+    bw = float(machine.link_bandwidths()[0]) * unit  # one bandwidth: checked by the obstacle test
+    attrs = _cluster_attrs(hosts, f"0-{int(np.prod(down, dtype=np.int64)) - 1}", cores, host_speed, loop, unit)
+    topo = ";".join([str(len(down)), ",".join(map(str, down)), ",".join(map(str, up)), ",".join("1" for _ in down)])
+    return (
+        _HEADER
+        + f'  <cluster id="fattree" {attrs} bw="{_fmt_bw(bw)}" lat="{_fmt_lat(lat)}" sharing_policy="SPLITDUPLEX" '
+        f'topology="FAT_TREE" topo_parameters="{topo}"/>\n'
+        + _FOOTER
+    )
 
 
 def _flat_cluster_obstacle(hosts, node_pairs) -> str:
@@ -391,7 +473,7 @@ def _hosts_of_pairs(nodes, first, counts, pairs, node_pairs):
     return nodes[keep], first[keep], counts[keep]
 
 
-def _routes_of_pairs(machine: Machine, names, nodes, first, pairs) -> tuple[np.ndarray, np.ndarray]:
+def _routes_of_pairs(machine: Machine, names, nodes, first, pairs, split_note: str = "") -> tuple[np.ndarray, np.ndarray]:
     """CSR (indptr, links) of the single-path routes of node pairs, from :meth:`Machine.routes` in batches.
 
     Raises InvalidInputError naming the first pair whose traffic splits (a fraction below 1).
@@ -409,7 +491,7 @@ def _routes_of_pairs(machine: Machine, names, nodes, first, pairs) -> tuple[np.n
                 f"machine: SimGrid follows one route per host pair, but {machine.name!r} splits the traffic of node "
                 f"{u} ({names[u]}) -> node {v} ({names[v]}) over several paths (a share of {float(r.fractions[j]):g} "
                 f"on link {machine.link_name(int(r.links[j]))}); replay it with mpitaskmap.sim.fluid.fluid_exchange, "
-                "or declare only single-path pairs (node_pairs)"
+                f"or declare only single-path pairs (node_pairs){split_note}"
             )
         ptrs.append(np.asarray(r.indptr[1:], dtype=np.int64) + n_entries)
         links.append(np.asarray(r.links, dtype=np.int64))
@@ -438,14 +520,14 @@ def _network_link_names(machine: Machine, ids: np.ndarray) -> list[str]:
 
 
 def _explicit(machine, names, nodes, first, counts, pairs, lat, node_link, unit, host_speed,
-              loop) -> tuple[str, dict]:
+              loop, split_note: str = "") -> tuple[str, dict]:
     host = {int(k): quoteattr(names[int(k)]) for k in nodes}  # quoted once: the loop below is hot
     links: dict[str, tuple[float, float]] = {}  # quoted name -> (bytes/s, s), network links first
     ctn: dict[object, str] = {}  # key -> '<link_ctn id=.../>'
     link_ids: dict[str, int] = {}  # SimGrid name -> machine link id
     routes: list[str] = []
     if machine.has_link_model:
-        ptr, route_links = _routes_of_pairs(machine, names, nodes, first, pairs)
+        ptr, route_links = _routes_of_pairs(machine, names, nodes, first, pairs, split_note)
         used, at = np.unique(route_links, return_inverse=True)
         bw = machine.link_bandwidths()[used] * unit
         net = []
