@@ -217,13 +217,14 @@ def print_verdicts(rows: list[dict], cands: list[dict]) -> None:
             print(f"  {key}: identity or auto did not run")
             continue
         below = 1 - auto["comm_s"] / base["comm_s"]
-        target = ("meets" if below >= TARGET_BELOW else "misses") if key[0] == 4 else "no target at 2:1"
+        target = (("meets" if below >= TARGET_BELOW else "misses") + f" {100 * TARGET_BELOW:.0f}%") if key[0] == 4 \
+            else f"no target at {key[0]}:1"
         peers = {m: r for m, r in case.items() if m in PEERS and r["comm_s"] is not None}
         beaten = [m for m, r in peers.items() if auto["comm_s"] > r["comm_s"]]
         vs_peers = "n/a (no peer ran)" if not peers else "yes" if not beaten else "no: " + ", ".join(
             f"{m} {gap_percent(auto['comm_s'], peers[m]['comm_s']):+.1f}%" for m in beaten)
         print(f"  taper {key[0]}:1 ranks {key[1]} ppn {key[2]} seed {key[3]}: auto {100 * below:.1f}% below identity "
-              f"({target} 30%); auto <= every peer: {vs_peers}; within 2% of the fastest generated: "
+              f"({target}); auto <= every peer: {vs_peers}; within 2% of the fastest generated: "
               f"{candidates_verdict(by_case.get(key))}")
 
 

@@ -1,0 +1,68 @@
+"""benchmarks/app_time_fattree.py: its helpers (everywhere) and a small run (with SimGrid)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from mpitaskmap.cli._inputs import load_machine
+from mpitaskmap.graphs.taskgraph import TaskGraph
+from mpitaskmap.sim.simgrid import simgrid_missing
+
+WHY = simgrid_missing(compiler=True)
+
+
+@pytest.fixture(scope="module")
+def bench(benchmark_loader):
+    with benchmark_loader("app_time_fattree") as mod:
+        yield mod
+
+
+def test_case_spec_is_a_scattered_tapered_two_level_tree(bench):
+    assert bench.spec(512, 8, 2, 4) == ("sim:fattree:leaves=32,nodes_per_leaf=16,taper=4,levels=2,nodes=64,ppn=8,"
+                                        "seed=2")
+    m = load_machine(bench.spec(512, 16, 1, 2), 512).machine
+    assert m.n_procs == 512 and m.n_nodes == 32 and m.up_links == (1, 8)
+
+
+def test_node_packing_fills_nodes_without_looking_at_the_tree(bench):
+    m = load_machine(bench.spec(64, 8, 1, 4), 64).machine
+    g = TaskGraph.stencil((4, 4, 4), weight=1.0)
+    t2p = bench.node_packing(g, m)
+    assert sorted(t2p.tolist()) == list(range(64))
+    # every node holds 8 tasks, and packing keeps more edges inside nodes than Slurm's order
+    src = np.repeat(np.arange(64), np.diff(g.indptr))
+    inside = lambda p: int((m.node_ids[p[src]] == m.node_ids[p[g.indices]]).sum())  # noqa: E731
+    assert inside(t2p) > inside(np.arange(64))
+
+
+def _row(bench, method, comm, taper=4):
+    return {"taper": taper, "n": 512, "ppn": 8, "seed": 1, "method": method, "comm_s": comm, "map_s": 0.0,
+            "metrics": dict.fromkeys(bench.SELECTORS, 1.0)}
+
+
+def test_verdicts_name_the_targets(bench, capsys):
+    rows = [_row(bench, "identity", 10.0), _row(bench, "auto", 6.0), _row(bench, "scotch tleaf", 5.0),
+            _row(bench, "node packing", 8.0), _row(bench, "identity", 10.0, taper=2), _row(bench, "auto", 8.0, taper=2)]
+    cands = [{"taper": 4, "n": 512, "ppn": 8, "seed": 1, "auto_gap_pct": 1.5}]
+    bench.print_verdicts(rows, cands)
+    out = capsys.readouterr().out
+    assert "taper 4:1 ranks 512 ppn 8 seed 1: auto 40.0% below identity (meets 30%); auto <= every peer: no: " \
+           "scotch tleaf +20.0%; within 2% of the fastest generated: yes (+1.5%)" in out
+    assert "taper 2:1 ranks 512 ppn 8 seed 1: auto 20.0% below identity (no target at 2:1); auto <= every peer: " \
+           "n/a (no peer ran)" in out
+
+
+@pytest.mark.skipif(WHY is not None, reason=str(WHY))
+def test_small_run_end_to_end(bench, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert bench.main(["--cases", "64:8", "--tapers", "4", "--seeds", "1", "--methods", "identity,node packing,auto",
+                       "--json", str(out), "--keep", str(tmp_path / "w")]) == 0
+    text = capsys.readouterr().out
+    assert "issue 30:" in text and "taper 4:1 ranks 64 ppn 8 seed 1" in text
+    data = json.loads(out.read_text())
+    rows = {r["method"]: r for r in data["records"]}
+    assert set(rows) == {"identity", "node packing", "auto"}
+    assert all(r["comm_s"] > 0 and r["error"] is None for r in rows.values())
+    assert rows["auto"]["comm_s"] <= rows["identity"]["comm_s"]
+    assert data["candidates"] and data["candidates"][0]["simulated"] >= 1
