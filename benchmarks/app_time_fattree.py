@@ -38,9 +38,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -55,15 +53,15 @@ import mpitaskmap  # noqa: E402
 from mpitaskmap.cli._inputs import load_machine  # noqa: E402
 from mpitaskmap.machines import FlatMachine  # noqa: E402
 from mpitaskmap.mapping import IDENTITY  # noqa: E402
-from mpitaskmap.metrics import DEFAULT_HOP_LATENCY, evaluate  # noqa: E402
+from mpitaskmap.metrics import evaluate  # noqa: E402
 from mpitaskmap.sim.simgrid import platform_xml, simgrid_missing  # noqa: E402
 from mpitaskmap.graphs.taskgraph import TaskGraph  # noqa: E402
 
 import kahip  # noqa: E402  (benchmarks/peers)
 import scotch  # noqa: E402
 from _util import write_json  # noqa: E402
-from app_time_smpi import (GRIDS, SELECTORS, WITHIN, CaseRuns, candidates_verdict, check_task_numbering,  # noqa: E402
-                           gap_percent, simulate_candidates)
+from app_time_smpi import (GRIDS, SELECTORS, WITHIN, CaseRuns, add_app_arguments, build_halo3d,  # noqa: E402
+                           candidates_verdict, check_task_numbering, gap_percent, simulate_candidates)
 
 AUTO = "auto"
 NODE_PACKING = "node packing"
@@ -239,13 +237,7 @@ def main(argv=None) -> int:
                     help="simulate every distinct generated candidate up to this job size (default 512)")
     ap.add_argument("--top-candidates", type=int, default=4, metavar="K",
                     help="above it: the K best by the objective, each metric's pick and auto's own (default 4)")
-    ap.add_argument("--cells", type=int, default=8, help="cells per rank along each axis (default 8)")
-    ap.add_argument("--vars", type=int, default=5, help="variables per cell (default 5)")
-    ap.add_argument("--steps", type=int, default=5, help="time steps (default 5)")
-    ap.add_argument("--latency", type=float, default=DEFAULT_HOP_LATENCY, help="seconds per link")
-    ap.add_argument("--timeout", type=float, default=900.0, help="wall seconds per run (default 900)")
-    ap.add_argument("--json", help="write the rows and the candidates there")
-    ap.add_argument("--keep", help="directory for platforms, hostfiles and outputs (default: a temporary one)")
+    add_app_arguments(ap)
     args = ap.parse_args(argv)
     missing = simgrid_missing()
     if missing:
@@ -260,14 +252,9 @@ def main(argv=None) -> int:
     cases = [tuple(int(v) for v in c.split(":")) for c in args.cases.split(",")]
     tapers = [int(t) for t in args.tapers.split(",")]
     seeds = [int(s) for s in args.seeds.split(",")]
-    work = args.keep or tempfile.mkdtemp(prefix="app_time_fattree_")
-    os.makedirs(work, exist_ok=True)
-    app = os.path.join(work, "halo3d")
-    subprocess.run(["smpicc", "-O2", "-o", app, os.path.join(ROOT, "examples", "halo3d.c")], check=True,
-                   capture_output=True)
-    print(f"halo3d: {args.cells}^3 cells x {args.vars} vars per rank ({args.cells ** 2 * args.vars * 8} B per face "
-          f"message), {args.steps} steps; link latency {args.latency:g} s; SMPI, smpi/simulate-computation:no; "
-          f"SimGrid FAT_TREE cluster, 2 levels, {NODES_PER_LEAF} nodes per leaf, 12.5 GB/s links, d-mod-k")
+    work, app = build_halo3d(args, "app_time_fattree_")
+    print(f"SMPI, smpi/simulate-computation:no; SimGrid FAT_TREE cluster, 2 levels, {NODES_PER_LEAF} nodes per leaf, "
+          "12.5 GB/s links, d-mod-k")
     rows: list[dict] = []
     cands: list[dict] = []
     for taper in tapers:

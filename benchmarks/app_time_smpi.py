@@ -564,6 +564,33 @@ def print_verdicts(rows: list[dict], cands: list[dict], zoltan2_reason: str) -> 
               f"auto within 2% of the fastest generated candidate: {candidates_verdict(by_case.get(key))}{extra}")
 
 
+def add_app_arguments(ap: argparse.ArgumentParser) -> None:
+    """The halo3d and run options every SMPI application benchmark takes (this one, ``app_time_fattree.py``)."""
+    ap.add_argument("--cells", type=int, default=8, help="cells per rank along each axis (default 8)")
+    ap.add_argument("--vars", type=int, default=5, help="variables per cell (default 5)")
+    ap.add_argument("--steps", type=int, default=5, help="time steps (default 5)")
+    ap.add_argument("--latency", type=float, default=DEFAULT_HOP_LATENCY,
+                    help=f"seconds per link (default {DEFAULT_HOP_LATENCY:g}, a Gemini hop: the library's message model)")
+    ap.add_argument("--timeout", type=float, default=900.0, help="wall seconds per run (default 900)")
+    ap.add_argument("--json", help="write the rows and the candidates there")
+    ap.add_argument("--keep", help="directory for platforms, hostfiles and outputs (default: a temporary one)")
+
+
+def build_halo3d(args, prefix: str) -> tuple[str, str]:
+    """Compile ``examples/halo3d.c`` with smpicc into the work directory (``--keep`` or a new temporary one).
+
+    Returns ``(work, app)``; prints the line describing the app's message sizes.
+    """
+    work = args.keep or tempfile.mkdtemp(prefix=prefix)
+    os.makedirs(work, exist_ok=True)
+    app = os.path.join(work, "halo3d")
+    subprocess.run(["smpicc", "-O2", "-o", app, os.path.join(ROOT, "examples", "halo3d.c")], check=True,
+                   capture_output=True)
+    print(f"halo3d: {args.cells}^3 cells x {args.vars} vars per rank ({args.cells ** 2 * args.vars * 8} B per face "
+          f"message), {args.steps} steps; link latency {args.latency:g} s; ", end="")
+    return work, app
+
+
 def main(argv=None) -> int:
     """Run the cases and print the tables; 1 when SimGrid is missing."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -581,18 +608,11 @@ def main(argv=None) -> int:
                     help=f"without --all-candidates: simulate the K best distinct generated candidates by the "
                          f"default objective, plus each metric's pick and auto's own (default {TOP_CANDIDATES}; "
                          "0: none)")
-    ap.add_argument("--cells", type=int, default=8, help="cells per rank along each axis (default 8)")
-    ap.add_argument("--vars", type=int, default=5, help="variables per cell (default 5)")
-    ap.add_argument("--steps", type=int, default=5, help="time steps (default 5)")
-    ap.add_argument("--latency", type=float, default=DEFAULT_HOP_LATENCY,
-                    help=f"seconds per link (default {DEFAULT_HOP_LATENCY:g}, a Gemini hop: the library's message model)")
+    add_app_arguments(ap)
     ap.add_argument("--loopback", type=float, default=400.0,
                     help="bandwidth of messages inside a node, in the machine's link units (default 400: the "
                          "simulated Gemini links are given in Gbit/s and read as GB/s, so SimGrid's 50 GB/s "
                          "node loopback is 8 x 50 in these units)")
-    ap.add_argument("--timeout", type=float, default=900.0, help="wall seconds per run (default 900)")
-    ap.add_argument("--json", help="write the rows and the candidates there")
-    ap.add_argument("--keep", help="directory for platforms, hostfiles and outputs (default: a temporary one)")
     args = ap.parse_args(argv)
     if args.quick:
         args.cases = "512:8,512:16"
@@ -608,14 +628,9 @@ def main(argv=None) -> int:
         args.methods = [m for m in args.methods if m not in ZOLTAN2_ROWS]
     cases = [tuple(int(v) for v in c.split(":")) for c in args.cases.split(",")]
     seeds = [int(s) for s in args.seeds.split(",")]
-    work = args.keep or tempfile.mkdtemp(prefix="app_time_smpi_")
-    os.makedirs(work, exist_ok=True)
-    app = os.path.join(work, "halo3d")
-    subprocess.run(["smpicc", "-O2", "-o", app, os.path.join(ROOT, "examples", "halo3d.c")], check=True,
-                   capture_output=True)
-    print(f"halo3d: {args.cells}^3 cells x {args.vars} vars per rank ({args.cells ** 2 * args.vars * 8} B per face "
-          f"message), {args.steps} steps; link latency {args.latency:g} s; SMPI default factors, "
-          f"smpi/simulate-computation:no; simulated Titan (25x16x24 Gemini torus), sparse allocation")
+    work, app = build_halo3d(args, "app_time_smpi_")
+    print("SMPI default factors, smpi/simulate-computation:no; simulated Titan (25x16x24 Gemini torus), "
+          "sparse allocation")
     rows: list[dict] = []
     cands: list[dict] = []
     for n, ppn in cases:
