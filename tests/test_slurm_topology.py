@@ -342,7 +342,7 @@ def test_fattree_from_node_paths_errors_and_order():
         (([("s0", "a"), ("b",)], ["n1", "n2"], [0]), "where: paths: every node must hang at the same depth; 'n2' is under b "
                                                      "but 'n1' under s0.a"),
         (([("s0", "a"), ("s0", "b")], ["n1", "n2"], [0, 2]), "where: proc_nodes must be node indices in [0, 2); got [0, 2]"),
-        (([("s0", "a")], ["n1"], [0]), "where: routing must be one of ['dmodk', 'ecmp']; got 'up'"),
+        (([("s0", "a")], ["n1"], [0]), "where: routing: expected one of ['dmodk', 'ecmp']; got 'up'"),
     ]
     for (paths, names, procs), message in cases:
         kw = {"routing": "up"} if "routing" in message else {}

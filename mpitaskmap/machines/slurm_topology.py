@@ -702,8 +702,6 @@ def fattree_from_node_paths(paths: Sequence[Sequence[str]], node_names: Sequence
             raise InvalidInputError(f"{what}: node {node!r} is given twice, under {'.'.join(paths[first_of[node]])} "
                                     f"and {'.'.join(paths[v])}")
         first_of[node] = v
-    if not isinstance(routing, str) or routing not in FAT_TREE_ROUTINGS:
-        raise InvalidInputError(f"{what}: routing must be one of {list(FAT_TREE_ROUTINGS)}; got {routing!r}")
     canonical: dict[tuple[int, str], str] = {}  # (index in the path, component) -> its group's name
     member_of: dict[str, tuple[int, str, str]] = {}  # switch -> (index in the path, its group, a node below)
     clean = []
