@@ -37,6 +37,7 @@ A 512-rank run takes 1-6 wall seconds here, a 4096-rank run 1-2 minutes (8-9 for
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -238,7 +239,20 @@ def main(argv=None) -> int:
     ap.add_argument("--top-candidates", type=int, default=4, metavar="K",
                     help="above it: the K best by the objective, each metric's pick and auto's own (default 4)")
     add_app_arguments(ap)
+    ap.add_argument("--report", metavar="JSON,JSON", help="print the tables of earlier runs' --json files (merged) "
+                                                           "and run nothing")
     args = ap.parse_args(argv)
+    if args.report:
+        rows, cands = [], []
+        for path in args.report.split(","):
+            with open(path, encoding="utf-8") as fh:
+                data = json.load(fh)
+            rows += data["records"]
+            cands += data.get("candidates", [])
+        print_table(rows)
+        print_candidates(cands)
+        print_verdicts(rows, cands)
+        return 0
     missing = simgrid_missing()
     if missing:
         print(f"app_time_fattree: {missing}", file=sys.stderr)

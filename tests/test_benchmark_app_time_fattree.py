@@ -66,3 +66,15 @@ def test_small_run_end_to_end(bench, tmp_path, capsys):
     assert all(r["comm_s"] > 0 and r["error"] is None for r in rows.values())
     assert rows["auto"]["comm_s"] <= rows["identity"]["comm_s"]
     assert data["candidates"] and data["candidates"][0]["simulated"] >= 1
+
+
+def test_report_merges_earlier_json_files(bench, tmp_path, capsys):
+    rows = [_row(bench, "identity", 10.0), _row(bench, "auto", 6.0)]
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps({"records": rows[:1], "candidates": []}))
+    b.write_text(json.dumps({"records": rows[1:], "candidates": [
+        {"taper": 4, "n": 512, "ppn": 8, "seed": 1, "distinct": 3, "simulated": 3, "fastest_s": 6.0, "auto_s": 6.0,
+         "auto_gap_pct": 0.0, "fastest": "bisection"}]}))
+    assert bench.main(["--report", f"{a},{b}"]) == 0
+    out = capsys.readouterr().out
+    assert "-40.0%" in out and "bisection" in out and "auto 40.0% below identity (meets 30%)" in out
