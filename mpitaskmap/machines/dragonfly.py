@@ -1,0 +1,675 @@
+"""Dragonflies: groups of switches, all-to-all (HPE Slingshot) or row/column (Cray Aries) inside a group.
+
+A dragonfly here has ``G`` **groups** of ``S`` switches, ``n`` compute nodes on every switch
+and ``h`` **global links** between every pair of groups:
+
+* **Nodes** are numbered ``v = (g S + s) n + k`` (group ``g``, switch ``s`` of the group,
+  slot ``k`` on the switch); the allocation is a subset of them
+  (:attr:`DragonflyMachine.node_ids` are node numbers).
+* **Inside a group**, either every switch is joined to every other one (``switches=S``:
+  Slingshot's all-to-all, link class ``local``), or the group is ``R`` rows by ``C``
+  columns of routers (``switches=(R, C)``: Aries, switch ``s = r C + c``) with every pair of
+  one row joined by a ``green`` link and every pair of one column by a ``black`` link.
+  One link each way per joined pair; a class's bandwidth is that of the whole connection
+  between the two switches (Aries' three black cables are one link of three times the
+  bandwidth).
+* **Global links** follow the *absolute* arrangement of SimGrid's ``DRAGONFLY`` cluster,
+  extended to ``h`` links per pair of groups and ``p`` global ports per switch.  SimGrid
+  joins groups ``a`` and ``b`` by one link from switch number ``b`` of group ``a`` to switch
+  number ``a`` of group ``b`` (the switch whose number is the other group's), so switch ``a``
+  of group ``a`` has no global link.  Here a group's global ports are numbered ``k = j G +
+  b`` (link ``j < h`` towards group ``b``; the ports ``j G + a`` of group ``a`` itself stay
+  unused, as in SimGrid) and port ``k`` sits on switch ``k // p`` of the group: the link
+  ``j`` between ``a`` and ``b`` leaves switch ``(j G + b) // p`` of ``a`` and arrives at switch
+  ``(j G + a) // p`` of ``b`` (:meth:`DragonflyMachine.global_switch`).  With ``h = p = 1``
+  this is SimGrid's rule; with ``h > 1`` the links of one pair sit ``G`` ports apart, on
+  different switches whenever ``G >= p``.  ``G h <= S p`` must hold; ``p`` defaults to the
+  fewest ports that fit, ``ceil(G h / S)``.
+* **Node links** join every node to its switch, one each way (class ``node``).
+
+**Routing** (:data:`DRAGONFLY_ROUTINGS`; the group-level choices are :func:`group_paths`):
+
+* Inside a group: the node's up-link, the local hop(s) between the two switches (one on
+  an all-to-all group; on a row/column group the green hop along the source's row, then
+  the black hop along the destination's column, as SimGrid's ``DRAGONFLY`` does), the
+  destination's down-link.
+* ``"minimal"``: between groups ``a`` and ``b`` the pair's traffic is spread evenly over
+  the ``h`` global links between them (``1 / h`` on each): local hop(s) to the switch of
+  ``a`` holding link ``j``, link ``j``, local hop(s) from its far end to the destination's
+  switch.
+* ``"valiant"``: the pair's traffic is spread evenly over every *intermediate* group ``c``
+  other than ``a`` and ``b`` (``1 / (G - 2)`` each): minimal from the source to ``c``
+  (spread over the ``h`` links ``a -> c``), then minimal from where it arrived in ``c`` to
+  the destination (spread over the ``h`` links ``c -> b``), so each (``c``, ``j1``, ``j2``)
+  path carries ``1 / ((G - 2) h^2)``.  Source and destination groups are left out: through
+  them the path degenerates into the minimal one, while Valiant routing on a dragonfly
+  (Kim et al., ISCA 2008: a random intermediate group) exists to leave the minimal path's
+  global links; so every inter-group pair is routed fully non-minimally, the far end of
+  the spreading that UGAL mixes with minimal routing.  It needs ``G >= 3``.
+
+**Hops** (:meth:`DragonflyMachine.hops`): links on the shortest of the pair's minimal
+paths, node links included: 0 on one node, 2 between nodes of one switch, 3 inside an
+all-to-all group (3 or 4 in a row/column group), 3 to 7 between groups.
+
+**Link numbering** (:attr:`DragonflyMachine.n_links`; ``N = G S n`` nodes): up-link of node
+``v`` is ``v``, its down-link ``N + v``; then the local (green) links, ``(g S + s) (C - 1) +
+c'`` from switch ``s = r C + c`` to ``r C + c'`` (``c'`` counted without ``c``; on an
+all-to-all group ``R = 1``, ``C = S``); then the black links, ``(g S + s) (R - 1) + r'`` from
+``s`` to ``r' C + c``; then the global links, ``(a (G - 1) + b') h + j`` for link ``j`` from
+``a`` to ``b`` (``b'`` counted without ``a``).  Classes run from the most local to the most
+global: ``node, local, global`` or ``node, green, black, global``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping, NamedTuple
+
+import numpy as np
+
+from .._validate import as_index_array
+from ..errors import InvalidInputError
+from .base import ROUTE_CHUNK_ENTRIES, Machine
+from .fattree_presets import _count
+from .links import Routes
+from .views import NodeHierarchy
+
+__all__ = ["DragonflyMachine", "DRAGONFLY_ROUTINGS", "GroupPaths", "group_paths"]
+
+#: Routing rules of :class:`DragonflyMachine` (module notes).
+DRAGONFLY_ROUTINGS = ("minimal", "valiant")
+
+#: Columns of the path table of :meth:`DragonflyMachine.routes`: up-link, two local hops in the
+#: source group, the first global link, two local hops in the next group, the second global
+#: link (Valiant), two local hops in the destination group, down-link.
+_PATH_COLUMNS = 10
+
+
+class GroupPaths(NamedTuple):
+    """The group-level paths of a batch of group pairs (:func:`group_paths`), one row per path.
+
+    Attributes
+    ----------
+    pair : (n_paths,) ndarray of int64
+        Index of the group pair in the batch.
+    via : (n_paths,) ndarray of int64
+        Intermediate group; the destination group on a direct path.
+    first : (n_paths,) ndarray of int64
+        Global link (``0 .. h - 1``) of the leg from the source group to ``via``.
+    second : (n_paths,) ndarray of int64
+        Global link of the leg from ``via`` to the destination group; -1 on a direct path.
+    share : (n_paths,) ndarray of float64
+        Share of the pair's traffic on the path (the shares of one pair sum to 1).
+    """
+
+    pair: np.ndarray
+    via: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    share: np.ndarray
+
+
+def group_paths(src_group, dst_group, n_groups: int, n_global: int, routing: str, *, ends: bool = False,
+                paired: bool = False) -> GroupPaths:
+    """Return the group-level paths of every pair of distinct groups: intermediate groups, global links, shares.
+
+    The two-level routing of a dragonfly (and of PERCS, whose supernodes are groups): which
+    groups a pair's traffic passes, over which of the ``n_global`` global links of each
+    group pair, with what share.  Switches and local hops are the machine's business
+    (its wiring); pairs inside one group have no rows.
+
+    Parameters
+    ----------
+    src_group, dst_group : (n,) array_like of int
+        Groups of the pairs' ends (trusted: ``0 <= g < n_groups``).
+    n_groups : int
+        Groups of the machine.
+    n_global : int
+        Global links between every pair of groups (``h``).
+    routing : {"minimal", "valiant"}
+        ``"minimal"``: one direct path per global link, share ``1 / h``.  ``"valiant"``:
+        through every intermediate group (see ``ends``), minimal on both legs.
+    ends : bool, optional
+        Valiant only: count the source and destination groups as intermediates too, their
+        self leg being a free self-loop the caller skips (PERCS's indirect routing);
+        default False (the dragonfly's rule: ``G - 2`` intermediates).
+    paired : bool, optional
+        Valiant only: the second leg uses the same global link number as the first
+        (PERCS's buckets), ``h`` paths per intermediate; default False: every
+        (``j1``, ``j2``) combination, ``h^2`` paths per intermediate.
+
+    Returns
+    -------
+    GroupPaths
+        Rows ordered by pair, then intermediate group, then first and second link.
+
+    Raises
+    ------
+    InvalidInputError
+        On an unknown routing, or a Valiant pair without an intermediate group (two
+        groups and ``ends`` False).
+
+    Examples
+    --------
+    Three groups, two global links per pair: minimal spreads 0 -> 2 over both links;
+    Valiant passes group 1 with every combination of links.
+
+    >>> p = group_paths([0], [2], 3, 2, "minimal")
+    >>> p.via.tolist(), p.first.tolist(), p.second.tolist(), p.share.tolist()
+    ([2, 2], [0, 1], [-1, -1], [0.5, 0.5])
+    >>> v = group_paths([0], [2], 3, 2, "valiant")
+    >>> v.via.tolist(), v.first.tolist(), v.second.tolist(), v.share.tolist()
+    ([1, 1, 1, 1], [0, 0, 1, 1], [0, 1, 0, 1], [0.25, 0.25, 0.25, 0.25])
+
+    PERCS's indirect routing (every supernode an intermediate, bucket kept):
+
+    >>> w = group_paths([0], [1], 3, 2, "valiant", ends=True, paired=True)
+    >>> w.via.tolist(), w.first.tolist(), w.share.tolist()[0]
+    ([0, 0, 1, 1, 2, 2], [0, 1, 0, 1, 0, 1], 0.16666666666666666)
+    """
+    if routing not in DRAGONFLY_ROUTINGS:
+        raise InvalidInputError(f"routing: expected one of {list(DRAGONFLY_ROUTINGS)}; got {routing!r}")
+    a = np.asarray(src_group, dtype=np.int64).ravel()
+    b = np.asarray(dst_group, dtype=np.int64).ravel()
+    G, h = int(n_groups), int(n_global)
+    inter = np.flatnonzero(a != b)
+    j = np.arange(h, dtype=np.int64)
+    if routing == "minimal":
+        pair = np.repeat(inter, h)
+        return GroupPaths(pair, b[pair], np.tile(j, inter.size), np.full(pair.size, -1, dtype=np.int64),
+                          np.full(pair.size, 1.0 / h))
+    groups = np.arange(G, dtype=np.int64)
+    if ends:
+        via = np.broadcast_to(groups, (inter.size, G))
+    else:
+        if inter.size and G < 3:
+            raise InvalidInputError(f"routing: 'valiant' needs an intermediate group, i.e. at least 3 groups; got {G}")
+        keep = (groups[None, :] != a[inter, None]) & (groups[None, :] != b[inter, None])
+        via = np.broadcast_to(groups, keep.shape)[keep].reshape(inter.size, max(G - 2, 0))
+    n_via = via.shape[1]
+    if paired:
+        first = second = np.tile(j, inter.size * n_via)
+        per_via = h
+    else:
+        first = np.tile(np.repeat(j, h), inter.size * n_via)
+        second = np.tile(j, inter.size * n_via * h)
+        per_via = h * h
+    pair = np.repeat(inter, n_via * per_via)
+    return GroupPaths(pair, np.repeat(via.ravel(), per_via), first, second,
+                      np.full(pair.size, 1.0 / (n_via * per_via)))
+
+
+def _shape(switches) -> tuple[int, int, str]:
+    """(rows, columns, wiring) of ``switches``: an int (all-to-all) or a (rows, columns) pair."""
+    if isinstance(switches, (int, np.integer)) and not isinstance(switches, (bool, np.bool_)):
+        return 1, _count(switches, "switches"), "all-to-all"
+    try:
+        if isinstance(switches, (str, bytes)):
+            raise TypeError
+        rows, cols = switches
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"switches: expected an int (all-to-all group) or a (rows, columns) pair (Aries); "
+                                f"got {switches!r}") from None
+    return _count(rows, "switches: rows"), _count(cols, "switches: columns"), "row-column"
+
+
+class DragonflyMachine(Machine):
+    """The processors of one allocation on a dragonfly (module notes: wiring, global arrangement, routing).
+
+    Parameters
+    ----------
+    n_groups : int
+        Groups ``G`` of the machine (>= 2).
+    switches : int or (int, int)
+        Switches of a group: ``S`` joined all-to-all (Slingshot), or ``(rows, columns)`` of
+        routers joined all-to-all along each row (green) and each column (black) (Aries).
+    nodes_per_switch : int
+        Compute nodes ``n`` on every switch.
+    proc_nodes : (n_procs,) array_like of int
+        Node number ``(g S + s) n + k`` of every processor (the allocation; cores of a node
+        share it).
+    global_links : int, optional
+        Global links ``h`` between every pair of groups (default 1).
+    global_ports : int, optional
+        Global ports ``p`` of a switch (default ``ceil(G h / S)``, the fewest that fit).
+    bandwidth : float or mapping, optional
+        GB/s of every link: one float for all, or one value per class name
+        (``{"node":, "local":, "global":}``, or ``"green"`` and ``"black"`` for ``"local"``
+        on a row/column group); default 25.0 (Slingshot's 200 Gb/s).
+    routing : {"minimal", "valiant"}, optional
+        Default ``"minimal"``.
+    name : str, optional
+        Description used in reports.
+
+    Raises
+    ------
+    InvalidInputError
+        On a bad shape, too few global ports for the links (``G h > S p``), a bandwidth
+        that is not positive or names an unknown or missing class, Valiant routing with
+        two groups, or processors on nodes outside the machine (naming the value).
+
+    Examples
+    --------
+    Three groups of three switches, two nodes per switch, one global link per pair
+    (SimGrid's arrangement: switch ``b`` of group ``a`` holds the link to group ``b``):
+
+    >>> m = DragonflyMachine(3, 3, 2, range(18))
+    >>> m.n_links, m.hops([0, 0, 0, 0], [1, 2, 6, 17]).tolist()
+    (60, [2, 3, 4, 5])
+    >>> m.route(0, 17)   # node 0 (g0 s0) -> node 17 (g2 s2): local to s2, global to g2 (arrives at s0), local to s2
+    [('node', 0), ('local', 37), ('global', 55), ('local', 49), ('node', 35)]
+    """
+
+    name = "dragonfly"
+
+    def __init__(self, n_groups: int, switches, nodes_per_switch: int, proc_nodes, *, global_links: int = 1,
+                 global_ports: int | None = None, bandwidth: float | Mapping[str, float] = 25.0,
+                 routing: str = "minimal", name: str | None = None) -> None:
+        self.n_groups = _count(n_groups, "n_groups", 2)
+        self.rows, self.columns, self.wiring = _shape(switches)
+        self.switches_per_group = self.rows * self.columns
+        self.nodes_per_switch = _count(nodes_per_switch, "nodes_per_switch")
+        self.global_links = _count(global_links, "global_links")
+        G, S, h = self.n_groups, self.switches_per_group, self.global_links
+        self.global_ports = math.ceil(G * h / S) if global_ports is None else _count(global_ports, "global_ports")
+        if G * h > S * self.global_ports:
+            raise InvalidInputError(
+                f"global_ports: {S} switches x {self.global_ports} ports hold {S * self.global_ports} of the "
+                f"{G} x {h} = {G * h} global port numbers a group needs (module notes); got {self.global_ports}")
+        if routing not in DRAGONFLY_ROUTINGS:
+            raise InvalidInputError(f"routing: expected one of {list(DRAGONFLY_ROUTINGS)}; got {routing!r}")
+        if routing == "valiant" and G < 3:
+            raise InvalidInputError(f"routing: 'valiant' needs an intermediate group, i.e. n_groups >= 3; got {G}")
+        self.routing = routing
+        self.n_network_nodes = G * S * self.nodes_per_switch
+        self._names = (("node", "local", "global") if self.wiring == "all-to-all"
+                       else ("node", "green", "black", "global"))
+        self._bandwidth = self._check_bandwidth(bandwidth)
+        N = self.n_network_nodes
+        self._off_local = 2 * N
+        self._off_black = self._off_local + G * S * (self.columns - 1)
+        self._off_global = self._off_black + G * S * (self.rows - 1)
+        pn = as_index_array(np.asarray(proc_nodes), "proc_nodes", upper=N)
+        super().__init__(pn.shape[0], pn, name)
+
+    def _check_bandwidth(self, bandwidth) -> dict:
+        if isinstance(bandwidth, Mapping):
+            unknown = [k for k in bandwidth if k not in self._names]
+            if unknown:
+                raise InvalidInputError(f"bandwidth: unknown link class {unknown[0]!r}; the classes of this "
+                                        f"{self.wiring} dragonfly are {list(self._names)}")
+            missing = [k for k in self._names if k not in bandwidth]
+            if missing:
+                raise InvalidInputError(f"bandwidth: no value for link class {missing[0]!r}; "
+                                        f"expected one per class {list(self._names)}")
+            values = {k: bandwidth[k] for k in self._names}
+        else:
+            values = {k: bandwidth for k in self._names}
+        out = {}
+        for k, v in values.items():
+            try:
+                f = float(v)
+            except (TypeError, ValueError):
+                f = math.nan
+            if isinstance(v, (bool, np.bool_)) or not (math.isfinite(f) and f > 0):
+                raise InvalidInputError(f"bandwidth[{k!r}]: must be a positive finite number (GB/s); got {v!r}")
+            out[k] = f
+        return out
+
+    def with_routing(self, routing: str) -> "DragonflyMachine":
+        """Return the same allocation with another routing rule (``"minimal"`` or ``"valiant"``).
+
+        Examples
+        --------
+        >>> DragonflyMachine(3, 3, 2, [0, 17]).with_routing("valiant").routing
+        'valiant'
+        """
+        switches = self.switches_per_group if self.wiring == "all-to-all" else (self.rows, self.columns)
+        return DragonflyMachine(self.n_groups, switches, self.nodes_per_switch, self.node_ids,
+                                global_links=self.global_links, global_ports=self.global_ports,
+                                bandwidth=dict(self._bandwidth), routing=routing, name=self.name)
+
+    def __repr__(self) -> str:
+        shape = self.switches_per_group if self.wiring == "all-to-all" else (self.rows, self.columns)
+        return (f"DragonflyMachine(n_groups={self.n_groups}, switches={shape}, "
+                f"nodes_per_switch={self.nodes_per_switch}, "
+                f"global_links={self.global_links}, n_procs={self.n_procs}, routing={self.routing!r})")
+
+    # -- places ---------------------------------------------------------------------------
+    def locate(self, procs) -> np.ndarray:
+        """Return (group, switch in the group, slot on the switch) of every processor, (n, 3) int64.
+
+        Examples
+        --------
+        >>> DragonflyMachine(3, (2, 2), 2, [0, 9, 23]).locate([0, 1, 2]).tolist()
+        [[0, 0, 0], [1, 0, 1], [2, 3, 1]]
+        """
+        p = as_index_array(np.atleast_1d(procs), "procs", upper=self.n_procs)
+        v = self.node_ids[p].astype(np.int64)
+        sw, slot = np.divmod(v, self.nodes_per_switch)
+        g, s = np.divmod(sw, self.switches_per_group)
+        return np.stack([g, s, slot], axis=1)
+
+    def node_number(self, group, switch, slot) -> np.ndarray:
+        """Return the node number ``(g S + s) n + k`` of nodes given by group, switch and slot, int64.
+
+        On a row/column group the switch is ``row * columns + column``.
+
+        Raises
+        ------
+        InvalidInputError
+            On a coordinate out of range (naming it and its index).
+
+        Examples
+        --------
+        >>> DragonflyMachine(3, (2, 2), 2, [0]).node_number([1, 2], [0, 3], [1, 1]).tolist()
+        [9, 23]
+        """
+        g = as_index_array(np.atleast_1d(group), "group", upper=self.n_groups).astype(np.int64)
+        s = as_index_array(np.atleast_1d(switch), "switch", upper=self.switches_per_group, length=g.size)
+        k = as_index_array(np.atleast_1d(slot), "slot", upper=self.nodes_per_switch, length=g.size)
+        return (g * self.switches_per_group + s) * self.nodes_per_switch + k
+
+    def global_switch(self, group, peer, link) -> np.ndarray:
+        """Return the switch of ``group`` that holds global link ``link`` between ``group`` and ``peer``.
+
+        The absolute arrangement of the module notes: port ``link * G + peer`` of the group,
+        on switch ``(link * G + peer) // p``.  Link ``j`` from ``a`` to ``b`` leaves
+        ``global_switch(a, b, j)`` and arrives at ``global_switch(b, a, j)``.  Inputs are
+        trusted (broadcast int arrays).
+
+        Examples
+        --------
+        SimGrid's rule (one link per pair, one port per switch): switch ``b`` of group ``a``.
+
+        >>> m = DragonflyMachine(3, 3, 2, [0])
+        >>> m.global_switch([0, 0, 2], [1, 2, 0], [0, 0, 0]).tolist()
+        [1, 2, 0]
+        """
+        return (np.asarray(link, dtype=np.int64) * self.n_groups + np.asarray(peer, dtype=np.int64)) \
+            // self.global_ports
+
+    # -- the hierarchy and the embedding --------------------------------------------------
+    def node_hierarchy(self) -> NodeHierarchy:
+        """Return the allocated nodes grouped by switch, (row,) group and the whole machine (lowest level first).
+
+        A row level (the Aries chassis, joined by green links) sits between switch and
+        group on a row/column group.
+
+        Examples
+        --------
+        >>> h = DragonflyMachine(3, (2, 2), 2, [0, 1, 3, 9]).node_hierarchy()
+        >>> h.level_names, [g.tolist() for g in h.groups]
+        (('switch', 'row', 'group', 'machine'), [[0, 0, 1, 4], [0, 0, 0, 2], [0, 0, 0, 1], [0, 0, 0, 0]])
+        """
+        v = self.node_view().nodes.astype(np.int64)
+        sw = v // self.nodes_per_switch
+        g = sw // self.switches_per_group
+        levels = [sw]
+        names = ["switch"]
+        if self.wiring == "row-column":
+            levels.append(sw // self.columns)  # rows are numbered g R + r: C consecutive switches each
+            names.append("row")
+        levels += [g, np.zeros_like(g)]
+        names += ["group", "machine"]
+        return NodeHierarchy(tuple(levels), tuple(names))
+
+    def geometric_coords(self) -> np.ndarray:
+        """Return the (group, switch, slot) embedding, (n_procs, 3) float64, a group step costing most.
+
+        Scaled as Zoltan2's ``MachineDragonflyRCA`` scales its group coordinate (twice the
+        routers of a group times the finer levels' unit): slot ``k`` as is, switch ``s`` times
+        ``n``, group ``g`` times ``2 S n``, so one group step spans twice all the switches of
+        a group and a switch step more than all slots of a switch; a longest-dimension
+        partitioner cuts groups first, then switches (row-major on a row/column group, so
+        whole rows stay together), then nodes.
+
+        Examples
+        --------
+        >>> DragonflyMachine(3, 3, 2, [0, 3, 17]).geometric_coords().tolist()
+        [[0.0, 0.0, 0.0], [0.0, 2.0, 1.0], [24.0, 4.0, 1.0]]
+        """
+        loc = self.locate(np.arange(self.n_procs)).astype(np.float64)
+        n, S = self.nodes_per_switch, self.switches_per_group
+        return loc * np.array([2.0 * S * n, float(n), 1.0])
+
+    # -- distance ---------------------------------------------------------------------------
+    def _local_hops(self, s, t) -> np.ndarray:
+        """Local links between switches s and t of one group (0, 1 or 2)."""
+        r1, c1 = np.divmod(s, self.columns)
+        r2, c2 = np.divmod(t, self.columns)
+        return (c1 != c2).astype(np.int64) + (r1 != r2)
+
+    def hops(self, src, dst) -> np.ndarray:
+        """Return the links on the shortest minimal path between processors, node links included (module notes).
+
+        Examples
+        --------
+        >>> m = DragonflyMachine(3, (2, 2), 1, range(12))
+        >>> m.hops([0, 0, 0, 0], [1, 2, 3, 0]).tolist()   # same row, same column, both, same node
+        [3, 3, 4, 0]
+        """
+        src, dst = self._checked_pairs(src, dst)
+        u, v = self.node_ids[src].astype(np.int64), self.node_ids[dst].astype(np.int64)
+        n, S = self.nodes_per_switch, self.switches_per_group
+        ga, s = np.divmod(u // n, S)
+        gb, t = np.divmod(v // n, S)
+        out = np.where(u != v, 2, 0).astype(np.int64)
+        same = (ga == gb) & (u != v)
+        out[same] += self._local_hops(s[same], t[same])
+        inter = np.flatnonzero(ga != gb)
+        if inter.size:
+            j = np.arange(self.global_links, dtype=np.int64)[None, :]
+            a, b = ga[inter, None], gb[inter, None]
+            legs = (self._local_hops(s[inter, None], self.global_switch(a, b, j))
+                    + self._local_hops(self.global_switch(b, a, j), t[inter, None]))
+            out[inter] += 1 + legs.min(axis=1)
+        return out
+
+    # -- links ------------------------------------------------------------------------------
+    @property
+    def n_links(self) -> int:
+        """Number of directed links: node links, local (green, black) links, then global links."""
+        G, h = self.n_groups, self.global_links
+        return self._off_global + G * (G - 1) * h
+
+    def link_classes(self) -> tuple[np.ndarray, tuple]:
+        """Return the class of every link and the class names, most local first.
+
+        Examples
+        --------
+        >>> codes, names = DragonflyMachine(3, (2, 2), 1, [0]).link_classes()
+        >>> names, np.bincount(codes).tolist()
+        (('node', 'green', 'black', 'global'), [24, 12, 12, 6])
+        """
+        codes = np.empty(self.n_links, dtype=np.int64)
+        codes[: self._off_local] = 0
+        codes[self._off_local: self._off_black] = 1
+        codes[self._off_black: self._off_global] = len(self._names) - 2
+        codes[self._off_global:] = len(self._names) - 1
+        return codes, self._names
+
+    def link_bandwidths(self) -> np.ndarray:
+        """Return the bandwidth of every link (GB/s), from the class bandwidths."""
+        codes, names = self.link_classes()
+        return np.asarray([self._bandwidth[k] for k in names])[codes]
+
+    def class_bandwidths(self) -> dict:
+        """Return the GB/s of every link class (a copy).
+
+        Examples
+        --------
+        >>> DragonflyMachine(3, 3, 1, [0], bandwidth={"node": 100, "local": 25, "global": 25}).class_bandwidths()
+        {'node': 100.0, 'local': 25.0, 'global': 25.0}
+        """
+        return dict(self._bandwidth)
+
+    def link_names(self, links) -> list[str]:
+        """Return a readable name of every link: ``"node 5 up"``, ``"local g0 s1->s2"``, ``"global g0->g2 #1"``.
+
+        Raises
+        ------
+        InvalidInputError
+            On a link id out of range (naming it).
+
+        Examples
+        --------
+        >>> DragonflyMachine(3, 3, 2, range(18)).link_names([0, 18, 37, 55])
+        ['node 0 up', 'node 0 down', 'local g0 s0->s2', 'global g0->g2 #0']
+        """
+        ids = self._checked_links(links)
+        G, S, h, N = self.n_groups, self.switches_per_group, self.global_links, self.n_network_nodes
+        R, C = self.rows, self.columns
+        out = []
+        for k in ids.tolist():
+            if k < N:
+                out.append(f"node {k} up")
+            elif k < 2 * N:
+                out.append(f"node {k - N} down")
+            elif k < self._off_black:
+                sw, c2 = divmod(k - self._off_local, C - 1)
+                g, s = divmod(sw, S)
+                r, c = divmod(s, C)
+                c2 += c2 >= c
+                out.append(f"{self._names[1]} g{g} s{s}->s{r * C + c2}")
+            elif k < self._off_global:
+                sw, r2 = divmod(k - self._off_black, R - 1)
+                g, s = divmod(sw, S)
+                r, c = divmod(s, C)
+                r2 += r2 >= r
+                out.append(f"black g{g} s{s}->s{r2 * C + c}")
+            else:
+                ab, j = divmod(k - self._off_global, h)
+                a, b = divmod(ab, G - 1)
+                b += b >= a
+                out.append(f"global g{a}->g{b} #{j}")
+        return out
+
+    # -- routes -----------------------------------------------------------------------------
+    def _local_links(self, g, s, t) -> np.ndarray:
+        """(n, 2) link ids of the local hops from switch s to switch t of group g (-1: none).
+
+        Green along the source's row, then black along the destination's column.
+        """
+        S, R, C = self.switches_per_group, self.rows, self.columns
+        r1, c1 = np.divmod(s, C)
+        r2, c2 = np.divmod(t, C)
+        green = c1 != c2
+        black = r1 != r2
+        green_link = self._off_local + (g * S + s) * (C - 1) + c2 - (c2 > c1)
+        mid = r1 * C + c2  # where the green hop arrives
+        black_link = self._off_black + (g * S + mid) * (R - 1) + r2 - (r2 > r1)
+        out = np.full((np.size(s), 2), -1, dtype=np.int64)
+        out[:, 0] = np.where(green, green_link, np.where(black, black_link, -1))
+        out[:, 1] = np.where(green & black, black_link, -1)
+        return out
+
+    def _global_link(self, a, b, j) -> np.ndarray:
+        G, h = self.n_groups, self.global_links
+        return self._off_global + (a * (G - 1) + b - (b > a)) * h + j
+
+    def _paths(self, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Path table (n_paths, 10) of link ids (-1: none) and the pair index of every path.
+
+        The paths of one pair share its traffic evenly (:func:`group_paths` splits evenly).
+        """
+        n, S, N = self.nodes_per_switch, self.switches_per_group, self.n_network_nodes
+        ga, s = np.divmod(u // n, S)
+        gb, t = np.divmod(v // n, S)
+        intra = np.flatnonzero((u != v) & (ga == gb))
+        t_intra = np.full((intra.size, _PATH_COLUMNS), -1, dtype=np.int64)
+        t_intra[:, 1:3] = self._local_links(ga[intra], s[intra], t[intra])
+        gp = group_paths(ga, gb, self.n_groups, self.global_links, self.routing)
+        p = gp.pair
+        a, b, c, j1 = ga[p], gb[p], gp.via, gp.first
+        direct = gp.second < 0
+        j2 = np.where(direct, 0, gp.second)
+        x2 = self.global_switch(c, b, j2)
+        t_inter = np.full((p.size, _PATH_COLUMNS), -1, dtype=np.int64)
+        t_inter[:, 1:3] = self._local_links(a, s[p], self.global_switch(a, c, j1))
+        t_inter[:, 3] = self._global_link(a, c, j1)
+        t_inter[:, 4:6] = self._local_links(c, self.global_switch(c, a, j1), np.where(direct, t[p], x2))
+        w = np.flatnonzero(~direct)
+        t_inter[w, 6] = self._global_link(c[w], b[w], j2[w])
+        t_inter[w, 7:9] = self._local_links(b[w], self.global_switch(b[w], c[w], j2[w]), t[p][w])
+        table = np.concatenate([t_intra, t_inter])
+        pair = np.concatenate([intra, p])
+        table[:, 0] = u[pair]
+        table[:, -1] = N + v[pair]
+        return table, pair
+
+    def _paths_per_pair(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Rows of the path table every pair needs (for chunking)."""
+        n, S, G, h = self.nodes_per_switch, self.switches_per_group, self.n_groups, self.global_links
+        ga, gb = u // (n * S), v // (n * S)
+        per_inter = h if self.routing == "minimal" else (G - 2) * h * h
+        return np.where(ga != gb, per_inter, (u != v).astype(np.int64))
+
+    def _node_routes(self, u: np.ndarray, v: np.ndarray) -> Routes:
+        """Routes of node pairs (trusted node numbers): the paths merged, a link once per pair.
+
+        A pair's paths carry equal shares, so a link's fraction is the number of the pair's
+        paths crossing it over the pair's paths: exact (1.0 where every path crosses it, as
+        on the node links), where summing ``(G - 2) h^2`` shares would round above 1.
+        """
+        table, pair = self._paths(u, v)
+        by_hop = table.T  # entries in the order the paths reach them: hop position first, then path
+        used = by_hop >= 0
+        key = np.broadcast_to(pair, by_hop.shape)[used] * self.n_links + by_hop[used]
+        order = np.argsort(key, kind="stable")  # a link's first entry is where a path first reaches it
+        key = key[order]
+        start = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]])) if key.size else np.zeros(0, np.int64)
+        merged_key = key[start]
+        merged_seen = order[start]
+        merged_pair = merged_key // self.n_links
+        crossing = np.diff(np.append(start, key.size))  # paths of the pair crossing the link
+        merged_frac = crossing / np.bincount(pair, minlength=u.size)[merged_pair]
+        final = np.lexsort((merged_seen, merged_pair))
+        indptr = np.zeros(u.size + 1, dtype=np.int64)
+        np.cumsum(np.bincount(merged_pair, minlength=u.size), out=indptr[1:])
+        return Routes(indptr, (merged_key % self.n_links)[final], merged_frac[final].astype(np.float64))
+
+    def routes(self, src, dst) -> Routes:
+        """Return the routes of processor pairs under the machine's routing (module notes), with fractions.
+
+        Every link one of a pair's paths crosses appears once, with the share of the pair's
+        traffic summed over those paths, in the order the paths first reach it (by hop
+        position); processors of one node have an empty route.
+
+        Notes
+        -----
+        Minimal: at most 7 entries per inter-group pair with one global link per pair,
+        up to ``2 + 5 h`` with ``h``.  Valiant enumerates ``(G - 2) h^2`` paths per
+        inter-group pair (before merging; pairs are routed in chunks of about
+        :data:`~mpitaskmap.machines.base.ROUTE_CHUNK_ENTRIES` path entries) and lists up to
+        ``(G - 2) (6 h + 2 h^2) + 2`` links (about 5,300 on average on the ``"aries"``
+        preset, 1,800 on ``"frontier"``: seconds per thousand pairs).  O(entries log
+        entries) time.
+
+        Examples
+        --------
+        Valiant on three groups: the one intermediate group carries everything.
+
+        >>> m = DragonflyMachine(3, 3, 2, range(18), routing="valiant")
+        >>> r = m.routes([0], [17])
+        >>> m.link_names(r.links), r.fractions.tolist()  # doctest: +NORMALIZE_WHITESPACE
+        (['node 0 up', 'local g0 s0->s1', 'global g0->g1 #0', 'local g1 s0->s2', 'global g1->g2 #0',
+          'local g2 s1->s2', 'node 17 down'], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0])
+        """
+        src, dst = self._checked_pairs(src, dst)
+        u, v = self.node_ids[src].astype(np.int64), self.node_ids[dst].astype(np.int64)
+        per_pair = self._paths_per_pair(u, v) * _PATH_COLUMNS
+        if per_pair.sum() <= ROUTE_CHUNK_ENTRIES:
+            return self._node_routes(u, v)
+        pieces, start = [], 0
+        cum = np.cumsum(per_pair)
+        while start < u.size:
+            base = cum[start - 1] if start else 0
+            stop = max(start + 1, int(np.searchsorted(cum, base + ROUTE_CHUNK_ENTRIES, side="right")))
+            pieces.append(self._node_routes(u[start:stop], v[start:stop]))
+            start = stop
+        offsets = np.cumsum([0] + [int(r.indptr[-1]) for r in pieces])
+        indptr = np.concatenate([[0]] + [r.indptr[1:] + off for r, off in zip(pieces, offsets[:-1])])
+        return Routes(indptr.astype(np.int64), np.concatenate([r.links for r in pieces]),
+                      np.concatenate([r.fractions for r in pieces]))
+
