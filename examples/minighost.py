@@ -265,9 +265,9 @@ def main(argv=None) -> int:
     if rank == 0:
         print(f"MiniGhost-style proxy: {size} ranks, task grid {'x'.join(map(str, grid))}, "
               f"{args.n}^3 cells x {args.vars} vars per rank, {args.steps} steps")
-        print(f"machine: {machine.name}: {machine.n_procs} ranks on {machine.n_nodes} nodes, "
-              f"{len(np.unique(machine.router_ids()))} routers of a "
-              f"{'x'.join(map(str, machine.dims))} torus")
+        network = (f", {len(np.unique(machine.router_ids()))} routers of a {'x'.join(map(str, machine.dims))} torus"
+                   if machine.has_router_grid else "")
+        print(f"machine: {machine.name}: {machine.n_procs} ranks on {machine.n_nodes} nodes{network}")
         placements = {r[0]: r[4] for r in rows}
         replayed = replayed_step_seconds(graph, machine, placements)
         simulated, why = simulated_step_seconds(graph, machine, placements)
