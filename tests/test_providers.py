@@ -131,7 +131,8 @@ def test_network_info_normalises_and_is_hashable():
         (dict(dims=(4, 0)), "dims: lengths must be positive; got [4, 0]"),
         (dict(dims=()), "a torus network needs at least one dimension"),
         (dict(dims=(4,), kind="flat"), "a flat network has no dimensions; got [4]"),
-        (dict(dims=(4,), kind="dragonfly"), "kind: expected one of ['flat', 'torus', 'percs', 'fattree']; got 'dragonfly'"),
+        (dict(dims=(4,), kind="slimfly"), "kind: expected one of ['flat', 'torus', 'percs', 'fattree', 'dragonfly']; "
+                                          "got 'slimfly'"),
         (dict(dims=(4, 4), dim_names=("X",)), "dim_names: expected 2 names"),
         (dict(dims=(4, 4), bandwidth=[1.0]), "bandwidth: expected one entry per dimension (2); got 1"),
     ],
@@ -291,7 +292,8 @@ def test_sim_is_deterministic():
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("sim:dragonfly", "unknown simulated machine 'dragonfly' in 'sim:dragonfly'; valid: ['bgq', 'fattree', 'frontera', 'percs', 'supermuc-ng', 'titan', 'torus']"),
+        ("sim:slimfly", "unknown simulated machine 'slimfly' in 'sim:slimfly'; valid: ['aries', 'bgq', 'dragonfly', "
+                        "'fattree', 'frontera', 'frontier', 'percs', 'perlmutter', 'supermuc-ng', 'titan', 'torus']"),
         ("sim:titan:cores=4", "provider 'sim:titan:cores=4': unknown key 'cores'; valid keys: ['busy', 'dims', 'nodes', 'ppn', 'seed']"),
         ("sim:torus:dims=4x4,rpn=2", "valid keys: ['dims', 'npr', 'ppn', 'wrap']"),
         ("sim:titan:ppn=0", "provider 'sim:titan:ppn=0': ppn must be >= 1; got 0"),

@@ -40,7 +40,9 @@ __all__ = ["MachineInput", "TaskInput", "load_machine", "load_tasks", "split_for
            "read_mapping_file", "MACHINE_FORMS", "TASK_FORMS"]
 
 MACHINE_FORMS = ("sim:titan:nodes=64,ppn=16,seed=1 | sim:bgq:... | sim:torus:dims=4x4x4 | "
-                 "sim:fattree:leaves=32,nodes_per_leaf=16,taper=4,nodes=64,ppn=8 | sim:frontera:nodes=64 | file:PATH | "
+                 "sim:fattree:leaves=32,nodes_per_leaf=16,taper=4,nodes=64,ppn=8 | sim:frontera:nodes=64 | "
+                 "sim:frontier:nodes=64,ppn=8,groups=4,routing=minimal|valiant | sim:perlmutter:... | sim:aries:... | "
+                 "sim:dragonfly:n_groups=9,switches=4|6x16,nodes_per_switch=2,global_links=1,nodes=16 | file:PATH | "
                  "PATH | hopper | percs:ns=4,nd=8 | topology.conf:NODELIST[:ppn=8,taper=4]")
 TASK_FORMS = "stencil3d:16x8x8[:points=27,periodic=1,weight=1] | transpose:PxQ | coords:PATH | matrix:PATH | PATH"
 

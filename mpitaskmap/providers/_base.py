@@ -14,7 +14,7 @@ import numpy as np
 
 from .._validate import as_narrowest_coords
 from ..errors import InvalidInputError, ProviderError
-from ..machines import FatTreeMachine, FlatMachine, Machine, TorusMachine
+from ..machines import DragonflyMachine, FatTreeMachine, FlatMachine, Machine, TorusMachine
 from ..machines.slurm_topology import fattree_from_node_paths, parse_topology_addr
 from ..machines.specs import PERCS_DEFAULTS, percs_from_options
 
@@ -27,12 +27,15 @@ __all__ = [
     "machine_from_provider",
     "NETWORK_KINDS",
     "fattree_network",
+    "dragonfly_network",
 ]
 
-NETWORK_KINDS = ("flat", "torus", "percs", "fattree")
+NETWORK_KINDS = ("flat", "torus", "percs", "fattree", "dragonfly")
 #: Options of a ``"fattree"`` network: from Slurm's topology addresses, or a regular tree.
 FATTREE_ADDRESS_OPTIONS = ("pattern", "taper", "bandwidth", "routing")
 FATTREE_REGULAR_OPTIONS = ("down", "up", "bandwidth", "routing")
+#: Options of a ``"dragonfly"`` network (:func:`dragonfly_network`), all required.
+DRAGONFLY_OPTIONS = ("switches", "global_links", "global_ports", "bandwidth", "routing")
 
 
 def _as_int(value, name: str) -> int:
@@ -108,7 +111,13 @@ class NetworkInfo:
         ``taper``, ``bandwidth`` and ``routing``.  A regular tree (simulated clusters):
         ``dims = (tree nodes,)``, a rank's coordinate is its tree node, ``options`` hold
         ``down`` and ``up`` (:meth:`~mpitaskmap.machines.FatTreeMachine.regular`),
-        ``bandwidth`` and ``routing``.
+        ``bandwidth`` and ``routing``.  Or ``"dragonfly"``
+        (:class:`~mpitaskmap.machines.DragonflyMachine`, :func:`dragonfly_network`):
+        ``dims = (groups, switches per group, nodes per switch)``, a rank's coordinate is
+        ``(group, switch, slot)`` (on a row/column group the switch is ``row * columns +
+        column``), ``options`` hold ``switches`` (an int, or ``(rows, columns)``),
+        ``global_links``, ``global_ports``, ``bandwidth`` (``(class, GB/s)`` pairs) and
+        ``routing``: all a rank needs to rebuild the whole machine.
     options : tuple of (str, object)
         Kind-specific parameters (PERCS: ``(("n_d", 4), ("routing", "direct"))``).
 
@@ -137,6 +146,8 @@ class NetworkInfo:
             raise InvalidInputError(f"dims: a flat network has no dimensions; got {list(dims)}")
         if self.kind == "fattree":
             _check_fattree_options(dims, self.options)
+        if self.kind == "dragonfly":
+            _check_dragonfly_options(dims, self.options)
         wrap = True if self.wrap is None else self.wrap
         if isinstance(wrap, (bool, np.bool_)):
             wrap = (bool(wrap),) * len(dims)
@@ -178,6 +189,41 @@ def _check_fattree_options(dims: tuple, options: tuple) -> None:
     unknown = [k for k in keys if k not in valid]
     if unknown:
         raise InvalidInputError(f"options: unknown key {unknown[0]!r} of a {form} fattree network; valid: {list(valid)}")
+
+
+def _check_dragonfly_options(dims: tuple, options: tuple) -> None:
+    keys = [k for k, _ in options]
+    unknown = [k for k in keys if k not in DRAGONFLY_OPTIONS]
+    if unknown:
+        raise InvalidInputError(f"options: unknown key {unknown[0]!r} of a dragonfly network; valid: "
+                                f"{list(DRAGONFLY_OPTIONS)}")
+    missing = [k for k in DRAGONFLY_OPTIONS if k not in keys]
+    if missing:
+        raise InvalidInputError(f"options: a dragonfly network needs {list(DRAGONFLY_OPTIONS)}; {missing[0]!r} is "
+                                f"missing")
+    switches = dict(options)["switches"]
+    per_group = int(np.prod(switches, dtype=np.int64))
+    if len(dims) != 3 or dims[1] != per_group:
+        raise InvalidInputError(f"dims: a dragonfly network's dimensions are (groups, {per_group} switches "
+                                f"(switches {switches!r}), nodes per switch); got {list(dims)}")
+
+
+def dragonfly_network(machine: DragonflyMachine) -> NetworkInfo:
+    """Return the ``"dragonfly"`` network of a dragonfly machine's shape: whatever its allocation, every rank the same.
+
+    Examples
+    --------
+    >>> net = dragonfly_network(DragonflyMachine(3, (2, 2), 2, [0], bandwidth=10.0))
+    >>> net.dims, net.options[:3]
+    ((3, 4, 2), (('switches', (2, 2)), ('global_links', 1), ('global_ports', 1)))
+    """
+    switches = machine.switches_per_group if machine.wiring == "all-to-all" else (machine.rows, machine.columns)
+    return NetworkInfo(dims=(machine.n_groups, machine.switches_per_group, machine.nodes_per_switch),
+                       kind="dragonfly",
+                       options=(("switches", switches), ("global_links", machine.global_links),
+                                ("global_ports", machine.global_ports),
+                                ("bandwidth", tuple(machine.class_bandwidths().items())),
+                                ("routing", machine.routing)))
 
 
 def fattree_network(pattern: str, *, taper: float = 1.0, bandwidth: float = 12.5, routing: str = "dmodk") -> NetworkInfo:
@@ -338,7 +384,9 @@ def assemble_machine(locations: Sequence[Location], network: NetworkInfo, *, nam
         :class:`~mpitaskmap.machines.FatTreeMachine` whose node ids are tree node numbers:
         from topology addresses, the job's nodes in the order of their switch paths
         (:func:`~mpitaskmap.machines.slurm_topology.fattree_from_node_paths`), for a
-        regular tree the ranks' coordinates.
+        regular tree the ranks' coordinates; for ``"dragonfly"`` a
+        :class:`~mpitaskmap.machines.DragonflyMachine` whose node ids are the node numbers
+        ``(g S + s) n + k`` of the ranks' coordinates.
 
     Raises
     ------
@@ -458,6 +506,8 @@ def assemble_machine_arrays(coords: np.ndarray, nodes: np.ndarray, network: Netw
     if network.kind == "fattree":
         return _fattree_machine(coords, nodes, first_index[np.argsort(first_index, kind="stable")], node_ids,
                                 network, name)
+    if network.kind == "dragonfly":
+        return _dragonfly_machine(coords, nodes, first_index, network, name)
     return TorusMachine(
         as_narrowest_coords(coords),  # int16 on every real network; the machine keeps them so
         network.dims,
@@ -495,6 +545,25 @@ def _fattree_machine(coords: np.ndarray, nodes: np.ndarray, first_rank: np.ndarr
         names.append(addr.node)
     return fattree_from_node_paths(paths, names, node_ids, bandwidth=bandwidth, taper=opts.get("taper", 1.0),
                                    routing=routing, name=name, what="locations")
+
+
+def _dragonfly_machine(coords: np.ndarray, nodes: np.ndarray, first_index: np.ndarray, network: NetworkInfo,
+                       name: str) -> DragonflyMachine:
+    """The dragonfly of a ``"dragonfly"`` network; ``first_index``: the first rank on every distinct node key."""
+    G, S, n = network.dims
+    opts = dict(network.options)
+    number = (coords[:, 0].astype(np.int64) * S + coords[:, 1]) * n + coords[:, 2]
+    firsts = np.sort(first_index)
+    values, count = np.unique(number[firsts], return_counts=True)
+    if (count > 1).any():  # two node keys on one (group, switch, slot)
+        v = values[np.flatnonzero(count > 1)[0]]
+        q, r = (int(x) for x in firsts[number[firsts] == v][:2])
+        raise InvalidInputError(f"locations: ranks {q} and {r} are on nodes {_node_text(nodes[q])!r} and "
+                                f"{_node_text(nodes[r])!r} but report the same (group, switch, slot) "
+                                f"{tuple(int(c) for c in coords[r])}")
+    return DragonflyMachine(G, opts["switches"], n, number, global_links=opts["global_links"],
+                            global_ports=opts["global_ports"], bandwidth=dict(opts["bandwidth"]),
+                            routing=opts["routing"], name=name)
 
 
 def _node_text(key) -> str:

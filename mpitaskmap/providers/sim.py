@@ -21,13 +21,26 @@ spec                                                   machine
                                                        ``ppn`` to 1, ``taper`` 1, ``seed`` 0
 ``sim:frontera:nodes=64,ppn=56,seed=1,routing=``       :func:`~mpitaskmap.machines.fattree_presets.fattree_preset`
 ``sim:supermuc-ng:nodes=,ppn=,seed=,routing=``         (published shapes of the two clusters)
+``sim:dragonfly:n_groups=9,switches=4,nodes_per_switch=``  :func:`~mpitaskmap.machines.dragonfly_presets.dragonfly_machine`:
+``2,global_links=1,nodes=16,ppn=4,seed=1,groups=``       ``nodes`` scattered over a dragonfly of ``n_groups``
+``[,global_ports=,bw=25,routing=minimal]``               groups of ``switches`` switches all-to-all, or
+                                                       ``RxC`` rows x columns of routers (Aries);
+                                                       ``nodes`` defaults to ``ceil(size / ppn)``,
+                                                       ``ppn`` to 1, ``seed`` 0; ``bw`` GB/s of every link
+``sim:frontier:nodes=64,ppn=8,seed=1,groups=4,``       :func:`~mpitaskmap.machines.dragonfly_presets.dragonfly_preset`
+``routing=minimal``                                    (published shapes; ``groups=k`` confines the
+``sim:perlmutter:nodes=,ppn=,seed=,groups=,routing=``  allocation to ``k`` groups drawn at random;
+``sim:aries:nodes=,ppn=,seed=,groups=,routing=``       ``routing`` ``minimal`` or ``valiant``)
 =====================================================  ===============================================
 
 Rank ``r`` is processor ``r`` of the simulated machine, i.e. its default rank order (ALPS
 curve order on Titan, the ``order`` letters on BG/Q, router order on a torus, Slurm's block
-order on the sorted node list of a fat tree).  A fat tree's rank reports its tree node as
+order on the sorted node list of a fat tree or a dragonfly).  A fat tree's rank reports its tree node as
 its coordinate in a ``"fattree"`` network holding the tree's shape, so every rank
-assembles the same :class:`~mpitaskmap.machines.FatTreeMachine`.  The
+assembles the same :class:`~mpitaskmap.machines.FatTreeMachine`; a dragonfly's rank reports
+``(group, switch, slot)`` in a ``"dragonfly"`` network holding the shape, links, bandwidths
+and routing, so every rank assembles the same :class:`~mpitaskmap.machines.DragonflyMachine`
+(node names ``nid%05d`` of the node number ``(g S + s) n + k``).  The
 machines are deterministic, so every rank builds the same one.  A job larger than the
 machine is a :class:`~mpitaskmap.errors.ProviderError`; a malformed spec is an
 :class:`~mpitaskmap.errors.InvalidInputError` naming the key.
@@ -41,16 +54,18 @@ import math
 from .._options import parse_choice, parse_float, parse_int, parse_lengths, parse_options, parse_wrap
 from ..errors import InvalidInputError, ProviderError
 from ..machines import FatTreeMachine, Machine, TorusMachine
+from ..machines.dragonfly import DRAGONFLY_ROUTINGS
+from ..machines.dragonfly_presets import DRAGONFLY_PRESETS, dragonfly_machine, dragonfly_preset
 from ..machines.fattree import FAT_TREE_ROUTINGS
 from ..machines.fattree_presets import FATTREE_PRESETS, fattree_machine, fattree_preset
 from ..machines.percs import PercsMachine
 from ..machines.percs_network import DRAWERS_PER_SUPERNODE, NODES_PER_DRAWER
 from ..machines.presets import BGQ_ORDERS, TITAN_DIMS, bgq_machine, titan_machine, torus_machine
 from ..machines.specs import PERCS_KEYS, percs_from_options
-from ._base import Location, NetworkInfo, Provider, check_rank
+from ._base import Location, NetworkInfo, Provider, check_rank, dragonfly_network
 from .bgq import BGQ_DIM_NAMES, bgq_node_name
 
-__all__ = ["SimProvider", "SIM_KINDS", "FATTREE_KINDS"]
+__all__ = ["SimProvider", "SIM_KINDS", "FATTREE_KINDS", "DRAGONFLY_KINDS"]
 
 #: Valid keys per simulated machine kind.
 SIM_KINDS = {
@@ -61,9 +76,15 @@ SIM_KINDS = {
     "fattree": ("leaves", "nodes_per_leaf", "taper", "levels", "leaves_per_pod", "nodes", "ppn", "seed", "bw",
                 "routing"),
     **{preset: ("nodes", "ppn", "seed", "routing") for preset in FATTREE_PRESETS},
+    "dragonfly": ("n_groups", "switches", "nodes_per_switch", "global_links", "global_ports", "bw", "nodes", "ppn",
+                  "seed", "groups", "routing"),
+    **{preset: ("nodes", "ppn", "seed", "groups", "routing") for preset in DRAGONFLY_PRESETS},
 }
 #: The simulated fat trees (kinds of :data:`SIM_KINDS`).
 FATTREE_KINDS = ("fattree",) + tuple(FATTREE_PRESETS)
+#: The simulated dragonflies (kinds of :data:`SIM_KINDS`); ``n_groups`` is the machine's groups of
+#: ``sim:dragonfly``, ``groups`` the allocation's group limit in every kind.
+DRAGONFLY_KINDS = ("dragonfly",) + tuple(DRAGONFLY_PRESETS)
 
 
 class SimProvider(Provider):
@@ -73,8 +94,10 @@ class SimProvider(Provider):
 
     Parameters
     ----------
-    kind : {"titan", "bgq", "torus", "percs", "fattree", "frontera", "supermuc-ng"}
-        Machine family.
+    kind : str
+        Machine family, a key of :data:`SIM_KINDS`: ``"titan"``, ``"bgq"``, ``"torus"``,
+        ``"percs"``, ``"fattree"``, ``"frontera"``, ``"supermuc-ng"``, ``"dragonfly"``,
+        ``"frontier"``, ``"perlmutter"`` or ``"aries"``.
     **options : str or int
         The keys of :data:`SIM_KINDS` for that kind, as in the spec string.
 
@@ -94,6 +117,9 @@ class SimProvider(Provider):
     >>> p = SimProvider.from_spec("sim:fattree:leaves=4,nodes_per_leaf=4,taper=2,nodes=6,ppn=2,seed=1")
     >>> [p.locate(r, 12) for r in (0, 2)]
     [Location(coords=(0,), node='node0000'), Location(coords=(2,), node='node0002')]
+    >>> p = SimProvider.from_spec("sim:dragonfly:n_groups=3,switches=3,nodes_per_switch=2,nodes=4,ppn=2,seed=1")
+    >>> [p.locate(r, 8) for r in (0, 7)]
+    [Location(coords=(1, 0, 1), node='nid00007'), Location(coords=(2, 2, 1), node='nid00017')]
     """
 
     name = "sim"
@@ -155,6 +181,8 @@ class SimProvider(Provider):
             p["machine"] = percs_from_options(o, s)
         elif kind in FATTREE_KINDS:
             self._parse_fattree(kind, o, s, p)
+        elif kind in DRAGONFLY_KINDS:
+            self._parse_dragonfly(kind, o, s, p)
         else:
             if "dims" not in o:
                 raise InvalidInputError(f"{s}: sim:torus needs dims=, e.g. dims=4x4x4")
@@ -189,6 +217,37 @@ class SimProvider(Provider):
             raise InvalidInputError(f"{s}: {exc}") from None
         p["bandwidth"] = float(p["tree"].level_bandwidths()[0][0])
 
+    @staticmethod
+    def _parse_dragonfly(kind: str, o: dict, s: str, p: dict) -> None:
+        """The options of a simulated dragonfly; its shape (and group limit) checked now by building it with one node."""
+        p["ppn"] = parse_int(o.get("ppn", 1), "ppn", s)
+        p["nodes"] = parse_int(o["nodes"], "nodes", s) if "nodes" in o else None
+        p["seed"] = parse_int(o.get("seed", 0), "seed", s, minimum=0)
+        p["routing"] = parse_choice(o.get("routing", "minimal"), "routing", s, DRAGONFLY_ROUTINGS)
+        if kind == "dragonfly":
+            shape: dict = {"n_groups": parse_int(o.get("n_groups", 9), "n_groups", s, minimum=2)}
+            switches = parse_lengths(o.get("switches", 4), "switches", s)
+            if len(switches) > 2:
+                raise InvalidInputError(f"{s}: switches must be S (all-to-all) or RxC (rows x columns, Aries); "
+                                        f"got {o['switches']!r}")
+            shape["switches"] = switches[0] if len(switches) == 1 else switches
+            for key in ("nodes_per_switch", "global_links", "global_ports"):
+                if key in o:
+                    shape[key] = parse_int(o[key], key, s)
+            bw = parse_float(o.get("bw", 25.0), "bw", s)
+            if bw <= 0:
+                raise InvalidInputError(f"{s}: bw must be positive; got {bw:g}")
+            shape["bandwidth"] = bw
+            build = functools.partial(dragonfly_machine, **shape)
+        else:
+            build = functools.partial(dragonfly_preset, kind)
+        p["groups"] = parse_int(o["groups"], "groups", s) if "groups" in o else None
+        p["build"] = build
+        try:
+            p["shape"] = build(nodes=1, ppn=1, seed=0, groups=p["groups"], routing=p["routing"])
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{s}: {exc}") from None
+
     def machine(self, size: int) -> Machine:
         """Return the simulated machine for a job of ``size`` ranks (cached per size).
 
@@ -218,6 +277,12 @@ class SimProvider(Provider):
                 m = p["build"](nodes=nodes, ppn=p["ppn"], seed=p["seed"], routing=p["routing"])
             except InvalidInputError as exc:
                 raise ProviderError(f"sim: {self._spec!r} cannot hold a job of {size} ranks: {exc}") from None
+        elif self.kind in DRAGONFLY_KINDS:
+            nodes = p["nodes"] if p["nodes"] is not None else math.ceil(size / p["ppn"])
+            try:
+                m = p["build"](nodes=nodes, ppn=p["ppn"], seed=p["seed"], groups=p["groups"], routing=p["routing"])
+            except InvalidInputError as exc:
+                raise ProviderError(f"sim: {self._spec!r} cannot hold a job of {size} ranks: {exc}") from None
         else:
             m = torus_machine(p["dims"], wrap=list(p["wrap"]), cores_per_node=p["ppn"], nodes_per_router=p["npr"])
         if m.n_procs < size:
@@ -235,6 +300,8 @@ class SimProvider(Provider):
             return bgq_node_name(m.router_coords[rank])
         if self.kind in FATTREE_KINDS:
             return m.node_names[int(m.node_ids[rank])]
+        if self.kind in DRAGONFLY_KINDS:
+            return f"nid{int(m.node_ids[rank]):05d}"
         return f"node{int(m.node_ids[rank])}"
 
     def locate(self, rank: int, size: int) -> Location:
@@ -245,6 +312,8 @@ class SimProvider(Provider):
             return Location(self._percs_coords(m, rank), self._node_name(m, rank))
         if self.kind in FATTREE_KINDS:  # the tree node as the coordinate of a regular "fattree" network
             return Location((int(m.node_ids[rank]),), self._node_name(m, rank))
+        if self.kind in DRAGONFLY_KINDS:  # (group, switch, slot) in a "dragonfly" network
+            return Location(tuple(int(c) for c in m.locate(rank)[0]), self._node_name(m, rank))
         return Location(tuple(int(c) for c in m.router_coords[rank]), self._node_name(m, rank))
 
     @staticmethod
@@ -268,4 +337,6 @@ class SimProvider(Provider):
             return NetworkInfo(dims=(t.n_tree_nodes,), kind="fattree",
                                options=(("down", t.down_links), ("up", t.up_links), ("bandwidth", p["bandwidth"]),
                                         ("routing", p["routing"])))
+        if self.kind in DRAGONFLY_KINDS:
+            return dragonfly_network(p["shape"])
         return NetworkInfo(dims=p["dims"], wrap=p["wrap"], bandwidth=None, dim_names=None)
