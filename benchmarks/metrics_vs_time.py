@@ -1,6 +1,6 @@
 """Which mapping metric predicts communication time?  (issue 15, validation study)
 
-    python benchmarks/metrics_vs_time.py [--quick] [--network fluid|smpi] [--json PATH]
+    python benchmarks/metrics_vs_time.py [--quick] [--network fluid|smpi] [--inputs torus|dragonfly] [--json PATH]
 
 For every *input* (a task graph on an allocation, one message size) many mappings are
 made -- the identity (default order), random permutations, several geometric candidates of
@@ -31,6 +31,13 @@ the list of orderings fz, hilbert and gray (4 at 2048-4096 tasks), ``greedy+uwh`
 ``umc`` (``umc`` left out on the full torus at 2048-4096 tasks).  A simulation that takes
 more than :data:`SIMULATION_TIMEOUT` wall seconds is recorded as ``null`` and left out.
 ``--quick`` runs two tiny inputs (a 4 x 4 x 2 stencil and a 32-point kNN graph) in seconds.
+
+``--inputs dragonfly`` (issue 31) runs the study on dragonflies instead: the 8^3 stencil and
+the 512-point kNN graph on 64 nodes x 8 ranks of the ``sim:frontier`` (Slingshot) and
+``sim:aries`` (Aries) presets, scattered over the whole machine and confined to 4 groups, each
+input its own family (the objective check then compares predicted time with weighted hops
+input by input); the replay's platform has the machines' minimal routes, as the objective.
+With ``--quick``: a 4 x 4 x 2 stencil on a 9-group dragonfly.
 
 Needs SimGrid (``apt-get install libsimgrid-dev``); without it the script says why and exits 0.
 
@@ -166,6 +173,31 @@ def inputs(quick: bool) -> list[Input]:
         Input("knn", "full-torus", "knn 2048 / torus 8^3x4", k2048, full4, big, n_random=0, n_geometric=4,
               graph_mappers=("greedy+uwh",)),
     ]
+
+
+#: ``--inputs dragonfly``: (preset, allocation suffix of its ``sim:`` spec) of every machine.
+DRAGONFLY_MACHINES = (("frontier", ""), ("frontier", ",groups=4"), ("aries", ""), ("aries", ",groups=4"))
+
+
+def dragonfly_inputs(quick: bool) -> list[Input]:
+    """The dragonfly inputs of ``--inputs dragonfly`` (module notes)."""
+    from mpitaskmap.machines.dragonfly_presets import dragonfly_machine, dragonfly_preset
+
+    big = 16 * 1024.0
+    if quick:
+        return [Input("stencil", "dragonfly 9 groups", "stencil 4x4x2 / dragonfly 9x4x2, 8 nodes x 4",
+                      TaskGraph.stencil([4, 4, 2]), dragonfly_machine(nodes=8, ppn=4, seed=1), big,
+                      n_random=2, n_geometric=2)]
+    s512, k512 = TaskGraph.stencil([8, 8, 8]), knn_graph(512, seed=1)
+    out = []
+    for graph, name in ((s512, "stencil 8^3"), (k512, "knn 512")):
+        for preset, alloc in DRAGONFLY_MACHINES:
+            groups = 4 if alloc else None
+            where = "confined to 4 groups" if alloc else "scattered"
+            machine = dragonfly_preset(preset, nodes=64, ppn=8, seed=1, groups=groups)
+            out.append(Input(name.split()[0], f"{preset} {where}", f"{name} / {preset} 64x8 {where}", graph, machine,
+                             big))
+    return out
 
 
 def mappings(inp: Input, seed: int = 0) -> list[tuple[str, str, np.ndarray]]:
@@ -311,6 +343,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="two tiny inputs (a smoke test, seconds)")
     ap.add_argument("--json", metavar="PATH", help="write every mapping's metrics, time and the correlations")
+    ap.add_argument("--inputs", choices=("torus", "dragonfly"), default="torus",
+                    help="the study's inputs: tori (default; Titan and a full torus) or dragonflies (issue 31)")
     ap.add_argument("--network", choices=list(NETWORKS), default="fluid",
                     help="SimGrid network model of the replay (default fluid: CM02 without cross-traffic; smpi: "
                          "SMPI's model, as an MPI application under SMPI sees it)")
@@ -321,7 +355,7 @@ def main(argv=None) -> int:
         return 0
     t0 = time.perf_counter()
     records = []
-    for inp in inputs(args.quick):
+    for inp in (dragonfly_inputs if args.inputs == "dragonfly" else inputs)(args.quick):
         rec = study_input(inp, network=args.network)
         records.append(rec)
         c = rec["correlations"]["no_random"]

@@ -17,6 +17,16 @@
  * prints: "halo3d ranks 64 grid 4x4x4 cells 8x8x8 vars 5 steps 10"
  *         "halo check ok"
  *         "max_comm_time 1.234567e-04"   (seconds, the largest over the ranks)
+ *
+ * Cartesian mode: halo3d --cart PX PY PZ NX NY NZ NVARS STEPS
+ *   builds the grid with MPI_Cart_create(MPI_COMM_WORLD, 3, {PZ, PY, PX}, {0, 0, 0},
+ *   reorder = 1) (row-major, so the last dimension, x, is the fastest: with MPI's own
+ *   identity order every rank plays the same task as without --cart), takes its task
+ *   (x, y, z) from MPI_Cart_coords of its new rank and its face neighbours from
+ *   MPI_Cart_shift, and exchanges on the Cartesian communicator.  Under mpitaskmap's PMPI
+ *   library (LD_PRELOAD=$(mpitaskmap --pmpi-lib)) the reordering is mpitaskmap.create_cart's.
+ *   Rank 0 also prints, before the lines above, the order it got: the new rank of every
+ *   MPI_COMM_WORLD rank, "cart_order 0 1 2 ..." (the identity when nothing reordered).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -50,9 +60,14 @@ int main(int argc, char** argv)
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int cart = argc > 1 && strcmp(argv[1], "--cart") == 0;
+  if (cart) { /* the arguments after the flag, as without it */
+    argv++;
+    argc--;
+  }
   if (argc != 9) {
     if (rank == 0)
-      fprintf(stderr, "usage: halo3d PX PY PZ NX NY NZ NVARS STEPS\n");
+      fprintf(stderr, "usage: halo3d [--cart] PX PY PZ NX NY NZ NVARS STEPS\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const long px = parse(argv[1], "PX", rank), py = parse(argv[2], "PY", rank), pz = parse(argv[3], "PZ", rank);
@@ -64,7 +79,24 @@ int main(int argc, char** argv)
       fprintf(stderr, "halo3d: the task grid %ldx%ldx%ld has %ld tasks; got %d ranks\n", px, py, pz, px * py * pz, size);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  const long x = rank % px, y = (rank / px) % py, z = rank / (px * py);
+  long x = rank % px, y = (rank / px) % py, z = rank / (px * py);
+  MPI_Comm comm = MPI_COMM_WORLD; /* the communicator of the exchange: the Cartesian one with --cart */
+  if (cart) {
+    int dims[3] = {(int)pz, (int)py, (int)px}, periods[3] = {0, 0, 0}, c[3], cart_rank;
+    MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 1, &comm);
+    MPI_Comm_rank(comm, &cart_rank);
+    MPI_Cart_coords(comm, cart_rank, 3, c);
+    z = c[0], y = c[1], x = c[2];
+    int* order = rank == 0 ? malloc(sizeof(int) * (size_t)size) : NULL;
+    MPI_Gather(&cart_rank, 1, MPI_INT, order, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      printf("cart_order");
+      for (int r = 0; r < size; r++)
+        printf(" %d", order[r]);
+      printf("\n");
+      free(order);
+    }
+  }
   const size_t block = (size_t)(nx + 2) * (ny + 2) * (nz + 2);
   double* grid = calloc(block * nvars, sizeof(double));
   double* next = calloc(block * nvars, sizeof(double));
@@ -78,6 +110,11 @@ int main(int argc, char** argv)
     long qx = x + dx[f], qy = y + dy[f], qz = z + dz[f];
     int inside = qx >= 0 && qx < px && qy >= 0 && qy < py && qz >= 0 && qz < pz;
     neighbour[f] = inside ? (int)(qx + px * (qy + py * qz)) : MPI_PROC_NULL;
+    if (cart) { /* faces 2k, 2k + 1: the -1, +1 neighbours along x (Cartesian dimension 2), y (1), z (0) */
+      int source, dest;
+      MPI_Cart_shift(comm, 2 - f / 2, 1, &source, &dest);
+      neighbour[f] = f % 2 ? dest : source;
+    }
     sendbuf[f] = malloc(sizeof(double) * face_cells[f] * nvars);
     recvbuf[f] = malloc(sizeof(double) * face_cells[f] * nvars);
   }
@@ -116,9 +153,9 @@ int main(int argc, char** argv)
     MPI_Request req[12];
     double t0 = MPI_Wtime();
     for (int f = 0; f < 6; f++) /* my face f is the neighbour's face f ^ 1 */
-      MPI_Irecv(recvbuf[f], (int)(face_cells[f] * nvars), MPI_DOUBLE, neighbour[f], f ^ 1, MPI_COMM_WORLD, &req[f]);
+      MPI_Irecv(recvbuf[f], (int)(face_cells[f] * nvars), MPI_DOUBLE, neighbour[f], f ^ 1, comm, &req[f]);
     for (int f = 0; f < 6; f++)
-      MPI_Isend(sendbuf[f], (int)(face_cells[f] * nvars), MPI_DOUBLE, neighbour[f], f, MPI_COMM_WORLD, &req[6 + f]);
+      MPI_Isend(sendbuf[f], (int)(face_cells[f] * nvars), MPI_DOUBLE, neighbour[f], f, comm, &req[6 + f]);
     MPI_Waitall(12, req, MPI_STATUSES_IGNORE);
     comm_time += MPI_Wtime() - t0;
 
@@ -191,6 +228,8 @@ int main(int argc, char** argv)
   }
   free(grid);
   free(next);
+  if (cart)
+    MPI_Comm_free(&comm);
   MPI_Finalize();
   return total_bad ? 1 : 0;
 }

@@ -5,7 +5,8 @@ layer, from the bottom: the machine model (:mod:`mpitaskmap.machines`), task gra
 (:mod:`mpitaskmap.graphs`), metrics (:mod:`mpitaskmap.metrics`, :mod:`mpitaskmap.mapping`),
 the simulated-time replays (:mod:`mpitaskmap.sim`), the mapping algorithms
 (:mod:`mpitaskmap.mappers`), the search (:mod:`mpitaskmap.search`: families, scoring, the
-judge, :func:`map`), and the front ends: the MPI runtime (:func:`remap`,
+judge, :func:`map`), and the front ends: the MPI runtime (:func:`remap`, and MPI's own
+calls with the reordering done: :func:`create_cart`, :func:`create_dist_graph_adjacent`;
 :mod:`mpitaskmap.runtime`, :mod:`mpitaskmap.providers`), map files, pictures
 (:mod:`mpitaskmap.viz`) and the command line.
 """
@@ -69,14 +70,18 @@ __all__ = [
     "best_of",
     "remap",
     "RemapReport",
+    "create_cart",
+    "create_dist_graph_adjacent",
     "__version__",
 ]
 
 
 def __getattr__(name):
     # The runtime imports mpi4py (and so initialises MPI); load it only when asked for.
-    if name in ("remap", "RemapReport"):
+    modules = {"remap": ".runtime.remapping", "RemapReport": ".runtime.remapping",
+               "create_cart": ".runtime.topology_comms", "create_dist_graph_adjacent": ".runtime.topology_comms"}
+    if name in modules:
         import importlib
 
-        return getattr(importlib.import_module(".runtime.remapping", __name__), name)
+        return getattr(importlib.import_module(modules[name], __name__), name)
     raise AttributeError(f"module 'mpitaskmap' has no attribute {name!r}")

@@ -384,3 +384,37 @@ def test_regular_grid_methods(capsys):
     # the default order's old name points to the new one
     status, _, err = run(capsys, "map", "-m", "sim:torus:dims=8x8", "-t", "stencil2d:8x8", "--method", "default", "-q")
     assert status == 1 and "the default order is called 'identity'" in err
+
+
+def test_dragonfly_machine_file_example_maps_with_its_host_names(capsys, tmp_path):
+    from pathlib import Path
+
+    from mpitaskmap import read_machine_file
+    from mpitaskmap.machines.machine_file import machine_file_hosts
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "dragonfly_alloc.txt"
+    rankfile, hostfile = tmp_path / "rankfile", tmp_path / "SLURM_HOSTFILE"
+    status, out, err = run(capsys, "map", "-m", str(example), "-t", TASKS, "-o", str(rankfile), "-o", str(hostfile),
+                           "--format", "json")
+    assert status == 0
+    assert json.loads(out)["header"]["machine"] == (
+        f"{example}: 32 processors on 8 nodes, dragonfly_alloc.txt (dragonfly: 3 groups x 4 switches x 2 nodes, "
+        "2 global links per pair, minimal routing)")
+    machine = read_machine_file(example)
+    # node (g S + s) n + slot of the eight hosts: two on g0 s0, g0 s3, two on g1 s1, g1 s2, g2 s0, g2 s3
+    assert machine.node_ids.tolist() == np.repeat([0, 1, 6, 10, 11, 12, 16, 22], 4).tolist()
+    graph = TaskGraph.stencil([4, 4, 2])
+    expected = map_geometric(graph, machine)
+    rows = json_rows(out)
+    assert rows["geometric"]["metrics"] == evaluate(graph, machine, expected.task_to_proc)
+    assert rows["identity"]["metrics"] == evaluate(graph, machine, np.arange(32))
+    # the hosts are the file's names, not nid numbers of node ids
+    names = machine_file_hosts(example, machine)
+    p0 = expected.task_to_proc[0]
+    assert rankfile.read_text().splitlines()[0].split()[1] == f"0={names[machine.node_ids[p0]]}"
+    assert set(hostfile.read_text().split()) == {"nid001000", "nid001001", "nid001012", "nid001104", "nid001105",
+                                                 "nid001106", "nid001202", "nid001215"}
+    back = read_map(rankfile, machine, "openmpi_rankfile", graph=graph, hosts=names)
+    assert_array_equal(back.task_to_proc, expected.task_to_proc)
+    back = read_map(hostfile, machine, "slurm_hostfile", graph=graph, hosts=names)
+    assert_array_equal(back.task_to_proc, node_canonical(expected).task_to_proc)

@@ -49,17 +49,37 @@ def test_numbering_and_the_absolute_global_arrangement():
     assert single.global_switch([0, 0, 0, 3], [1, 2, 3, 0], 0).tolist() == [1, 2, 3, 0]
 
 
-def test_hops_count_the_links_of_the_shortest_minimal_path():
-    m = three_groups()
-    # same node, same switch, same group, and 0 -> 14 (g2 s1): 5 links over j0 (local, global, local), 4 over j1
-    assert m.hops([0, 0, 0, 0, 0], [0, 1, 2, 14, 6]).tolist() == [0, 2, 3, 4, 3]
+def test_hops_count_the_links_of_the_pairs_minimal_path():
+    m, spread = three_groups(), three_groups("ecmp")
+    # same node, same switch, same group, and 0 -> 14 (g2 s1): 5 links over j0 (local, global, local), 4 over j1;
+    # "minimal" routes node pair (0, 14) over j = (0 + 14) mod 2 = 0, "ecmp" counts the shortest of both
+    assert m.hops([0, 0, 0, 0, 0], [0, 1, 2, 14, 6]).tolist() == [0, 2, 3, 5, 3]
+    assert spread.hops([0, 0, 0, 0, 0], [0, 1, 2, 14, 6]).tolist() == [0, 2, 3, 4, 3]
+    assert m.hops([1], [14]).tolist() == [4] == [m.routes([1], [14]).links.size]  # (1 + 14) mod 2 = 1: j1
     # node 0 (g0 s0) and node 6 (g1 s0) are the two ends of the cable (0->1, j0): 3 links; over j1 (g0 s2 to g1 s1) 5
-    assert as_dict(m.routes([0], [6])) == {0: 1.0, 54: 0.5, 37: 0.5, 55: 0.5, 44: 0.5, 24: 1.0}
-    assert m.hops([6], [14]).tolist() == [5]  # g1 s0 -> g2 s1: a local hop at both ends over either link
+    assert as_dict(m.routes([0], [6])) == {0: 1.0, 54: 1.0, 24: 1.0}  # (0 + 6) mod 2 = 0
+    assert as_dict(spread.routes([0], [6])) == {0: 1.0, 54: 0.5, 37: 0.5, 55: 0.5, 44: 0.5, 24: 1.0}
+    assert m.hops([6], [14]).tolist() == [5] == spread.hops([6], [14]).tolist()  # a local hop at both ends either way
 
 
-def test_minimal_route_spreads_over_the_global_links_hand_computed():
-    r = three_groups().routes([0], [14])
+def test_minimal_route_takes_global_link_u_plus_v_mod_h_hand_computed():
+    m = three_groups()
+    # (0 + 14) mod 2 = 0: g0 s0->s1 (36), global 56, arrives g2 s0, local s0->s1 (48)
+    r = m.routes([0, 1], [14, 14])
+    assert as_dict(r, 0) == {0: 1.0, 36: 1.0, 56: 1.0, 48: 1.0, 32: 1.0} and r.lengths.tolist() == [5.0, 4.0]
+    # (1 + 14) mod 2 = 1: g0 s0->s2 (37), global 57, arrives at g2 s1 itself
+    assert as_dict(r, 1) == {1: 1.0, 37: 1.0, 57: 1.0, 32: 1.0}
+    # the pairs of two groups spread over both links; the single-path routes SimGrid gets are these
+    ends = np.array([[u, v] for u in range(6) for v in range(12, 18)])
+    routes = m.routes(ends[:, 0], ends[:, 1])
+    on_link = np.isin(routes.links, [56, 57])
+    assert np.bincount(routes.links[on_link] - 56).tolist() == [18, 18]
+    single = m.with_routing("valiant").single_path_routes(ends[:, 0], ends[:, 1])
+    assert np.array_equal(single.links, routes.links) and np.array_equal(single.indptr, routes.indptr)
+
+
+def test_ecmp_route_spreads_over_the_global_links_hand_computed():
+    r = three_groups("ecmp").routes([0], [14])
     # j0: g0 s0->s1 (36), global 56, arrives g2 s0, local s0->s1 (48); j1: g0 s0->s2 (37), global 57, arrives g2 s1
     assert as_dict(r) == {0: 1.0, 36: 0.5, 37: 0.5, 56: 0.5, 57: 0.5, 48: 0.5, 32: 1.0}
     assert r.links.tolist() == [0, 36, 37, 56, 57, 48, 32]  # hop position first, then the path
@@ -89,6 +109,15 @@ def _graph():
 
 def test_minimal_link_loads_hand_computed():
     loads = link_loads(_graph(), three_groups(proc_nodes=[0, 1, 14, 6]), np.arange(4))
+    # 0->14 (8) over j0: 36, 56, 48; 1->14 (4) over j1: 37, 57; 6->14 (2), (6 + 14) mod 2 = 0: local g1 s0->s1
+    # (42), global 60, arrives g2 s0, local 48
+    expected = {0: 8.0, 1: 4.0, 6: 2.0, 36: 8.0, 56: 8.0, 48: 10.0, 37: 4.0, 57: 4.0, 42: 2.0, 60: 2.0, 32: 14.0}
+    assert {int(k): float(loads.data[k]) for k in np.flatnonzero(loads.data)} == expected
+    assert loads.messages[[32, 48, 36, 42]].tolist() == [3, 2, 1, 1]
+
+
+def test_ecmp_link_loads_hand_computed():
+    loads = link_loads(_graph(), three_groups("ecmp", proc_nodes=[0, 1, 14, 6]), np.arange(4))
     # 0->14 and 1->14 (12 in all) split over j0 and j1; 6->14: j0 local g1 s0->s1 (42), global 60, arrives g2 s0,
     # local 48; j1 local g1 s0->s2 (43), global 61, arrives g2 s2, local s2->s1 (53)
     expected = {0: 8.0, 1: 4.0, 6: 2.0, 36: 6.0, 37: 6.0, 56: 6.0, 57: 6.0, 48: 7.0, 42: 1.0, 43: 1.0, 60: 1.0,
@@ -297,3 +326,20 @@ def test_valiant_fractions_are_exact_on_many_paths():
     # each global link 0 -> c and c -> 48 (47 intermediates c, 3 links each) carries 3 of the 423 paths: 1 / 141
     assert np.count_nonzero(codes == 2) == 2 * 47 * 3
     assert np.allclose(r.fractions[codes == 2], 1 / 141, rtol=1e-12)
+
+
+def test_routes_follow_a_change_of_the_shared_group_paths(monkeypatch):
+    # the dragonfly takes its group-level paths from mpitaskmap.machines.two_level at every call, as PERCS does
+    # (tests/test_percs_routes.py): make the shared rule route every pair through intermediate groups and the
+    # "ecmp" machine's route 0 -> 14 (g0 -> g2) becomes the Valiant route through g1
+    from mpitaskmap.machines import two_level
+
+    m = three_groups("ecmp")
+    before = as_dict(m.routes([0], [14]))
+    valiant = as_dict(three_groups("valiant").routes([0], [14]))
+    shared = two_level.group_paths
+    monkeypatch.setattr(two_level, "group_paths", lambda src, dst, n_groups, n_global, routing, **kw: shared(
+        src, dst, n_groups, n_global, "valiant", **kw))
+    assert as_dict(m.routes([0], [14])) == valiant != before
+    monkeypatch.undo()
+    assert as_dict(m.routes([0], [14])) == before

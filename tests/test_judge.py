@@ -156,3 +156,46 @@ def test_judge_of_parsed_options():
     assert judge_of(SimpleNamespace(judge="default", simulate=True)) == "simulate"
     assert judge_of(SimpleNamespace(judge="simulate", simulate=True)) == "simulate"
     assert judge_of(SimpleNamespace()) == "default"  # commands without the options
+
+
+def test_shortlist_takes_the_mappings_tied_with_the_last_one_kind_at_a_time():
+    from mpitaskmap.search.judge import JUDGE_TIED_MAX, judge_shortlist
+
+    # top 2: #1 (1.0) and the first of the four tied at 2.0 (#2); the rest of the tie joins, one of each kind in
+    # turn: #4 (kind b) before #3 (a second variant of kind a); #6 (3.0) never; #5 is #2's mapping
+    scores = [(0, 9.0), (1, 1.0), (2, 2.0), (3, 2.0), (4, 2.0), (5, 2.0), (6, 3.0), (7, 2.0 * (1 + 1e-13))]
+    digests = {i: bytes([i]) for i in range(8)} | {5: bytes([2])}
+    kinds = {2: "a", 3: "a", 4: "b", 7: "a"}
+    assert judge_shortlist(scores, digests, 2, kinds=kinds) == [1, 2, 4, 3, 7]
+    assert judge_shortlist(scores, digests, 2, tied_max=4, kinds=kinds) == [1, 2, 4, 3]
+    assert judge_shortlist(scores, digests, 2, tied_max=2, kinds=kinds) == [1, 2]  # no room: the top only
+    assert judge_shortlist(scores, digests, 3, kinds=kinds) == [1, 2, 3, 4, 7]  # #3 in the top: kinds only order the rest
+    # a tie below the top does not extend it: #1 and #2 are the top 2 of distinct scores 1.0, 2.0
+    assert judge_shortlist([(0, 9.0), (1, 1.0), (2, 2.0), (3, 5.0), (4, 5.0)], {i: bytes([i]) for i in range(5)},
+                           2) == [1, 2]
+    # many tied: JUDGE_TIED_MAX in all, kinds in turn
+    many = [(0, 9.0)] + [(i, 1.0) for i in range(1, 41)]
+    out = judge_shortlist(many, {i: bytes([i]) for i in range(41)}, 4, kinds={i: i % 3 for i in range(41)})
+    assert len(out) == JUDGE_TIED_MAX and out[:4] == [1, 2, 3, 4]
+    # the top replayed kind 1 twice, kinds 2 and 0 once: a second of 2 and 0 (in order of appearance among the
+    # tied: 5, 6), then a third of 2 and 0 with the first tied of kind 1 (8, 9, 7)
+    assert out[4:9] == [5, 6, 8, 9, 7]
+
+
+def test_judge_stage_picks_a_faster_mapping_among_the_tied(capsys):
+    from mpitaskmap.search.judge import TIED, judge_stage
+    from mpitaskmap.search.problem import Candidate
+
+    # six candidates tie on the objective; the fastest replay is the sixth, past the top 4
+    cands = [Candidate.make("identity", "identity")] + [Candidate.make("c", f"m{i}") for i in range(1, 7)]
+    scores = [5.0] + [1.0] * 6
+    digests = {i: bytes([i]) for i in range(7)}
+    times = {i: 2.0 for i in range(7)} | {6: 1.0}
+    out = judge_stage("fluid", cands, scores, digests, lambda ids: ({i: times[i] for i in ids}, ""))
+    assert out.index == 6
+    assert [r["chosen_by"] for r in out.judged] == ["objective"] * 4 + [TIED] * 2
+    # SimGrid runs: the caller's top is the budget, no extension
+    simulated = judge_stage("simulate", cands, scores, digests, lambda ids: ({i: times[i] for i in ids}, ""))
+    assert simulated.index != 6 and len(simulated.judged) == 4
+    assert judge_stage("simulate", cands, scores, digests, lambda ids: ({i: times[i] for i in ids}, ""),
+                       tied_max=6).index == 6

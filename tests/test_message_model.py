@@ -244,6 +244,15 @@ def test_the_remap_report_names_each_time_by_its_model():
                         "of 10 candidates")
     assert lines[2] == ("  judge: fluid replay (SMPI network model) of the objective's 2 best, replayed #3 4.5e-07 s, "
                         "#5 4.6e-07 s; the objective's pick: geometric")
+    # mappings tied with the last of the top: counted, and the fastest of them named
+    tied = RemapReport(status="remapped", metric="predicted_time", n_candidates=10, winner="g", winner_index=3,
+                       before=2e-7, after=1e-7, judge="fluid", objective_winner="g",
+                       judged=[dict(index=3, simulated_s=4.5e-7, chosen_by="objective"),
+                               dict(index=7, simulated_s=4.4e-7, chosen_by="tie"),
+                               dict(index=8, simulated_s=4.3e-7, chosen_by="tie")])
+    assert tied.summary().splitlines()[2] == (
+        "  judge: fluid replay (SMPI network model) of the objective's 1 best, replayed #3 4.5e-07 s; 2 more tied with "
+        "the last of them, the fastest #8 4.3e-07 s; the objective's pick: g")
     # another objective is no time: no unit, no model
     other = RemapReport(status="remapped", metric="weighted_hops", n_candidates=2, winner="g", winner_index=1,
                         before=4.0, after=2.0)

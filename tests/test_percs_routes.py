@@ -267,3 +267,109 @@ def test_as_percs_machine():
 def test_routes_are_a_routes_tuple():
     r = PercsMachine(2, 1).routes(0, 128)
     assert isinstance(r, Routes) and r.indptr.tolist() == [0, 2]
+
+
+# ---------------------------------------------------------------- shared group-level routing -----
+
+
+def expand_group_paths(n_s, n_d, model, a, u, b, v, paths):
+    """Route {link name: fraction} (first-reach order) of node u of SN a -> node v of SN b, a != b, expanded by
+    hand from group-level paths: L hop u -> j1 W + (c mod W) in a, D (a->c, j1), then direct: L hop
+    j1 W + (a mod W) -> v in b; else L hop j1 W + (a mod W) -> j2 W + (b mod W) in c, D (c->b, j2), L hop
+    j2 W + (c mod W) -> v in b; self D links and node-to-itself hops free.  An L hop is one link ("paper"),
+    two-hop paths over the source's drawer ("striped") or over all 32 nodes ("uniform")."""
+    W = 32 // n_d
+    route: dict = {}
+
+    def add(name, share):
+        route[name] = route.get(name, 0.0) + share
+
+    def link(s, y, z):
+        return f"{'LL' if y // 8 == z // 8 else 'LR'} s{s} {y}->{z}"
+
+    def hop(s, y, z, share):
+        if y == z:
+            return
+        if model == "paper":
+            add(link(s, y, z), share)
+            return
+        xs = range(8 * (y // 8), 8 * (y // 8) + 8) if model == "striped" else range(32)
+        for x in xs:
+            if x != y:
+                add(link(s, y, x), share / len(xs))
+            if x != z:
+                add(link(s, x, z), share / len(xs))
+
+    for c, j1, j2, share in zip(paths.via.tolist(), paths.first.tolist(), paths.second.tolist(),
+                                paths.share.tolist()):
+        hop(a, u, j1 * W + c % W, share)
+        if c != a:
+            add(f"D {a}->{c} j{j1}", share)
+        if j2 < 0:
+            hop(b, j1 * W + a % W, v, share)
+        else:
+            hop(c, j1 * W + a % W, j2 * W + b % W, share)
+            if c != b:
+                add(f"D {c}->{b} j{j2}", share)
+            hop(b, j2 * W + c % W, v, share)
+    return route
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("routing, rule", [("direct", dict(routing="minimal")),
+                                           ("indirect", dict(routing="valiant", ends=True, paired=True))])
+@pytest.mark.parametrize("n_s, n_d", [(3, 2), (5, 4), (4, 32)])
+def test_routes_are_the_expansion_of_the_shared_group_paths(n_s, n_d, routing, rule, model):
+    # PERCS's direct routing is group_paths' "minimal" rule, indirect its "valiant" rule with every supernode an
+    # intermediate (ends) and one bucket on both legs (paired): the route of a pair is those rows expanded by the
+    # wiring, link for link, its fractions the rows' shares summed in their order (exactly)
+    from mpitaskmap.machines.two_level import group_paths
+
+    m = PercsMachine(n_s, n_d, routing=routing, model=model)
+    for (a, u), (b, v) in [((0, 3), (2, 5)), ((1, 0), (0, 31)), ((2, 17), (1, 17)), ((n_s - 1, 9), (0, 1))]:
+        want = expand_group_paths(n_s, n_d, model, a, u, b, v, group_paths([a], [b], n_s, n_d, **rule))
+        assert named(m, m.routes([proc(a, u)], [proc(b, v)])) == list(want.items())
+
+
+def test_routes_follow_a_change_of_the_shared_group_paths(monkeypatch):
+    # PERCS takes its supernode-level paths from mpitaskmap.machines.two_level at every call: swap in the
+    # dragonfly's Valiant rule (intermediates other than the ends, every bucket pair (j1, j2)) and PERCS's
+    # indirect route follows it.  n_s = 3, n_d = 2 (W = 16), SN0 node 0 -> SN1 node 0: the one intermediate is
+    # SN2, a quarter on each (j1, j2): L hop 0 -> 16 j1 + 2 in SN0, D 0->2 j1, middle 16 j1 + 0 -> 16 j2 + 1
+    # in SN2, D 2->1 j2, L hop 16 j2 + 2 -> 0 in SN1
+    from mpitaskmap.machines import two_level
+
+    m = PercsMachine(3, 2, routing="indirect")
+    before = named(m, m.routes([proc(0, 0)], [proc(1, 0)]))
+    shared = two_level.group_paths
+    monkeypatch.setattr(two_level, "group_paths",
+                        lambda src, dst, n_groups, n_global, routing, **_: shared(src, dst, n_groups, n_global,
+                                                                                  "valiant"))
+    assert named(m, m.routes([proc(0, 0)], [proc(1, 0)])) == [
+        ("LL s0 0->2", 0.5), ("D 0->2 j0", 0.5), ("LL s2 0->1", 0.25), ("D 2->1 j0", 0.5), ("LL s1 2->0", 0.5),
+        ("LR s2 0->17", 0.25), ("D 2->1 j1", 0.5), ("LR s1 18->0", 0.5),
+        ("LR s0 0->18", 0.5), ("D 0->2 j1", 0.5), ("LR s2 16->1", 0.25),
+        ("LL s2 16->17", 0.25)]
+    monkeypatch.undo()
+    assert named(m, m.routes([proc(0, 0)], [proc(1, 0)])) == before and len(before) > 12
+
+
+def test_routes_reject_group_paths_the_wiring_cannot_expand(monkeypatch):
+    # the kernel writes link slots from the group paths: a row out of range is an error naming it, not a crash
+    from mpitaskmap.machines import two_level
+
+    m = PercsMachine(3, 2)
+    shared = two_level.group_paths
+
+    def off_by_one(*args, **kw):
+        p = shared(*args, **kw)
+        return p._replace(via=p.via + 1)
+
+    monkeypatch.setattr(two_level, "group_paths", off_by_one)
+    with pytest.raises(InvalidInputError, match=r"group_paths: row 0 cannot be routed on PERCS\(n_s=3, n_d=2\).*"
+                                                r"got pair=0, via=3, first=0, second=-1, share=0.5"):
+        m.routes([proc(0, 0)], [proc(2, 0)])
+    monkeypatch.setattr(two_level, "group_paths", lambda *args, **kw: shared(*args, **kw)._replace(
+        via=np.array([1, 2])))  # direct paths to SN2 through SN1: not the destination
+    with pytest.raises(InvalidInputError, match=r"row 0 .* got pair=0, via=1, first=0, second=-1"):
+        m.routes([proc(0, 0)], [proc(2, 0)])

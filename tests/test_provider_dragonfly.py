@@ -62,9 +62,11 @@ def test_sim_dragonfly_locations_network_and_machine():
     # s0 = (3 x 0 + 0) // 2): 3; g0 s0 -> g1 s1: 4 (j0 then a local hop; j1 leaves s2); g0 s0 -> g2 s2: 5 (j0 leaves
     # s1, arrives at s0; j1 leaves s2, arrives at s1: a local hop on both sides either way)
     assert m.hops([0, 0, 0, 0, 0], [1, 2, 6, 8, 17]).tolist() == [2, 3, 3, 4, 5]
-    # node 0 -> node 6, half over each global link: links up 0, down 18 + 6 = 24; local from 36 = 2N,
-    # (3 g + s) x 2 + t' (t' counted without s): g0 s0 -> s2 is 37, g1 s1 -> s0 is 44; global from 54, (2 a + b') 2 + j
-    assert as_dict(m.routes([0], [6])) == {0: 1.0, 37: 0.5, 54: 0.5, 55: 0.5, 44: 0.5, 24: 1.0}
+    # node 0 -> node 6 over link (0 + 6) mod 2 = 0, the cable between them: links up 0, down 18 + 6 = 24, global
+    # from 54, (2 a + b') 2 + j; spread ("ecmp"), half over each link: local from 36 = 2N, (3 g + s) x 2 + t' (t'
+    # counted without s): g0 s0 -> s2 is 37, g1 s1 -> s0 is 44
+    assert as_dict(m.routes([0], [6])) == {0: 1.0, 54: 1.0, 24: 1.0}
+    assert as_dict(m.with_routing("ecmp").routes([0], [6])) == {0: 1.0, 37: 0.5, 54: 0.5, 55: 0.5, 44: 0.5, 24: 1.0}
     # nodes default to ceil(size / ppn): 9 ranks at 4 a node draw 3 nodes (12 processors; the job is the first 9)
     auto = SimProvider("dragonfly", n_groups="3", switches="3", nodes_per_switch="2", ppn="4", seed="1")
     assert auto.machine(9).n_nodes == math.ceil(9 / 4)
@@ -109,9 +111,11 @@ def test_frontier_hops_hand_checked():
     assert m.locate([0, 8, 48, 56, 160, 168]).tolist() == [[1, 14, 3], [2, 0, 3], [8, 18, 1], [8, 20, 1],
                                                            [21, 21, 1], [21, 21, 2]]
     # G = 74, h = 4, p = ceil(74 x 4 / 32) = 10: link j from group 1 to 2 leaves switch (74 j + 2) // 10 = 0, 7, 15,
-    # 22 (never 14: one local hop) and arrives at (74 j + 1) // 10 = 0, 7, 14, 22 of group 2 (j0 at switch 0: none)
+    # 22 (never 14: one local hop) and arrives at (74 j + 1) // 10 = 0, 7, 14, 22 of group 2 (j0 at switch 0: none);
+    # the node pair (4 x 46 + 3, 4 x 64 + 3) = (187, 259) takes j = 446 mod 4 = 2: a local hop at both ends
     assert m.global_ports == 10
-    assert m.hops([0, 160, 48, 0], [7, 168, 56, 8]).tolist() == [0, 2, 3, 4]
+    assert m.hops([0, 160, 48, 0], [7, 168, 56, 8]).tolist() == [0, 2, 3, 5]
+    assert m.with_routing("ecmp").hops([0], [8]).tolist() == [4]  # the shortest of the four: j0
 
 
 def test_aries_hops_hand_checked():
@@ -123,8 +127,12 @@ def test_aries_hops_hand_checked():
     assert m.hops([0, 0, 0, 0], [3, 4, 64, 68]).tolist() == [2, 3, 3, 4]
     # G = 32, p = 5: link j from 8 to 25 leaves port 32 j + 25 (switch 5 for j0: row 0, column 5) and arrives at port
     # 32 j + 8 of group 25 (switch 1): rank 20 (s5) -> rank 388 (s1) up, global, down; rank 0 (s0) -> rank 384 (s0):
-    # no port of either group on switch 0 (32 j + 25 >= 5, 32 j + 8 >= 5), j0 is green, global, green
-    assert m.hops([20, 0], [388, 384]).tolist() == [3, 5]
+    # no port of either group on switch 0 (32 j + 25 >= 5, 32 j + 8 >= 5), j0 is green, global, green: the shortest
+    # ("ecmp"); the "minimal" pairs take j = (u + v) mod 15: (3092 + 9604) mod 15 = 6 leaves switch 217 // 5 = 43
+    # (row 2, column 11) and arrives at 200 // 5 = 40 (row 2, column 8); (3072 + 9600) mod 15 = 12 leaves switch 81
+    # (row 5, column 1), arrives at 78 (row 4, column 14): green and black at both ends, 7 links each
+    assert m.with_routing("ecmp").hops([20, 0], [388, 384]).tolist() == [3, 5]
+    assert m.hops([20, 0], [388, 384]).tolist() == [7, 7]
 
 
 # -- the network every rank rebuilds the machine from -------------------------------------------------------
@@ -175,7 +183,8 @@ def test_dragonfly_network_info_rejects(kwargs, message):
 @pytest.mark.parametrize("spec, message", [
     ("sim:frontier:leaves=3", "provider 'sim:frontier:leaves=3': unknown key 'leaves'; valid keys: ['groups', 'nodes', "
                               "'ppn', 'routing', 'seed']"),
-    ("sim:aries:routing=ugal", "provider 'sim:aries:routing=ugal': routing must be one of ['minimal', 'valiant']; "
+    ("sim:aries:routing=ugal", "provider 'sim:aries:routing=ugal': routing must be one of ['minimal', 'ecmp', "
+                               "'valiant']; "
                                "got 'ugal'"),
     ("sim:frontier:groups=80", "provider 'sim:frontier:groups=80': groups: the machine has 74 groups; got 80"),
     ("sim:perlmutter:groups=0", "provider 'sim:perlmutter:groups=0': groups must be >= 1; got 0"),
@@ -219,7 +228,7 @@ def test_cli_eval_on_sim_frontier(capsys):
     g = TaskGraph.stencil((8, 8, 8))
     src = np.repeat(np.arange(512), np.diff(g.indptr))
     expected = int(dragonfly_preset("frontier", nodes=64, ppn=8, seed=1).hops(src, g.indices).sum())
-    assert status == 0 and expected == 7872 and out.splitlines()[1].startswith(f"identity,{expected},")
+    assert status == 0 and expected == 8176 and out.splitlines()[1].startswith(f"identity,{expected},")
 
 
 def test_cli_names_the_bad_key(capsys):

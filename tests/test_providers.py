@@ -45,6 +45,8 @@ ENV_VARS = (
     "MPITASKMAP_BGQ_SHAPE",
     "MPITASKMAP_BGQ_WRAP",
     "FAKE_RCA_MAXDIM_FAIL",
+    "FAKE_RCA_MACHINE",
+    "MPITASKMAP_CRAY_CNAME_FILE",
     "SLURM_TOPOLOGY_ADDR",
     "SLURM_TOPOLOGY_ADDR_PATTERN",
 )
@@ -495,6 +497,179 @@ def test_rca_detects_wider_struct_than_assumed(build, nid_file, monkeypatch):
     assert "change RCA_COORD_FIELD in mpitaskmap/providers/rca.py" in str(exc.value)
 
 
+# -- rca provider on a Cray XC: RCA's (group, row, column) of an Aries dragonfly ----------------------------------
+
+
+@pytest.fixture
+def cname_file(tmp_path, monkeypatch):
+    """Write this node's cname file (MPITASKMAP_CRAY_CNAME_FILE)."""
+    path = tmp_path / "cname"
+    monkeypatch.setenv("MPITASKMAP_CRAY_CNAME_FILE", str(path))
+
+    def _set(text: str) -> str:
+        path.write_text(text)
+        return str(path)
+
+    return _set
+
+
+def xc_node(nid_file, cname_file, nid: int, cname: str) -> None:
+    nid_file(f"{nid}\n")
+    cname_file(f"{cname}\n")
+
+
+def test_aries_shaped_rule():
+    from mpitaskmap.providers.rca import aries_shaped
+
+    # a Cray XC: 16 blade columns, up to 6 chassis rows; a Gemini torus: Z = 24
+    assert [aries_shaped(e) for e in ((4, 6, 16), (2, 3, 16), (1, 6, 16), (16, 8, 24), (25, 16, 24), (4, 7, 16),
+                                      (4, 6, 8))] == [True, True, True, False, False, False, False]
+
+
+def test_rca_xc_coordinates_build_the_aries_dragonfly(fake_rca, nid_file, cname_file, monkeypatch):
+    from mpitaskmap.machines import DragonflyMachine
+    from mpitaskmap.machines.dragonfly_presets import DRAGONFLY_PRESETS
+    from mpitaskmap.providers._base import dragonfly_network
+
+    monkeypatch.setenv("MPITASKMAP_RCA_LIB", fake_rca)
+    monkeypatch.setenv("FAKE_RCA_MACHINE", "xc")
+    p = get_provider("rca")
+    # the fake XC: 4 groups of 6 x 16 routers; nid 4b + i is node i of blade b
+    nodes = [(0, "c0-0c0s0n0"), (1, "c0-0c0s0n1"), (4, "c0-0c0s1n0"), (16, "c0-0c1s0n0"), (22, "c0-0c1s1n2"),
+             (384, "c2-0c0s0n0"), (1535, "c7-0c2s15n3")]
+    locs = []
+    for r, (nid, cname) in enumerate(nodes):
+        xc_node(nid_file, cname_file, nid, cname)
+        locs.append(p.locate(r, len(nodes)))
+    # (group, row x 16 + column, node on the blade)
+    assert [loc.coords for loc in locs] == [(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 16, 0), (0, 17, 2), (1, 0, 0),
+                                            (3, 95, 3)]
+    assert [loc.node for loc in locs] == ["nid00000", "nid00001", "nid00004", "nid00016", "nid00022", "nid00384",
+                                          "nid01535"]
+    # global links per pair: every connection of a group (96 routers x 5) over the 4 groups = 120
+    aries = DRAGONFLY_PRESETS["aries"]
+    ref_shape = DragonflyMachine(4, (6, 16), 4, [0], global_links=120, global_ports=5, bandwidth=aries["bandwidth"])
+    assert p.is_aries() and p.network() == dragonfly_network(ref_shape)
+    m = assemble_machine(locs, p.network(), name=p.spec)
+    assert isinstance(m, DragonflyMachine) and (m.rows, m.columns, m.nodes_per_switch) == (6, 16, 4)
+    # node numbers (g 96 + s) 4 + k
+    assert m.node_ids.tolist() == [0, 1, 4, 64, 70, 384, 3 * 384 + 95 * 4 + 3]
+    # one router 2; along the row (green) 3; along the column (black) 3; both 4 (between groups: the machine's routing
+    # over the 120 global links, as a DragonflyMachine built directly has it)
+    assert m.hops([0] * 4, [1, 2, 3, 4]).tolist() == [2, 3, 3, 4]
+    ref = DragonflyMachine(4, (6, 16), 4, m.node_ids, global_links=120, global_ports=5, bandwidth=aries["bandwidth"])
+    src, dst = np.divmod(np.arange(49), 7)
+    assert m.hops(src, dst).tolist() == ref.hops(src, dst).tolist()
+    assert get_provider("rca:routing=valiant").network().options[-1] == ("routing", "valiant")
+
+
+def test_rca_forced_readings_and_a_partial_xc(fake_rca, nid_file, cname_file, monkeypatch):
+    monkeypatch.setenv("MPITASKMAP_RCA_LIB", fake_rca)
+    monkeypatch.setenv("FAKE_RCA_MACHINE", "xc")
+    xc_node(nid_file, cname_file, 22, "c0-0c1s1n2")
+    # network=gemini reads the XC's coordinates as a torus (what rca did before it told them apart)
+    gemini = get_provider("rca:network=gemini")
+    assert gemini.spec == "rca:network=gemini" and not gemini.is_aries()
+    assert gemini.locate(0, 1) == Location((0, 1, 1), "nid00022")
+    assert gemini.network() == NetworkInfo(dims=(4, 6, 16), wrap=True, bandwidth="gemini", dim_names="XYZ")
+    # two groups of 3 rows (one cabinet each): 48 routers x 5 / 2 groups = 120 links per pair
+    monkeypatch.setenv("FAKE_RCA_MACHINE", "xc_partial")
+    p = get_provider("rca:global_links=7")
+    assert p.locate(0, 1).coords == (0, 17, 2)
+    assert p.network().dims == (2, 48, 4) and dict(p.network().options)["global_links"] == 7
+    assert dict(get_provider("rca").network().options)["global_links"] == 120
+    with pytest.raises(ProviderError) as exc:
+        get_provider("rca:global_links=121").network()
+    assert str(exc.value) == ("rca: the Aries dragonfly of RCA extents (2, 3, 16): global_ports: 48 switches x 5 ports "
+                              "hold 240 of the 2 x 121 = 242 global port numbers a group needs (module notes); got 5")
+    with pytest.raises(ProviderError, match=r"routing: 'valiant' needs an intermediate group, i\.e\. n_groups >= 3"):
+        get_provider("rca:routing=valiant").network()
+    # network=aries reads a Gemini machine's coordinates as a dragonfly of 16 groups of 8 x 24 routers
+    monkeypatch.delenv("FAKE_RCA_MACHINE")
+    xc_node(nid_file, cname_file, 12, "c1-0c0s3n1")
+    forced = get_provider("rca:network=aries")
+    assert forced.locate(0, 1) == Location((3, 5 * 24 + 7, 1), "nid00012")
+    assert forced.network().dims == (16, 192, 4)
+    with pytest.raises(InvalidInputError, match="network must be one of \\['auto', 'gemini', 'aries'\\]; got 'xe'"):
+        get_provider("rca:network=xe")
+
+
+@pytest.mark.parametrize("text, message", [
+    (None, "cannot read the Cray cname, whose node field places an Aries node on its blade (No such file or directory)"),
+    ("c0-0c1s3", "expected a node cname like c0-0c1s3n2; got 'c0-0c1s3'"),
+    ("x1000c1s3b0n2", "expected a node cname like c0-0c1s3n2; got 'x1000c1s3b0n2'"),
+    ("c0-0c1s3n4", "node 4 of 'c0-0c1s3n4' lies outside the 4 nodes of an Aries router"),
+])
+def test_rca_xc_cname_problems_name_the_path(fake_rca, nid_file, tmp_path, monkeypatch, text, message):
+    monkeypatch.setenv("MPITASKMAP_RCA_LIB", fake_rca)
+    monkeypatch.setenv("FAKE_RCA_MACHINE", "xc")
+    nid_file("4")
+    path = tmp_path / "cname_bad"
+    if text is not None:
+        path.write_text(text)
+    p = get_provider(f"rca:cname_file={path}")
+    for call in (p.check, lambda: p.locate(0, 1)):
+        with pytest.raises(ProviderError) as exc:
+            call()
+        assert str(exc.value) == f"rca: {path}: {message}"
+    # a Gemini machine never reads it
+    monkeypatch.delenv("FAKE_RCA_MACHINE")
+    nid_file("12")
+    p = get_provider(f"rca:cname_file={path}")
+    p.check()
+    assert p.locate(0, 1) == Location((3, 5, 7), "nid00012")
+
+
+def test_auto_rca_on_an_xc(fake_rca, nid_file, cname_file, monkeypatch):
+    monkeypatch.setenv("MPITASKMAP_RCA_LIB", fake_rca)
+    monkeypatch.setenv("FAKE_RCA_MACHINE", "xc")
+    nid_file("22")
+    path = cname_file("c0-0c1s1n2")
+    p = get_provider()
+    assert isinstance(p, RcaProvider) and p.probes[-1] == ("rca", "selected")
+    assert p.network().kind == "dragonfly" and p.locate(0, 1).coords == (0, 17, 2)
+    # the cname is part of an XC's check: without it, rca is skipped, saying why
+    Path(path).unlink()
+    p = get_provider()
+    assert not isinstance(p, RcaProvider)
+    assert dict(p.probes)["rca"] == (f"rca: {path}: cannot read the Cray cname, whose node field places an Aries node "
+                                     "on its blade (No such file or directory)")
+
+
+# -- rca on a Cray XC under mpiexec: every rank its own nid and cname ----------------------------------------------------
+
+
+@pytest.mark.mpi(min_size=2)
+@pytest.mark.parametrize("on_error", ["raise", "identity"])
+def test_mpi_rca_xc_every_rank_builds_the_same_dragonfly(fake_rca, nid_file, cname_file, monkeypatch, on_error):
+    from test_provider_slurm import all_same, gathered_machine, run_remap, world
+
+    comm = world()
+    n = comm.size
+    if n > 16:
+        pytest.skip("the fake XC's blades 0 and 1 hold 8 nodes of 2 ranks")
+    monkeypatch.setenv("MPITASKMAP_RCA_LIB", fake_rca)
+    monkeypatch.setenv("FAKE_RCA_MACHINE", "xc")
+    k = comm.rank // 2  # two ranks a node: nid k, node k % 4 of blade k // 4 (blade 0 at (0, 0, 0), 1 at (0, 0, 1))
+    xc_node(nid_file, cname_file, k, f"c0-0c0s{k // 4}n{k % 4}")
+    m = gathered_machine(comm, get_provider("rca"))
+    a, b = np.divmod(np.arange(n * n), n)
+    # one node 0, one blade (router) 2, the two blades of row 0 (a green link) 3
+    expected = [0 if x // 2 == y // 2 else 2 if x // 8 == y // 8 else 3 for x, y in zip(a.tolist(), b.tolist())]
+    assert m.hops(a, b).tolist() == expected and m.n_groups == 4
+    outcome = run_remap(comm, "rca", on_error)
+    assert all_same(comm, outcome) and outcome[0] == "returned" and outcome[1] in ("identity", "remapped")
+    # a rank without its cname: every rank ends the same way
+    path = comm.bcast(cname_file("") if comm.rank == 1 else None, root=1)
+    if comm.rank == 1:
+        Path(path).unlink()
+    outcome = run_remap(comm, "rca", on_error)
+    assert all_same(comm, outcome)
+    bad = (f"provider: rank 1: ProviderError: rca: {path}: cannot read the Cray cname, whose node field places an "
+           "Aries node on its blade (No such file or directory)")
+    assert outcome == (("raised", bad) if on_error == "raise" else ("returned", "identity", bad, True))
+
+
 # -- bgq provider ----------------------------------------------------------------------------
 
 
@@ -619,11 +794,12 @@ def test_hostname_provider(monkeypatch):
 
 
 def test_available_providers_and_unknown_name():
-    assert available_providers() == ["auto", "bgq", "file", "hostname", "rca", "sim", "slurm"]
+    assert available_providers() == ["auto", "bgq", "cxi", "file", "fjmpi", "hostname", "rca", "sim", "slurm", "xname"]
     with pytest.raises(InvalidInputError) as exc:
         get_provider("cray")
     assert str(exc.value) == (
-        "provider: unknown provider 'cray' in 'cray'; valid: ['auto', 'bgq', 'file', 'hostname', 'rca', 'sim', 'slurm']")
+        "provider: unknown provider 'cray' in 'cray'; valid: ['auto', 'bgq', 'cxi', 'file', 'fjmpi', 'hostname', 'rca', "
+        "'sim', 'slurm', 'xname']")
     with pytest.raises(InvalidInputError, match="expected a non-empty spec string"):
         get_provider("  ")
     p = SimProvider("torus", dims="2x2")
@@ -687,6 +863,6 @@ def test_auto_falls_back_to_hostname(monkeypatch, tmp_path):
     assert p.probes[1] == ("file", "MPITASKMAP_COORDS_FILE not set")
     assert p.probes[2] == ("rca", f"{tmp_path}/no_nid not found (not a Cray XE/XK compute node)")
     assert p.probes[3][1].startswith("bgq (MPIX_Torus_ndims, MPIX_Rank2torus): no usable library; tried: ")
-    assert p.probes[4] == ("slurm", "slurm: SLURM_TOPOLOGY_ADDR is not set (not a task of a Slurm step, or Slurm older "
-                                    "than its topology variables)")
-    assert p.probes[5] == ("hostname", "selected")
+    assert p.probes[-2] == ("slurm", "slurm: SLURM_TOPOLOGY_ADDR is not set (not a task of a Slurm step, or Slurm older "
+                                     "than its topology variables)")
+    assert p.probes[-1] == ("hostname", "selected")

@@ -36,6 +36,8 @@ SMALL = {
     "demo": {"mpiexec -n 16": "mpiexec -n 4", "examples/minighost.py": "examples/minighost.py --steps 2 --n 4"},
     "offline": {"nodes=256,ppn=16": "nodes=8,ppn=4", "stencil3d:16x16x16": "stencil3d:4x4x2"},
     "fattree": {"mpiexec -n 16": "mpiexec -n 4", "examples/minighost.py": "examples/minighost.py --steps 2 --n 4"},
+    "dragonfly": {"mpiexec -n 16": "mpiexec -n 4", "nodes=8,ppn=2": "nodes=2,ppn=2",
+                  "examples/minighost.py": "examples/minighost.py --steps 2 --n 4"},
     "simgrid": {"ppn=8,seed=1": "ppn=2,seed=1", "stencil3d:8x8x8": "stencil3d:4x2x2",
                 '--run "./halo3d 8 8 8 8 8 8 5 5"': '--run "./halo3d 4 2 2 8 8 8 5 3"'},
 }
@@ -232,6 +234,19 @@ def test_fat_tree_lines_run_as_written(ro, blocks, shell_env):
     assert all(hosts.count(h) == 8 for h in set(hosts))
     assert set(hosts) <= {f"node{v:04d}" for v in list(range(3, 11)) + list(range(21, 29)) + list(range(42, 50))
                           + list(range(60, 68)) + list(range(101, 109))}
+
+
+@pytest.mark.skipif(simgrid_missing() is not None, reason=str(simgrid_missing()))
+def test_dragonfly_lines_run_as_written(ro, blocks, shell_env):
+    env, work = shell_env
+    commands = small_commands(ro, blocks, "dragonfly")
+    demo = ro.run_command(commands[0], work, env=env, timeout=600)
+    assert "machine: sim:frontier:" in demo and "geometric" in demo
+    ro.run_command(commands[1], work, env=env, timeout=300)
+    # Cray MPICH's rank order: every rank of the 32 once, in the order the hosts take them
+    order = [int(r) for line in (work / "MPICH_RANK_ORDER").read_text(encoding="utf-8").splitlines()
+             if line and not line.startswith("#") for r in line.split(",")]
+    assert sorted(order) == list(range(32))
 
 
 def test_simgrid_walkthrough_runs_at_a_small_size(ro, blocks, shell_env):

@@ -13,7 +13,10 @@ like a man page.  The subcommands:
 ``simgrid``  SimGrid SMPI platform, one hostfile per method, and simulated runs of an app
 
 The global options ``-q``/``--quiet`` and ``--debug`` may come before the subcommand
-(``mpitaskmap -q map ...``) or after it.
+(``mpitaskmap -q map ...``) or after it.  ``mpitaskmap --pmpi-lib`` prints the path of the
+PMPI interposition library for the MPI of ``$MPICC`` (default: the ``mpicc`` next to this
+Python), building it on first use (:mod:`mpitaskmap.runtime.pmpi`):
+``LD_PRELOAD=$(mpitaskmap --pmpi-lib) mpiexec -n 64 ./app``.
 
 Errors print one line (``mpitaskmap map: error: ...``) and exit with status 1 (2 for a
 bad command line); ``--debug`` shows the traceback instead.
@@ -42,11 +45,31 @@ def _usage() -> str:
         "subcommands:",
         *[f"  {c.name:<{width}}  {c.summary}" for c in COMMANDS.values()],
         "",
+        "  --pmpi-lib  print the path of the PMPI library (built on first use for $MPICC):",
+        "              LD_PRELOAD=$(mpitaskmap --pmpi-lib) makes MPI_Cart_create(reorder=1) reorder",
+        "",
         "Run 'mpitaskmap SUBCOMMAND --help' for its manual.  Example:",
         "  mpitaskmap map -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8 \\",
         "                 --method geometric -o MPICH_RANK_ORDER",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _pmpi_lib(rest: list) -> int:
+    """``mpitaskmap --pmpi-lib``: print the PMPI library's path, building it first if needed."""
+    if rest:
+        sys.stderr.write(f"mpitaskmap --pmpi-lib: error: takes no arguments; got {' '.join(rest)!r} "
+                         "(set MPICC to build for another MPI)\n")
+        return 2
+    from ..runtime.pmpi import pmpi_library
+
+    try:
+        path = pmpi_library()
+    except (OSError, RuntimeError) as exc:
+        sys.stderr.write(f"mpitaskmap --pmpi-lib: error: {exc}\n")
+        return 1
+    sys.stdout.write(f"{path}\n")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -72,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[0] == "--version":
         sys.stdout.write(f"mpitaskmap {__version__}\n")
         return 0
+    if args[0] == "--pmpi-lib":
+        return _pmpi_lib(args[1:])
     name, rest = args[0], args[1:]
     if name not in COMMANDS:
         hint = f" (global options: {', '.join(GLOBAL_OPTIONS)})" if name.startswith("-") else ""

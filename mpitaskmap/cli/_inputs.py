@@ -118,28 +118,10 @@ def load_machine(spec: str, n_ranks: int) -> MachineInput:
         return MachineInput(machine, path, list(machine.node_names))
     if not os.path.exists(path):
         raise InvalidInputError(f"--machine: no such machine file and not a known spec ({MACHINE_FORMS}); got {spec!r}")
-    from ..machines.machine_file import read_machine_file
+    from ..machines.machine_file import machine_file_hosts, read_machine_file
 
     machine = read_machine_file(path)
-    return MachineInput(machine, path, _machine_file_hosts(path, machine))
-
-
-def _machine_file_hosts(path: str, machine: Machine) -> list | None:
-    """Host names of a machine file's ``host NAME SLOTS x y z`` lines, by node id.
-
-    :func:`~mpitaskmap.machines.machine_file.read_machine_file` numbers the hosts 0, 1, ... in
-    order of first appearance; nodes without a host line get no name (None: the default
-    convention applies to the whole machine then).
-    """
-    names: dict[str, int] = {}
-    with open(path, encoding="utf-8") as fh:
-        for raw in fh:
-            tok = raw.split("#", 1)[0].split()
-            if len(tok) >= 2 and tok[0].lower() == "host":
-                names.setdefault(tok[1], len(names))
-    if not names or len(names) != machine.n_nodes:
-        return None
-    return list(names)
+    return MachineInput(machine, path, machine_file_hosts(path, machine))
 
 
 # -- tasks ---------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import sys
 import time
 
 from ..search.families.graph import worse_than_default_line
-from ..search.judge import JUDGE_TIE, JUDGES
+from ..search.judge import JUDGE_TIE, JUDGES, TIED
 from ..mapfiles import MAP_FORMATS, write_map
 from ..mapping import IDENTITY, identity_mapping
 from ._registry import register
@@ -144,10 +144,13 @@ def judged_table(info: dict) -> str:
     w = max(len("candidate"), *(len(r["candidate"]) for r in rows))
     picked_index = info.get("candidate_index")
     top = sum(r.get("chosen_by", "objective") == "objective" for r in rows)
-    also = sorted({r["chosen_by"] for r in rows} - {"objective"})
+    tied = sum(r.get("chosen_by") == TIED for r in rows)
+    also = sorted({r["chosen_by"] for r in rows} - {"objective", TIED})
     fluid = info.get("judge") == "fluid"
     how = "replayed (fluid judge)" if fluid else "simulated"
     title = f"{how} the {top} best distinct mappings of the search ({info.get('metric', 'objective')})"
+    if tied:
+        title += f", {tied} more tied with the last of them"
     if also:
         title += " and the best by " + ", ".join(also)
     time_column = "replayed s" if fluid else SIMULATED_COLUMN  # every printed time names its model
@@ -163,8 +166,8 @@ def judged_table(info: dict) -> str:
     replay = ("the fluid judge's in-process replay of one exchange step (SMPI network model), s" if fluid
               else COLUMN_MEANINGS[SIMULATED_COLUMN])
     lines.append(f"legend: by objective / by time: rank by the objective ({info.get('metric', 'objective')}) and by "
-                 f"{time_column}; shortlisted by: why it was replayed (objective: among its {top} best; a metric: "
-                 f"the best by it); objective: its score; {time_column}: {replay}; picked: the mapping returned "
+                 f"{time_column}; shortlisted by: why it was replayed (objective: among its {top} best; {TIED}: scored "
+                 f"the same as the last of them; a metric: the best by it); objective: its score; {time_column}: {replay}; picked: the mapping returned "
                  f"(the fastest; times within {JUDGE_TIE:g} of each other go to the better objective)")
     return "\n".join(lines) + "\n"
 

@@ -4,7 +4,8 @@
 routes, link loads), :mod:`~.links` the routes and loads it returns, :mod:`~.views` the
 machine seen node by node and as a grid; each kind is one module: :mod:`~.torus` (n-D torus or
 mesh), :mod:`~.flat` (host names only), :mod:`~.percs` (IBM PERCS two-level network), :mod:`~.fattree` (fat trees of
-switches), :mod:`~.dragonfly` (Slingshot and Aries dragonflies; :mod:`~.dragonfly_presets` their simulated allocations).
+switches), :mod:`~.dragonfly` (Slingshot and Aries dragonflies; :mod:`~.dragonfly_presets` their simulated allocations);
+:mod:`~.two_level` is the group-level routing that PERCS and the dragonflies share.
 :mod:`~.presets` and :mod:`~.fattree_presets` build simulated allocations of real machines,
 :mod:`~.slurm_topology` reads Slurm's switch trees (:mod:`~.hostlist` its host lists), :mod:`~.machine_file` reads
 and writes allocations, :mod:`~.hosts` names their nodes.
@@ -16,6 +17,7 @@ from .views import MAX_MATRIX_NODES, BoxShape, NodeHierarchy, NodeView, default_
 from .flat import FlatMachine
 from .fattree import FatTreeMachine
 from .dragonfly import DragonflyMachine
+from .two_level import GroupPaths, group_paths
 from .hosts import DEFAULT_HOST_FORMAT, host_names
 from .machine_file import hopper_machine, read_machine_file, write_machine_file
 from .percs import PercsMachine
@@ -23,7 +25,8 @@ from .presets import bgq_machine, titan_machine, torus_machine
 from .torus import TorusMachine, gemini_bandwidth
 
 __all__ = [
-    "Machine", "as_machine", "require_router_grid", "LinkLoads", "Routes", "NodeView", "NodeHierarchy", "FatTreeMachine", "DragonflyMachine", "BoxShape", "MAX_MATRIX_NODES", "BANDWIDTH_UNIT", "strides",
+    "Machine", "as_machine", "require_router_grid", "LinkLoads", "Routes", "NodeView", "NodeHierarchy", "FatTreeMachine",
+    "DragonflyMachine", "GroupPaths", "group_paths", "BoxShape", "MAX_MATRIX_NODES", "BANDWIDTH_UNIT", "strides",
     "default_dim_names", "TorusMachine", "gemini_bandwidth", "FlatMachine", "PercsMachine", "DEFAULT_HOST_FORMAT",
     "host_names", "read_machine_file", "write_machine_file", "hopper_machine", "torus_machine", "titan_machine",
     "bgq_machine",

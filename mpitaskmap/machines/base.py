@@ -26,7 +26,7 @@ from ..errors import InvalidInputError, NotApplicableError
 from .links import LinkLoads, Routes
 from .views import NodeHierarchy, NodeView
 
-__all__ = ["Machine", "as_machine", "require_router_grid", "ROUTE_CHUNK_ENTRIES"]
+__all__ = ["Machine", "as_machine", "require_router_grid", "NodePairRoutes", "ROUTE_CHUNK_ENTRIES"]
 
 #: Route entries the generic link loads hold at once: node pairs are routed in chunks of
 #: about this many entries (~100 MB of temporaries), whatever the size of the exchange.
@@ -39,6 +39,26 @@ class _Traffic(NamedTuple):
     data: np.ndarray  # Data(e) of every link
     messages: np.ndarray  # Congestion(e) of every link, float64 counts
     slowest: np.ndarray | None  # largest route latency through every link, in hops (-inf: none)
+
+
+class NodePairRoutes(NamedTuple):
+    """The routes between every ordered pair of nodes, or how far they passed a size limit (:meth:`Machine.node_pair_routes`).
+
+    Attributes
+    ----------
+    routes : Routes or None
+        Route ``a * n_nodes + b`` joins the ``a``-th and ``b``-th nodes of
+        :meth:`Machine.node_view`; None when the table holds more entries than the limit.
+    entries : int
+        The table's route entries; when ``routes`` is None and ``complete`` is False, those
+        of the node pairs routed before the count passed the limit (the table holds more).
+    complete : bool
+        Whether ``entries`` counts the whole table.
+    """
+
+    routes: Routes | None
+    entries: int
+    complete: bool
 
 
 class Machine(abc.ABC):
@@ -80,9 +100,10 @@ class Machine(abc.ABC):
             self.name = name
 
     def __getstate__(self) -> dict:
-        # the cached node view, link scratch and link class codes are derived data: rebuilt after unpickling
+        # the cached node view, link scratch, link class codes and node-pair routes are derived data: rebuilt
+        # after unpickling
         state = dict(self.__dict__)
-        for derived in ("_node_view", "_link_scratch", "_link_class_codes"):
+        for derived in ("_node_view", "_link_scratch", "_link_class_codes", "_node_pair_routes"):
             state.pop(derived, None)
         return state
 
@@ -373,6 +394,87 @@ class Machine(abc.ABC):
         if src_i.shape != dst_i.shape:
             raise InvalidInputError(f"routes: src has {src_i.size} entries, dst {dst_i.size}")
         return src_i, dst_i
+
+    def node_pair_routes(self, max_entries: int) -> NodePairRoutes:
+        """Return the routes between every ordered pair of nodes, unless they hold more than ``max_entries`` entries.
+
+        Route ``a * n_nodes + b`` joins the ``a``-th and ``b``-th nodes of :meth:`node_view`,
+        routed through their representatives (routes depend only on where a node attaches);
+        what congestion refinement tables off the torus.  Routed in chunks of about
+        :data:`ROUTE_CHUNK_ENTRIES` entries, stopping as soon as the count passes
+        ``max_entries``: memory O(``max_entries``), whatever the routes.
+
+        The result is kept on the machine (dropped when pickled, as the node view): a later
+        call returns the table, or says at once that it passed a limit, without routing
+        again, unless the limit is larger than the one a partial count passed.  The table's
+        arrays are read-only.
+
+        Parameters
+        ----------
+        max_entries : int
+            Largest table to build (route entries: a link with its fraction).
+
+        Returns
+        -------
+        NodePairRoutes
+            The routes, or None with the entries counted (all, or those routed before the
+            count passed the limit).
+
+        Raises
+        ------
+        InvalidInputError
+            On a machine without a link model.
+
+        Notes
+        -----
+        O(n_nodes**2 + entries) time; the table holds 16 bytes an entry (plus 8 a node pair)
+        for as long as the machine lives.
+
+        Examples
+        --------
+        >>> from mpitaskmap.machines import torus_machine
+        >>> m = torus_machine([4], wrap=False)   # 4 nodes on a line: 20 links over the 12 ordered pairs
+        >>> t = m.node_pair_routes(100)
+        >>> t.entries, t.routes.lengths.reshape(4, 4).tolist()[0]
+        (20, [0.0, 1.0, 2.0, 3.0])
+        >>> m.node_pair_routes(19)
+        NodePairRoutes(routes=None, entries=20, complete=True)
+        """
+        if not self.has_link_model:
+            raise self._no_link_model()
+        max_entries = int(max_entries)
+        known = self.__dict__.get("_node_pair_routes")
+        if known is not None:
+            if known.entries > max_entries:  # the table, or the count that passed an earlier limit, is too big
+                return NodePairRoutes(None, known.entries, known.complete)
+            if known.routes is not None:
+                return known
+        view = self.node_view()
+        n, rep = view.n_nodes, view.representative
+        pieces, entries, start, step = [], 0, 0, 1
+        while start < n:  # rows of sources, about ROUTE_CHUNK_ENTRIES entries at a time
+            stop = min(n, start + step)
+            routes = self.routes(np.repeat(rep[start:stop], n), np.tile(rep, stop - start))
+            pieces.append(routes)
+            entries += int(routes.links.size)
+            if entries > max_entries:
+                pieces.clear()
+                break
+            step = max(1, int(ROUTE_CHUNK_ENTRIES * (stop - start) / max(routes.links.size, 1)))
+            start = stop
+        if pieces:
+            offsets = np.cumsum([0] + [int(r.indptr[-1]) for r in pieces])
+            indptr = np.concatenate([[0]] + [r.indptr[1:] + off for r, off in zip(pieces, offsets[:-1])])
+            table = Routes(indptr.astype(np.int64, copy=False),
+                           np.concatenate([r.links for r in pieces]).astype(np.int64, copy=False),
+                           np.concatenate([r.fractions for r in pieces]).astype(np.float64, copy=False))
+            for arr in table:
+                arr.setflags(write=False)
+            known = NodePairRoutes(table, entries, True)
+        else:
+            known = NodePairRoutes(None, entries, stop == n)
+        self._node_pair_routes = known
+        return known
 
     def _routed_traffic(self, indptr, indices, weights, task_to_proc, overlap_weight: float | None = None) -> _Traffic:
         """Data(e), Congestion(e) and (with ``overlap_weight``) the slowest route through every link.

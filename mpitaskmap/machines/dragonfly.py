@@ -27,16 +27,22 @@ and ``h`` **global links** between every pair of groups:
   fewest ports that fit, ``ceil(G h / S)``.
 * **Node links** join every node to its switch, one each way (class ``node``).
 
-**Routing** (:data:`DRAGONFLY_ROUTINGS`; the group-level choices are :func:`group_paths`):
+**Routing** (:data:`DRAGONFLY_ROUTINGS`; the group-level choices are
+:func:`~mpitaskmap.machines.two_level.group_paths`, shared with PERCS):
 
 * Inside a group: the node's up-link, the local hop(s) between the two switches (one on
   an all-to-all group; on a row/column group the green hop along the source's row, then
   the black hop along the destination's column, as SimGrid's ``DRAGONFLY`` does), the
   destination's down-link.
-* ``"minimal"``: between groups ``a`` and ``b`` the pair's traffic is spread evenly over
-  the ``h`` global links between them (``1 / h`` on each): local hop(s) to the switch of
-  ``a`` holding link ``j``, link ``j``, local hop(s) from its far end to the destination's
-  switch.
+* ``"minimal"`` (default): a minimal path between groups ``a`` and ``b`` takes one of the
+  ``h`` global links ``j`` between them: local hop(s) to the switch of ``a`` holding link
+  ``j``, link ``j``, local hop(s) from its far end to the destination's switch.  Every node
+  pair ``(u, v)`` (node numbers) has one static path, over link ``j = (u + v) mod h``, so the
+  pairs of two groups spread over their links as a hashed, table-based minimal routing
+  spreads them -- and as SimGrid, which follows one route per host pair, simulates them
+  (:func:`mpitaskmap.sim.simgrid.platform_xml` writes exactly these routes).
+* ``"ecmp"``: minimal, every pair's traffic split evenly over the ``h`` minimal paths
+  (``1 / h`` on each): the average load of an adaptive minimal routing.
 * ``"valiant"``: the pair's traffic is spread evenly over every *intermediate* group ``c``
   other than ``a`` and ``b`` (``1 / (G - 2)`` each): minimal from the source to ``c``
   (spread over the ``h`` links ``a -> c``), then minimal from where it arrived in ``c`` to
@@ -47,9 +53,10 @@ and ``h`` **global links** between every pair of groups:
   global links; so every inter-group pair is routed fully non-minimally, the far end of
   the spreading that UGAL mixes with minimal routing.  It needs ``G >= 3``.
 
-**Hops** (:meth:`DragonflyMachine.hops`): links on the shortest of the pair's minimal
-paths, node links included: 0 on one node, 2 between nodes of one switch, 3 inside an
-all-to-all group (3 or 4 in a row/column group), 3 to 7 between groups.
+**Hops** (:meth:`DragonflyMachine.hops`): links on the pair's minimal path (``"minimal"``),
+or on the shortest of its minimal paths (``"ecmp"``, ``"valiant"``), node links included: 0 on
+one node, 2 between nodes of one switch, 3 inside an all-to-all group (3 or 4 in a row/column
+group), 3 to 7 between groups.
 
 **Link numbering** (:attr:`DragonflyMachine.n_links`; ``N = G S n`` nodes): up-link of node
 ``v`` is ``v``, its down-link ``N + v``; then the local (green) links, ``(g S + s) (C - 1) +
@@ -63,140 +70,32 @@ global: ``node, local, global`` or ``node, green, black, global``.
 from __future__ import annotations
 
 import math
-from typing import Mapping, NamedTuple
+from typing import Mapping
 
 import numpy as np
 
 from .._validate import as_index_array
 from ..errors import InvalidInputError
-from .base import ROUTE_CHUNK_ENTRIES, Machine
+from .base import ROUTE_CHUNK_ENTRIES, Machine, NodePairRoutes, _Traffic
 from .fattree_presets import _count
 from .links import Routes
+from . import two_level
+from .two_level import GROUP_ROUTINGS, GroupPaths, group_paths
 from .views import NodeHierarchy
 
 __all__ = ["DragonflyMachine", "DRAGONFLY_ROUTINGS", "GroupPaths", "group_paths"]
 
-#: Routing rules of :class:`DragonflyMachine` (module notes).
-DRAGONFLY_ROUTINGS = ("minimal", "valiant")
+#: Routing rules of :class:`DragonflyMachine` (module notes) and the group-level rule of
+#: :func:`~mpitaskmap.machines.two_level.group_paths` each one takes its paths from (re-exported here
+#: with it and :class:`GroupPaths`): ``"minimal"`` keeps one of the minimal paths per node pair.
+DRAGONFLY_GROUP_RULE = {"minimal": "minimal", "ecmp": "minimal", "valiant": "valiant"}
+DRAGONFLY_ROUTINGS = tuple(DRAGONFLY_GROUP_RULE)
+assert set(DRAGONFLY_GROUP_RULE.values()) <= set(GROUP_ROUTINGS)
 
 #: Columns of the path table of :meth:`DragonflyMachine.routes`: up-link, two local hops in the
 #: source group, the first global link, two local hops in the next group, the second global
 #: link (Valiant), two local hops in the destination group, down-link.
 _PATH_COLUMNS = 10
-
-
-class GroupPaths(NamedTuple):
-    """The group-level paths of a batch of group pairs (:func:`group_paths`), one row per path.
-
-    Attributes
-    ----------
-    pair : (n_paths,) ndarray of int64
-        Index of the group pair in the batch.
-    via : (n_paths,) ndarray of int64
-        Intermediate group; the destination group on a direct path.
-    first : (n_paths,) ndarray of int64
-        Global link (``0 .. h - 1``) of the leg from the source group to ``via``.
-    second : (n_paths,) ndarray of int64
-        Global link of the leg from ``via`` to the destination group; -1 on a direct path.
-    share : (n_paths,) ndarray of float64
-        Share of the pair's traffic on the path (the shares of one pair sum to 1).
-    """
-
-    pair: np.ndarray
-    via: np.ndarray
-    first: np.ndarray
-    second: np.ndarray
-    share: np.ndarray
-
-
-def group_paths(src_group, dst_group, n_groups: int, n_global: int, routing: str, *, ends: bool = False,
-                paired: bool = False) -> GroupPaths:
-    """Return the group-level paths of every pair of distinct groups: intermediate groups, global links, shares.
-
-    The two-level routing of a dragonfly (and of PERCS, whose supernodes are groups): which
-    groups a pair's traffic passes, over which of the ``n_global`` global links of each
-    group pair, with what share.  Switches and local hops are the machine's business
-    (its wiring); pairs inside one group have no rows.
-
-    Parameters
-    ----------
-    src_group, dst_group : (n,) array_like of int
-        Groups of the pairs' ends (trusted: ``0 <= g < n_groups``).
-    n_groups : int
-        Groups of the machine.
-    n_global : int
-        Global links between every pair of groups (``h``).
-    routing : {"minimal", "valiant"}
-        ``"minimal"``: one direct path per global link, share ``1 / h``.  ``"valiant"``:
-        through every intermediate group (see ``ends``), minimal on both legs.
-    ends : bool, optional
-        Valiant only: count the source and destination groups as intermediates too, their
-        self leg being a free self-loop the caller skips (PERCS's indirect routing);
-        default False (the dragonfly's rule: ``G - 2`` intermediates).
-    paired : bool, optional
-        Valiant only: the second leg uses the same global link number as the first
-        (PERCS's buckets), ``h`` paths per intermediate; default False: every
-        (``j1``, ``j2``) combination, ``h^2`` paths per intermediate.
-
-    Returns
-    -------
-    GroupPaths
-        Rows ordered by pair, then intermediate group, then first and second link.
-
-    Raises
-    ------
-    InvalidInputError
-        On an unknown routing, or a Valiant pair without an intermediate group (two
-        groups and ``ends`` False).
-
-    Examples
-    --------
-    Three groups, two global links per pair: minimal spreads 0 -> 2 over both links;
-    Valiant passes group 1 with every combination of links.
-
-    >>> p = group_paths([0], [2], 3, 2, "minimal")
-    >>> p.via.tolist(), p.first.tolist(), p.second.tolist(), p.share.tolist()
-    ([2, 2], [0, 1], [-1, -1], [0.5, 0.5])
-    >>> v = group_paths([0], [2], 3, 2, "valiant")
-    >>> v.via.tolist(), v.first.tolist(), v.second.tolist(), v.share.tolist()
-    ([1, 1, 1, 1], [0, 0, 1, 1], [0, 1, 0, 1], [0.25, 0.25, 0.25, 0.25])
-
-    PERCS's indirect routing (every supernode an intermediate, bucket kept):
-
-    >>> w = group_paths([0], [1], 3, 2, "valiant", ends=True, paired=True)
-    >>> w.via.tolist(), w.first.tolist(), w.share.tolist()[0]
-    ([0, 0, 1, 1, 2, 2], [0, 1, 0, 1, 0, 1], 0.16666666666666666)
-    """
-    if routing not in DRAGONFLY_ROUTINGS:
-        raise InvalidInputError(f"routing: expected one of {list(DRAGONFLY_ROUTINGS)}; got {routing!r}")
-    a = np.asarray(src_group, dtype=np.int64).ravel()
-    b = np.asarray(dst_group, dtype=np.int64).ravel()
-    G, h = int(n_groups), int(n_global)
-    inter = np.flatnonzero(a != b)
-    j = np.arange(h, dtype=np.int64)
-    if routing == "minimal":
-        pair = np.repeat(inter, h)
-        return GroupPaths(pair, b[pair], np.tile(j, inter.size), np.full(pair.size, -1, dtype=np.int64),
-                          np.full(pair.size, 1.0 / h))
-    groups = np.arange(G, dtype=np.int64)
-    if ends:
-        via = np.broadcast_to(groups, (inter.size, G))
-    else:
-        if inter.size and G < 3:
-            raise InvalidInputError(f"routing: 'valiant' needs an intermediate group, i.e. at least 3 groups; got {G}")
-        keep = (groups[None, :] != a[inter, None]) & (groups[None, :] != b[inter, None])
-        via = np.broadcast_to(groups, keep.shape)[keep].reshape(inter.size, max(G - 2, 0))
-    n_via = via.shape[1]
-    if paired:
-        first = second = np.tile(j, inter.size * n_via)
-        per_via = h
-    else:
-        first = np.tile(np.repeat(j, h), inter.size * n_via)
-        second = np.tile(j, inter.size * n_via * h)
-        per_via = h * h
-    pair = np.repeat(inter, n_via * per_via)
-    return GroupPaths(pair, np.repeat(via.ravel(), per_via), first, second,
-                      np.full(pair.size, 1.0 / (n_via * per_via)))
 
 
 def _shape(switches) -> tuple[int, int, str]:
@@ -236,8 +135,8 @@ class DragonflyMachine(Machine):
         GB/s of every link: one float for all, or one value per class name
         (``{"node":, "local":, "global":}``, or ``"green"`` and ``"black"`` for ``"local"``
         on a row/column group); default 25.0 (Slingshot's 200 Gb/s).
-    routing : {"minimal", "valiant"}, optional
-        Default ``"minimal"``.
+    routing : {"minimal", "ecmp", "valiant"}, optional
+        Default ``"minimal"`` (module notes).
     name : str, optional
         Description used in reports.
 
@@ -317,7 +216,7 @@ class DragonflyMachine(Machine):
         return out
 
     def with_routing(self, routing: str) -> "DragonflyMachine":
-        """Return the same allocation with another routing rule (``"minimal"`` or ``"valiant"``).
+        """Return the same allocation with another routing rule (:data:`DRAGONFLY_ROUTINGS`).
 
         Examples
         --------
@@ -441,13 +340,20 @@ class DragonflyMachine(Machine):
         return (c1 != c2).astype(np.int64) + (r1 != r2)
 
     def hops(self, src, dst) -> np.ndarray:
-        """Return the links on the shortest minimal path between processors, node links included (module notes).
+        """Return the links on the pair's minimal path (the shortest of them unless ``"minimal"``), node links included.
 
         Examples
         --------
         >>> m = DragonflyMachine(3, (2, 2), 1, range(12))
         >>> m.hops([0, 0, 0, 0], [1, 2, 3, 0]).tolist()   # same row, same column, both, same node
         [3, 3, 4, 0]
+
+        Two global links per pair: node 0 (g0 s0) -> 14 (g2 s1) is routed over link (0 + 14) mod 2
+        = 0 (a local hop at both ends); spread, it also takes link 1 (from g0 s2 to g2 s1: one).
+
+        >>> m = DragonflyMachine(3, 3, 2, range(18), global_links=2)
+        >>> m.hops([0], [14]).tolist(), m.with_routing("ecmp").hops([0], [14]).tolist()
+        ([5], [4])
         """
         src, dst = self._checked_pairs(src, dst)
         u, v = self.node_ids[src].astype(np.int64), self.node_ids[dst].astype(np.int64)
@@ -459,7 +365,10 @@ class DragonflyMachine(Machine):
         out[same] += self._local_hops(s[same], t[same])
         inter = np.flatnonzero(ga != gb)
         if inter.size:
-            j = np.arange(self.global_links, dtype=np.int64)[None, :]
+            if self.routing == "minimal":  # the one static path (module notes)
+                j = ((u[inter] + v[inter]) % self.global_links)[:, None]
+            else:
+                j = np.arange(self.global_links, dtype=np.int64)[None, :]
             a, b = ga[inter, None], gb[inter, None]
             legs = (self._local_hops(s[inter, None], self.global_switch(a, b, j))
                     + self._local_hops(self.global_switch(b, a, j), t[inter, None]))
@@ -571,7 +480,8 @@ class DragonflyMachine(Machine):
     def _paths(self, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Path table (n_paths, 10) of link ids (-1: none) and the pair index of every path.
 
-        The paths of one pair share its traffic evenly (:func:`group_paths` splits evenly).
+        The paths of one pair share its traffic evenly (:func:`group_paths` splits evenly; under
+        ``"minimal"`` a pair keeps one path).
         """
         n, S, N = self.nodes_per_switch, self.switches_per_group, self.n_network_nodes
         ga, s = np.divmod(u // n, S)
@@ -579,7 +489,10 @@ class DragonflyMachine(Machine):
         intra = np.flatnonzero((u != v) & (ga == gb))
         t_intra = np.full((intra.size, _PATH_COLUMNS), -1, dtype=np.int64)
         t_intra[:, 1:3] = self._local_links(ga[intra], s[intra], t[intra])
-        gp = group_paths(ga, gb, self.n_groups, self.global_links, self.routing)
+        # looked up on the shared module at every call, as PERCS does: one routing for both machines
+        gp = two_level.group_paths(ga, gb, self.n_groups, self.global_links, DRAGONFLY_GROUP_RULE[self.routing])
+        if self.routing == "minimal":  # the node pair's one static path: global link (u + v) mod h
+            gp = GroupPaths(*(col[gp.first == (u + v)[gp.pair] % self.global_links] for col in gp))
         p = gp.pair
         a, b, c, j1 = ga[p], gb[p], gp.via, gp.first
         direct = gp.second < 0
@@ -602,7 +515,7 @@ class DragonflyMachine(Machine):
         """Rows of the path table every pair needs (for chunking)."""
         n, S, G, h = self.nodes_per_switch, self.switches_per_group, self.n_groups, self.global_links
         ga, gb = u // (n * S), v // (n * S)
-        per_inter = h if self.routing == "minimal" else (G - 2) * h * h
+        per_inter = {"minimal": 1, "ecmp": h, "valiant": (G - 2) * h * h}[self.routing]
         return np.where(ga != gb, per_inter, (u != v).astype(np.int64))
 
     def _node_routes(self, u: np.ndarray, v: np.ndarray) -> Routes:
@@ -673,3 +586,65 @@ class DragonflyMachine(Machine):
         return Routes(indptr.astype(np.int64), np.concatenate([r.links for r in pieces]),
                       np.concatenate([r.fractions for r in pieces]))
 
+
+    def single_path_routes(self, src, dst) -> Routes:
+        """Return one minimal path per processor pair, whatever the routing: the ``"minimal"`` routes.
+
+        What a simulator that follows one route per pair is given (SimGrid,
+        :func:`mpitaskmap.sim.simgrid.platform_xml`): between groups the node pair's minimal
+        path over global link ``(u + v) mod h`` (module notes).  The machine's own routes
+        under ``"minimal"``; an ``"ecmp"`` or ``"valiant"`` machine gets them too.  Fractions
+        are all 1; processors of one node have an empty route.
+
+        Examples
+        --------
+        Node 0 (g0 s0) -> node 17 (g2 s2) with two global links per pair: ``(0 + 17) mod 2``
+        picks link 1, which leaves switch 2 of group 0 and arrives at switch 1 of group 2.
+
+        >>> m = DragonflyMachine(3, 3, 2, range(18), global_links=2, routing="valiant")
+        >>> r = m.single_path_routes([0], [17])
+        >>> m.link_names(r.links), r.fractions.tolist()  # doctest: +NORMALIZE_WHITESPACE
+        (['node 0 up', 'local g0 s0->s2', 'global g0->g2 #1', 'local g2 s1->s2', 'node 17 down'],
+         [1.0, 1.0, 1.0, 1.0, 1.0])
+        """
+        return (self if self.routing == "minimal" else self.with_routing("minimal")).routes(src, dst)
+
+    # -- link loads -------------------------------------------------------------------------
+    def _routed_traffic(self, indptr, indices, weights, task_to_proc, overlap_weight: float | None = None) -> _Traffic:
+        """Data(e), Congestion(e) and the slowest route through every link, leg by leg where routes are long.
+
+        :func:`mpitaskmap.machines.dragonfly_loads.routed_traffic` gives the values of the
+        base's node-pair routing in time independent of the route lengths, after a fixed
+        cost of a few milliseconds: used under ``"valiant"`` (thousands of links per pair),
+        and under ``"ecmp"`` (``2 + 5 h`` links) once the messages could hold more than
+        :data:`~mpitaskmap.machines.base.ROUTE_CHUNK_ENTRIES` route entries (by the graph's
+        size, so every mapping of one graph is evaluated the same way); ``"minimal"`` (at
+        most 7 links) and smaller ``"ecmp"`` exchanges are routed by the base.
+        """
+        long_routes = self.routing == "valiant" or (
+            self.routing == "ecmp" and len(indices) * (2 + 5 * self.global_links) > ROUTE_CHUNK_ENTRIES)
+        if not long_routes:
+            return super()._routed_traffic(indptr, indices, weights, task_to_proc, overlap_weight)
+        from .dragonfly_loads import routed_traffic
+        return routed_traffic(self, DRAGONFLY_GROUP_RULE[self.routing], indptr, indices, weights, task_to_proc,
+                              overlap_weight)
+
+    def node_pair_routes(self, max_entries: int) -> NodePairRoutes:
+        """Return the routes between every ordered pair of nodes (:meth:`Machine.node_pair_routes`), a too big table refused at once.
+
+        Under ``"ecmp"`` and ``"valiant"`` the table's entries are counted first, exactly and
+        without routing (:func:`mpitaskmap.machines.dragonfly_loads.node_pair_route_entries`):
+        a Valiant pair lists thousands of links, so a table over ``max_entries`` would
+        otherwise be routed up to the limit before being refused.
+
+        Examples
+        --------
+        >>> DragonflyMachine(3, 3, 2, [0, 17], routing="valiant").node_pair_routes(13)
+        NodePairRoutes(routes=None, entries=14, complete=True)
+        """
+        if self.routing != "minimal":
+            from .dragonfly_loads import node_pair_route_entries
+            entries = node_pair_route_entries(self, DRAGONFLY_GROUP_RULE[self.routing])
+            if entries > int(max_entries):
+                return NodePairRoutes(None, entries, True)
+        return super().node_pair_routes(max_entries)

@@ -80,8 +80,10 @@ class PercsMachine(Machine):
 
     **Routes** (:meth:`routes`) follow :mod:`mpitaskmap.machines.percs_routing`: striped
     intra-supernode segments, direct (L-D-L) or indirect (L-D-L-D-L) inter-supernode
-    routes whose L hops are single links (model "paper"), striped (model "striped") or
-    spread over the whole supernode (model "uniform"); a pair's route lists every link one
+    routes -- their supernodes and D links the group-level paths that PERCS shares with the
+    dragonflies (:func:`~mpitaskmap.machines.two_level.group_paths`) -- whose L hops are
+    single links (model "paper"), striped (model "striped") or spread over the whole
+    supernode (model "uniform"); a pair's route lists every link one
     of its paths crosses, once, with the share of the traffic it carries.  The base derives
     the predicted time (:meth:`~mpitaskmap.machines.Machine.link_time`) from them;
     :meth:`link_loads` is a fast path giving the loads the routes give (fractional Data(e)
@@ -249,8 +251,10 @@ class PercsMachine(Machine):
         Entries per pair: at most 15 inside a supernode (one striped segment; 61 in model
         "uniform"); under direct routing at most ``3 n_d`` in model "paper"; under indirect
         routing up to ``2 (n_s - 1) n_d`` D links plus the L links of the ``n_s n_d`` paths
-        (about 1,300 in model "paper" at n_s = 32, n_d = 16).  Built by the compiled kernel
-        :mod:`mpitaskmap._percs` in O(entries + 35 n_s n_d) per indirect pair.
+        (about 1,300 in model "paper" at n_s = 32, n_d = 16).  The group paths of every
+        distinct supernode pair come from :func:`~mpitaskmap.machines.two_level.group_paths`
+        (O(n_s n_d) rows per pair under indirect routing), the compiled kernel
+        :mod:`mpitaskmap._percs` expands them in O(entries + 35 n_s n_d) per indirect pair.
 
         Examples
         --------

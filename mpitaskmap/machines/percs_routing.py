@@ -11,15 +11,23 @@ their supernode, ``W = 32 / n_d``:
   from a node to itself is free (intra-node traffic).
 * **L hop** ``u -> v`` (``u != v``): the one L link ``u -> v`` carries ``w``.
 * **Intra-supernode** (``a == b``): one striped segment ``u -> v``.
-* **Direct** (``a != b``): ``w / n_d`` over each bucket ``j``: L hop
+
+The choice of supernodes and buckets is the group-level routing shared with the dragonflies,
+:func:`~mpitaskmap.machines.two_level.group_paths` (supernodes are its groups, the ``n_d`` D
+links of a pair its global links, a bucket ``j`` its link number), called with the keywords of
+:data:`GROUP_RULES`; the expansion of each group path into L hops and D links below is PERCS's
+wiring:
+
+* **Direct** (``a != b``; ``"minimal"``): ``w / n_d`` over each bucket ``j``: L hop
   ``u -> g = jW + (b mod W)`` in ``a``, the D link ``(a -> b, j)``, L hop
   ``h = jW + (a mod W) -> v`` in ``b`` (L-D-L).
-* **Indirect** (``a != b``): ``w / (n_s n_d)`` over every intermediate supernode ``c``
-  (``a`` and ``b`` included) and bucket ``j``: L hop ``u -> jW + (c mod W)`` in ``a``,
-  D link ``(a -> c, j)``, L hop ``jW + (a mod W) -> jW + (b mod W)`` in ``c``, D link
-  ``(c -> b, j)``, L hop ``jW + (c mod W) -> v`` in ``b`` (L-D-L-D-L).  When ``c`` is
-  ``a`` or ``b`` one D link is the conventional self-loop (free); the route keeps its
-  three L hops.
+* **Indirect** (``a != b``; ``"valiant", ends=True, paired=True``): ``w / (n_s n_d)`` over
+  every intermediate supernode ``c`` (``a`` and ``b`` included) and bucket ``j``: L hop
+  ``u -> jW + (c mod W)`` in ``a``, D link ``(a -> c, j)``, L hop ``jW + (a mod W) ->
+  jW + (b mod W)`` in ``c``, D link ``(c -> b, j)``, L hop ``jW + (c mod W) -> v`` in ``b``
+  (L-D-L-D-L).  When ``c`` is ``a`` or ``b`` one D link is the conventional self-loop
+  (free); the route keeps its three L hops.  (The kernel expands any group path the same
+  way, two buckets ``j1``, ``j2`` on the two legs included.)
 
 **Models** (:data:`MODELS`) differ only in how L segments use the L links (D loads are the
 same in all three):
@@ -49,8 +57,9 @@ same in all three):
 **Routes** (behind :meth:`PercsMachine.routes
 <mpitaskmap.machines.percs.PercsMachine.routes>`) list, for a node pair, every link its paths
 cross with the share of the message it carries: the shares of one link summed over the paths
-(a link appears once per route), self-loops left out.  Enumerated by the compiled kernel
-:mod:`mpitaskmap._percs`, which the message count below shares.
+(a link appears once per route), self-loops left out: the group paths of every supernode pair
+from :func:`~mpitaskmap.machines.two_level.group_paths`, expanded into links by the compiled
+kernel :mod:`mpitaskmap._percs`, which the message count below shares.
 
 **Link loads** (the fast path of :meth:`PercsMachine.link_loads
 <mpitaskmap.machines.percs.PercsMachine.link_loads>`, equal to the loads the routes give):
@@ -60,8 +69,12 @@ inside each supernode, node to supernode across) and the closed form of striping
 ``R(y)`` = all segment volume leaving ``y``) plus ``C(drawer(y), z) / 8`` (``C`` = segment
 volume from ``y``'s drawer to ``z``); L hops add their demand to their one link.
 Congestion(e) counts a message once on every link any of its paths crosses; it is not
-linear and is counted by the compiled kernel over distinct node pairs (and, under indirect
-routing, per residue class of the intermediate supernodes).
+linear and is counted by the compiled kernel over distinct node pairs (direct routing along
+the group paths, as the routes; under indirect routing per residue class of the intermediate
+supernodes).  The closed forms are those of the two rules of :data:`GROUP_RULES`; the tests
+check them equal to the loads of the routes, which follow
+:func:`~mpitaskmap.machines.two_level.group_paths`, so a change of the group-level routing
+that they do not follow fails there.
 """
 
 from __future__ import annotations
@@ -69,12 +82,18 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _percs
+from ..errors import InvalidInputError
+from . import two_level
 from .links import Routes
 from .percs_network import NODES_PER_DRAWER, NODES_PER_SUPERNODE, PROCS_PER_NODE, check_network
 
-__all__ = ["ROUTINGS", "MODELS", "check_routing", "check_model", "compact_index"]
+__all__ = ["ROUTINGS", "GROUP_RULES", "MODELS", "check_routing", "check_model", "compact_index"]
 
 ROUTINGS = ("direct", "indirect")
+#: The group-level rule of every routing of :data:`ROUTINGS`: the keywords of
+#: :func:`~mpitaskmap.machines.two_level.group_paths` (module notes).  PERCS keeps its own
+#: names; the shared function keeps the dragonfly's.
+GROUP_RULES = {"direct": {"routing": "minimal"}, "indirect": {"routing": "valiant", "ends": True, "paired": True}}
 #: L-link models (see the module notes); "paper" is the default.
 MODELS = ("paper", "striped", "uniform")
 _MODEL_CODE = {"paper": 0, "striped": 1, "uniform": 2}  # the kernel's mode argument
@@ -168,13 +187,57 @@ def _i64(x) -> np.ndarray:
     return np.ascontiguousarray(x, dtype=np.int64)
 
 
+def _group_table(a: np.ndarray, b: np.ndarray, n_s: int, n_d: int, routing: str) -> tuple[np.ndarray, ...]:
+    """The group-path table of the kernel for pairs between supernodes ``a[i]`` and ``b[i]``.
+
+    Calls :func:`~mpitaskmap.machines.two_level.group_paths` once per distinct supernode pair
+    (looked up in its module at every call, so the routing is the shared one) and returns
+    ``(grp, gptr, via, first, second, share)``: pair ``i``'s paths are rows ``gptr[grp[i]]``
+    to ``gptr[grp[i] + 1]``.  The rows are checked against what the kernel's wiring can
+    expand (it writes link slots from them).
+
+    Raises
+    ------
+    InvalidInputError
+        On a group path the PERCS wiring cannot expand, naming the row and its values.
+    """
+    sn_pairs, grp = np.unique(a * n_s + b, return_inverse=True)
+    ua, ub = np.divmod(sn_pairs, n_s)
+    gp = two_level.group_paths(ua, ub, n_s, n_d, **GROUP_RULES[routing])
+    pair, via, first, second = (_i64(x) for x in (gp.pair, gp.via, gp.first, gp.second))
+    share = np.ascontiguousarray(gp.share, dtype=np.float64)
+    direct = second < 0
+    fine = pair.size == 0 or (
+        pair[0] >= 0 and pair[-1] < sn_pairs.size and bool((pair[1:] >= pair[:-1]).all())
+        and via.min() >= 0 and via.max() < n_s and first.min() >= 0 and first.max() < n_d and second.min() >= -1
+        and second.max() < n_d and bool((via[direct] == ub[pair[direct]]).all())
+        and share.min() > 0 and bool(np.isfinite(share).all()))
+    if not fine:  # locate the first row at fault (the check above is the fast path)
+        bad = ((pair < 0) | (pair >= sn_pairs.size) | (via < 0) | (via >= n_s) | (first < 0) | (first >= n_d)
+               | (second < -1) | (second >= n_d) | ~(share > 0) | ~np.isfinite(share))
+        bad[1:] |= pair[1:] < pair[:-1]
+        ok = ~bad & direct
+        bad[ok] |= via[ok] != ub[pair[ok]]
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidInputError(
+            f"group_paths: row {i} cannot be routed on PERCS(n_s={n_s}, n_d={n_d}) (rows by pair, 0 <= via < n_s, "
+            f"0 <= first < n_d, -1 <= second < n_d, via the destination on a direct path, share > 0); got "
+            f"pair={pair[i]}, via={via[i]}, first={first[i]}, second={second[i]}, share={share[i]}")
+    gptr = np.zeros(sn_pairs.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pair, minlength=sn_pairs.size), out=gptr[1:])
+    return _i64(grp), gptr, via, first, second, share
+
+
 def _node_routes(gp, gq, n_s: int, n_d: int, routing: str, model: str) -> Routes:
     """Routes (compact link ids) from node ``gp[i]`` to node ``gq[i]`` (node ids ``p // 4``), trusted input.
 
     Every link any path of the pair crosses, once, with the share of the message it
     carries (module notes), in the order the paths first reach it; an empty route between
-    a node and itself.  O(route entries) time and memory, two passes of the kernel (size,
-    fill); about 35 n_s n_d link visits per inter-supernode pair under indirect routing.
+    a node and itself.  The supernode-level paths come from :func:`_group_table` (the
+    shared :func:`~mpitaskmap.machines.two_level.group_paths`), the kernel expands them.
+    O(route entries) time and memory, two passes of the kernel (size, fill); about
+    35 n_s n_d link visits per inter-supernode pair under indirect routing, plus
+    O(n_s n_d) table rows per distinct supernode pair.
     """
     a, u = np.divmod(_i64(gp), _N)
     b, v = np.divmod(_i64(gq), _N)
@@ -183,7 +246,7 @@ def _node_routes(gp, gq, n_s: int, n_d: int, routing: str, model: str) -> Routes
     stamp = np.zeros(n_full, dtype=np.int64)
     pos = np.zeros(n_full, dtype=np.int64)
     indptr = np.zeros(a.size + 1, dtype=np.int64)
-    args = (a, u, b, v, n_s, n_d, routing == "indirect", _MODEL_CODE[model], stamp, pos)
+    args = (a, u, b, v, *_group_table(a, b, n_s, n_d, routing), n_s, n_d, _MODEL_CODE[model], stamp, pos)
     nxt = _percs.pair_routes(*args, 1, indptr, np.empty(0, dtype=np.int64), np.empty(0))
     links = np.empty(int(indptr[-1]), dtype=np.int64)
     fractions = np.empty(links.size, dtype=np.float64)
@@ -266,9 +329,12 @@ def _aggregate_loads(indptr, indices, weights, task_to_proc, n_s: int, n_d: int,
     pu, pv = np.divmod(pairs, n_s * _N)
     psa, pu = np.divmod(pu, _N)
     psb, pv = np.divmod(pv, _N)
+    by_residue = routing == "indirect"  # the residue closed form of the indirect rule; direct along the group paths
+    psa, psb = _i64(psa), _i64(psb)
+    table = ((_i64([]),) * 5 + (np.empty(0),) if by_residue  # inter pairs do not read the table
+             else _group_table(psa, psb, n_s, n_d, routing))
     nxt = _percs.pair_messages(
-        _i64(psa), _i64(pu), _i64(psb), _i64(pv), _i64(mult), n_s, n_d, routing == "indirect",
-        _MODEL_CODE[model], msg, stamp, 1
+        psa, _i64(pu), psb, _i64(pv), _i64(mult), *table, n_s, n_d, by_residue, _MODEL_CODE[model], msg, stamp, 1
     )
     if routing == "indirect" and inter.any():
         m_sn = np.bincount(ai * n_s + bi, minlength=n_s * n_s).reshape(n_s, n_s)

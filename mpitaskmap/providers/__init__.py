@@ -31,11 +31,16 @@ Providers
 ==============  ===================================================================================
 ``sim``         simulated Titan / BG/Q / torus / PERCS / fat trees (:mod:`.sim`); demos and tests
 ``file``        a machine file, or ``topology.conf:NODELIST`` (:mod:`.file`, ``$MPITASKMAP_COORDS_FILE``)
-``rca``         Cray XE/XK Gemini via the RCA library (:mod:`.rca`)
+``rca``         Cray XE/XK Gemini torus or Cray XC Aries dragonfly via the RCA library (:mod:`.rca`)
 ``bgq``         IBM Blue Gene/Q via ``MPIX_Rank2torus`` (:mod:`.bgq`)
+``fjmpi``       Fujitsu Tofu 6-D torus via ``FJMPI_Topology_get_coords`` (:mod:`.fjmpi`)
+``cxi``         HPE Slingshot dragonfly via libfabric's CXI provider (:mod:`.cxi`)
+``xname``       HPE Cray EX dragonfly from ``/etc/cray/xname``: cabinet = group, switch approximated
+                (:mod:`.xname`)
 ``slurm``       Slurm's ``SLURM_TOPOLOGY_ADDR``: switch path, block or torus3d (:mod:`.slurm`)
 ``hostname``    host name only, flat network (:mod:`.hostname`)
-``auto``        detection: env -> file -> rca -> bgq -> slurm -> hostname (:mod:`.auto`)
+``auto``        detection: env -> file -> rca -> bgq -> fjmpi -> cxi -> xname -> slurm -> hostname
+                (:mod:`.auto`)
 ==============  ===================================================================================
 
 Environment
@@ -45,6 +50,12 @@ Environment
 ``MPITASKMAP_COORDS_FILE``         machine file of the ``file`` provider
 ``MPITASKMAP_RCA_LIB``             RCA library (default ``librca.so.0``, ``librca.so``)
 ``MPITASKMAP_CRAY_NID_FILE``       nid file (default ``/proc/cray_xt/nid``)
+``MPITASKMAP_CRAY_CNAME_FILE``     cname file of a Cray XC node (default ``/proc/cray_xt/cname``)
+``MPITASKMAP_CXI_LIB``             libfabric (default ``libfabric.so.1``, ``libfabric.so``)
+``MPITASKMAP_CXI_NIC``             the CXI NIC a rank reports (default: the first libfabric lists)
+``MPITASKMAP_XNAME_FILE``          xname file (default ``/etc/cray/xname``)
+``MPITASKMAP_FJMPI_LIB``           library with ``FJMPI_Topology_get_coords`` (default: mapped libmpi)
+``MPITASKMAP_FJMPI_SHAPE``         Tofu ``XxYxZ`` (default: the job's bounding box, as a mesh)
 ``MPITASKMAP_BGQ_LIB``             library with the MPIX functions (default: mapped libmpi)
 ``MPITASKMAP_BGQ_SHAPE``           BG/Q block lengths ``AxBxCxDxE`` (default: job bounding box)
 ``MPITASKMAP_BGQ_WRAP``            BG/Q wrap flags, ``1`` or ``1x1x1x1x1`` (default all 1)
@@ -66,11 +77,14 @@ from ._registry import get_provider
 from ._spec import available_providers
 from .auto import AUTO_ORDER, detect_provider
 from .bgq import BgqProvider
+from .cxi import CxiProvider
 from .file import FileProvider
+from .fjmpi import FjmpiProvider
 from .hostname import HostnameProvider
 from .rca import RcaProvider
 from .sim import SimProvider
 from .slurm import SlurmProvider
+from .xname import XnameProvider
 
 __all__ = [
     "NetworkInfo",
@@ -89,4 +103,7 @@ __all__ = [
     "BgqProvider",
     "HostnameProvider",
     "SlurmProvider",
+    "CxiProvider",
+    "XnameProvider",
+    "FjmpiProvider",
 ]

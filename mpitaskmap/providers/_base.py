@@ -7,6 +7,7 @@ the runtime gathers the answers and calls :func:`assemble_machine`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -28,6 +29,10 @@ __all__ = [
     "NETWORK_KINDS",
     "fattree_network",
     "dragonfly_network",
+    "xname_dragonfly_network",
+    "xname_place",
+    "parse_xname",
+    "XNAME_APPROXIMATION",
 ]
 
 NETWORK_KINDS = ("flat", "torus", "percs", "fattree", "dragonfly")
@@ -36,6 +41,16 @@ FATTREE_ADDRESS_OPTIONS = ("pattern", "taper", "bandwidth", "routing")
 FATTREE_REGULAR_OPTIONS = ("down", "up", "bandwidth", "routing")
 #: Options of a ``"dragonfly"`` network (:func:`dragonfly_network`), all required.
 DRAGONFLY_OPTIONS = ("switches", "global_links", "global_ports", "bandwidth", "routing")
+#: Options of a ``"dragonfly"`` network from xnames (:func:`xname_dragonfly_network`), all required.
+XNAME_DRAGONFLY_OPTIONS = ("xname", "n_groups", "global_links", "global_ports", "bandwidth", "routing")
+#: An HPE Cray EX node xname: cabinet, chassis, (compute blade) slot, node board, node.
+_XNAME_RE = re.compile(r"x([0-9]+)c([0-9]+)s([0-9]+)b([0-9]+)n([0-9]+)")
+#: The fields of an xname below the cabinet: (letter's word, shape option, what its count counts).
+_XNAME_FIELDS = (("chassis", "chassis", "chassis of a cabinet"), ("slot", "slots", "compute blade slots of a chassis"),
+                 ("board", "boards", "node boards of a blade"), ("node", "nodes_per_board", "nodes of a board"))
+#: What a dragonfly built from xnames assumes (:func:`xname_dragonfly_network`); the machine's name says it.
+XNAME_APPROXIMATION = ("xname approximation: group = cabinet, switch = (chassis, slot); the real switch wiring "
+                       "and global links are not known from xnames")
 
 
 def _as_int(value, name: str) -> int:
@@ -117,7 +132,10 @@ class NetworkInfo:
         ``(group, switch, slot)`` (on a row/column group the switch is ``row * columns +
         column``), ``options`` hold ``switches`` (an int, or ``(rows, columns)``),
         ``global_links``, ``global_ports``, ``bandwidth`` (``(class, GB/s)`` pairs) and
-        ``routing``: all a rank needs to rebuild the whole machine.
+        ``routing``: all a rank needs to rebuild the whole machine.  A dragonfly from
+        xnames (:func:`xname_dragonfly_network`) has no dimensions: every rank's node key
+        is its xname, ``options`` hold ``xname`` (the cabinet's shape), ``n_groups``,
+        ``global_links``, ``global_ports``, ``bandwidth`` and ``routing``.
     options : tuple of (str, object)
         Kind-specific parameters (PERCS: ``(("n_d", 4), ("routing", "direct"))``).
 
@@ -193,14 +211,19 @@ def _check_fattree_options(dims: tuple, options: tuple) -> None:
 
 def _check_dragonfly_options(dims: tuple, options: tuple) -> None:
     keys = [k for k, _ in options]
-    unknown = [k for k in keys if k not in DRAGONFLY_OPTIONS]
+    valid, form = (XNAME_DRAGONFLY_OPTIONS, "dragonfly network from xnames") if "xname" in keys else \
+        (DRAGONFLY_OPTIONS, "dragonfly network")
+    unknown = [k for k in keys if k not in valid]
     if unknown:
-        raise InvalidInputError(f"options: unknown key {unknown[0]!r} of a dragonfly network; valid: "
-                                f"{list(DRAGONFLY_OPTIONS)}")
-    missing = [k for k in DRAGONFLY_OPTIONS if k not in keys]
+        raise InvalidInputError(f"options: unknown key {unknown[0]!r} of a {form}; valid: {list(valid)}")
+    missing = [k for k in valid if k not in keys]
     if missing:
-        raise InvalidInputError(f"options: a dragonfly network needs {list(DRAGONFLY_OPTIONS)}; {missing[0]!r} is "
-                                f"missing")
+        raise InvalidInputError(f"options: a {form} needs {list(valid)}; {missing[0]!r} is missing")
+    if "xname" in keys:
+        if dims:
+            raise InvalidInputError(f"dims: a dragonfly network from xnames has no dimensions (node keys are xnames); "
+                                    f"got {list(dims)}")
+        return
     switches = dict(options)["switches"]
     per_group = int(np.prod(switches, dtype=np.int64))
     if len(dims) != 3 or dims[1] != per_group:
@@ -224,6 +247,101 @@ def dragonfly_network(machine: DragonflyMachine) -> NetworkInfo:
                                 ("global_ports", machine.global_ports),
                                 ("bandwidth", tuple(machine.class_bandwidths().items())),
                                 ("routing", machine.routing)))
+
+
+def parse_xname(text: str) -> tuple[int, int, int, int, int]:
+    """Return ``(cabinet, chassis, slot, board, node)`` of an HPE Cray EX node xname, strictly (nothing around it).
+
+    Raises
+    ------
+    InvalidInputError
+        On text that is not a node xname ``x<cabinet>c<chassis>s<slot>b<board>n<node>``.
+
+    Examples
+    --------
+    >>> parse_xname("x1016c2s3b0n1")
+    (1016, 2, 3, 0, 1)
+    """
+    m = _XNAME_RE.fullmatch(text) if isinstance(text, str) else None
+    if m is None:
+        raise InvalidInputError(f"expected a node xname like x1016c2s3b0n1 (x cabinet, c chassis, s slot, b board, "
+                                f"n node); got {text!r}")
+    cabinet, chassis, slot, board, node = (int(v) for v in m.groups())
+    return cabinet, chassis, slot, board, node
+
+
+def xname_place(xname: str, shape: Sequence[int]) -> tuple[int, int, int]:
+    """Return ``(cabinet, switch, slot)`` of a node xname on the switches of :func:`xname_dragonfly_network`.
+
+    ``x<cabinet>c<chassis>s<slot>b<board>n<node>`` (:func:`parse_xname`): the switch is
+    ``chassis * slots + slot`` (a compute blade slot of a chassis; an approximation,
+    :data:`XNAME_APPROXIMATION`), the slot on it ``board * nodes_per_board + node``.
+
+    Parameters
+    ----------
+    xname : str
+        The whole xname, nothing around it.
+    shape : (int, int, int, int)
+        ``(chassis, slots, boards, nodes_per_board)``: the counts per cabinet, chassis, slot
+        and board; a field at or above its count is an error.
+
+    Raises
+    ------
+    InvalidInputError
+        On text that is not a node xname, or a field out of range (naming it).
+
+    Examples
+    --------
+    >>> xname_place("x1016c2s3b0n1", (8, 8, 2, 2))
+    (1016, 19, 1)
+    """
+    cabinet, *fields = parse_xname(xname)
+    for value, count, (word, field, what) in zip(fields, shape, _XNAME_FIELDS):
+        if value >= count:
+            raise InvalidInputError(f"xname {xname!r}: {word} {value} lies outside the {count} {what} "
+                                    f"({field}={count})")
+    chassis, slot, board, node = fields
+    return cabinet, chassis * shape[1] + slot, board * shape[3] + node
+
+
+def xname_dragonfly_network(shape: Sequence[int] = (8, 8, 2, 2), *, n_groups: int | None = None,
+                            global_links: int = 1, global_ports: int | None = None, bandwidth: float = 25.0,
+                            routing: str = "minimal") -> NetworkInfo:
+    """Return the ``"dragonfly"`` network of ranks whose node keys are HPE Cray EX xnames.
+
+    What an xname tells (:func:`xname_place`): the cabinet, which is the dragonfly group on
+    these machines, and where in the cabinet the node sits.  What it cannot tell, assumed
+    (:data:`XNAME_APPROXIMATION`, also in the assembled machine's name): the switch of a
+    node, taken as its compute blade slot (``chassis * slots + slot``: ``chassis * slots``
+    switches per group, ``boards * nodes_per_board`` nodes on each); the wiring inside a
+    group (all-to-all, as Slingshot's); ``global_links`` between every pair of groups.
+    The job's cabinets, in ascending number, become groups 0, 1, ... of a machine of
+    ``n_groups`` groups (None: as many as the job's cabinets, at least 2).
+
+    Parameters
+    ----------
+    shape : (int, int, int, int), optional
+        ``(chassis, slots, boards, nodes_per_board)`` per cabinet; default ``(8, 8, 2, 2)``,
+        an HPE Cray EX liquid-cooled cabinet (8 chassis of 8 compute blade slots).
+    n_groups, global_links, global_ports, routing
+        As :class:`~mpitaskmap.machines.DragonflyMachine`.
+    bandwidth : float, optional
+        GB/s of every link (default 25.0, Slingshot's 200 Gb/s).
+
+    Examples
+    --------
+    >>> xname_dragonfly_network(n_groups=4).options[:2]
+    (('xname', (8, 8, 2, 2)), ('n_groups', 4))
+    """
+    shape = tuple(int(v) for v in shape)
+    if len(shape) != 4 or min(shape) < 1:
+        raise InvalidInputError(f"shape: expected 4 positive counts (chassis, slots, boards, nodes_per_board); "
+                                f"got {shape}")
+    bw = float(bandwidth)
+    return NetworkInfo(kind="dragonfly", options=(
+        ("xname", shape), ("n_groups", None if n_groups is None else int(n_groups)),
+        ("global_links", int(global_links)), ("global_ports", None if global_ports is None else int(global_ports)),
+        ("bandwidth", (("node", bw), ("local", bw), ("global", bw))), ("routing", str(routing))))
 
 
 def fattree_network(pattern: str, *, taper: float = 1.0, bandwidth: float = 12.5, routing: str = "dmodk") -> NetworkInfo:
@@ -386,7 +504,8 @@ def assemble_machine(locations: Sequence[Location], network: NetworkInfo, *, nam
         (:func:`~mpitaskmap.machines.slurm_topology.fattree_from_node_paths`), for a
         regular tree the ranks' coordinates; for ``"dragonfly"`` a
         :class:`~mpitaskmap.machines.DragonflyMachine` whose node ids are the node numbers
-        ``(g S + s) n + k`` of the ranks' coordinates.
+        ``(g S + s) n + k`` of the ranks' coordinates (from xnames: of their node keys'
+        places, :func:`xname_place`, the job's cabinets numbered in ascending order).
 
     Raises
     ------
@@ -507,7 +626,7 @@ def assemble_machine_arrays(coords: np.ndarray, nodes: np.ndarray, network: Netw
         return _fattree_machine(coords, nodes, first_index[np.argsort(first_index, kind="stable")], node_ids,
                                 network, name)
     if network.kind == "dragonfly":
-        return _dragonfly_machine(coords, nodes, first_index, network, name)
+        return _dragonfly_machine(coords, nodes, first_index, inverse, network, name)
     return TorusMachine(
         as_narrowest_coords(coords),  # int16 on every real network; the machine keeps them so
         network.dims,
@@ -547,11 +666,17 @@ def _fattree_machine(coords: np.ndarray, nodes: np.ndarray, first_rank: np.ndarr
                                    routing=routing, name=name, what="locations")
 
 
-def _dragonfly_machine(coords: np.ndarray, nodes: np.ndarray, first_index: np.ndarray, network: NetworkInfo,
-                       name: str) -> DragonflyMachine:
-    """The dragonfly of a ``"dragonfly"`` network; ``first_index``: the first rank on every distinct node key."""
-    G, S, n = network.dims
+def _dragonfly_machine(coords: np.ndarray, nodes: np.ndarray, first_index: np.ndarray, inverse: np.ndarray,
+                       network: NetworkInfo, name: str) -> DragonflyMachine:
+    """The dragonfly of a ``"dragonfly"`` network; ``first_index``: the first rank on every distinct node key,
+    ``inverse``: the distinct node key of every rank."""
     opts = dict(network.options)
+    if "xname" in opts:
+        coords, G, name = _xname_places(nodes, first_index, inverse, opts, name)
+        S, n = opts["xname"][0] * opts["xname"][1], opts["xname"][2] * opts["xname"][3]
+        switches = S
+    else:
+        (G, S, n), switches = network.dims, opts["switches"]
     number = (coords[:, 0].astype(np.int64) * S + coords[:, 1]) * n + coords[:, 2]
     firsts = np.sort(first_index)
     values, count = np.unique(number[firsts], return_counts=True)
@@ -561,9 +686,30 @@ def _dragonfly_machine(coords: np.ndarray, nodes: np.ndarray, first_index: np.nd
         raise InvalidInputError(f"locations: ranks {q} and {r} are on nodes {_node_text(nodes[q])!r} and "
                                 f"{_node_text(nodes[r])!r} but report the same (group, switch, slot) "
                                 f"{tuple(int(c) for c in coords[r])}")
-    return DragonflyMachine(G, opts["switches"], n, number, global_links=opts["global_links"],
+    return DragonflyMachine(G, switches, n, number, global_links=opts["global_links"],
                             global_ports=opts["global_ports"], bandwidth=dict(opts["bandwidth"]),
                             routing=opts["routing"], name=name)
+
+
+def _xname_places(nodes: np.ndarray, first_index: np.ndarray, inverse: np.ndarray, opts: dict,
+                  name: str) -> tuple[np.ndarray, int, str]:
+    """(group, switch, slot) of every rank from the xnames of its node key, the groups and the machine's name.
+
+    The job's cabinets in ascending number are groups 0, 1, ... (:func:`xname_dragonfly_network`).
+    """
+    places = np.empty((first_index.size, 3), dtype=np.int64)
+    for k, r in enumerate(first_index.tolist()):
+        try:
+            places[k] = xname_place(_node_text(nodes[r]), opts["xname"])
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"locations: rank {r}: {exc}") from None
+    cabinets, group = np.unique(places[:, 0], return_inverse=True)
+    G = opts["n_groups"] if opts["n_groups"] is not None else max(2, cabinets.size)
+    if cabinets.size > G:
+        raise InvalidInputError(f"locations: the job's nodes are in {cabinets.size} cabinets (x{cabinets[0]} .. "
+                                f"x{cabinets[-1]}) but the network has n_groups={G} groups")
+    places[:, 0] = group.ravel()
+    return places[inverse.ravel()], G, f"{name} [{XNAME_APPROXIMATION}]"
 
 
 def _node_text(key) -> str:

@@ -20,7 +20,9 @@ def get_provider(spec: str | Provider | None = None) -> Provider:
         ``None`` means ``$MPITASKMAP_PROVIDER``, else ``"auto"``.  A spec is a name,
         optionally followed by ``:`` and options: ``"auto"``, ``"file"``,
         ``"file:PATH"``, ``"sim:titan:ppn=1"``, ``"rca"``, ``"rca:lib=PATH"``,
-        ``"bgq:shape=4x4x4x8x2"``, ``"hostname"``.  A Provider is returned unchanged.
+        ``"rca:network=aries"``, ``"bgq:shape=4x4x4x8x2"``, ``"fjmpi:shape=24x23x24"``,
+        ``"cxi:preset=perlmutter"``, ``"xname:n_groups=74"``, ``"hostname"``.  A Provider is
+        returned unchanged.
 
     Returns
     -------

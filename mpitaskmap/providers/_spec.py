@@ -6,15 +6,18 @@ from .._options import parse_options
 from ..errors import InvalidInputError
 from ._base import Provider
 from .bgq import BgqProvider
+from .cxi import CXI_KEYS, CxiProvider
 from .file import FileProvider
+from .fjmpi import FJMPI_KEYS, FjmpiProvider
 from .hostname import HostnameProvider
-from .rca import RcaProvider
+from .rca import RCA_KEYS, RcaProvider
 from .sim import SimProvider
 from .slurm import SLURM_KEYS, SlurmProvider
+from .xname import XNAME_KEYS, XnameProvider
 
 __all__ = ["available_providers", "provider_from_spec"]
 
-_NAMES = ("auto", "bgq", "file", "hostname", "rca", "sim", "slurm")
+_NAMES = ("auto", "bgq", "cxi", "file", "fjmpi", "hostname", "rca", "sim", "slurm", "xname")
 
 
 def available_providers() -> list[str]:
@@ -26,7 +29,7 @@ def available_providers() -> list[str]:
     Examples
     --------
     >>> available_providers()
-    ['auto', 'bgq', 'file', 'hostname', 'rca', 'sim', 'slurm']
+    ['auto', 'bgq', 'cxi', 'file', 'fjmpi', 'hostname', 'rca', 'sim', 'slurm', 'xname']
     """
     return list(_NAMES)
 
@@ -44,8 +47,13 @@ def provider_from_spec(spec: str) -> Provider:
         return FileProvider(rest) if rest else FileProvider()
     what = f"provider {spec!r}"
     if family == "rca":
-        o = parse_options(rest, ("lib", "nid_file"), what)
-        return RcaProvider(lib=o.get("lib"), nid_file=o.get("nid_file"))
+        return RcaProvider(**parse_options(rest, RCA_KEYS, what))
+    if family == "cxi":
+        return CxiProvider(**parse_options(rest, CXI_KEYS, what))
+    if family == "xname":
+        return XnameProvider(**parse_options(rest, XNAME_KEYS, what))
+    if family == "fjmpi":
+        return FjmpiProvider(**parse_options(rest, FJMPI_KEYS, what))
     if family == "bgq":
         o = parse_options(rest, ("lib", "shape", "wrap"), what)
         return BgqProvider(lib=o.get("lib"), shape=o.get("shape"), wrap=o.get("wrap"))

@@ -6,13 +6,26 @@ Detection order (:data:`AUTO_ORDER`); the first that applies wins:
 2. ``file``: ``$MPITASKMAP_COORDS_FILE`` is set.  Chosen without falling back: a broken
    file the user asked for is an error at ``locate``, not a reason to try something else.
 3. ``rca``: the Cray nid file (``/proc/cray_xt/nid``) exists and the RCA library loads
-   and answers ``rca_get_max_dimension``.
+   and answers ``rca_get_max_dimension`` (a Cray XE/XK Gemini torus, or a Cray XC's Aries
+   dragonfly, whose nodes also need their cname: :mod:`.rca`).
 4. ``bgq``: a library exporting ``MPIX_Torus_ndims`` and ``MPIX_Rank2torus`` is found and
    reports a 5-D torus.
-5. ``slurm``: ``SLURM_TOPOLOGY_ADDR`` and ``SLURM_TOPOLOGY_ADDR_PATTERN`` are set and name
+5. ``fjmpi``: a library exporting ``FJMPI_Topology_get_coords`` (Fujitsu MPI) answers for
+   world rank 0 with a Tofu coordinate (:mod:`.fjmpi`).
+6. ``cxi``: libfabric loads and lists a CXI NIC (HPE Slingshot) whose place is within the
+   default shape (:mod:`.cxi`; another shape through ``MPITASKMAP_PROVIDER=cxi:...``).
+7. ``xname``: ``/etc/cray/xname`` holds a node xname (HPE Cray EX without a usable
+   libfabric: groups are known, switches approximated; :mod:`.xname`).
+8. ``slurm``: ``SLURM_TOPOLOGY_ADDR`` and ``SLURM_TOPOLOGY_ADDR_PATTERN`` are set and name
    switches, blocks or a torus (a Slurm topology plugin; :mod:`.slurm`).  Its options
    (``taper=``, ``dims=``) come through ``MPITASKMAP_PROVIDER=slurm:...``.
-6. ``hostname``: always applies (node-only, flat network).
+9. ``hostname``: always applies (node-only, flat network).
+
+The vendor interfaces come first, most specific first: the Cray XE/XK/XC nid file, then the
+MPI libraries' own extensions (IBM, Fujitsu), then libfabric's CXI NIC and the xname of an HPE
+Cray EX node (its fallback: the xname knows the cabinet but not the switch), then what the
+scheduler says (Slurm), then the host name.  Each interface belongs to one kind of machine,
+so at most one vendor step applies on a real system.
 
 Every step is recorded in the chosen provider's ``probes`` as ``(name, outcome)``, where
 outcome is ``"selected"`` or why the step was skipped, and logged in one line at level INFO
@@ -32,16 +45,19 @@ from ._base import Provider
 from ._spec import provider_from_spec
 from ._util import read_env
 from .bgq import BgqProvider
+from .cxi import CxiProvider
 from .file import FileProvider
+from .fjmpi import FjmpiProvider
 from .hostname import HostnameProvider
 from .rca import RcaProvider
 from .slurm import SlurmProvider
+from .xname import XnameProvider
 
 __all__ = ["detect_provider", "probe_summary", "AUTO_ORDER"]
 
 logger = logging.getLogger(__name__)
 
-AUTO_ORDER = ("env", "file", "rca", "bgq", "slurm", "hostname")
+AUTO_ORDER = ("env", "file", "rca", "bgq", "fjmpi", "cxi", "xname", "slurm", "hostname")
 
 
 def probe_summary(probes) -> str:
@@ -107,12 +123,23 @@ def detect_provider() -> Provider:
         except ProviderError as exc:
             probes.append(("rca", str(exc)))
 
-    bgq = BgqProvider()
-    try:
-        bgq.check()
-        return chosen(bgq, "bgq")
-    except ProviderError as exc:
-        probes.append(("bgq", str(exc)))
+    for name, make in (("bgq", BgqProvider), ("fjmpi", FjmpiProvider), ("cxi", CxiProvider)):
+        provider = make()
+        try:
+            provider.check()
+            return chosen(provider, name)
+        except ProviderError as exc:
+            probes.append((name, str(exc)))
+
+    xname = XnameProvider()
+    if not os.path.exists(xname.xname_file):
+        probes.append(("xname", f"{xname.xname_file} not found (not an HPE Cray EX node)"))
+    else:
+        try:
+            xname.check()
+            return chosen(xname, "xname")
+        except ProviderError as exc:
+            probes.append(("xname", str(exc)))
 
     slurm = SlurmProvider()
     try:

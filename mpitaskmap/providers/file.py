@@ -2,7 +2,8 @@
 
 The file (format: :mod:`mpitaskmap.machines.machine_file`) is named by ``path=``, by the spec
 ``file:PATH``, or by ``$MPITASKMAP_COORDS_FILE``.  It must describe exactly as many ranks
-as the job has.  Parsed files are cached per path (and modification time), so the
+as the job has (a dragonfly-form file: every rank reports its ``(group, switch, slot)`` in the
+file's ``"dragonfly"`` network).  Parsed files are cached per path (and modification time), so the
 processes of one node read a file once each, not once per call.
 
 A Slurm topology instead: ``TOPOLOGY_FILE:NODELIST[:ppn=8,taper=4,bw=12.5,routing=dmodk]``
@@ -18,10 +19,10 @@ from __future__ import annotations
 import os
 
 from ..errors import ProviderError
-from ..machines import Machine, TorusMachine
+from ..machines import DragonflyMachine, Machine, TorusMachine
 from ..machines.machine_file import read_machine_file
 from ..machines.slurm_topology import TopologySpec, is_topology_spec, read_topology_spec
-from ._base import Location, NetworkInfo, Provider, check_rank, fattree_network
+from ._base import Location, NetworkInfo, Provider, check_rank, dragonfly_network, fattree_network
 from ._util import read_env
 
 __all__ = ["FileProvider", "clear_file_cache"]
@@ -50,7 +51,7 @@ def _load_topology(spec: str) -> tuple[TopologySpec, list[str]]:
     return found
 
 
-def _load(path: str) -> TorusMachine:
+def _load(path: str) -> TorusMachine | DragonflyMachine:
     try:
         st = os.stat(path)
     except OSError as exc:
@@ -148,14 +149,22 @@ class FileProvider(Provider):
                 f"file: {self.path} describes {m.n_procs} ranks but the job has {size}; "
                 "the file needs one row per rank"
             )
+        if isinstance(m, DragonflyMachine):  # the dragonfly form: (group, switch, slot) in a "dragonfly" network
+            return Location(tuple(int(c) for c in m.locate(rank)[0]), f"node{int(m.node_ids[rank])}")
         return Location(tuple(int(c) for c in m.router_coords[rank]), f"node{int(m.node_ids[rank])}")
 
     def network(self, *, size: int | None = None) -> NetworkInfo:
-        """Return the file's dims, wrap flags, bandwidths and dimension names (a ``"fattree"`` for a topology)."""
+        """Return the file's dims, wrap flags, bandwidths and dimension names.
+
+        A ``"fattree"`` network for a topology spec, the machine's ``"dragonfly"`` network
+        (:func:`~mpitaskmap.providers._base.dragonfly_network`) for the dragonfly form.
+        """
         if self.is_topology:
             topo = _load_topology(self.path)[0]
             return fattree_network(topo.pattern, taper=topo.taper, bandwidth=topo.bandwidth, routing=topo.routing)
         m = self.machine()
+        if isinstance(m, DragonflyMachine):
+            return dragonfly_network(m)
         return NetworkInfo(
             dims=tuple(int(d) for d in m.dims),
             wrap=tuple(bool(w) for w in m.wrap),

@@ -15,6 +15,10 @@ replayed times of the objective's best few, :mod:`mpitaskmap.search.judge`; not 
 mapping from the rank that computed it, one ``Split``.  When a rank's provider or network
 differs from rank 0's, two ``bcast`` of one line each name both in the agreed error.
 
+The same path answers :func:`mpitaskmap.create_cart` and
+:func:`mpitaskmap.create_dist_graph_adjacent` (:mod:`~.topology_comms`): :func:`remap_task`
+takes this rank's task as a function instead of ``coords``, ``neighbors`` and ``weights``.
+
 Never hang: nothing raises between collectives.  Local failures (bad coordinates, a
 provider error, an exception inside a mapper) travel in the gathered data, every rank
 sees all of them, and every rank takes the same decision: raise the same
@@ -40,14 +44,14 @@ import os
 import sys
 import traceback
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from mpi4py import MPI
 
 from ..errors import MappingError
 from ..search.families import identity as identity_family
-from ..search.judge import (DEFAULT_JUDGE, JUDGE_TOP, judge_stage, mapping_digest, replay_function, replay_in_turn,
+from ..search.judge import (DEFAULT_JUDGE, JUDGE_TOP, TIED, judge_stage, mapping_digest, replay_function, replay_in_turn,
                             resolve_judge)
 from ..mapping import IDENTITY
 from ..sim.fluid import DEFAULT_NETWORK_MODEL
@@ -62,7 +66,8 @@ from ..search.scoring import (DEFAULT_FAMILIES, REFINE_TOP, apply, candidate_lis
                      score_candidates, top_indices, winner)
 from ..graphs.taskgraph import TaskGraph
 
-__all__ = ["remap", "RemapReport", "search_candidates", "SearchResult", "METRIC_NAMES", "shared_job_data"]
+__all__ = ["remap", "remap_task", "RemapReport", "search_candidates", "SearchResult", "METRIC_NAMES",
+           "shared_job_data"]
 
 logger = logging.getLogger("mpitaskmap")
 
@@ -70,6 +75,10 @@ logger = logging.getLogger("mpitaskmap")
 #: Latency(M), the bandwidth-aware max link load; "predicted_time" the predicted seconds of one
 #: exchange, the default on machines with links; link metrics need a machine with a link model).
 METRIC_NAMES = tuple(METRICS)
+
+#: How the agreed error begins when ``task()`` failed on some rank (the first failing rank's,
+#: :func:`~mpitaskmap.runtime.gather.gather_job`), e.g. "task: rank 1: ValueError: coords: ...".
+TASK_ERROR = "task: rank "
 
 
 @dataclass
@@ -126,6 +135,9 @@ class RemapReport:
         Why there was nothing to map ("" otherwise): all ranks on one node, where every
         order costs the same and the default order is kept; the summary says so instead
         of the metric before and after.
+    call : str
+        The call that mapped: ``"remap"``, ``"create_cart"``, ``"cart_order"``, ... (the first
+        words of :meth:`summary` and of the log lines).
     """
 
     status: str = IDENTITY
@@ -149,10 +161,11 @@ class RemapReport:
     judged: list = field(default_factory=list)
     objective_winner: str = ""
     nothing_to_map: str = ""
+    call: str = "remap"
 
     def summary(self) -> str:
         """Return a short multi-line text report."""
-        lines = [f"mpitaskmap.remap: {self.status}"]
+        lines = [f"mpitaskmap.{self.call}: {self.status}"]
         if self.error:
             lines.append(f"  error: {self.error}")
         if self.provider:
@@ -169,9 +182,15 @@ class RemapReport:
                 + (f" ({self.n_refined} refined)" if self.n_refined else "")
             )
         if self.judge:
-            times = ", ".join(f"#{j['index']} {j['simulated_s']:.4g} s" for j in self.judged)
+            best = [j for j in self.judged if j.get("chosen_by") != TIED]
+            tied = [j for j in self.judged if j.get("chosen_by") == TIED]
+            times = ", ".join(f"#{j['index']} {j['simulated_s']:.4g} s" for j in best)
+            if tied:
+                fastest = min(tied, key=lambda j: (j["simulated_s"], j["index"]))
+                times += (f"; {len(tied)} more tied with the last of them, the fastest #{fastest['index']} "
+                          f"{fastest['simulated_s']:.4g} s")
             lines.append(f"  judge: {self.judge} replay ({DEFAULT_NETWORK_MODEL.name} network model) of the "
-                         f"objective's {len(self.judged)} best, replayed {times}; "
+                         f"objective's {len(best)} best, replayed {times}; "
                          f"the objective's pick: {self.objective_winner}")
         elif self.judge_why:
             lines.append(f"  judge: none ({self.judge_why})")
@@ -402,6 +421,85 @@ def remap(
     by the chosen metric.  Ties go to the lowest candidate index; every rank computes
     from identical gathered data, so the result is deterministic.
     """
+    task = functools.partial(_local_task, comm, coords, neighbors, weights)
+    new, rep = remap_task(comm, task, provider=provider, metric=metric, orderings=orderings, rotate=rotate,
+                          variants=variants, families=families, candidates=candidates, refine=refine, judge=judge,
+                          shared_memory=shared_memory, on_error=on_error)
+    return (new, rep) if report else new
+
+
+def remap_task(
+    comm: MPI.Intracomm,
+    task: Callable[[], tuple],
+    *,
+    call: str = "remap",
+    split: bool = True,
+    fallback_on_task_error: bool = True,
+    provider: str | Provider | None = None,
+    metric: str | None = None,
+    orderings: Sequence[str] = ORDERINGS,
+    rotate: bool = True,
+    variants="auto",
+    families: str | Sequence[str] = DEFAULT_FAMILIES,
+    candidates: Sequence[Candidate] | None = None,
+    refine: int = REFINE_TOP,
+    judge: str | None = DEFAULT_JUDGE,
+    shared_memory: bool | None = None,
+    on_error: str = "raise",
+) -> tuple[MPI.Intracomm | None, RemapReport]:
+    """Reorder ``comm`` as :func:`remap` does, this rank's task given by a function: every front door's path.
+
+    Collective over ``comm``.  :func:`remap`, :func:`~mpitaskmap.runtime.topology_comms.create_cart`,
+    :func:`~mpitaskmap.runtime.topology_comms.create_dist_graph_adjacent` and their order
+    hooks differ only in how a rank states its task; the configuration, the providers,
+    the gather, the search, the agreed errors, ``on_error``, ``MPITASKMAP_DISABLE`` and the
+    report are this function's.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Intracomm
+        The communicator to reorder (left untouched).
+    task : callable
+        ``task()`` returns this rank's ``(coords, neighbors, weights)``: a float64 task
+        coordinate, and int64 partners (ranks of ``comm``) with float64 volumes, or None and
+        None (the coordinate proxy graph); or raises, and the error reaches every rank as
+        ``"task: rank r: ..."``.  Called once on every rank (not at all when
+        ``MPITASKMAP_DISABLE`` is set), after the configuration broadcast and before the
+        gather; it may call collectives over ``comm`` if it never raises before its last one.
+    call : str, optional
+        Name of the call in the report and the log (default ``"remap"``).
+    split : bool, optional
+        Return the reordered communicator (default); False: only the order
+        (``report.new_rank_of``), no communicator is made and the returned one is None.
+    fallback_on_task_error : bool, optional
+        With ``on_error="identity"``, also fall back to the unchanged order when ``task()``
+        failed (default); False: every rank raises the agreed :class:`MappingError`
+        (:data:`TASK_ERROR`) whatever ``on_error``, for callers whose invalid arguments leave
+        nothing to fall back to (``MPI_Cart_create``'s dims, an inconsistent graph).
+    provider, metric, orderings, rotate, variants, families, candidates, refine, judge, shared_memory, on_error
+        As for :func:`remap`.
+
+    Returns
+    -------
+    new : mpi4py.MPI.Intracomm or None
+        As :func:`remap` returns it (None with ``split=False``).
+    report : RemapReport
+        Identical on every rank.
+
+    Raises
+    ------
+    MappingError, ValueError, TypeError
+        As :func:`remap` raises them.
+
+    Examples
+    --------
+    >>> import functools
+    >>> from mpi4py import MPI
+    >>> task = functools.partial(_local_task, MPI.COMM_SELF, (0.0, 0.0), None, None)
+    >>> new, rep = remap_task(MPI.COMM_SELF, task, split=False, provider="sim:torus:dims=2x2")
+    >>> new is None, rep.new_rank_of, rep.call
+    (True, [0], 'remap')
+    """
     if on_error not in ("raise", "identity"):
         raise ValueError(f"on_error: expected 'raise' or 'identity'; got {on_error!r}")
     if metric is not None and metric not in METRIC_NAMES:
@@ -419,27 +517,32 @@ def remap(
         options = dict(orderings=orderings, rotate=rotate, variants=variants, families=families)
         if shared_memory is None:
             shared_memory = MPI.Get_version() >= (3, 0)
-        return _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provider, metric,
-                      options, candidates, int(refine), judge, bool(shared_memory), on_error, report)
+        return _remap(comm, rank, size, config, t_start, task, provider, metric, options, candidates, int(refine),
+                      judge, bool(shared_memory), on_error, call, bool(split), bool(fallback_on_task_error))
     finally:
         if handler is not None:
             logger.removeHandler(handler)
 
 
-def _finish(comm, rep: RemapReport, report: bool, on_error: str, new=None, share=None):
+def _finish(comm, rep: RemapReport, on_error: str, new=None, share=None, split: bool = True):
     if rep.error and on_error == "raise":
         raise MappingError(rep.error)
-    if new is None:
-        new = comm.Dup()
+    if not rep.new_rank_of:  # disabled or failed: the unchanged order
         rep.new_rank_of = list(range(comm.Get_size()))
         if rep.error:
             rep.status = "identity"
             if comm.Get_rank() == 0:
-                logger.warning("remap returns the unchanged order: %s", rep.error)
+                logger.warning("%s returns the unchanged order: %s", rep.call, rep.error)
+        if split:
+            new = comm.Dup()
+    if new is None:  # the order alone: nothing outlives the call
+        if share is not None:
+            share.free()
+        return None, rep
     new.Set_name(f"mpitaskmap:{rep.provider or 'none'}")
     if share is not None:  # the shared windows live as long as the returned communicator
         new.Set_attr(_share_keyval(), share)
-    return (new, rep) if report else new
+    return new, rep
 
 
 _SHARE_KEYVAL: list = []
@@ -461,31 +564,31 @@ def shared_job_data(comm: MPI.Intracomm):
     return comm.Get_attr(_share_keyval())
 
 
-def _remap(comm, rank, size, config, t_start, coords, neighbors, weights, provider, metric,
-           options, candidates, refine, judge, shared_memory, on_error, report):
-    rep = RemapReport(metric=metric)
+def _remap(comm, rank, size, config, t_start, task, provider, metric, options, candidates, refine, judge,
+           shared_memory, on_error, call, split, fallback_on_task_error):
+    rep = RemapReport(metric=metric, call=call)
     if config["disable"]:
         rep.status = "disabled"
         if rank == 0:
-            logger.info("MPITASKMAP_DISABLE is set: returning the communicator unchanged")
-        return _finish(comm, rep, report, on_error)
+            logger.info("MPITASKMAP_DISABLE is set: %s keeps the unchanged order", call)
+        return _finish(comm, rep, on_error, split=split)
     share = NodeShare(comm) if shared_memory else None
     try:
-        return _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights, provider, metric,
-                             options, candidates, refine, judge, share, on_error, report, rep)
+        return _remap_shared(comm, rank, size, t_start, config, task, provider, metric, options, candidates,
+                             refine, judge, share, on_error, split, fallback_on_task_error, rep)
     except BaseException:
         if share is not None:  # raised only as the agreed MappingError, on every rank alike
             share.free()
         raise
 
 
-def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights, provider, metric,
-                  options, candidates, refine, judge, share, on_error, report, rep):
+def _remap_shared(comm, rank, size, t_start, config, task, provider, metric, options, candidates, refine, judge,
+                  share, on_error, split, fallback_on_task_error, rep):
 
     # -- local phase: never raises --------------------------------------------------
     local = LocalRank()
     try:
-        local.coords, local.neighbors, local.weights = _local_task(comm, coords, neighbors, weights)
+        local.coords, local.neighbors, local.weights = task()
     except Exception as exc:  # travels to every rank in the gather
         local.task_error = f"{type(exc).__name__}: {exc}"
     prov_name, network = "", None
@@ -524,7 +627,9 @@ def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights,
     rep.shared_bytes = job.shared_bytes
     if err:
         rep.error = err
-        return _finish(comm, rep, report, on_error, share=share)
+        if not fallback_on_task_error and err.startswith(TASK_ERROR):
+            on_error = "raise"
+        return _finish(comm, rep, on_error, share=share, split=split)
     rep.machine = machine.name
     metric_given = metric is not None
     metric = resolve_metric(metric, machine)  # the same machine on every rank: the same name
@@ -542,7 +647,7 @@ def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights,
     search = _search(comm, problem, cands, metric, list_err, refine, judge_name, judge_options, judge_why)
     if search.error:
         rep.error = search.error
-        return _finish(comm, rep, report, on_error, share=share)
+        return _finish(comm, rep, on_error, share=share, split=split)
     rep.n_candidates = len(search.candidates)
     rep.n_refined = search.n_refined
     rep.candidates_per_rank = search.candidates_per_rank
@@ -562,7 +667,7 @@ def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights,
     new_rank_of = np.empty(size, dtype=np.int64)
     new_rank_of[task_to_proc] = np.arange(size)
     t0 = MPI.Wtime()
-    new = comm.Split(0, int(new_rank_of[rank]))
+    new = comm.Split(0, int(new_rank_of[rank])) if split else None
     t_split = MPI.Wtime() - t0
     rep.new_rank_of = new_rank_of.tolist()
     rep.status = IDENTITY if search.index == 0 else "remapped"
@@ -571,12 +676,12 @@ def _remap_shared(comm, rank, size, t_start, config, coords, neighbors, weights,
         "map_max": t_map,
         **({"judge": search.seconds["judge"]} if "judge" in search.seconds else {}),
         "bcast": t_bcast,
-        "split": t_split,
+        **({"split": t_split} if split else {}),
         "total": MPI.Wtime() - t_start,
     }
     if rank == 0:
         logger.info("%s", rep.summary())
-    return _finish(comm, rep, report, on_error, new, share=share)
+    return _finish(comm, rep, on_error, new, share=share, split=split)
 
 
 def _network_mismatch(comm, odd: int, mine: str) -> str:

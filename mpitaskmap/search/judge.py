@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Mapping as MappingType, Sequence
+from typing import Callable, Hashable, Mapping as MappingType, Sequence
 
 import numpy as np
 
@@ -38,9 +38,9 @@ from ..mapping import Mapping
 from ..metrics import DEFAULT_MESSAGE_MODEL, LINK_METRICS, METRICS
 from .problem import Candidate, Problem
 
-__all__ = ["JUDGES", "DEFAULT_JUDGE", "JUDGE_TOP", "JUDGE_ALSO", "JUDGE_TIE", "JUDGE_CONFIG", "FLUID_JUDGE_MAX_EDGES",
+__all__ = ["JUDGES", "DEFAULT_JUDGE", "JUDGE_TOP", "JUDGE_TIED_MAX", "SCORE_TIE", "TIED", "JUDGE_ALSO", "JUDGE_TIE", "JUDGE_CONFIG", "FLUID_JUDGE_MAX_EDGES",
            "FLUID_JUDGE_MAX_WORK", "FLUID_OPTIONS", "default_judge", "resolve_judge", "mapping_digest",
-           "judge_shortlist", "judge_order", "check_fluid_options", "fluid_seconds", "judge_metrics", "replay_function",
+           "candidate_kind", "judge_shortlist", "judge_order", "check_fluid_options", "fluid_seconds", "judge_metrics", "replay_function",
            "replay_in_turn", "judge_stage", "JudgeOutcome"]
 
 #: What ``judge=`` accepts besides None (no judge) and :data:`DEFAULT_JUDGE`.
@@ -49,6 +49,17 @@ JUDGES = ("fluid", "simulate")
 DEFAULT_JUDGE = "default"
 #: Distinct mappings of the objective's ranking the judge replays.
 JUDGE_TOP = 4
+#: Where the objective ties at the end of the ``top`` (distinct mappings scored the same as the
+#: last one in), the shortlist takes the tied ones too, up to this many mappings in all: the
+#: objective cannot tell them apart and the replay can.  On a dragonfly whose node links bound
+#: the exchange (``sim:aries``, 8 ranks a node, 512 ranks) 44 of auto's 49 candidates tie on the
+#: predicted time and the four first in the list replay 1.2% slower than the fastest of them
+#: (``benchmarks/app_time_dragonfly.py``).
+JUDGE_TIED_MAX = 16
+#: Relative distance within which two objective scores tie for :data:`JUDGE_TIED_MAX`.
+SCORE_TIE = 1e-12
+#: ``chosen_by`` of the shortlisted mappings tied with the last of the objective's ``top``.
+TIED = "tie"
 #: Metrics whose best candidate the judge replays beside the objective's ``top``: a second
 #: model of time, Latency(M) (the most loaded link's bytes over its bandwidth, with no hop
 #: latency), so that where the objective's hop-latency term misranks (on the 512-rank halo3d
@@ -146,12 +157,36 @@ def mapping_digest(task_to_proc) -> bytes:
     return hashlib.blake2b(np.ascontiguousarray(task_to_proc, dtype=np.int64).tobytes(), digest_size=16).digest()
 
 
-def judge_shortlist(scores: Sequence[tuple[int, float]], digests: dict, top: int) -> list[int]:
-    """The candidates the judge replays: the ``top`` best distinct mappings by the objective.
+def candidate_kind(candidate: Candidate | None) -> tuple:
+    """What a candidate computes, without its variant: family, method, ordering, and its start's kind.
+
+    Rotations and permutations of one method are variants of one kind; a refined candidate
+    is of its own method and of its start's kind.
+
+    Examples
+    --------
+    >>> a = Candidate.make("geometric", "mj", ordering="fz", rotation=(1, 0, 2))
+    >>> b = Candidate.make("geometric", "mj", ordering="fz", rotation=(0, 1, 2))
+    >>> candidate_kind(a) == candidate_kind(b) != candidate_kind(Candidate.make("refined", "uwh", start=a))
+    True
+    """
+    if not isinstance(candidate, Candidate):
+        return ()
+    return (candidate.family, candidate.method, candidate.option("ordering"), candidate_kind(candidate.option("start")))
+
+
+def judge_shortlist(scores: Sequence[tuple[int, float]], digests: dict, top: int,
+                    tied_max: int = JUDGE_TIED_MAX, kinds: MappingType[int, Hashable] | None = None) -> list[int]:
+    """The candidates the judge replays: the ``top`` best distinct mappings by the objective, and those tied with the last.
 
     Only candidates the objective scores no worse than candidate 0 (the identity, the
     default order, first in every search list) are eligible, so the judge's pick keeps the
-    search's guarantee: never worse than the default by the objective.
+    search's guarantee: never worse than the default by the objective.  Past ``top``, the
+    distinct mappings scored the same as the last one in (within a relative
+    :data:`SCORE_TIE`) join as well, up to ``tied_max`` mappings in all, taken one of each
+    kind in turn (``kinds``: :func:`candidate_kind` by index; the variants of one method
+    replay alike, different methods differ) so that every kind tied is replayed before a
+    second variant of one (a kind in the top counts as replayed).
 
     Parameters
     ----------
@@ -162,27 +197,62 @@ def judge_shortlist(scores: Sequence[tuple[int, float]], digests: dict, top: int
         :func:`mapping_digest` of every candidate that applied, by index.
     top : int
         How many distinct mappings.
+    tied_max : int, optional
+        Distinct mappings in all when ties extend the shortlist (default
+        :data:`JUDGE_TIED_MAX`; no extension when it is at most ``top``).
+    kinds : mapping of int to hashable, optional
+        Kind of every candidate for the order of the tied ones (default: each its own).
 
     Returns
     -------
     list of int
-        Candidate indices in objective order (score, then index), the first of each
-        distinct mapping, at most ``top``.
+        Candidate indices: the ``top`` in objective order (score, then index), the first of
+        each distinct mapping; then the tied ones in turn by kind.
 
     Examples
     --------
     >>> judge_shortlist([(0, 3.0), (1, 1.0), (2, 1.0), (3, 2.0), (4, 5.0)],
     ...                 {0: b"a", 1: b"b", 2: b"b", 3: b"c", 4: b"d"}, 4)
     [1, 3, 0]
+
+    Four mappings tie at the second place of a top 2 (kinds x, x, x, y): the first of them
+    is in, then the kind not replayed yet (y), then another x, up to 4 in all.
+
+    >>> judge_shortlist([(0, 9.0), (1, 1.0), (2, 2.0), (3, 2.0), (4, 2.0), (5, 2.0), (6, 3.0)],
+    ...                 {i: bytes([i]) for i in range(7)}, 2, tied_max=4,
+    ...                 kinds={2: "x", 3: "x", 4: "x", 5: "y"})
+    [1, 2, 5, 3]
+
+    Fewer tied than room: every one of them.
+
+    >>> judge_shortlist([(0, 9.0), (1, 2.0), (2, 2.0), (3, 2.0)], {i: bytes([i]) for i in range(4)}, 1)
+    [1, 2, 3]
     """
     ceiling = dict(scores).get(0, float("inf"))
-    out, seen = [], set()
-    for score, i in sorted((s, i) for i, s in scores if s != float("inf") and s <= ceiling):
-        if len(out) == top:
-            break
+    ranked = sorted((s, i) for i, s in scores if s != float("inf") and s <= ceiling)
+    out, seen, k, last = [], set(), 0, math.nan
+    while k < len(ranked) and len(out) < top:
+        score, i = ranked[k]
+        k += 1
         if digests[i] not in seen:
             seen.add(digests[i])
             out.append(i)
+            last = score
+    queues: dict = {}  # kind -> tied distinct mappings, in objective order; kinds in order of appearance
+    while len(out) == top and k < len(ranked) and math.isclose(ranked[k][0], last, rel_tol=SCORE_TIE):
+        i = ranked[k][1]
+        k += 1
+        if digests[i] not in seen:
+            seen.add(digests[i])
+            queues.setdefault((kinds or {}).get(i, ("index", i)), []).append(i)
+    kind_of = (kinds or {}).get
+    replayed: dict = {}  # kinds already in the top count as replayed once each
+    for i in out:
+        replayed[kind_of(i, ("index", i))] = replayed.get(kind_of(i, ("index", i)), 0) + 1
+    turns = sorted((replayed.get(kind, 0) + k, order, k)
+                   for order, (kind, queue) in enumerate(queues.items()) for k in range(len(queue)))
+    queue_list = list(queues.values())
+    out += [queue_list[order][k] for _, order, k in turns[:max(0, tied_max - len(out))]]
     return out
 
 
@@ -373,11 +443,12 @@ class JudgeOutcome:
 def judge_stage(judge: str, candidates: Sequence[Candidate], scores: Sequence[float], digests: MappingType[int, bytes],
                 replay: Callable[[list[int]], tuple[dict[int, float], str]], *, top: int = JUDGE_TOP,
                 also: MappingType[str, MappingType[int, float]] | None = None,
-                max_work: int | None = None) -> JudgeOutcome:
+                max_work: int | None = None, tied_max: int | None = None) -> JudgeOutcome:
     """The judge stage of a search: the shortlist, its replays, the pick.
 
     The shortlist is the objective's ``top`` best distinct mappings no worse than the
-    default order (:func:`judge_shortlist`), then the best candidate by each metric of
+    default order, and those tied with the last of them (:func:`judge_shortlist`;
+    ``chosen_by`` :data:`TIED`), then the best candidate by each metric of
     ``also`` (ties: the better objective, then the lower index) when it is another
     mapping.  ``replay`` runs them (in turn, or spread over MPI ranks); the fastest wins
     (:func:`judge_order`).  A failed replay, or one past its budget, leaves the decision
@@ -403,6 +474,11 @@ def judge_stage(judge: str, candidates: Sequence[Candidate], scores: Sequence[fl
         Per metric, its value for each candidate that applied.
     max_work : int, optional
         The replays' budget, for the report.
+    tied_max : int, optional
+        Mappings in all when ties extend the shortlist (:func:`judge_shortlist`).  Default:
+        :data:`JUDGE_TIED_MAX` (or ``top`` if larger) for the ``"fluid"`` judge, whose replays
+        cost milliseconds; ``top`` (no extension) for ``"simulate"``, where every mapping is a
+        SimGrid run and ``top`` the budget the caller set.
 
     Returns
     -------
@@ -417,7 +493,11 @@ def judge_stage(judge: str, candidates: Sequence[Candidate], scores: Sequence[fl
     >>> out.index, [(r["index"], r["objective_rank"], r["simulated_rank"]) for r in out.judged]
     (2, [(1, 1, 2), (2, 2, 1), (0, 3, 3)])
     """
-    shortlist = [(i, "objective") for i in judge_shortlist(list(enumerate(scores)), digests, top)]
+    kinds = {i: candidate_kind(c) for i, c in enumerate(candidates)}
+    if tied_max is None:
+        tied_max = max(top, JUDGE_TIED_MAX) if judge == "fluid" else top
+    picked = judge_shortlist(list(enumerate(scores)), digests, top, tied_max=tied_max, kinds=kinds)
+    shortlist = [(i, "objective" if k < top else TIED) for k, i in enumerate(picked)]
     seen = {digests[i] for i, _ in shortlist}
     for name, values in (also or {}).items():
         # as judge_shortlist: only mappings no worse than the default order (index 0) by the objective

@@ -66,8 +66,9 @@ Two forms
     route is one path, so a machine whose routes split a pair's traffic over several
     paths (a fraction below 1: PERCS striping, ECMP) is refused for the pairs that split
     (``node_pairs`` of single-path pairs still work; :func:`mpitaskmap.sim.fluid.fluid_exchange`
-    replays split routes).  With ``node_link=(bandwidth, latency)`` every host also has an
-    injection link ``<host>_up`` and an ejection link ``<host>_down`` at either end of its
+    replays split routes) -- unless the machine names one path per pair for simulators like
+    SimGrid (``single_path_routes``: dragonflies, below).  With ``node_link=(bandwidth,
+    latency)`` every host also has an injection link ``<host>_up`` and an ejection link ``<host>_down`` at either end of its
     routes; a machine without network links has only these (``node_link`` defaults to
     (1.0, ``link_latency``) there).  Without node links, hosts of one router
     (:meth:`~mpitaskmap.machines.Machine.router_ids`) talk through a per-router crossbar
@@ -75,6 +76,23 @@ Two forms
     routes.  Every host has a ``<host>_loopback`` link for messages inside the node.  The
     route table grows as ``n_nodes ** 2``; pass ``node_pairs`` to declare only the routes a
     simulation uses.
+
+    **Dragonflies** (:class:`~mpitaskmap.machines.DragonflyMachine`, Slingshot or Aries, of
+    any shape: SimGrid's own ``DRAGONFLY`` cluster cannot express Slingshot-sized
+    all-to-all groups, ``h`` global links per group pair on different switches, or per-class
+    bandwidths) get the explicit form: a host per allocated node, the machine's node links
+    (``node 5 up``/``down``), local (``local``, or ``green`` and ``black``) and global links
+    (``global g0->g2 #1``) at their class bandwidths, and every pair's route link for link
+    from :meth:`~mpitaskmap.machines.DragonflyMachine.single_path_routes`.  With one global
+    link per pair of groups (``global_links=1``) these are the machine's minimal routes
+    exactly; with ``h > 1`` the machine's minimal routing splits every pair's traffic evenly
+    over the ``h`` global links between its groups, which no SimGrid route can say, so each
+    pair takes one of those ``h`` paths, the one over link ``(u + v) mod h`` (``u``, ``v``
+    the node numbers): the pairs of two groups spread over their links as a hashed
+    minimal routing spreads them, not each pair over all.  A Valiant-routed machine is
+    written with these minimal routes too (a warning is logged): SMPI runs on a dragonfly
+    use minimal routes, while the replay of :func:`mpitaskmap.sim.fluid.fluid_exchange` and
+    the objective follow the machine's Valiant spreading.
 
 Units: the machine's bandwidth numbers are read in ``bandwidth_unit`` (default GB/s,
 10^9 bytes/s, as the Gemini figures are); ``link_latency`` is in seconds per link.
@@ -104,6 +122,7 @@ True
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
@@ -147,6 +166,8 @@ _HEADER = (
     '<platform version="4.1">\n'
 )
 _FOOTER = "</platform>\n"
+
+_log = logging.getLogger(__name__)
 
 #: Node pairs routed per call of :meth:`Machine.routes` while writing the explicit form (bounds
 #: the memory of one batch to a few MB of route entries).
@@ -253,7 +274,8 @@ def platform_xml(
         The allocation, of any kind: its links and routes (the network contract) become the
         platform's (tori and meshes of any number of dimensions with per-dimension or
         per-position bandwidths: the simulated Titan, BG/Q blocks, laptop tori; any kind
-        with single-path routes), and a machine without network links (the flat host-name
+        with single-path routes; dragonflies of any shape and routing, on one minimal path
+        per pair: module notes), and a machine without network links (the flat host-name
         machine) gets node links only.
     link_latency : float
         Latency of every network link, in seconds (the per-hop latency).
@@ -476,12 +498,24 @@ def _hosts_of_pairs(nodes, first, counts, pairs, node_pairs):
 def _routes_of_pairs(machine: Machine, names, nodes, first, pairs, split_note: str = "") -> tuple[np.ndarray, np.ndarray]:
     """CSR (indptr, links) of the single-path routes of node pairs, from :meth:`Machine.routes` in batches.
 
+    A machine that names one path per pair for simulators that follow one route per pair
+    (a ``single_path_routes`` method, as a dragonfly has: module notes) gives those; a
+    machine routed otherwise than ``"minimal"`` then gets a logged warning.
+
     Raises InvalidInputError naming the first pair whose traffic splits (a fraction below 1).
     """
+    routes_of = getattr(machine, "single_path_routes", None)
+    routing = getattr(machine, "routing", "minimal")
+    if routes_of is None:
+        routes_of = machine.routes
+    elif routing != "minimal":
+        _log.warning("platform: %r routes %r, which SimGrid cannot follow (one route per host pair); the platform "
+                     "has its minimal routes, one path per pair (the replay and the objective keep %r)",
+                     machine.name, routing, routing)
     proc = first[np.searchsorted(nodes, pairs)]  # a node's routes are those of its lowest processor
     ptrs, links, n_entries = [np.zeros(1, dtype=np.int64)], [], 0
     for lo in range(0, pairs.shape[0], _ROUTE_BATCH):
-        r = machine.routes(proc[lo:lo + _ROUTE_BATCH, 0], proc[lo:lo + _ROUTE_BATCH, 1])
+        r = routes_of(proc[lo:lo + _ROUTE_BATCH, 0], proc[lo:lo + _ROUTE_BATCH, 1])
         split = np.flatnonzero(r.fractions < 1.0)
         if split.size:
             j = int(split[0])

