@@ -82,6 +82,22 @@ def mapped_mpi_libraries(maps_path: str | None = None) -> list[str]:
     return out
 
 
+def mpi_library_candidates(explicit: str | None) -> list:
+    """The libraries a provider calling the MPI library's own extensions tries, in order (None = the main program).
+
+    ``explicit`` alone when given; else the MPI libraries mapped into this process
+    (:func:`mapped_mpi_libraries`), mpi4py's extension module, then the main program.
+    """
+    if explicit:
+        return [explicit]
+    cands: list = list(mapped_mpi_libraries())
+    mpi_mod = sys.modules.get("mpi4py.MPI")
+    if mpi_mod is not None and getattr(mpi_mod, "__file__", None):
+        cands.append(mpi_mod.__file__)
+    cands.append(None)
+    return cands
+
+
 class BgqProvider(Provider):
     """Locate ranks on an IBM Blue Gene/Q 5-D torus through ``MPIX_Rank2torus``.
 
@@ -129,15 +145,7 @@ class BgqProvider(Provider):
 
     def library_candidates(self) -> list:
         """Return the libraries tried, in order (None = the main program)."""
-        explicit = self._lib_arg or read_env("MPITASKMAP_BGQ_LIB")
-        if explicit:
-            return [explicit]
-        cands: list = list(mapped_mpi_libraries())
-        mpi_mod = sys.modules.get("mpi4py.MPI")
-        if mpi_mod is not None and getattr(mpi_mod, "__file__", None):
-            cands.append(mpi_mod.__file__)
-        cands.append(None)
-        return cands
+        return mpi_library_candidates(self._lib_arg or read_env("MPITASKMAP_BGQ_LIB"))
 
     def _library(self):
         if self._lib is None:

@@ -46,13 +46,12 @@ Environment
 from __future__ import annotations
 
 import ctypes
-import sys
 
 from .._options import parse_int, parse_lengths, parse_options, parse_wrap
 from ..errors import ProviderError
 from ._base import Location, NetworkInfo, Provider, check_rank
 from ._util import load_library, read_env
-from .bgq import mapped_mpi_libraries
+from .bgq import mpi_library_candidates
 
 __all__ = ["FjmpiProvider", "FJMPI_KEYS", "FJMPI_TOFU_SYS", "TOFU_DIM_NAMES", "TOFU_UNIT", "tofu_node_name"]
 
@@ -144,15 +143,7 @@ class FjmpiProvider(Provider):
 
     def library_candidates(self) -> list:
         """Return the libraries tried, in order (None = the main program)."""
-        explicit = self._lib_arg or read_env("MPITASKMAP_FJMPI_LIB")
-        if explicit:
-            return [explicit]
-        cands: list = list(mapped_mpi_libraries())
-        mpi_mod = sys.modules.get("mpi4py.MPI")
-        if mpi_mod is not None and getattr(mpi_mod, "__file__", None):
-            cands.append(mpi_mod.__file__)
-        cands.append(None)
-        return cands
+        return mpi_library_candidates(self._lib_arg or read_env("MPITASKMAP_FJMPI_LIB"))
 
     def _library(self):
         if self._lib is None:
