@@ -87,12 +87,44 @@ cdef inline long long _push_links(long long f, const long long[::1] fptr, const 
     return n_out
 
 
+cdef inline void _try_start(long long f, double t, const long long[::1] src, const long long[::1] dst,
+                            const double[::1] delay, long long* fstep, long long* rstep, char* state,
+                            HeapEntry* starts, long long* n_starts, long long n_steps) noexcept nogil:
+    """Queue flow f's next instance when both its ranks have posted that step (MPI's matching)."""
+    cdef long long k = fstep[f]
+    if state[f] == 0 and k < n_steps and rstep[src[f]] >= k and rstep[dst[f]] >= k:
+        state[f] = 3
+        _heap_push(starts, n_starts, t + delay[f], f)
+
+
+cdef inline void _post_step(long long r, double t, const long long[::1] src, const long long[::1] dst,
+                            const double[::1] delay, long long* fstep, long long* rstep, char* state,
+                            HeapEntry* starts, long long* n_starts, long long n_steps, long long* pend,
+                            const long long* need, const long long* rptr, const long long* rflow) noexcept nogil:
+    """Rank r has ended its step at t: it posts the next one, whose messages start once matched."""
+    cdef long long e
+    rstep[r] += 1
+    if rstep[r] >= n_steps:
+        return
+    pend[r] = need[r]
+    for e in range(rptr[r], rptr[r + 1]):
+        _try_start(rflow[e], t, src, dst, delay, fstep, rstep, state, starts, n_starts, n_steps)
+
+
 def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const double[::1] fcons,
                  const long long[::1] lptr, const long long[::1] lflow, const double[::1] cap,
-                 const double[::1] pen, const double[::1] start, const double[::1] size,
-                 const double[::1] factor, const long long[::1] order, double[::1] finish,
-                 long long max_work=0):
-    """Replay one exchange step; write every flow's end time into ``finish``.
+                 const double[::1] pen, const double[::1] delay, const double[::1] size,
+                 const double[::1] factor, const long long[::1] src, const long long[::1] dst,
+                 const unsigned char[::1] sender_waits, long long n_ranks, long long n_steps,
+                 double[::1] finish, long long max_work=0):
+    """Replay ``n_steps`` exchange steps; write every flow's last end time into ``finish``.
+
+    Flow ``f`` is the message of rank ``src[f]`` to rank ``dst[f]`` in every step.  Every rank
+    posts step 0 at time 0; the message of step k starts ``delay[f]`` seconds after both of
+    its ranks have posted step k; a rank ends its step when every message of the step it
+    receives has arrived, and every one it sends whose ``sender_waits[f]`` is nonzero (a
+    synchronous send), and posts the next at once.  With ``n_steps`` = 1 every message
+    starts at ``delay[f]``.
 
     Returns ``(makespan, n_events, work)``: the last end time (s), the number of events
     (rate recomputations) and the work, the route entries of the flows whose rates they
@@ -100,24 +132,38 @@ def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const do
     returns a makespan of -1.
     """
     cdef long long n_flows = pen.shape[0], n_links = cap.shape[0], nnz = flink.shape[0]
-    cdef long long f, g, e, e2, l, l2, k, nxt = 0, n_active = 0, n_done = 0, n_events = 0, heap_n
-    cdef long long n_comp, n_seeds = 0, n_queue, head, work = 0
-    cdef double t = 0.0, dt, tf, level, a, xf, horizon
+    cdef long long f, g, e, e2, l, l2, k, r, n_active = 0, n_done = 0, n_events = 0, heap_n, n_starts = 0
+    cdef long long n_comp, n_seeds = 0, n_queue, head, work = 0, total
+    cdef double t = 0.0, dt, tf, level, a, xf, horizon, tnow
     cdef bint stuck = False, over = False
     cdef HeapEntry top
     if fptr.shape[0] != n_flows + 1 or lptr.shape[0] != n_links + 1 or fcons.shape[0] != nnz \
-            or lflow.shape[0] != nnz or start.shape[0] != n_flows or size.shape[0] != n_flows \
-            or factor.shape[0] != n_flows or order.shape[0] != n_flows or finish.shape[0] != n_flows:
+            or lflow.shape[0] != nnz or delay.shape[0] != n_flows or size.shape[0] != n_flows \
+            or factor.shape[0] != n_flows or src.shape[0] != n_flows or dst.shape[0] != n_flows \
+            or sender_waits.shape[0] != n_flows or finish.shape[0] != n_flows:
         raise ValueError("fluid_replay: inconsistent array shapes")
+    if n_steps < 1 or n_ranks < 0:
+        raise ValueError("fluid_replay: n_steps must be >= 1 and n_ranks >= 0")
+    for f in range(n_flows):
+        if src[f] < 0 or src[f] >= n_ranks or dst[f] < 0 or dst[f] >= n_ranks:
+            raise ValueError("fluid_replay: a rank id of src or dst is out of range")
     if n_flows == 0:
         return 0.0, 0, 0
+    total = n_flows * n_steps
     cdef double* x = <double*> malloc(n_flows * sizeof(double))
     cdef double* rem = <double*> malloc(n_flows * sizeof(double))
-    cdef char* state = <char*> malloc(n_flows * sizeof(char))  # 0 waiting, 1 active, 2 done
+    cdef char* state = <char*> malloc(n_flows * sizeof(char))  # 0 idle, 3 queued, 1 active
     cdef char* fixed = <char*> malloc(n_flows * sizeof(char))
     cdef long long* active = <long long*> malloc(n_flows * sizeof(long long))
     cdef long long* comp = <long long*> malloc(n_flows * sizeof(long long))
     cdef long long* fmark = <long long*> malloc(n_flows * sizeof(long long))
+    cdef long long* fstep = <long long*> malloc(n_flows * sizeof(long long))
+    cdef HeapEntry* starts = <HeapEntry*> malloc((n_flows + 1) * sizeof(HeapEntry))
+    cdef long long* rstep = <long long*> malloc((n_ranks + 1) * sizeof(long long))
+    cdef long long* pend = <long long*> malloc((n_ranks + 1) * sizeof(long long))
+    cdef long long* need = <long long*> malloc((n_ranks + 1) * sizeof(long long))
+    cdef long long* rptr = <long long*> malloc((n_ranks + 2) * sizeof(long long))
+    cdef long long* rflow = <long long*> malloc((2 * n_flows + 1) * sizeof(long long))
     cdef double* usage = <double*> malloc(n_links * sizeof(double))
     cdef double* remaining = <double*> malloc(n_links * sizeof(double))
     cdef long long* n_free = <long long*> malloc(n_links * sizeof(long long))
@@ -129,10 +175,12 @@ def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const do
     cdef HeapEntry* heap = <HeapEntry*> malloc((n_links + 1) * sizeof(HeapEntry))
     cdef long long n_touched
     if (x == NULL or rem == NULL or state == NULL or fixed == NULL or active == NULL or comp == NULL
-            or fmark == NULL or usage == NULL or remaining == NULL or n_free == NULL
-            or touched == NULL or queue == NULL or lmark == NULL or seeds == NULL or lseed == NULL
-            or heap == NULL):
-        free(x); free(rem); free(state); free(fixed); free(active); free(comp); free(fmark); free(usage)
+            or fmark == NULL or fstep == NULL or starts == NULL or rstep == NULL or pend == NULL
+            or need == NULL or rptr == NULL or rflow == NULL or usage == NULL or remaining == NULL
+            or n_free == NULL or touched == NULL or queue == NULL or lmark == NULL or seeds == NULL
+            or lseed == NULL or heap == NULL):
+        free(x); free(rem); free(state); free(fixed); free(active); free(comp); free(fmark); free(fstep)
+        free(starts); free(rstep); free(pend); free(need); free(rptr); free(rflow); free(usage)
         free(remaining); free(n_free); free(touched); free(queue); free(lmark); free(seeds)
         free(lseed); free(heap)
         raise MemoryError("fluid_replay: cannot allocate the solver state")
@@ -142,21 +190,51 @@ def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const do
             state[f] = 0
             x[f] = 0.0
             fmark[f] = -1
+            fstep[f] = 0
         for l in range(n_links):
             n_free[l] = 0
             lmark[l] = -1
             lseed[l] = -1
-        while n_done < n_flows:
+        # the flows of every rank (CSR) and how many a step waits for
+        for r in range(n_ranks + 2):
+            rptr[r] = 0
+        for r in range(n_ranks):
+            need[r] = 0
+        for f in range(n_flows):
+            rptr[src[f] + 2] += 1
+            need[dst[f]] += 1
+            if sender_waits[f]:
+                need[src[f]] += 1
+            if dst[f] != src[f]:
+                rptr[dst[f] + 2] += 1
+        for r in range(n_ranks):
+            rptr[r + 2] += rptr[r + 1]
+        for f in range(n_flows):
+            rflow[rptr[src[f] + 1]] = f
+            rptr[src[f] + 1] += 1
+            if dst[f] != src[f]:
+                rflow[rptr[dst[f] + 1]] = f
+                rptr[dst[f] + 1] += 1
+        for r in range(n_ranks):  # a rank that waits for nothing is never behind
+            pend[r] = need[r]
+            rstep[r] = 0 if need[r] > 0 else n_steps
+        for f in range(n_flows):
+            _try_start(f, 0.0, src, dst, delay, fstep, rstep, state, starts, &n_starts, n_steps)
+        while n_done < total:
             # flows whose latency has elapsed join; their links' sharing changes
-            while nxt < n_flows and start[order[nxt]] <= t:
-                f = order[nxt]
+            while n_starts > 0 and starts[0].key <= t:
+                top = _heap_pop(starts, &n_starts)
+                f = top.link
                 state[f] = 1
+                rem[f] = size[f]
                 active[n_active] = f
                 n_active += 1
-                nxt += 1
                 n_seeds = _push_links(f, fptr, flink, lseed, seeds, n_seeds, n_events)
             if n_active == 0:
-                t = start[order[nxt]]
+                if n_starts == 0:
+                    stuck = True
+                    break
+                t = starts[0].key
                 continue
             # the flows whose rates can change: those connected to a changed link through
             # links they share (a max-min allocation splits over connected components)
@@ -229,7 +307,7 @@ def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const do
                         remaining[l2] -= a * xf
                         usage[l2] -= a / pen[f]
                         n_free[l2] -= 1
-            # the next event: a flow ends or a waiting flow starts
+            # the next event: a flow ends or a queued flow starts
             dt = INFINITY
             for k in range(n_active):
                 f = active[k]
@@ -237,28 +315,44 @@ def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const do
                     tf = rem[f] / (factor[f] * x[f])
                     if tf < dt:
                         dt = tf
-            if nxt < n_flows and start[order[nxt]] - t < dt:
-                dt = start[order[nxt]] - t
+            if n_starts > 0 and starts[0].key - t < dt:
+                dt = starts[0].key - t
             if dt == INFINITY:
                 stuck = True
                 break
             horizon = dt * (1.0 + 1e-9)
+            tnow = t + dt
             g = 0
             for k in range(n_active):
                 f = active[k]
                 if x[f] > 0.0 and rem[f] / (factor[f] * x[f]) <= horizon:
-                    state[f] = 2
+                    state[f] = 0
                     rem[f] = 0.0
-                    finish[f] = t + dt
+                    finish[f] = tnow
+                    fstep[f] += 1
                     n_done += 1
                     n_seeds = _push_links(f, fptr, flink, lseed, seeds, n_seeds, n_events)
+                    # the message has arrived: its receiver (and a synchronous sender) may
+                    # end the step and post the next, whose messages then queue
+                    r = dst[f]
+                    pend[r] -= 1
+                    if pend[r] == 0:
+                        _post_step(r, tnow, src, dst, delay, fstep, rstep, state, starts, &n_starts, n_steps,
+                                   pend, need, rptr, rflow)
+                    if sender_waits[f]:
+                        r = src[f]
+                        pend[r] -= 1
+                        if pend[r] == 0:
+                            _post_step(r, tnow, src, dst, delay, fstep, rstep, state, starts, &n_starts,
+                                       n_steps, pend, need, rptr, rflow)
                 else:
                     rem[f] -= factor[f] * x[f] * dt
                     active[g] = f
                     g += 1
             n_active = g
-            t += dt
-    free(x); free(rem); free(state); free(fixed); free(active); free(comp); free(fmark); free(usage)
+            t = tnow
+    free(x); free(rem); free(state); free(fixed); free(active); free(comp); free(fmark); free(fstep)
+    free(starts); free(rstep); free(pend); free(need); free(rptr); free(rflow); free(usage)
     free(remaining); free(n_free); free(touched); free(queue); free(lmark); free(seeds)
     free(lseed); free(heap)
     if stuck:

@@ -23,9 +23,9 @@ one ``remap()`` searches with:
 
 * ``predicted s``: the search's objective (:func:`mpitaskmap.metrics.predicted_time`), a
   formula that ranks mappings, not a replay;
-* ``replayed s``: the judge's in-process replay (:func:`mpitaskmap.sim.fluid.fluid_exchange`)
-  under SimGrid's SMPI network model -- the figure ``remap``'s report gives its judged
-  mappings;
+* ``replayed s``: one step of the judge's in-process replay
+  (:func:`mpitaskmap.sim.fluid.fluid_exchange`) under SimGrid's SMPI network model (the
+  judge itself replays several steps and reports their mean, see ``remap``'s report);
 * ``SimGrid s``: SimGrid's own replay of the same step under the same model
   (:func:`mpitaskmap.sim.simgrid_replay.simulate_exchange`); ``n/a`` and one line saying why
   when SimGrid is not installed (``apt-get install libsimgrid-dev``).  It equals the
@@ -164,7 +164,8 @@ def replayed_step_seconds(graph, machine, task_to_proc_by_name: dict) -> dict:
     """The judge's replay of one exchange step of every mapping: ``{name: seconds}``.
 
     :func:`mpitaskmap.sim.fluid.fluid_exchange` with the library's message model and network
-    model (SMPI's), as ``remap()``'s judge replays its candidates.
+    model (SMPI's), as ``remap()``'s judge replays its candidates (one step: what SimGrid's
+    column replays too).
     """
     return {name: fluid_exchange(graph, machine, np.asarray(ttp), **DEFAULT_MESSAGE_MODEL.replay_options()).seconds
             for name, ttp in task_to_proc_by_name.items()}

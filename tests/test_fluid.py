@@ -4,7 +4,7 @@ reference that re-solves every flow at every event, and SimGrid itself where ins
 import numpy as np
 import pytest
 
-from mpitaskmap import TaskGraph, torus_machine
+from mpitaskmap import TaskGraph, _fluid, torus_machine
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.sim.fluid import (CM02, NETWORK_MODELS, SMPI, NetworkModel, exchange_messages, fluid_exchange)
 from mpitaskmap.machines import FlatMachine, Machine, Routes
@@ -329,3 +329,158 @@ def test_agrees_with_simgrid_message_by_message(seed):
     # SimGrid's CM02 solver works to a relative 1e-5 per step: within 2e-4 of the exact replay
     sim = simulate_exchange(Mapping(ttp, m, g), link_latency=1e-7, config=CM02.simgrid_config).seconds
     assert fluid_exchange(g, m, ttp, link_latency=1e-7, model="CM02").seconds == pytest.approx(sim, rel=2e-4)
+
+
+# -- several steps -----------------------------------------------------------------------------
+def kernel_steps(flows, n_ranks, n_steps, sender_waits=None):
+    """The kernel on flows (src, dst, bytes), each on a link of its own of 1 B/s, 1 s latency."""
+    n = len(flows)
+    ids = np.arange(n, dtype=np.int64)
+    finish = np.zeros(n)
+    waits = np.zeros(n, dtype=np.uint8) if sender_waits is None else np.asarray(sender_waits, dtype=np.uint8)
+    makespan, _, _ = _fluid.fluid_replay(
+        np.arange(n + 1, dtype=np.int64), ids, np.ones(n), np.arange(n + 1, dtype=np.int64), ids, np.ones(n),
+        np.ones(n), np.ones(n), np.array([b for _, _, b in flows], float), np.ones(n),
+        np.array([s for s, _, _ in flows], dtype=np.int64), np.array([d for _, d, _ in flows], dtype=np.int64),
+        waits, n_ranks, n_steps, finish)
+    return makespan, finish.tolist()
+
+
+def test_a_rank_posts_its_next_step_when_its_messages_have_arrived():
+    # ranks 0 - 1 - 2 in a line; the 1 <-> 2 messages take 2 s, the 0 <-> 1 ones 1 s (+1 s latency)
+    flows = [(0, 1, 1.0), (1, 0, 1.0), (1, 2, 2.0), (2, 1, 2.0)]
+    assert kernel_steps(flows, 3, 1) == (3.0, [2.0, 2.0, 3.0, 3.0])
+    # step 1: rank 0 posts at 2, rank 1 at 3 (it waits for 2 -> 1) and rank 2 at 3; a message
+    # goes when both of its ranks have posted: 0 <-> 1 at 3 + 1, ends at 5; 1 <-> 2 at 4, ends 6
+    assert kernel_steps(flows, 3, 2) == (6.0, [5.0, 5.0, 6.0, 6.0])
+    # three steps: rank 0 posts step 2 at 5, rank 1 at 6: 0 <-> 1 at 7 -> 8; 1 <-> 2 at 7 -> 9
+    assert kernel_steps(flows, 3, 3) == (9.0, [8.0, 8.0, 9.0, 9.0])
+
+
+def test_a_rank_waits_for_its_synchronous_sends_only():
+    # rank 1 sends 5 B to rank 0 and swaps 1 B with rank 2
+    flows = [(1, 0, 5.0), (1, 2, 1.0), (2, 1, 1.0)]
+    # detached: rank 1 posts step 1 at 2; 1 <-> 2 go at 3, end at 4; 1 -> 0 waits for rank 0 (6)
+    assert kernel_steps(flows, 3, 2) == (12.0, [12.0, 4.0, 4.0])
+    # the 5-byte send synchronous: rank 1 waits for it (6), so 1 <-> 2 go at 7, end at 8
+    assert kernel_steps(flows, 3, 2, sender_waits=[1, 0, 0]) == (12.0, [12.0, 8.0, 8.0])
+    # a rank that receives nothing is never behind: 0 -> 1 goes as soon as rank 1 has posted
+    assert kernel_steps([(0, 1, 1.0)], 2, 3) == (6.0, [6.0])
+
+
+def test_the_kernel_rejects_bad_ranks_and_steps():
+    with pytest.raises(ValueError, match="rank id"):
+        kernel_steps([(0, 3, 1.0)], 2, 1)
+    with pytest.raises(ValueError, match="n_steps"):
+        kernel_steps([(0, 1, 1.0)], 2, 0)
+
+
+def reference_steps(cap, routes, back, cons_back, pen, delay, size, factor, src, dst, waits, n_ranks, n_steps):
+    """Brute force of several steps: dense max-min re-solved at every event, ranks posting steps
+    when their messages have arrived, a message starting once both of its ranks have posted."""
+    n, n_links = len(routes), len(cap)
+    use = np.zeros((n, n_links))
+    for f in range(n):
+        for l in routes[f]:
+            use[f, l] += 1.0
+        for l in back[f]:
+            use[f, l] += cons_back
+    need = np.zeros(n_ranks, int)
+    for f in range(n):
+        need[dst[f]] += 1
+        need[src[f]] += int(waits[f])
+    posted = np.where(need > 0, 0, n_steps)  # the step each rank is in
+    pend = need.copy()
+    inst = np.zeros(n, int)  # each flow's next instance
+    begin = np.full(n, np.inf)  # start of its queued or running instance
+    for f in range(n):
+        begin[f] = delay[f]
+    rem, t, fin = np.array(size, float), 0.0, np.full(n, np.nan)
+    while (inst < n_steps).any():
+        act = begin <= t
+        x = np.zeros(n)
+        if act.any():
+            free, left = act.copy(), np.array(cap, float)
+            while free.any():
+                usage = (use[free] / pen[free, None]).sum(axis=0)
+                ok = usage > 0
+                level = np.where(ok, np.maximum(left, 0) / np.where(ok, usage, 1), np.inf)
+                lam = level.min()
+                full = level <= lam * (1 + 1e-12)
+                hit = free & (use[:, full].sum(axis=1) > 0)
+                x[hit] = lam / pen[hit]
+                left -= (use[hit] * x[hit, None]).sum(axis=0)
+                free &= ~hit
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tf = np.where(act & (x > 0), rem / (factor * x), np.inf)
+        waiting = np.isfinite(begin) & ~act
+        dt = min(tf.min(), (begin[waiting] - t).min() if waiting.any() else np.inf)
+        end = act & (tf <= dt * (1 + 1e-9))
+        rem = rem - factor * x * dt
+        t += dt
+        for f in np.flatnonzero(end):
+            fin[f], inst[f], begin[f], rem[f] = t, inst[f] + 1, np.inf, size[f]
+            for r in ([dst[f], src[f]] if waits[f] else [dst[f]]):
+                pend[r] -= 1
+                if pend[r] == 0:
+                    posted[r] += 1
+                    pend[r] = need[r]
+                    for g in range(n):  # its messages whose other rank has posted go after their latency
+                        if (src[g] == r or dst[g] == r) and np.isinf(begin[g]) and inst[g] < n_steps \
+                                and posted[src[g]] >= inst[g] and posted[dst[g]] >= inst[g]:
+                            begin[g] = t + delay[g]
+    return t, fin
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_several_steps_match_a_brute_force_replay_on_random_exchanges(seed):
+    rng = np.random.default_rng(100 + seed)
+    m = torus_machine([3, 2], wrap=[True, False], nodes_per_router=1, cores_per_node=3,
+                      bandwidth=[[1.0, 2.0, 3.0], [1.0, 1.0]])
+    n_tasks = 18  # every processor: some messages inside a node
+    edges = {(int(u), int(v)) for u, v in rng.integers(0, n_tasks, size=(40, 2)) if u != v}
+    g = graph_of([(u, v, float(rng.choice([200, 1500, 4000, 20000, 70000]))) for u, v in edges], n_tasks)
+    ttp = rng.permutation(m.n_procs)[:n_tasks]
+    model = SMPI if seed % 2 else CM02
+    r = fluid_exchange(g, m, ttp, link_latency=1e-7, model=model, steps=3, loopback=(20.0, 2e-7))
+    assert r.steps == 3 and (r.src == r.dst).any() and (r.size >= 65536).any()
+    proc = np.zeros(int(m.node_ids.max()) + 1, dtype=int)
+    for p in range(m.n_procs - 1, -1, -1):
+        proc[m.node_ids[p]] = p
+    cap = list(m.link_bandwidths() * 1e9) + [50e9] * m.n_routers
+    routes, back, lat = [], [], []
+    for a, b in zip(r.src, r.dst):
+        if a == b:  # inside a node: a FATPIPE loopback, one link per message
+            cap.append(20e9)
+            routes.append([len(cap) - 1])
+            back.append([])
+            lat.append(2e-7)
+            continue
+        fwd = [l for _, l in m.route(proc[a], proc[b])] or [m.n_links + int(m.router_ids()[proc[a]])]
+        rev = [l for _, l in m.route(proc[b], proc[a])] or [m.n_links + int(m.router_ids()[proc[a]])]
+        routes.append(fwd)
+        back.append(rev if model.crosstraffic else [])
+        lat.append(1e-7 * len(fwd))
+    lat = np.array(lat)
+    pen = lat + model.weight_s * np.array([sum(1 / cap[l] for l in f) for f in routes])
+    t, fin = reference_steps(cap, routes, back, model.crosstraffic, pen, model.latency_factor(r.size) * lat, r.size,
+                             model.bandwidth_factor(r.size), r.src_task, r.dst_task, r.size >= 65536, n_tasks, 3)
+    assert r.seconds == pytest.approx(t, rel=1e-9)
+    np.testing.assert_allclose(r.finish, fin, rtol=1e-9)
+    one = fluid_exchange(g, m, ttp, link_latency=1e-7, model=model, loopback=(20.0, 2e-7))
+    assert r.seconds > one.seconds
+
+
+def test_one_step_is_the_step_of_old_and_steps_must_be_positive():
+    m = torus_machine([4, 4], cores_per_node=2)
+    g = TaskGraph.stencil([4, 4, 2], weight=3000.0)
+    one = fluid_exchange(g, m, np.arange(32), link_latency=1e-7)
+    assert one.steps == 1 and not (one.src == one.dst).any()  # messages inside a node: not sent
+    assert one.src_task.size == one.src.size and (one.src_task != one.dst_task).all()
+    several = fluid_exchange(g, m, np.arange(32), link_latency=1e-7, steps=4)
+    assert several.steps == 4 and (several.src == several.dst).any()
+    # ranks that drift apart share links less: 4 steps may take less than 4 x one
+    assert 3 * one.seconds < several.seconds
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(InvalidInputError, match="steps: expected an int >= 1"):
+            fluid_exchange(g, m, np.arange(32), steps=bad)

@@ -9,7 +9,7 @@ from mpitaskmap.search import judge as judge_mod
 from mpitaskmap.cli import main
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.sim.fluid import fluid_exchange
-from mpitaskmap.search.judge import (DEFAULT_JUDGE, FLUID_JUDGE_MAX_WORK, JUDGE_TIE, JUDGE_TOP, default_judge, judge_order,
+from mpitaskmap.search.judge import (DEFAULT_JUDGE, FLUID_JUDGE_MAX_WORK, JUDGE_STEPS, JUDGE_TIE, JUDGE_TOP, default_judge, judge_order,
                               resolve_judge)
 from mpitaskmap.machines import FlatMachine
 from mpitaskmap.search.problem import Problem
@@ -54,8 +54,9 @@ def test_default_judge_applies_to_routed_machines_of_moderate_size(monkeypatch):
 
 def test_resolve_judge():
     p = Problem(TaskGraph.stencil([4, 4]), torus_machine([4, 4]))
+    # the budget is one step's, times the steps replayed
     assert resolve_judge(p, DEFAULT_JUDGE, False) == ("fluid", f"{p.graph.indices.size} edges <= 100,000",
-                                                      {"max_work": FLUID_JUDGE_MAX_WORK})
+                                                      {"max_work": FLUID_JUDGE_MAX_WORK * JUDGE_STEPS})
     assert resolve_judge(p, DEFAULT_JUDGE, True)[0] is None  # a given metric decides
     assert resolve_judge(p, None, False)[0] is None
     assert resolve_judge(p, "fluid", True) == ("fluid", "requested", {})  # asked for: no budget
@@ -74,7 +75,7 @@ def test_the_default_search_keeps_the_fastest_replayed(overruled):
     # brute force: replay every judged candidate again; the pick is the fastest, by more than the tie
     problem = Problem(g, m)
     times = [fluid_exchange(g, m, apply(info["candidate_list"][r["index"]], problem).task_to_proc,
-                            link_latency=1e-7).seconds for r in rows]
+                            link_latency=1e-7, steps=JUDGE_STEPS).seconds / JUDGE_STEPS for r in rows]
     assert times == [r["simulated_s"] for r in rows]
     best = int(np.argmin(times))
     assert best != 0 and times[best] < times[0] * (1 - JUDGE_TIE)
@@ -121,7 +122,7 @@ def test_judge_options_reach_the_replay(overruled, monkeypatch):
     assert seen and all(o == {"model": "CM02", "link_latency": 2e-7} for o in seen)
     seen.clear()
     mpitaskmap.map(g, m)  # the default judge: its budget
-    assert seen and all(o == {"max_work": FLUID_JUDGE_MAX_WORK} for o in seen)
+    assert seen and all(o == {"max_work": FLUID_JUDGE_MAX_WORK * JUDGE_STEPS} for o in seen)
 
 
 def test_cli_map_reports_the_judge(capsys):
@@ -199,3 +200,26 @@ def test_judge_stage_picks_a_faster_mapping_among_the_tied(capsys):
     assert simulated.index != 6 and len(simulated.judged) == 4
     assert judge_stage("simulate", cands, scores, digests, lambda ids: ({i: times[i] for i in ids}, ""),
                        tied_max=6).index == 6
+
+
+def test_the_judge_replays_several_steps_of_small_exchanges_and_one_of_large(monkeypatch):
+    g = TaskGraph.stencil([4, 4, 2], weight=2560.0)
+    m = torus_machine([4, 4], cores_per_node=2)
+    p = Problem(g, m)
+    mapping = mpitaskmap.identity_mapping(g, m)
+    several = fluid_exchange(g, m, mapping.task_to_proc, link_latency=1e-7, steps=JUDGE_STEPS)
+    one = fluid_exchange(g, m, mapping.task_to_proc, link_latency=1e-7)
+    assert judge_mod.judge_steps(p) == JUDGE_STEPS == 5
+    # the judge's figure is the mean step of the replay: the end of the last step over the steps
+    assert judge_mod.fluid_seconds(p, mapping) == several.seconds / JUDGE_STEPS != one.seconds
+    assert judge_mod.fluid_seconds(p, mapping, {"steps": 2}) == fluid_exchange(
+        g, m, mapping.task_to_proc, link_latency=1e-7, steps=2).seconds / 2
+    monkeypatch.setattr(judge_mod, "JUDGE_STEPS_MAX_EDGES", g.indices.size - 1)
+    assert judge_mod.judge_steps(p) == 1
+    assert judge_mod.fluid_seconds(p, mapping) == one.seconds
+    # the default judge's budget follows the steps it replays
+    assert resolve_judge(p, DEFAULT_JUDGE, False)[2] == {"max_work": FLUID_JUDGE_MAX_WORK}
+    monkeypatch.setattr(judge_mod, "JUDGE_STEPS_MAX_EDGES", g.indices.size)
+    assert judge_mod.judge_steps(p) == JUDGE_STEPS
+    with pytest.raises(InvalidInputError, match="steps: expected an int >= 1"):
+        judge_mod.fluid_seconds(p, mapping, {"steps": 0})

@@ -27,7 +27,7 @@ from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.mapfiles import read_map
 from mpitaskmap.metrics import (DEFAULT_BYTES_PER_WEIGHT, DEFAULT_HOP_LATENCY, DEFAULT_MESSAGE_MODEL,
                                 DEFAULT_OVERLAP_BYTES, MessageModel, evaluate, predicted_time, time_objective)
-from mpitaskmap.search.judge import JUDGE_CONFIG, fluid_seconds
+from mpitaskmap.search.judge import JUDGE_CONFIG, JUDGE_STEPS, fluid_seconds
 from mpitaskmap.search.problem import Problem
 from mpitaskmap.sim.fluid import (CM02, DEFAULT_NETWORK_MODEL, SMPI, NetworkModel, exchange_messages,
                                   fluid_exchange)
@@ -136,11 +136,15 @@ def test_the_judge_replays_with_the_one_model_by_default():
     g = mt.TaskGraph.stencil((4, 2, 2), weight=2560.0)
     machine = load_machine("sim:titan:ppn=1,seed=1", 16).machine
     mapping = mt.identity_mapping(g, machine)
-    want = fluid_exchange(g, machine, mapping.task_to_proc, link_latency=1e-7, bytes_per_weight=1.0, model="SMPI")
-    assert fluid_seconds(Problem(g, machine), mapping) == want.seconds
+    want = fluid_exchange(g, machine, mapping.task_to_proc, link_latency=1e-7, bytes_per_weight=1.0, model="SMPI",
+                          steps=JUDGE_STEPS)
+    assert fluid_seconds(Problem(g, machine), mapping) == want.seconds / JUDGE_STEPS
     # an option given replaces only itself
-    other = fluid_exchange(g, machine, mapping.task_to_proc, link_latency=1e-7, bytes_per_weight=2.0).seconds
-    assert fluid_seconds(Problem(g, machine), mapping, {"bytes_per_weight": 2.0}) == other != want.seconds
+    other = fluid_exchange(g, machine, mapping.task_to_proc, link_latency=1e-7, bytes_per_weight=2.0,
+                           steps=JUDGE_STEPS).seconds / JUDGE_STEPS
+    assert fluid_seconds(Problem(g, machine), mapping, {"bytes_per_weight": 2.0}) == other != want.seconds / JUDGE_STEPS
+    one = fluid_exchange(g, machine, mapping.task_to_proc, link_latency=1e-7).seconds
+    assert fluid_seconds(Problem(g, machine), mapping, {"steps": 1}) == one
 
 
 def test_the_command_lines_judge_gets_its_message_and_network_model():
@@ -163,7 +167,7 @@ def test_the_demo_and_the_benchmarks_take_the_one_model(benchmark_loader, capsys
     g = mt.TaskGraph.stencil((4, 2, 2), weight=4608.0)
     machine = load_machine("sim:titan:ppn=1,seed=1", 16).machine
     rep = minighost.replayed_step_seconds(g, machine, {"default": np.arange(16)})
-    assert rep["default"] == fluid_seconds(Problem(g, machine), mt.identity_mapping(g, machine))
+    assert rep["default"] == fluid_seconds(Problem(g, machine), mt.identity_mapping(g, machine), {"steps": 1})
     with benchmark_loader("fluid_speed") as bench:
         assert bench.LINK_LATENCY == DEFAULT_HOP_LATENCY
     with benchmark_loader("metrics_vs_time") as bench:

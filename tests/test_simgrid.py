@@ -89,6 +89,12 @@ def test_explicit_routes_are_the_machines_routes_link_for_link():
                 assert [torus_link_id(n) for n in path] == [lid for _, lid in machine.route(p, q)]
                 for n in path:
                     assert links[n] == (link_bw[torus_link_id(n)] * GB, 2e-6)
+        # loopbacks are FATPIPE, as SimGrid's own clusters make them (each message alone at
+        # its bandwidth: what the fluid replay of several steps models); network links shared
+        policy = {l.get("id"): l.get("sharing_policy") for l in ET.fromstring(
+            platform_xml(machine, link_latency=2e-6).split("\n", 2)[2]).iter("link")}
+        assert {k for k, v in policy.items() if v == "FATPIPE"} == {f"{n}_loopback" for n in names}
+        assert all(policy[n] is None for n in links if not n.endswith("_loopback"))
         # a mesh never uses a wrap link: no X link leaves x = 3 in the + direction
         used = {torus_link_id(n) for n in links if torus_link_id(n) >= 0}
         wrap_plus = {r * 4 + 0 for r in range(12) if r % 4 == 3}  # link id router*2*2 + 2*0 + 0

@@ -376,7 +376,7 @@ def remap(
         refinement costs about one graph-mapper pass over all tasks on the rank that
         computes it.
     judge : {"default", "fluid", None}, optional
-        Replay one exchange step of the objective's ``JUDGE_TOP`` best distinct mappings
+        Replay the exchange (:func:`~mpitaskmap.search.judge.judge_steps` steps) of the objective's ``JUDGE_TOP`` best distinct mappings
         (those no worse than the default order by the objective) under SimGrid's SMPI
         network model, computed in-process (:func:`mpitaskmap.sim.fluid.fluid_exchange`), and
         keep the fastest: what :func:`mpitaskmap.map` does, so ``remap`` and
@@ -384,7 +384,7 @@ def remap(
         that computed those candidates (one more ``allgather``).  ``"default"``: when
         ``metric`` is None, on a torus machine with a link model, with at most
         :data:`~mpitaskmap.search.judge.FLUID_JUDGE_MAX_EDGES` task-graph edges and within
-        :data:`~mpitaskmap.search.judge.FLUID_JUDGE_MAX_WORK` a replay
+        :data:`~mpitaskmap.search.judge.FLUID_JUDGE_MAX_WORK` a step replayed
         (:func:`~mpitaskmap.search.judge.default_judge`); ``"fluid"``: whenever possible, no
         budget; None: the objective alone.  The report says which ran and why.
     shared_memory : bool, optional

@@ -1,4 +1,4 @@
-"""Time of one exchange step under SimGrid's flow-level network model, computed in-process.
+"""Time of exchange steps under SimGrid's flow-level network model, computed in-process.
 
 :func:`fluid_exchange` replays the exchange of a task graph under a mapping as
 :func:`mpitaskmap.sim.simgrid_replay.simulate_exchange` does on SimGrid -- the same platform
@@ -7,6 +7,10 @@ latency per link, the machine's routes, node links or a router's crossbar), the 
 messages (every edge between tasks of different nodes, all started at once) -- but with the
 flow-level model written out in a Cython kernel (``cext/_fluid.pyx``) instead of a
 subprocess, so it needs no SimGrid and costs milliseconds to a second at thousands of tasks.
+It also replays several steps as an application under SMPI runs them (``steps``: each rank
+starts its next step when its messages have arrived), which SimGrid's one-step replay does
+not: the waits that build up between ranks over steps are what separate mappings whose
+one-step times tie.
 
 The model
 ---------
@@ -68,6 +72,13 @@ SMPI_BANDWIDTH_FACTORS = ((65472, 0.940694), (15424, 0.697866), (9376, 0.58729),
 #: SMPI's default ``smpi/lat-factor`` (SimGrid 3.32), as :data:`SMPI_BANDWIDTH_FACTORS`.
 SMPI_LATENCY_FACTORS = ((65472, 11.6436), (15424, 3.48845), (9376, 2.59299), (5776, 2.18796), (3484, 1.88101),
                         (1426, 1.61075), (732, 1.9503), (257, 1.95341), (0, 2.01467))
+
+
+#: SMPI's ``smpi/send-is-detached-thresh`` (SimGrid 3.32 default): a send of fewer bytes is
+#: detached (its request completes at once, the data goes when the receive is posted); a
+#: larger one completes when its data has arrived.  In a replay of several steps a rank
+#: waits for its sends of at least this size.
+SMPI_DETACHED_SEND_BYTES = 65536
 
 
 def _factor_table(rows, name: str) -> tuple[tuple[float, float], ...]:
@@ -179,13 +190,14 @@ class FluidExchange:
     Attributes
     ----------
     seconds : float
-        When the last message ended (s).
+        When the last message ended (s): of the last step.
     src, dst : ndarray
-        Source and destination node of every message (inter-node edges, CSR order).
+        Source and destination node of every message: the edges between nodes in CSR order,
+        then (``steps`` > 1) those inside a node in CSR order.
     size : ndarray
         Bytes of every message.
     finish : ndarray
-        When each message ended (s).
+        When each message ended (s), in its last step.
     n_events : int
         How many times the rates were recomputed.
     model : str
@@ -196,6 +208,10 @@ class FluidExchange:
     complete : bool
         False when the replay stopped at ``max_work`` (``seconds`` and ``finish`` are then
         inf).
+    steps : int
+        Exchange steps replayed.
+    src_task, dst_task : ndarray
+        Source and destination task of every message.
     """
 
     seconds: float
@@ -207,6 +223,9 @@ class FluidExchange:
     model: str
     work: int = 0
     complete: bool = True
+    steps: int = 1
+    src_task: np.ndarray | None = None
+    dst_task: np.ndarray | None = None
 
 
 def exchange_messages(graph: TaskGraph, machine: Machine, task_to_proc,
@@ -233,14 +252,22 @@ def exchange_messages(graph: TaskGraph, machine: Machine, task_to_proc,
     (src, dst, size) : (ndarray, ndarray, ndarray)
         int64 node ids and float64 bytes, CSR order.
     """
+    _, _, src, dst, size = _messages(graph, machine, task_to_proc, bytes_per_weight, inside=False)
+    return src, dst, size
+
+
+def _messages(graph: TaskGraph, machine: Machine, task_to_proc, bytes_per_weight: float, *, inside: bool):
+    """``(src_task, dst_task, src_node, dst_node, bytes)`` of the edges of nonzero bytes, CSR order;
+    those inside a node too when ``inside``."""
     ttp = as_index_array(task_to_proc, "task_to_proc", upper=machine.n_procs, length=graph.n_tasks)
     bpw = check_bytes_per_weight(bytes_per_weight)
     node = np.asarray(machine.node_ids, dtype=np.int64)[ttp]
-    src_task = np.repeat(np.arange(graph.n_tasks), np.diff(graph.indptr))
-    src, dst = node[src_task], node[graph.indices]
+    src_task = np.repeat(np.arange(graph.n_tasks, dtype=np.int64), np.diff(graph.indptr))
+    dst_task = np.asarray(graph.indices, dtype=np.int64)
+    src, dst = node[src_task], node[dst_task]
     size = np.rint(graph.weights * bpw)
-    keep = (src != dst) & (size > 0)
-    return src[keep], dst[keep], size[keep]
+    keep = (size > 0) & (src_task != dst_task) if inside else (src != dst) & (size > 0)
+    return src_task[keep], dst_task[keep], src[keep], dst[keep], size[keep]
 
 
 def _routes(machine: Machine, src: np.ndarray, dst: np.ndarray, node_link, loop, lat: float, unit: float):
@@ -301,6 +328,26 @@ def _routes(machine: Machine, src: np.ndarray, dst: np.ndarray, node_link, loop,
     return indptr, links, fractions, capacity, latency
 
 
+def _with_loopbacks(indptr, links, fractions, capacity, latency, n_inside: int, loop, unit: float):
+    """Routes of :func:`_routes` followed by ``n_inside`` messages inside a node, each on a
+    loopback link of its own: a FATPIPE link bounds every flow alone, so a link per message
+    is that link exactly."""
+    if n_inside == 0:
+        return indptr, links, fractions, capacity, latency
+    own = capacity.size + np.arange(n_inside, dtype=np.int64)
+    return (np.concatenate([indptr, indptr[-1] + 1 + np.arange(n_inside, dtype=np.int64)]),
+            np.concatenate([links, own]), np.concatenate([fractions, np.ones(n_inside)]),
+            np.concatenate([capacity, np.full(n_inside, loop[0] * unit)]),
+            np.concatenate([latency, np.full(n_inside, loop[1])]))
+
+
+def check_steps(steps) -> int:
+    """``steps`` of :func:`fluid_exchange`, checked: an int >= 1."""
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
+        raise InvalidInputError(f"steps: expected an int >= 1; got {steps!r}")
+    return int(steps)
+
+
 def fluid_exchange(
     graph: TaskGraph,
     machine: Machine,
@@ -313,11 +360,19 @@ def fluid_exchange(
     loopback: tuple[float, float] = DEFAULT_LOOPBACK,
     model: NetworkModel | str = DEFAULT_NETWORK_MODEL,
     max_work: int | None = None,
+    steps: int = 1,
 ) -> FluidExchange:
-    """Replay one exchange step of ``graph`` under a flow-level network model.
+    """Replay ``steps`` exchange steps of ``graph`` under a flow-level network model.
 
-    Every message starts at time 0 (:func:`exchange_messages`); the step ends when the last
-    has arrived.  The platform is :func:`mpitaskmap.sim.simgrid.platform_xml`'s explicit one and
+    One step (the default): every message between nodes starts at time 0
+    (:func:`exchange_messages`); the step ends when the last has arrived.  Several steps: every
+    task is an MPI rank that posts all its receives and sends of a step at once (``Irecv``,
+    ``Isend``, ``Waitall``), as a halo exchange does, and posts the next step when the step's
+    messages to it have arrived and its sends of :data:`SMPI_DETACHED_SEND_BYTES` or more
+    have completed (smaller ones are detached); a message goes once both of its ranks have
+    posted its step.  The messages inside a node then count too, each on a FATPIPE loopback
+    of the node (``loopback``), since they hold their ranks back.  The result is the end of
+    the last step.  The platform is :func:`mpitaskmap.sim.simgrid.platform_xml`'s explicit one and
     the model SimGrid's (module notes), so the result is what
     :func:`mpitaskmap.sim.simgrid_replay.simulate_exchange` returns with the matching ``config``
     (the model's :attr:`~NetworkModel.simgrid_config`; both default to :data:`SMPI`) -- without
@@ -355,6 +410,10 @@ def fluid_exchange(
         Stop once the replay's work (:attr:`FluidExchange.work`) passes this and return an
         incomplete result (default None: replay to the end).  Deterministic, unlike a
         wall-clock limit: about 1e8 a second on this project's 2-core test machine.
+    steps : int, optional
+        Exchange steps, >= 1 (default 1).  Over several, the ranks drift apart and wait on
+        one another, and nearly every message starts and ends at an instant of its own: a
+        replay of 5 steps costs 10 to 100 times one (0.03-0.5 s at 512-1,024 ranks here).
 
     Returns
     -------
@@ -363,7 +422,7 @@ def fluid_exchange(
     Raises
     ------
     InvalidInputError
-        On bad parameters.  A step with no message between different nodes takes 0 s.
+        On bad parameters.  One step with no message between different nodes takes 0 s.
 
     Notes
     -----
@@ -375,8 +434,8 @@ def fluid_exchange(
 
 
     Time O(events x (active messages + their route links x log)); the number of events is
-    at most twice the number of messages and far smaller when messages share start times
-    and rates.  Memory O(messages x route length).
+    at most twice the number of messages times ``steps`` and far smaller when messages share
+    start times and rates.  Memory O(messages x route length).
     """
     if max_work is not None and (isinstance(max_work, bool) or not isinstance(max_work, (int, np.integer))
                                  or max_work < 1):
@@ -388,18 +447,29 @@ def fluid_exchange(
     unit, lat, loop, node_link = platform_parameters(link_latency, bandwidth_unit, loopback, node_link)
     if node_link is None and not machine.has_link_model:  # node links are the only links
         node_link = (1.0, lat)
-    src, dst, size = exchange_messages(graph, machine, task_to_proc, bytes_per_weight)
-    if src.size == 0:  # every edge joins tasks of one node: the step costs no network time
+    steps = check_steps(steps)
+    src_rank, dst_rank, src, dst, size = _messages(graph, machine, task_to_proc, bytes_per_weight, inside=steps > 1)
+    if src.size == 0:  # one step whose every edge joins tasks of one node: it costs no network time
         return FluidExchange(seconds=0.0, src=src, dst=dst, size=size, finish=np.zeros(0), n_events=0,
-                             model=model.name)
-    indptr, links, fractions, capacity, latency = _routes(machine, src, dst, node_link, loop, lat, unit)
+                             model=model.name, steps=steps, src_task=src_rank, dst_task=dst_rank)
+    # messages between nodes first, then those inside a node, each on a loopback of its own
+    # (SimGrid's cluster loopbacks and the explicit platform's are FATPIPE: no sharing)
+    by_kind = np.argsort(src == dst, kind="stable")
+    src_rank, dst_rank, src, dst, size = (a[by_kind] for a in (src_rank, dst_rank, src, dst, size))
+    n_inter = int((src != dst).sum())
+    indptr, links, fractions, capacity, latency = _routes(machine, src[:n_inter], dst[:n_inter], node_link, loop,
+                                                          lat, unit)
+    indptr, links, fractions, capacity, latency = _with_loopbacks(indptr, links, fractions, capacity, latency,
+                                                                  src.size - n_inter, loop, unit)
     # every fraction is 1.0 on a single path, so these are SimGrid's sums exactly
     route_latency = np.add.reduceat(latency[links] * fractions, indptr[:-1])
     penalty = route_latency + model.weight_s * np.add.reduceat(fractions / capacity[links], indptr[:-1])
     if not np.all(penalty > 0):
         raise InvalidInputError("link_latency: with weight_s = 0 and zero latency a flow has no sharing penalty")
     if model.crosstraffic > 0:
-        back_ptr, back_links, back_fractions, _, _ = _routes(machine, dst, src, node_link, loop, lat, unit)
+        back_ptr, back_links, back_fractions, _, _ = _routes(machine, dst[:n_inter], src[:n_inter], node_link,
+                                                             loop, lat, unit)
+        back_ptr = np.concatenate([back_ptr, np.full(src.size - n_inter, back_ptr[-1])])
         n = src.size
         fwd_len, back_len = np.diff(indptr), np.diff(back_ptr)
         flow_ptr = np.zeros(n + 1, dtype=np.int64)
@@ -417,15 +487,17 @@ def fluid_exchange(
     by_link = np.argsort(flow_links, kind="stable")
     link_ptr = np.zeros(n_links + 1, dtype=np.int64)
     np.cumsum(np.bincount(flow_links, minlength=n_links), out=link_ptr[1:])
-    start = model.latency_factor(size) * route_latency
-    order = np.argsort(start, kind="stable").astype(np.int64)
+    delay = model.latency_factor(size) * route_latency
     finish = np.empty(src.size, dtype=np.float64)
     seconds, n_events, work = _fluid.fluid_replay(flow_ptr, flow_links, flow_cons, link_ptr,
-                                                  np.ascontiguousarray(flow_of[by_link]), capacity, penalty, start,
-                                                  size.astype(np.float64), model.bandwidth_factor(size), order,
-                                                  finish, int(max_work or 0))
+                                                  np.ascontiguousarray(flow_of[by_link]), capacity, penalty, delay,
+                                                  size.astype(np.float64), model.bandwidth_factor(size),
+                                                  src_rank, dst_rank,
+                                                  (size >= SMPI_DETACHED_SEND_BYTES).astype(np.uint8),
+                                                  graph.n_tasks, steps, finish, int(max_work or 0))
     complete = seconds >= 0
     if not complete:
         seconds, finish = float("inf"), np.full(src.size, np.inf)
     return FluidExchange(seconds=float(seconds), src=src, dst=dst, size=size, finish=finish,
-                         n_events=int(n_events), model=model.name, work=int(work), complete=complete)
+                         n_events=int(n_events), model=model.name, work=int(work), complete=complete, steps=steps,
+                         src_task=src_rank, dst_task=dst_rank)

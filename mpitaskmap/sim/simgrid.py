@@ -73,7 +73,8 @@ Two forms
     (1.0, ``link_latency``) there).  Without node links, hosts of one router
     (:meth:`~mpitaskmap.machines.Machine.router_ids`) talk through a per-router crossbar
     link ``r<router>_xbar`` (loopback bandwidth and latency), since SimGrid forbids empty
-    routes.  Every host has a ``<host>_loopback`` link for messages inside the node.  The
+    routes.  Every host has a ``<host>_loopback`` link for messages inside the node, FATPIPE
+    as the loopbacks of SimGrid's own clusters (each message alone at its bandwidth).  The
     route table grows as ``n_nodes ** 2``; pass ``node_pairs`` to declare only the routes a
     simulation uses.
 
@@ -595,13 +596,16 @@ def _explicit(machine, names, nodes, first, counts, pairs, lat, node_link, unit,
             r = int(router[i])
             path = use(("xbar", r), f"r{r}_xbar", loop[0] * unit, loop[1])
         routes.append(f'    <route src={host[u]} dst={host[v]} symmetrical="NO">{path}</route>\n')
-    for k in nodes.tolist():  # messages inside a node
+    fatpipes = set()
+    for k in nodes.tolist():  # messages inside a node: FATPIPE, as the loopbacks of SimGrid's clusters
         loop_ctn = use(("loopback", k), f"{names[k]}_loopback", loop[0] * unit, loop[1])
+        fatpipes.add(quoteattr(f"{names[k]}_loopback"))
         routes.append(f'    <route src={host[k]} dst={host[k]} symmetrical="NO">{loop_ctn}</route>\n')
     out = [_HEADER, '  <zone id="network" routing="Full">\n']
     out += [f'    <host id={host[k]} speed="{host_speed}" core="{c}"/>\n'
             for k, c in zip(nodes.tolist(), counts.tolist())]
-    out += [f'    <link id={q} bandwidth="{_fmt_bw(bw)}" latency="{_fmt_lat(la)}"/>\n'
+    out += [f'    <link id={q} bandwidth="{_fmt_bw(bw)}" latency="{_fmt_lat(la)}"'
+            + (' sharing_policy="FATPIPE"/>\n' if q in fatpipes else '/>\n')
             for q, (bw, la) in links.items()]
     out += routes
     out += ["  </zone>\n", _FOOTER]
