@@ -163,7 +163,7 @@ def judged_table(info: dict) -> str:
             picked = f"judge (objective's #{r['objective_rank']}{' too' if r['objective_rank'] == 1 else ''})"
         lines.append(f"  {r['objective_rank']:>12}  {r['simulated_rank']:>7}  {r.get('chosen_by', 'objective'):<14}  "
                      f"{r['candidate']:<{w}} {r['score']:>11.5g} {r['simulated_s']:>12.5g}  {picked}".rstrip())
-    replay = ("the fluid judge's in-process replay of one exchange step (SMPI network model), s" if fluid
+    replay = ("the fluid judge's in-process replay, mean s of an exchange step over its steps (SMPI network model)" if fluid
               else COLUMN_MEANINGS[SIMULATED_COLUMN])
     lines.append(f"legend: by objective / by time: rank by the objective ({info.get('metric', 'objective')}) and by "
                  f"{time_column}; shortlisted by: why it was replayed (objective: among its {top} best; {TIED}: scored "

@@ -128,7 +128,7 @@ class RemapReport:
     judged : list of dict
         The mappings the judge replayed (:class:`~mpitaskmap.search.judge.JudgeOutcome`):
         ``index``, ``candidate``, ``score`` (objective), ``simulated_s`` (replayed seconds
-        of one exchange step), ``objective_rank``, ``simulated_rank``, ``chosen_by``.
+        of an exchange step: the fluid judge's mean over its steps), ``objective_rank``, ``simulated_rank``, ``chosen_by``.
     objective_winner : str
         The objective's own pick (the winner when no judge ran).
     nothing_to_map : str

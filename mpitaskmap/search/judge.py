@@ -384,7 +384,10 @@ def judge_metrics(problem: Problem, names) -> tuple[str, ...]:
 
 
 def replay_function(problem: Problem, judge: str, options: dict | None = None) -> Callable[[Mapping], float]:
-    """The judge's replay: ``seconds(mapping)`` of one exchange step, its options checked now.
+    """The judge's replay: ``seconds(mapping)`` of an exchange step, its options checked now.
+
+    The fluid judge's figure is the mean step of :func:`judge_steps` steps (:func:`fluid_seconds`);
+    the SimGrid judge's one step of :func:`~mpitaskmap.sim.simgrid_replay.simulate_exchange`.
 
     Parameters
     ----------

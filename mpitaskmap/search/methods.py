@@ -103,11 +103,12 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
         ``progress(done, total)`` of the congestion iterations of ``umc`` / ``ummc``.
     judge : {"default", "fluid", "simulate", None}, optional
         ``auto`` only: replay the ``judge_top`` best distinct mappings of the search (by the
-        objective, both stages), plus the best one by each metric of ``judge_also``, one
-        exchange step each, and return the fastest (:func:`mpitaskmap.search.judge.judge_order`:
+        objective, both stages), plus the best one by each metric of ``judge_also``, and
+        return the fastest (:func:`mpitaskmap.search.judge.judge_order`:
         times within a relative :data:`~mpitaskmap.search.judge.JUDGE_TIE` are equal, ties to the
         better objective).  ``"fluid"``: SimGrid's SMPI network model computed in-process
-        (:func:`mpitaskmap.sim.fluid.fluid_exchange`, no SimGrid needed; a tenth of a second to a
+        (:func:`mpitaskmap.sim.fluid.fluid_exchange`, no SimGrid needed;
+        :func:`~mpitaskmap.search.judge.judge_steps` steps, their mean; a tenth of a second to a
         few seconds a replay at 4,096 ranks, ``benchmarks/fluid_speed.py``).  ``"simulate"``: SimGrid itself
         (:func:`mpitaskmap.sim.simgrid_replay.simulate_exchange`; needs ``libsimgrid-dev``, seconds to
         minutes a replay).  ``"default"``: ``"fluid"`` when ``metric`` is None (the default
