@@ -115,32 +115,44 @@ def test_exchange_messages_rounds_bytes_and_drops_intra_node_and_empty_edges():
     assert src.tolist() == [0] and dst.tolist() == [2] and size.tolist() == [3.0]
 
 
-def reference_replay(cap, routes, back, cons_back, pen, start, size, factor):
-    """Brute force: every flow's rate re-solved from scratch at every event (dense max-min)."""
-    n, n_links = len(routes), len(cap)
-    use = np.zeros((n, n_links))
-    for f in range(n):
+def reference_use(routes, back, cons_back, n_links):
+    """Dense consumption matrix of the reference replays: flow x link."""
+    use = np.zeros((len(routes), n_links))
+    for f in range(len(routes)):
         for l in routes[f]:
             use[f, l] += 1.0
         for l in back[f]:
             use[f, l] += cons_back
+    return use
+
+
+def reference_rates(use, pen, cap, act):
+    """Weighted max-min rates of the active flows, solved from scratch (progressive filling)."""
+    x = np.zeros(use.shape[0])
+    if act.any():
+        free, left = act.copy(), np.array(cap, float)
+        while free.any():
+            usage = (use[free] / pen[free, None]).sum(axis=0)
+            ok = usage > 0
+            level = np.where(ok, np.maximum(left, 0) / np.where(ok, usage, 1), np.inf)
+            lam = level.min()
+            full = level <= lam * (1 + 1e-12)
+            hit = free & (use[:, full].sum(axis=1) > 0)
+            x[hit] = lam / pen[hit]
+            left -= (use[hit] * x[hit, None]).sum(axis=0)
+            free &= ~hit
+    return x
+
+
+def reference_replay(cap, routes, back, cons_back, pen, start, size, factor):
+    """Brute force: every flow's rate re-solved from scratch at every event (dense max-min)."""
+    n = len(routes)
+    use = reference_use(routes, back, cons_back, len(cap))
     rem, t, fin = np.array(size, float), 0.0, np.full(n, np.nan)
     done = np.zeros(n, bool)
     while not done.all():
         act = ~done & (start <= t)
-        x = np.zeros(n)
-        if act.any():
-            free, left = act.copy(), np.array(cap, float)
-            while free.any():
-                usage = (use[free] / pen[free, None]).sum(axis=0)
-                ok = usage > 0
-                level = np.where(ok, np.maximum(left, 0) / np.where(ok, usage, 1), np.inf)
-                lam = level.min()
-                full = level <= lam * (1 + 1e-12)
-                hit = free & (use[:, full].sum(axis=1) > 0)
-                x[hit] = lam / pen[hit]
-                left -= (use[hit] * x[hit, None]).sum(axis=0)
-                free &= ~hit
+        x = reference_rates(use, pen, cap, act)
         with np.errstate(divide="ignore", invalid="ignore"):
             tf = np.where(act & (x > 0), rem / (factor * x), np.inf)
         dt = min(tf.min(), (start[~done & ~act] - t).min() if (~done & ~act).any() else np.inf)
@@ -378,13 +390,8 @@ def test_the_kernel_rejects_bad_ranks_and_steps():
 def reference_steps(cap, routes, back, cons_back, pen, delay, size, factor, src, dst, waits, n_ranks, n_steps):
     """Brute force of several steps: dense max-min re-solved at every event, ranks posting steps
     when their messages have arrived, a message starting once both of its ranks have posted."""
-    n, n_links = len(routes), len(cap)
-    use = np.zeros((n, n_links))
-    for f in range(n):
-        for l in routes[f]:
-            use[f, l] += 1.0
-        for l in back[f]:
-            use[f, l] += cons_back
+    n = len(routes)
+    use = reference_use(routes, back, cons_back, len(cap))
     need = np.zeros(n_ranks, int)
     for f in range(n):
         need[dst[f]] += 1
@@ -398,19 +405,7 @@ def reference_steps(cap, routes, back, cons_back, pen, delay, size, factor, src,
     rem, t, fin = np.array(size, float), 0.0, np.full(n, np.nan)
     while (inst < n_steps).any():
         act = begin <= t
-        x = np.zeros(n)
-        if act.any():
-            free, left = act.copy(), np.array(cap, float)
-            while free.any():
-                usage = (use[free] / pen[free, None]).sum(axis=0)
-                ok = usage > 0
-                level = np.where(ok, np.maximum(left, 0) / np.where(ok, usage, 1), np.inf)
-                lam = level.min()
-                full = level <= lam * (1 + 1e-12)
-                hit = free & (use[:, full].sum(axis=1) > 0)
-                x[hit] = lam / pen[hit]
-                left -= (use[hit] * x[hit, None]).sum(axis=0)
-                free &= ~hit
+        x = reference_rates(use, pen, cap, act)
         with np.errstate(divide="ignore", invalid="ignore"):
             tf = np.where(act & (x > 0), rem / (factor * x), np.inf)
         waiting = np.isfinite(begin) & ~act

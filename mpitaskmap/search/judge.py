@@ -106,9 +106,11 @@ JUDGE_CONFIG = DEFAULT_NETWORK_MODEL.simgrid_config
 JUDGE_STEPS = 5
 #: Largest task graph (directed edges) the judge replays :data:`JUDGE_STEPS` steps of; above
 #: it one.  Once the ranks drift apart nearly every message starts and ends at an instant of
-#: its own, so a replay of several steps costs 10 to 100 times one step: 0.03 to 0.5 s at 512
-#: and 1,024 ranks (2,700 and 5,600 edges), 4 to 15 s at 4,096 (23,000) here.
-JUDGE_STEPS_MAX_EDGES = 10_000
+#: its own, so a replay of several steps costs 10 to 100 times one step: 0.03 to 0.13 s at 512
+#: ranks, 8 or 16 per node (2,700 edges), on fat trees; at 1,024 ranks (5,500 edges) 0.2 to
+#: 0.5 s on a fat tree but 3 s and 1.1e8 work units on an Aries dragonfly (past
+#: :data:`FLUID_JUDGE_MAX_WORK` x 5, so the objective would decide); 4 to 15 s at 4,096 (23,000).
+JUDGE_STEPS_MAX_EDGES = 4_000
 #: Keywords of :func:`~mpitaskmap.sim.fluid.fluid_exchange` the fluid judge accepts.
 FLUID_OPTIONS = ("link_latency", "bytes_per_weight", "node_link", "bandwidth_unit", "loopback", "model",
                  "max_work", "steps")
