@@ -9,7 +9,7 @@ from mpitaskmap.search import judge as judge_mod
 from mpitaskmap.cli import main
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.sim.fluid import fluid_exchange
-from mpitaskmap.search.judge import (DEFAULT_JUDGE, FLUID_JUDGE_MAX_WORK, JUDGE_STEPS, JUDGE_TIE, JUDGE_TOP, default_judge, judge_order,
+from mpitaskmap.search.judge import (DEFAULT_JUDGE, FLUID_JUDGE_MAX_WORK, FLUID_JUDGE_MAX_WORK_STEPS, JUDGE_STEPS, JUDGE_TIE, JUDGE_TOP, default_judge, judge_order,
                               resolve_judge)
 from mpitaskmap.machines import FlatMachine
 from mpitaskmap.search.problem import Problem
@@ -54,9 +54,9 @@ def test_default_judge_applies_to_routed_machines_of_moderate_size(monkeypatch):
 
 def test_resolve_judge():
     p = Problem(TaskGraph.stencil([4, 4]), torus_machine([4, 4]))
-    # the budget is one step's, times the steps replayed
+    # the budget of a replay of several steps
     assert resolve_judge(p, DEFAULT_JUDGE, False) == ("fluid", f"{p.graph.indices.size} edges <= 100,000",
-                                                      {"max_work": FLUID_JUDGE_MAX_WORK * JUDGE_STEPS})
+                                                      {"max_work": FLUID_JUDGE_MAX_WORK_STEPS})
     assert resolve_judge(p, DEFAULT_JUDGE, True)[0] is None  # a given metric decides
     assert resolve_judge(p, None, False)[0] is None
     assert resolve_judge(p, "fluid", True) == ("fluid", "requested", {})  # asked for: no budget
@@ -122,7 +122,7 @@ def test_judge_options_reach_the_replay(overruled, monkeypatch):
     assert seen and all(o == {"model": "CM02", "link_latency": 2e-7} for o in seen)
     seen.clear()
     mpitaskmap.map(g, m)  # the default judge: its budget
-    assert seen and all(o == {"max_work": FLUID_JUDGE_MAX_WORK * JUDGE_STEPS} for o in seen)
+    assert seen and all(o == {"max_work": FLUID_JUDGE_MAX_WORK_STEPS} for o in seen)
 
 
 def test_cli_map_reports_the_judge(capsys):

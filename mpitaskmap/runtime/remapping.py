@@ -384,8 +384,9 @@ def remap(
         that computed those candidates (one more ``allgather``).  ``"default"``: when
         ``metric`` is None, on a torus machine with a link model, with at most
         :data:`~mpitaskmap.search.judge.FLUID_JUDGE_MAX_EDGES` task-graph edges and within
-        :data:`~mpitaskmap.search.judge.FLUID_JUDGE_MAX_WORK` a step replayed
-        (:func:`~mpitaskmap.search.judge.default_judge`); ``"fluid"``: whenever possible, no
+        :data:`~mpitaskmap.search.judge.FLUID_JUDGE_MAX_WORK` a replay
+        (:data:`~mpitaskmap.search.judge.FLUID_JUDGE_MAX_WORK_STEPS` one of several steps;
+        :func:`~mpitaskmap.search.judge.default_judge`); ``"fluid"``: whenever possible, no
         budget; None: the objective alone.  The report says which ran and why.
     shared_memory : bool, optional
         Gather the job's data to one leader per node, which builds the task graph and

@@ -39,7 +39,7 @@ from ..metrics import DEFAULT_MESSAGE_MODEL, LINK_METRICS, METRICS
 from .problem import Candidate, Problem
 
 __all__ = ["JUDGES", "DEFAULT_JUDGE", "JUDGE_TOP", "JUDGE_TIED_MAX", "SCORE_TIE", "TIED", "JUDGE_ALSO", "JUDGE_TIE", "JUDGE_CONFIG", "FLUID_JUDGE_MAX_EDGES",
-           "JUDGE_STEPS", "JUDGE_STEPS_MAX_EDGES", "judge_steps",
+           "JUDGE_STEPS", "JUDGE_STEPS_MAX_EDGES", "FLUID_JUDGE_MAX_WORK_STEPS", "judge_steps",
            "FLUID_JUDGE_MAX_WORK", "FLUID_OPTIONS", "default_judge", "resolve_judge", "mapping_digest",
            "candidate_kind", "judge_shortlist", "judge_order", "check_fluid_options", "fluid_seconds", "judge_metrics", "replay_function",
            "replay_in_turn", "judge_stage", "JudgeOutcome"]
@@ -106,11 +106,15 @@ JUDGE_CONFIG = DEFAULT_NETWORK_MODEL.simgrid_config
 JUDGE_STEPS = 5
 #: Largest task graph (directed edges) the judge replays :data:`JUDGE_STEPS` steps of; above
 #: it one.  Once the ranks drift apart nearly every message starts and ends at an instant of
-#: its own, so a replay of several steps costs 10 to 100 times one step: 0.03 to 0.13 s at 512
-#: ranks, 8 or 16 per node (2,700 edges), on fat trees; at 1,024 ranks (5,500 edges) 0.2 to
-#: 0.5 s on a fat tree but 3 s and 1.1e8 work units on an Aries dragonfly (past
-#: :data:`FLUID_JUDGE_MAX_WORK` x 5, so the objective would decide); 4 to 15 s at 4,096 (23,000).
-JUDGE_STEPS_MAX_EDGES = 4_000
+#: its own, so a replay of several steps costs 10 to 100 times one step: here 0.03 to 0.13 s
+#: at 512 ranks, 8 or 16 per node (2,700 edges), on fat trees; at 1,024 ranks (5,500 edges)
+#: 0.2 to 0.5 s on a fat tree, 2 to 3 s on an Aries dragonfly (1.2e8 work units); 4 to 15 s
+#: at 4,096 ranks (23,000 edges), which the judge replays one step of.
+JUDGE_STEPS_MAX_EDGES = 10_000
+#: The default judge's budget for one replay of :data:`JUDGE_STEPS` steps, in
+#: :attr:`~mpitaskmap.sim.fluid.FluidExchange.work` units: about 3 s here, the 1,024-rank
+#: replays above within it.
+FLUID_JUDGE_MAX_WORK_STEPS = 300_000_000
 #: Keywords of :func:`~mpitaskmap.sim.fluid.fluid_exchange` the fluid judge accepts.
 FLUID_OPTIONS = ("link_latency", "bytes_per_weight", "node_link", "bandwidth_unit", "loopback", "model",
                  "max_work", "steps")
@@ -164,7 +168,8 @@ def resolve_judge(problem: Problem, judge, metric_given: bool) -> tuple[str | No
         if metric_given:
             return None, "a metric was given: it decides", {}
         name, why = default_judge(problem)
-        return name, why, ({"max_work": FLUID_JUDGE_MAX_WORK * judge_steps(problem)} if name else {})
+        budget = FLUID_JUDGE_MAX_WORK if judge_steps(problem) == 1 else FLUID_JUDGE_MAX_WORK_STEPS
+        return name, why, ({"max_work": budget} if name else {})
     if judge not in JUDGES:
         raise InvalidInputError(f"judge: unknown {judge!r}; valid: {[DEFAULT_JUDGE, *JUDGES, None]}")
     return judge, "requested", {}
