@@ -125,7 +125,7 @@ SELECTORS = ("predicted_time", "average_hops", "weighted_hops", "latency", "max_
 #: Above ALL_CANDIDATES_UP_TO ranks: the generated candidates simulated are the TOP_CANDIDATES best
 #: distinct ones by the default objective, plus each SELECTORS metric's pick and auto's own.
 TOP_CANDIDATES = 8
-GRIDS = {512: (8, 8, 8), 4096: (16, 16, 16), 64: (4, 4, 4), 1024: (16, 8, 8)}
+GRIDS = {512: (8, 8, 8), 4096: (16, 16, 16), 64: (4, 4, 4), 1024: (16, 8, 8), 2048: (16, 16, 8)}
 #: Largest job whose generated candidates are simulated by default (each 4096-rank run: a CPU minute).
 ALL_CANDIDATES_UP_TO = 512
 #: "within 2%" of issues 18 and 19.
