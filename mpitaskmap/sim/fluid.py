@@ -401,8 +401,8 @@ def fluid_exchange(
         Unit of the machine's bandwidths (default GB/s; a key of
         :data:`mpitaskmap.sim.params.BANDWIDTH_UNITS`).
     loopback : (float, float), optional
-        A router's crossbar, for nodes of one router without node links (default
-        :data:`mpitaskmap.sim.params.DEFAULT_LOOPBACK`).
+        A router's crossbar, for nodes of one router without node links, and with several
+        steps every node's loopback (default :data:`mpitaskmap.sim.params.DEFAULT_LOOPBACK`).
     model : NetworkModel or str, optional
         :data:`SMPI` (default, :data:`DEFAULT_NETWORK_MODEL`) or :data:`CM02`, or a name of
         :data:`NETWORK_MODELS`.
