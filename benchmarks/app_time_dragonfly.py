@@ -33,7 +33,7 @@ methods), and the verdicts of issue 31 are printed: ``auto`` at or below every o
 every case, at least 20% below identity on the scattered cases.
 
 Run:  python benchmarks/app_time_dragonfly.py [--machines frontier,aries] [--allocations scattered,confined]
-      [--cases 512:8,1024:8] [--seeds 1,2] [--groups 4] [--methods ...] [--json PATH] [--keep DIR]
+      [--cases 512:8,1024:8,2048:8] [--seeds 1,2] [--groups 4] [--methods ...] [--json PATH] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -246,7 +246,7 @@ def main(argv=None) -> int:
     ap.add_argument("--allocations", default=f"{SCATTERED},{CONFINED}",
                     help="scattered (over the whole machine), confined (over --groups groups)")
     ap.add_argument("--groups", type=int, default=4, help="groups of a confined allocation (default 4)")
-    ap.add_argument("--cases", default="512:8,1024:8", help="RANKS:PPN,... (ranks in %s; default 512:8,1024:8: at 4,096 a random order runs over 15 minutes here)" % sorted(GRIDS))
+    ap.add_argument("--cases", default="512:8,1024:8,2048:8", help="RANKS:PPN,... (ranks in %s; at 4,096 a random order runs over 15 minutes here)" % sorted(GRIDS))
     ap.add_argument("--seeds", default="1,2", help="allocation seeds (default 1,2)")
     ap.add_argument("--methods", default=",".join(METHODS), help=f"comma list of {', '.join(METHODS)}")
     add_app_arguments(ap)
