@@ -154,14 +154,21 @@ def test_graph_family_in_the_candidate_list():
     m = torus_machine([4, 4])
     g = TaskGraph.stencil([4, 4], periodic=True)
     cands = candidate_list(g, m, families=["geometric", "graph"])
-    assert [(c.family, c.method) for c in cands[-4:]] == [
-        ("graph", "greedy+uwh"), ("graph", "bisection"), ("graph", "geometric+uwh"), ("graph", "identity+uwh")]
-    assert [c.label() for c in cands[-4:]] == ["greedy+uwh", "bisection", "geometric+uwh fz", "identity+uwh"]
-    for c in cands[-4:]:
+    assert [(c.family, c.method) for c in cands[-5:]] == [
+        ("graph", "greedy+uwh"), ("graph", "bisection"), ("graph", "geometric+uwh"), ("graph", "identity+uwh"),
+        ("graph", "packing")]
+    assert [c.label() for c in cands[-5:]] == ["greedy+uwh", "bisection", "geometric+uwh fz", "identity+uwh", "packing"]
+    for c in cands[-5:-1]:
         assert apply(c, Problem(g, m)).metric("average_hops") <= identity_mapping(g, m).metric("average_hops") + 1
+    # packing is greedy+uwh on the nodes alone, returned on the machine itself
+    packed = apply(cands[-1], Problem(g, m))
+    flat = gm.map_greedy(g, FlatMachine(m.node_ids), refine=True)
+    assert packed.machine is m and packed.method == "packing"
+    assert packed.task_to_proc.tolist() == flat.task_to_proc.tolist()
     # without task coordinates the family leaves out geometric+uwh
     bare = TaskGraph.from_edges(g.sources(), g.indices, g.weights, n_tasks=g.n_tasks)
-    assert [c.method for c in candidate_list(bare, m, families="graph")] == ["greedy+uwh", "bisection", "identity+uwh"]
+    assert [c.method for c in candidate_list(bare, m, families="graph")] == [
+        "greedy+uwh", "bisection", "identity+uwh", "packing"]
 
 
 def test_too_many_tasks():

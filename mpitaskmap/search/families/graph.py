@@ -6,10 +6,16 @@ coordinates), ``identity+uwh`` (the application's own order refined: partitioner
 number parts locally), ``umc`` and ``ummc`` (greedy+uwh, then congestion refinement of
 Latency(M) or of the max message count; machines with a link model), ``bisection`` (dual
 recursive bisection of tasks and processors, then UWH:
-:func:`~mpitaskmap.mappers.graph.bisection.map_bisection`).
+:func:`~mpitaskmap.mappers.graph.bisection.map_bisection`), ``packing`` (greedy+uwh on the
+machine's nodes with the network ignored: :func:`map_packing`).
 
 The family's search candidates are ``greedy+uwh``, ``bisection``, ``geometric+uwh`` (with
-coordinates) and ``identity+uwh``, in this order.
+coordinates), ``identity+uwh`` and ``packing``, in this order.  ``packing`` is what an MPI
+library's own ``reorder`` gives at best (Open MPI's treematch sees inside nodes only), so a
+search that holds it never settles below that by its objective and judge; on a tapered fat
+tree with 16 ranks a node, where every mapping's busiest link is a node's own, it is
+sometimes the fastest mapping there is (``sim:fattree`` 2:1, 512 ranks, seed 2: 64.99 µs a
+step replayed against 65.03 µs for the best tree-aware candidate; SMPI agrees).
 
 None of them promises to beat the default order: they minimise weighted hops, and the
 search's objective on a machine with links is the predicted time, set by the most loaded
@@ -29,18 +35,22 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
 from ...errors import NotApplicableError
 from ...metrics import default_metric, evaluate
 from ...mappers.graph.bisection import map_bisection
 from ...mappers.geometric.mapper import map_geometric
 from ...mappers.graph.greedy import map_greedy, refine_congestion, refine_wh
+from ...graphs.taskgraph import TaskGraph
+from ...machines import FlatMachine, Machine
 from ...mapping import Mapping, identity_mapping
 from ..problem import Candidate, Problem
 
-__all__ = ["candidates", "apply", "METHODS", "WORSE_THAN_DEFAULT", "note_against_default", "worse_than_default_line"]
+__all__ = ["candidates", "apply", "map_packing", "METHODS", "WORSE_THAN_DEFAULT", "note_against_default", "worse_than_default_line"]
 
 #: Every method of the family, in table order.
-METHODS = ("greedy", "greedy+uwh", "geometric+uwh", "identity+uwh", "umc", "ummc", "bisection")
+METHODS = ("greedy", "greedy+uwh", "geometric+uwh", "identity+uwh", "umc", "ummc", "bisection", "packing")
 
 #: ``info`` key of a graph mapping the default objective ranks below the default order:
 #: ``{"metric": NAME, "value": its score, "default": the default order's score}``.
@@ -75,7 +85,50 @@ def candidates(problem: Problem) -> list[Candidate]:
     if problem.task_dims:
         out.append(candidate("geometric+uwh"))
     out.append(candidate("identity+uwh"))
+    out.append(candidate("packing"))
     return out
+
+
+def map_packing(graph: TaskGraph, machine: Machine, *, delta: int = 8, progress: Callable | None = None) -> Mapping:
+    """Pack the tasks onto the machine's nodes with the network ignored (node packing).
+
+    Greedy growth and UWH (:func:`~mpitaskmap.mappers.graph.greedy.map_greedy` with
+    ``refine=True``) on :class:`~mpitaskmap.machines.FlatMachine` of the same processors
+    (every node one hop from every other), the result returned on ``machine``: heavy
+    neighbours share a node, the nodes themselves are taken in the machine's order.  This is
+    what ``MPI_Dist_graph_create_adjacent(reorder=1)`` gives at best where the MPI library
+    maps inside nodes only.  O(greedy + UWH on ``n_nodes`` equidistant nodes).
+
+    Parameters
+    ----------
+    graph : TaskGraph
+        Task communication graph.
+    machine : Machine
+        The processors; only their nodes are used.
+    delta : int, optional
+        UWH candidate nodes per task (default 8).
+    progress : callable, optional
+        ``progress(done, total)`` of the UWH passes.
+
+    Returns
+    -------
+    Mapping
+        On ``machine``, ``method == "packing"``.
+
+    Examples
+    --------
+    Two nodes of two cores on two leaves; tasks 0-3 and 1-2 talk, so each pair shares a node:
+
+    >>> from mpitaskmap.machines import FatTreeMachine
+    >>> m = FatTreeMachine.regular([2, 2], [1, 1], 10.0, [0, 0, 3, 3])
+    >>> g = TaskGraph.from_edges([0, 1], [3, 2], n_tasks=4)
+    >>> map_packing(g, m).task_to_proc.tolist()
+    [0, 2, 3, 1]
+    """
+    flat = FlatMachine(machine.node_ids, name=f"{machine.name} (nodes only)")
+    packed = map_greedy(graph, flat, refine=True, delta=delta, progress=progress)
+    return Mapping(np.asarray(packed.task_to_proc, dtype=np.int64), machine, graph, method="packing",
+                   info=dict(packed.info))
 
 
 def note_against_default(mapping: Mapping, problem: Problem) -> Mapping:
@@ -183,4 +236,6 @@ def _compute(candidate: Candidate, problem: Problem, progress: Callable | None,
         return refine_wh(identity_mapping(g, m), delta=delta, progress=progress)
     if method == "bisection":
         return map_bisection(g, m, delta=delta, progress=progress)
+    if method == "packing":
+        return map_packing(g, m, delta=delta, progress=progress)
     raise ValueError(f"method: unknown graph method {method!r}; valid: {list(METHODS)}")
