@@ -26,6 +26,10 @@
 #              tried by move, look, undo (_LinkLoads.trial) and applied by _LinkLoads.relocate.
 #              With fractions that are not binary (1/3) the incremental sums may differ from a
 #              recount in the last bits; integer weights and fractions k/2^j keep them exact.
+# Node swaps : refine_node_swaps exchanges whole nodes' task groups (contents) while the link
+#              objectives, as a multiset, fall lexicographically; only the links a swap
+#              re-routes can change, so a trial compares their sorted values before and after
+#              (_SwapTrial) and an undo restores the saved values exactly.
 # Tie-breaks : by lower task / node index everywhere (deterministic).
 # Complexity : UG O(m log n + sum of BFS work), BFS stops at the first level with capacity;
 #              UWH O(passes * n * delta * cap * deg); congestion O(iterations * (m * hops +
@@ -1010,6 +1014,202 @@ def refine_congestion(const long long[::1] mptr, const long long[::1] madj, cons
             if not any_swap:
                 break
     return it, n_swaps
+
+
+@cython.final
+cdef class _SwapTrial:
+    """The link loads of one node-content swap: re-route, record the touched links, keep or undo.
+
+    Holds the content graph (out-CSR cptr/cadj/cw, in-CSR rptr/radj/rw over the start's
+    nodes), the node of every content (pos), the network, Data(e) of every link and the
+    first value of every link a trial touched (touched/saved, stamped so a link is saved
+    once).
+    """
+
+    cdef const long long[::1] cptr
+    cdef const long long[::1] cadj
+    cdef const double[::1] cw
+    cdef const long long[::1] rptr
+    cdef const long long[::1] radj
+    cdef const double[::1] rw
+    cdef long long[::1] pos
+    cdef _Net net
+    cdef double[::1] data
+    cdef long long[::1] stamp
+    cdef long long cur
+    cdef vector[long long] touched
+    cdef vector[double] saved
+    cdef long long* buf
+    cdef long long work
+
+    def __cinit__(self, const long long[::1] cptr, const long long[::1] cadj, const double[::1] cw,
+                  const long long[::1] rptr, const long long[::1] radj, const double[::1] rw,
+                  long long[::1] pos, _Net net not None, double[::1] data):
+        self.buf = NULL
+        self.cptr = cptr
+        self.cadj = cadj
+        self.cw = cw
+        self.rptr = rptr
+        self.radj = radj
+        self.rw = rw
+        self.pos = pos
+        self.net = net
+        self.data = data
+        self.stamp = np.zeros(max(data.shape[0], 1), dtype=np.int64)
+        self.cur = 0
+        self.work = 0
+        self.buf = _alloc_route_buffer(net.dims)
+
+    def __dealloc__(self):
+        free(self.buf)
+
+    cdef inline void _route(self, long long a, long long b, double w, double sign) noexcept nogil:
+        """Add (sign +1) or remove (-1) w words routed node a -> node b, saving each link's first value."""
+        cdef const long long* links
+        cdef const double* fractions
+        cdef Py_ssize_t k, h = self.net.route(a, b, self.buf, &links, &fractions)
+        cdef long long link
+        for k in range(h):
+            link = links[k]
+            if self.stamp[link] != self.cur:
+                self.stamp[link] = self.cur
+                self.touched.push_back(link)
+                self.saved.push_back(self.data[link])
+            self.data[link] += sign * (w if fractions == NULL else w * fractions[k])
+        self.work += h
+
+    cdef void _traffic(self, long long x, long long y, double sign) noexcept nogil:
+        """Add or remove the routes of every message of contents x and y (an x-y message once)."""
+        cdef Py_ssize_t e
+        cdef long long v
+        for e in range(self.cptr[x], self.cptr[x + 1]):
+            self._route(self.pos[x], self.pos[self.cadj[e]], self.cw[e], sign)
+        for e in range(self.rptr[x], self.rptr[x + 1]):
+            self._route(self.pos[self.radj[e]], self.pos[x], self.rw[e], sign)
+        if y < 0:
+            return
+        for e in range(self.cptr[y], self.cptr[y + 1]):
+            v = self.cadj[e]
+            if v != x:
+                self._route(self.pos[y], self.pos[v], self.cw[e], sign)
+        for e in range(self.rptr[y], self.rptr[y + 1]):
+            v = self.radj[e]
+            if v != x:
+                self._route(self.pos[v], self.pos[y], self.rw[e], sign)
+
+    cdef int swap(self, long long x, long long y, const double[::1] bw, double eps) noexcept nogil:
+        """Exchange the nodes of contents x and y.
+
+        Returns 1 and keeps the swap when the touched links' objectives Data(e)/bw(e),
+        sorted high to low, are lexicographically lower than before (by more than eps at
+        the first difference); else undoes it exactly (saved values restored) and returns 0.
+        """
+        cdef Py_ssize_t k, n
+        cdef long long px = self.pos[x], py = self.pos[y]
+        cdef vector[double] before, after
+        self.cur += 1
+        self.touched.clear()
+        self.saved.clear()
+        self._traffic(x, y, -1.0)
+        self.pos[x] = py
+        self.pos[y] = px
+        self._traffic(x, y, 1.0)
+        n = <Py_ssize_t> self.touched.size()
+        for k in range(n):
+            before.push_back(self.saved[k] / bw[self.touched[k]])
+            after.push_back(self.data[self.touched[k]] / bw[self.touched[k]])
+        sort(before.begin(), before.end())
+        sort(after.begin(), after.end())
+        for k in range(n - 1, -1, -1):  # highest first
+            if after[k] < before[k] - eps:
+                return 1
+            if after[k] > before[k] + eps:
+                break
+        for k in range(n):
+            self.data[self.touched[k]] = self.saved[k]
+        self.pos[x] = px
+        self.pos[y] = py
+        return 0
+
+
+def refine_node_swaps(const long long[::1] cptr, const long long[::1] cadj, const double[::1] cw,
+                      const long long[::1] rptr, const long long[::1] radj, const double[::1] rw,
+                      const long long[::1] load, const long long[::1] capacity, _Net net not None,
+                      const double[::1] bw, long long[::1] pos, double[::1] data, long long max_passes,
+                      long long max_work):
+    """Swap whole nodes' tasks while the link loads fall lexicographically (node-swap polish).
+
+    Contents are the start's nodes (0 .. n_nodes-1) with their tasks; content c sits on node
+    pos[c] (a permutation, updated in place) and carries load[c] tasks; the content graph
+    holds the words between different contents (out-CSR cptr/cadj/cw, in-CSR rptr/radj/rw).
+    data is Data(e) of every link for pos, kept up to date.  A pass takes the nodes hottest
+    first (the highest Data(e)/bw(e) on a route of their content; ties: lower node) and, for
+    each, tries every other node in index order: the swap is kept when the multiset of link
+    objectives falls lexicographically (_SwapTrial.swap: only the touched links can differ)
+    and both contents fit their new nodes.  Passes stop when one keeps no swap, after
+    max_passes, or once max_work route entries have been visited (a deterministic budget).
+    Returns (passes, swaps, work).  O(passes * n_nodes**2 * (deg * hops + touched log touched)).
+    """
+    cdef Py_ssize_t n = pos.shape[0], i, e, k, h
+    cdef long long a, b, x, y, passes = 0, swaps = 0, kept
+    cdef double top, eps, heat
+    cdef const long long* links
+    cdef const double* fractions
+    cdef _SwapTrial trial = _SwapTrial(cptr, cadj, cw, rptr, radj, rw, pos, net, data)
+    cdef long long[::1] at = np.empty(n, dtype=np.int64)
+    cdef vector[keyed] order
+    cdef bint stop = False
+    if capacity.shape[0] != n or load.shape[0] != n or cptr.shape[0] != n + 1 or rptr.shape[0] != n + 1:
+        raise ValueError(f"refine_node_swaps: pos, load and capacity need one entry a node and the CSRs n + 1 ({n})")
+    net.check_loads(data.shape[0], data.shape[0], bw.shape[0])
+    for i in range(n):
+        at[pos[i]] = i
+    with nogil:
+        while passes < max_passes and not stop:
+            passes += 1
+            kept = 0
+            top = 0.0
+            for e in range(data.shape[0]):
+                top = max(top, data[e] / bw[e])
+            eps = 1e-9 * top
+            order.clear()
+            for x in range(n):
+                heat = 0.0
+                for e in range(cptr[x], cptr[x + 1]):
+                    h = net.route(pos[x], pos[cadj[e]], trial.buf, &links, &fractions)
+                    for k in range(h):
+                        heat = max(heat, data[links[k]] / bw[links[k]])
+                for e in range(rptr[x], rptr[x + 1]):
+                    h = net.route(pos[radj[e]], pos[x], trial.buf, &links, &fractions)
+                    for k in range(h):
+                        heat = max(heat, data[links[k]] / bw[links[k]])
+                order.push_back(keyed(-heat, pos[x]))
+            sort(order.begin(), order.end())
+            for i in range(n):
+                a = order[i].second
+                for b in range(n):
+                    if b == a:
+                        continue
+                    x = at[a]
+                    y = at[b]
+                    if load[x] > capacity[b] or load[y] > capacity[a]:
+                        continue
+                    if cptr[x] == cptr[x + 1] and rptr[x] == rptr[x + 1] and cptr[y] == cptr[y + 1] \
+                            and rptr[y] == rptr[y + 1]:
+                        continue
+                    if trial.swap(x, y, bw, eps):
+                        at[a] = y
+                        at[b] = x
+                        kept += 1
+                    if trial.work >= max_work:
+                        stop = True
+                        break
+                if stop:
+                    break
+            swaps += kept
+            if kept == 0:
+                break
+    return passes, swaps, trial.work
 
 
 def node_assignment_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,

@@ -68,6 +68,12 @@ def refine_congestion(
     max_candidates: int, max_iter: int, task_node: npt.NDArray[np.int64], data: npt.NDArray[np.float64],
     msgs: npt.NDArray[np.int64],
 ) -> tuple[int, int]: ...
+def refine_node_swaps(
+    cptr: npt.NDArray[np.int64], cadj: npt.NDArray[np.int64], cw: npt.NDArray[np.float64],
+    rptr: npt.NDArray[np.int64], radj: npt.NDArray[np.int64], rw: npt.NDArray[np.float64],
+    load: npt.NDArray[np.int64], capacity: npt.NDArray[np.int64], net: _Net, bw: npt.NDArray[np.float64],
+    pos: npt.NDArray[np.int64], data: npt.NDArray[np.float64], max_passes: int, max_work: int,
+) -> tuple[int, int, int]: ...
 def node_assignment_wh(
     tptr: npt.NDArray[np.int64], tadj: npt.NDArray[np.int64], tw: npt.NDArray[np.float64], net: _Net,
     task_node: npt.NDArray[np.int64],

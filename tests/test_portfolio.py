@@ -20,6 +20,7 @@ from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.mapfiles import read_map
 from mpitaskmap.mappers.grid.heuristics import GRID_METHODS
 from mpitaskmap.mappers.percs import STRATEGIES
+from mpitaskmap.search import judge as judge_module
 from mpitaskmap.search.methods import METHODS
 from mpitaskmap.search.scoring import FAMILIES, REFINE_TOP, apply
 from mpitaskmap.search.families.rubik import METHODS as RUBIK_METHODS
@@ -105,8 +106,9 @@ def test_auto_searches_the_applicable_families_with_the_identity_first():
     cands = candidate_list(graph, machine, families=["geometric", "graph", "grid", "rubik"], include_identity=True)
     best = best_of(graph, machine, cands, refine=REFINE_TOP)  # auto is the two-stage search
     assert m.info["candidates"] == len(best.candidates) == len(cands) + m.info["refined"]
-    # the default objective on a machine with links is predicted time, refined by UWH and UWH+UMC
-    assert m.info["metric"] == "predicted_time" and m.info["refined"] == 2 * REFINE_TOP
+    # the default objective on a machine with links is predicted time, refined by UWH and UWH+UMC,
+    # and (a graph the judge replays five steps of) polished by node swaps, alone and after UMC
+    assert m.info["metric"] == "predicted_time" and m.info["refined"] == 4 * REFINE_TOP
     hops = mpitaskmap.map(graph, machine, metric="weighted_hops")
     assert hops.info["metric"] == "weighted_hops" and hops.info["refined"] == REFINE_TOP  # one (UWH) per start
     np.testing.assert_array_equal(m.task_to_proc, best.mapping.task_to_proc)
@@ -189,7 +191,7 @@ def test_rubik_family_places_the_task_grid_like_rubik():
     assert rubik_family.candidates(Problem(bare, m)) == []
 
 
-def test_two_stage_search_refines_the_top_candidates_and_never_loses():
+def test_two_stage_search_refines_the_top_candidates_and_never_loses(monkeypatch):
     # kNN-like irregular graph on a sparse allocation: refinement finds something better
     rng = np.random.default_rng(7)
     pts = rng.random((64, 3))
@@ -214,14 +216,26 @@ def test_two_stage_search_refines_the_top_candidates_and_never_loses():
     assert two.mapping.info["candidate"] == starts[two.index - len(cands)].label() + " + uwh"
     again = best_of(graph, machine, cands, refine=3, metric="weighted_hops")
     np.testing.assert_array_equal(again.mapping.task_to_proc, two.mapping.task_to_proc)
-    # for latency, each start is also refined for congestion
+    # for latency, each start is also refined for congestion, and polished by node swaps
     lat = best_of(graph, machine, cands, refine=2, metric="latency")
-    assert [c.method for c in lat.candidates[len(cands):]] == ["uwh", "uwh+umc", "uwh", "uwh+umc"]
+    chain = ["uwh", "uwh+umc", "nodes", "uwh+umc+nodes"]
+    assert [c.method for c in lat.candidates[len(cands):]] == chain * 2
     assert lat.score <= lat.scores[0]
     # so is the default objective, predicted time (set by the most loaded link)
     pt = best_of(graph, machine, cands, refine=2)
-    assert [c.method for c in pt.candidates[len(cands):]] == ["uwh", "uwh+umc", "uwh", "uwh+umc"]
+    assert [c.method for c in pt.candidates[len(cands):]] == chain * 2
     assert pt.mapping.info["metric"] == "predicted_time" and pt.score <= min(pt.scores[: len(cands)])
+    # a polish never raises its start's Latency(M) (the busiest link comes first in its order;
+    # the predicted time may rise with longer routes, and the objective then ranks it lower)
+    problem = Problem(graph, machine)
+    second = pt.candidates[len(cands):]
+    for start, polished in ((second[0].option("start"), second[2]), (second[1], second[3]),
+                            (second[4].option("start"), second[6]), (second[5], second[7])):
+        assert apply(polished, problem).metric("latency") <= apply(start, problem).metric("latency")
+    # where the judge replays one step (a larger graph), the second stage has no node swaps
+    monkeypatch.setattr(judge_module, "JUDGE_STEPS_MAX_EDGES", graph.indices.size - 1)
+    one_step = best_of(graph, machine, cands, refine=2)
+    assert [c.method for c in one_step.candidates[len(cands):]] == ["uwh", "uwh+umc"] * 2
 
 
 def test_refinement_ties_keep_the_first_stage_winner():

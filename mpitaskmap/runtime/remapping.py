@@ -62,8 +62,8 @@ from ..search.registry import as_candidate
 from .gather import (LocalRank, NodeShare, describe_network, gather_job, input_error, network_digest,
                      network_mismatch)
 from ..providers import Provider, assemble_machine_arrays, get_provider
-from ..search.scoring import (DEFAULT_FAMILIES, REFINE_TOP, apply, candidate_list, refinement_candidates, resolve_metric,
-                     score_candidates, top_indices, winner)
+from ..search.scoring import (DEFAULT_FAMILIES, REFINE_TOP, apply, candidate_list, polishes_nodes,
+                              refinement_candidates, resolve_metric, score_candidates, top_indices, winner)
 from ..graphs.taskgraph import TaskGraph
 
 __all__ = ["remap", "remap_task", "RemapReport", "search_candidates", "SearchResult", "METRIC_NAMES",
@@ -865,7 +865,8 @@ def _search(comm, problem: Problem, cands: list, metric: str, list_err: str, ref
     every = [pair for r in results for pair in r[1]]
     digests = dict(pair for r in results for pair in r[4])
     # second stage: the top candidates refined, spread over the ranks like the first
-    second = refinement_candidates([cands[i] for i in top_indices(every, refine)], metric) if refine else []
+    second = refinement_candidates([cands[i] for i in top_indices(every, refine)], metric,
+                                   node_swaps=polishes_nodes(problem)) if refine else []
     if second:
         res.candidates = list(cands) + second
         results2, best2 = _score_share(comm, problem, res.candidates, len(cands), metric, "",

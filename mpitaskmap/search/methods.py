@@ -27,7 +27,8 @@ method              what it computes
 ``rubik:NAME``      Rubik's box mapping: ``map``, ``tilt``, ``zorder``
 ``auto``            the best of every applicable family's candidates by ``metric``,
                     the identity first (:func:`~mpitaskmap.search.scoring.families_for`), then
-                    the ``refine`` (default 4) best refined (a two-stage search)
+                    the ``refine`` (default 4) best refined: UWH, UMC and, up to
+                    ``JUDGE_STEPS_MAX_EDGES`` edges, node swaps (a two-stage search)
 ==================  ============================================================================
 
 Their options: :data:`METHODS` (or ``mpitaskmap map --help``, which spells them).
