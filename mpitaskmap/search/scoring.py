@@ -22,7 +22,7 @@ from ..errors import InvalidInputError, NotApplicableError
 from .families import geometric, graph, grid, identity, percs, rubik
 from ..machines import Machine
 from ..mappers.graph.greedy import refine_congestion, refine_wh
-from ..mappers.graph.node_swaps import refine_node_swaps
+from ..mappers.graph.node_swaps import NODE_SWAP_STEP, refine_node_swaps
 from ..mapping import Mapping
 from ..metrics import METRICS, default_metric, evaluate
 from .judge import judge_steps
@@ -228,7 +228,7 @@ def refinement_candidates(starts: Sequence[Candidate], metric="weighted_hops", *
     if name in ("latency", "predicted_time"):
         steps.append(("uwh", "umc"))
         if node_swaps:
-            steps += [("nodes",), ("uwh", "umc", "nodes")]
+            steps += [(NODE_SWAP_STEP,), ("uwh", "umc", NODE_SWAP_STEP)]
     elif name == "max_messages":
         steps.append(("uwh", "ummc"))
     return [Candidate.make(REFINED, "+".join(st), title=" + ".join((c.label(),) + st), start=c)
@@ -252,7 +252,7 @@ _STEPS: dict[str, Callable[[Mapping], Mapping]] = {
     "uwh": refine_wh,
     "umc": lambda m: refine_congestion(m, objective="latency"),
     "ummc": lambda m: refine_congestion(m, objective="max_messages"),
-    "nodes": refine_node_swaps,
+    NODE_SWAP_STEP: refine_node_swaps,
 }
 
 

@@ -31,7 +31,10 @@ from ...errors import InvalidInputError
 from ...mapping import Mapping, as_mapping
 from .greedy import NodeNetwork
 
-__all__ = ["refine_node_swaps", "NODE_SWAP_MAX_PASSES", "NODE_SWAP_MAX_WORK"]
+__all__ = ["refine_node_swaps", "NODE_SWAP_STEP", "NODE_SWAP_MAX_PASSES", "NODE_SWAP_MAX_WORK"]
+
+#: The polish's name as a step of a refined search candidate (``"geometric fz ... + nodes"``).
+NODE_SWAP_STEP = "nodes"
 
 #: Passes of :func:`refine_node_swaps` at most (a pass tries every node against every other).
 NODE_SWAP_MAX_PASSES = 8
