@@ -450,11 +450,16 @@ def _place_parts(part_node, sizes, nn: "NodeNetwork", order, *, keep_first: bool
     return out
 
 
-def _quotient(tptr, tadj, tw, parts, n_parts):
+def _quotient_graph(tptr, tadj, tw, parts, n_parts) -> TaskGraph:
+    """The words between different parts: edges of one (part, part) pair summed, within a part dropped."""
     src = np.repeat(np.arange(tptr.size - 1), np.diff(tptr))
     ps, pd = parts[src], parts[tadj]
     keep = ps != pd
-    q = TaskGraph.from_edges(ps[keep], pd[keep], tw[keep], n_tasks=n_parts)
+    return TaskGraph.from_edges(ps[keep], pd[keep], tw[keep], n_tasks=n_parts)
+
+
+def _quotient(tptr, tadj, tw, parts, n_parts):
+    q = _quotient_graph(tptr, tadj, tw, parts, n_parts)
     return q.indptr.astype(np.int64), q.indices.astype(np.int64), q.weights
 
 

@@ -29,7 +29,7 @@ import numpy as np
 from ... import _graphmap
 from ...errors import InvalidInputError
 from ...mapping import Mapping, as_mapping
-from .greedy import NodeNetwork
+from .greedy import NodeNetwork, _incoming, _quotient_graph
 
 __all__ = ["refine_node_swaps", "NODE_SWAP_STEP", "NODE_SWAP_MAX_PASSES", "NODE_SWAP_MAX_WORK"]
 
@@ -46,23 +46,10 @@ NODE_SWAP_MAX_WORK = 200_000_000
 
 def _content_graph(graph, task_node: np.ndarray, n_nodes: int):
     """Words between the task groups of different nodes: out-CSR and in-CSR over the nodes."""
-    src = np.repeat(np.arange(graph.n_tasks, dtype=np.int64), np.diff(graph.indptr))
-    a, b = task_node[src], task_node[graph.indices]
-    keep = a != b
-    key = a[keep] * n_nodes + b[keep]
-    pairs, inverse = np.unique(key, return_inverse=True)
-    # astype: numpy's bincount of nothing is int64 even with float weights
-    words = np.bincount(inverse, weights=np.asarray(graph.weights, dtype=np.float64)[keep],
-                        minlength=pairs.size).astype(np.float64)
-    u, v = pairs // n_nodes, pairs % n_nodes
-
-    def csr(rows, cols):
-        order = np.lexsort((cols, rows))
-        ptr = np.zeros(n_nodes + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=n_nodes), out=ptr[1:])
-        return ptr, np.ascontiguousarray(cols[order], dtype=np.int64), np.ascontiguousarray(words[order])
-
-    return csr(u, v) + csr(v, u)
+    content = _quotient_graph(graph.indptr, graph.indices, np.asarray(graph.weights, dtype=np.float64), task_node,
+                              n_nodes)
+    return (content.indptr.astype(np.int64), content.indices.astype(np.int64),
+            np.ascontiguousarray(content.weights, dtype=np.float64)) + _incoming(content)
 
 
 def refine_node_swaps(mapping: Mapping, *, max_passes: int = NODE_SWAP_MAX_PASSES,
