@@ -187,7 +187,7 @@ def polishes_nodes(problem: Problem) -> bool:
     busiest - and differ in how the contention below it spreads and delays the ranks step
     after step, which the five-step replay measures and a one-step replay, the judge above
     that size, does not (on the fat trees of ``benchmarks/app_time_fattree.py`` at 512
-    ranks the polish took the judged pick from 55.2 to 44.1 µs a replayed step; at 4,096
+    ranks the polish took the judged pick from 55.2 to 45.0 µs a replayed step; at 4,096
     ranks it was not measured).
 
     Examples

@@ -13,8 +13,9 @@ the links a swap re-routes change, so a trial compares those alone (``_graphmap`
 ``refine_node_swaps``); the loads are kept incrementally.
 
 Measured on ``benchmarks/app_time_fattree.py``'s 4:1-tapered 512-rank trees, 8 ranks a node:
-the search's best mapping replayed (five steps of the fluid judge) 55.2 µs a step, polished
-44.1 µs; seed 1 59.7 against 48.3 µs.  The nodes' own links keep their loads (a node's
+seed 2: the search's pick replayed (five steps of the fluid judge) 55.2 µs a step before the polish
+joined the search and 45.0 µs after (SMPI: 55.6 and 45.3 µs); seed 1 59.7 and 52.7 µs (SMPI
+60.1 and 53.0 µs).  The nodes' own links keep their loads (a node's
 link carries its group's traffic wherever it sits), so where a node link is the busiest
 the predicted time ties and the judge tells the mappings apart.
 """
