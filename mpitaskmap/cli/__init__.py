@@ -11,6 +11,8 @@ like a man page.  The subcommands:
 ``compare``  several methods side by side: a table (text, CSV, JSON) and an HTML report
 ``plot``     allocation in 3-D, link loads per link class, hop histograms (PNG)
 ``simgrid``  SimGrid SMPI platform, one hostfile per method, and simulated runs of an app
+``formats``  the machine-file, topology.conf, node-list, task-graph and map-file forms, with
+             an example each (``mpitaskmap --help-formats`` is the same)
 
 The global options ``-q``/``--quiet`` and ``--debug`` may come before the subcommand
 (``mpitaskmap -q map ...``) or after it.  ``mpitaskmap --pmpi-lib`` prints the path of the
@@ -45,6 +47,7 @@ def _usage() -> str:
         "subcommands:",
         *[f"  {c.name:<{width}}  {c.summary}" for c in COMMANDS.values()],
         "",
+        "  --help-formats  the same as 'mpitaskmap formats': the file forms, an example each",
         "  --pmpi-lib  print the path of the PMPI library (built on first use for $MPICC):",
         "              LD_PRELOAD=$(mpitaskmap --pmpi-lib) makes MPI_Cart_create(reorder=1) reorder",
         "",
@@ -97,6 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args[0] == "--pmpi-lib":
         return _pmpi_lib(args[1:])
+    if args[0] == "--help-formats":
+        args[0] = "formats"
     name, rest = args[0], args[1:]
     if name not in COMMANDS:
         hint = f" (global options: {', '.join(GLOBAL_OPTIONS)})" if name.startswith("-") else ""
@@ -123,4 +128,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 # Register the subcommands (each module calls register at import).
-from . import map, eval, compare, plot, smpi  # noqa: E402,F401,A004
+from . import map, eval, compare, plot, smpi, formats  # noqa: E402,F401,A004
