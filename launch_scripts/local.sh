@@ -12,7 +12,9 @@
 #                                         sim:titan:ppn=4,seed=2      (4 ranks per node)
 #                                         sim:bgq:shape=2x2x2x2x2,ppn=1
 #                                         sim:torus:dims=4x4x4,ppn=1
-#                                         file:mpitaskmap/data/<machine file>  (one row per rank)
+#                                         sim:fattree:leaves=8,nodes_per_leaf=4,taper=4,nodes=8,ppn=2,seed=1
+#                                         sim:frontier:nodes=8,ppn=2,seed=1   (a Slingshot dragonfly)
+#                                         file:examples/dragonfly_alloc.txt   (a machine file; NP=32)
 #   GRID=4x2x2                          task grid PXxPYxPZ, PX*PY*PZ = NP (default: chosen by MPI)
 #   MAPPING=default,group,geometric     placements to compare
 #   STEPS=10                            time steps
