@@ -21,7 +21,7 @@
 #              allocation splits over connected components), through a binary heap of the
 #              links keyed by remaining capacity / usage, updated lazily (keys only rise).  At most twice as many events
 #              as flows; far fewer when flows share start times and rates.
-# Source     : ALGORITHMS.md (the fluid judge); SimGrid's lmm maxmin solver (the semantics,
+# Source     : ALGORITHMS.md section 10 (the judge's fluid replay); SimGrid's lmm maxmin solver (the semantics,
 #              not the code).
 
 from libc.stdlib cimport malloc, free

@@ -65,6 +65,8 @@ all-to-all group ``R = 1``, ``C = S``); then the black links, ``(g S + s) (R - 1
 ``s`` to ``r' C + c``; then the global links, ``(a (G - 1) + b') h + j`` for link ``j`` from
 ``a`` to ``b`` (``b'`` counted without ``a``).  Classes run from the most local to the most
 global: ``node, local, global`` or ``node, green, black, global``.
+
+Sources and where the library differs from them: ALGORITHMS.md section 8.
 """
 
 from __future__ import annotations

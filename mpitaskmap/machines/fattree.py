@@ -32,6 +32,8 @@ a group, then descends along the unique path to ``b``; hops = ``2 L`` (0 inside 
 up-links then the down-links between levels ``l - 1`` and ``l``; the link of element
 ``e = g' W_{l-1} + c'`` of level ``l - 1`` through port ``p`` is ``e w_l + p`` within its
 block.  Classes are ``up1, down1, up2, down2, ...`` (most local first).
+
+Sources and where the library differs from them: ALGORITHMS.md section 7.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
 """The group-level routing of two-level networks: dragonflies and PERCS, one implementation for both.
 
+ALGORITHMS.md section 8.2 (and section 5 for PERCS's own wiring).
+
 A two-level network joins **groups** of endpoints by ``h`` **global links** between every
 pair of groups: the groups of a dragonfly (:mod:`~mpitaskmap.machines.dragonfly`), the
 supernodes of PERCS (:mod:`~mpitaskmap.machines.percs`, whose ``n_d`` D links per pair are

@@ -46,6 +46,8 @@ SimGrid cannot express (one route per host pair), the message stays one flow tha
 ``fraction`` x its rate on each link, so its rate is bounded by ``W_l / fraction`` on every
 link; its latency and penalty sum ``fraction x L_l`` and ``weight_S x fraction / W_l``: the
 expected values over its paths.
+
+Sources and where the library differs from SimGrid: ALGORITHMS.md section 10.
 """
 
 from __future__ import annotations
