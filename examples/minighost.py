@@ -189,6 +189,37 @@ def simulated_step_seconds(graph, machine, task_to_proc_by_name: dict):
     return out, None
 
 
+def versus_line(name: str, default: str, values: dict, base: dict, timed: tuple | None = None) -> str:
+    """Return one line comparing a mapping with the default order, each change in words.
+
+    Parameters
+    ----------
+    name, default : str
+        The mapping's label and the default order's.
+    values, base : dict
+        Their metrics (``average_hops`` and ``latency``).
+    timed : (str, float, float), optional
+        The time's model ("SimGrid" or "replayed"), the default's time and the mapping's.
+
+    Returns
+    -------
+    str
+        The changes as :func:`mpitaskmap.metrics.change_text` spells them.
+
+    Examples
+    --------
+    >>> versus_line("group", "default", {"average_hops": 2.0, "latency": 3.0}, {"average_hops": 1.5, "latency": 3.0},
+    ...             ("SimGrid", 3e-7, 2e-7))
+    'group: AverageHops 33.3% higher, Latency(M) unchanged, SimGrid time 33.3% lower (vs default)'
+    """
+    change = metrics.change_text
+    line = (f"{name}: AverageHops {change(base['average_hops'], values['average_hops'])}, "
+            f"Latency(M) {change(base['latency'], values['latency'])}")
+    if timed is not None:
+        line += f", {timed[0]} time {change(timed[1], timed[2])}"
+    return line + f" (vs {default})"
+
+
 def format_table(rows, replayed: dict, simulated: dict, why: str | None) -> list[str]:
     """Lines of the result table: the model metrics, the three times, laptop wall s, the legend.
 
@@ -277,11 +308,8 @@ def main(argv=None) -> int:
         for name, v, _, rep, _ in rows[1:]:
             times, what = (simulated, "SimGrid") if name in simulated and rows[0][0] in simulated else (replayed,
                                                                                                        "replayed")
-            sim = ""
-            if times[rows[0][0]]:
-                sim = f", {what} time {100 * (1 - times[name] / times[rows[0][0]]):.1f}% lower"
-            print(f"{name}: AverageHops {100 * (1 - v['average_hops'] / base['average_hops']):.1f}% lower, "
-                  f"Latency(M) {100 * (1 - v['latency'] / base['latency']):.1f}% lower{sim} than {rows[0][0]}")
+            timed = (what, times[rows[0][0]], times[name]) if times[rows[0][0]] else None
+            print(versus_line(name, rows[0][0], v, base, timed))
             if rep is not None:
                 print("  " + rep.summary().replace("\n", "\n  "))
         sys.stdout.flush()

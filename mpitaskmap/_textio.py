@@ -17,7 +17,7 @@ import numpy as np
 
 from .errors import InvalidInputError
 
-__all__ = ["write_coordinate_lines"]
+__all__ = ["write_coordinate_lines", "counted"]
 
 
 # -- file plumbing ------------------------------------------------------------------------
@@ -65,3 +65,27 @@ def write_coordinate_lines(coords, path=None) -> None:
     text = "".join(" ".join(str(int(v)) for v in row) + "\n" for row in arr.tolist())
     with _opened(sys.stdout if path is None else path, "w") as fh:
         fh.write(text)
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """Return ``n`` and ``noun`` in the number ``n`` calls for: ``1 global link``, ``2 global links``.
+
+    Parameters
+    ----------
+    n : int
+        The count.
+    noun : str
+        The singular (``"global link"``).
+    plural : str, optional
+        The plural when it is not ``noun + "s"`` (``"switches"``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> counted(1, "global link"), counted(2, "global link"), counted(0, "switch", "switches")
+    ('1 global link', '2 global links', '0 switches')
+    """
+    n = int(n)
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"

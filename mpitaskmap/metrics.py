@@ -62,6 +62,7 @@ __all__ = [
     "DEFAULT_HOP_LATENCY",
     "DEFAULT_OVERLAP_BYTES",
     "evaluate",
+    "change_text",
     "METRICS",
     "HOP_METRICS",
     "LINK_METRICS",
@@ -567,3 +568,43 @@ def evaluate(
     for m in names:
         out[m] = hop_values[m] if m in HOP_METRICS else link_values[m]
     return out
+
+
+def change_text(before: float, after: float) -> str:
+    """Return the change from ``before`` to ``after`` of a lower-is-better figure, in words.
+
+    The one spelling of a relative change (``remap``'s summary, the examples' reports):
+    ``"33.3% lower"`` when ``after`` is below ``before``, ``"33.3% higher"`` when above
+    (never a negative percentage), ``"unchanged"`` when equal (zero included); the
+    percentage is of ``before``, to one decimal.
+
+    Parameters
+    ----------
+    before : float
+        The reference (e.g. the default order's time); positive.
+    after : float
+        The new value.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    InvalidInputError
+        If the values differ and ``before`` is not positive and finite, or ``after`` not
+        finite (no relative change exists).
+
+    Examples
+    --------
+    >>> change_text(3.0, 2.0), change_text(3.0, 4.0), change_text(3.0, 3.0)
+    ('33.3% lower', '33.3% higher', 'unchanged')
+    """
+    before, after = float(before), float(after)
+    if after == before:
+        return "unchanged"
+    if not (math.isfinite(before) and before > 0 and math.isfinite(after)):
+        raise InvalidInputError(f"before: a relative change needs a positive reference and a finite value; "
+                                f"got {before!r} -> {after!r}")
+    pct = abs(after - before) / before * 100.0
+    return f"{pct:.1f}% {'lower' if after < before else 'higher'}"

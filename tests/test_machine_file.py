@@ -55,7 +55,7 @@ def test_round_trip_titan(tmp_path):
     [
         ("dims 4 4\n0 0\n0 x\n", r"m.txt:3: coordinates must be integers; got '0 x'"),
         ("dims 4 4\n0 0\n0 0 0\n", r"m.txt:3: expected 2 coordinates"),
-        ("dims 4 4\n0 0\n\n1 4\n", r"m.txt:4: rank 1: coordinate 4 in dimension 1 outside \[0, 4\)"),
+        ("dims 4 4\n0 0\n\n1 4\n", r"m.txt:4: rank 1: coordinate 2 of 2 is 4, outside \[0, 4\)$"),
         ("dims 4 4\n", r"no ranks found"),
         ("dims 4 4 4\n0 0\n", r"dims has 3 entries but ranks have 2"),
         ("ranks_per_node 0\n", r"m.txt:1: ranks_per_node takes one positive integer"),

@@ -175,7 +175,7 @@ def test_bluegene_reader_without_slot_column_uses_slot_0():
 def test_coords_to_procs():
     machine = torus_machine([2, 2], cores_per_node=2)
     assert coords_to_procs(np.array([[1, 1, 1], [0, 1, 0]]), machine).tolist() == [7, 4]
-    with pytest.raises(InvalidInputError, match=r"coords: row 1 names no processor .*got \[0, 1, 2\]"):
+    with pytest.raises(InvalidInputError, match=r"^coords: coords\[1\] names no processor .*got \[0, 1, 2\]$"):
         coords_to_procs([[0, 0, 0], [0, 1, 2]], machine)
     with pytest.raises(InvalidInputError, match="coords: expected 3 columns"):
         coords_to_procs([[0, 0, 0, 0]], machine)

@@ -200,7 +200,7 @@ def test_overlapping_parent_sets_are_not_a_tree():
      "a switch has nodes or switches below it, not both (as Slurm requires)"),
     ("SwitchName=s1 Nodes=a1 Nodes=a2", "t.conf:1: Nodes= given twice in one line"),
     ("SwitchName=s1 Nodes=a[1-", "t.conf:1: Nodes=: hostlist 'a[1-': '[' is never closed at column 2"),
-    ("SwitchName=s1 Nodes=a[1-2],a2", "t.conf:1: Nodes= lists 'a2' twice (entries 1 and 2)"),
+    ("SwitchName=s1 Nodes=a[1-2],a2", "t.conf:1: Nodes= lists 'a2' twice (entries 2 and 3)"),
     ("SwitchName=s1 Nodes=a1 LinkSpeed=fast", "t.conf:1: LinkSpeed must be an integer >= 0; got 'fast'"),
     ("SwitchName=s.1 Nodes=a1", "t.conf:1: SwitchName 's.1' cannot name a switch: '.' separates the components of "
                                 "Slurm's topology address"),
@@ -258,7 +258,7 @@ def test_node_paths_errors():
     tree = parse_topology_conf(THREE_LEVELS, "t.conf")
     with pytest.raises(InvalidInputError, match=r"^t.conf: node 'node9999' is not in the topology \(no Nodes= lists it\)$"):
         node_paths(tree, "node[0400,9999]")
-    with pytest.raises(InvalidInputError, match=r"^t.conf: nodes: node 'node0401' is listed twice \(entries 0 and 2\)$"):
+    with pytest.raises(InvalidInputError, match=r"^t.conf: nodes: node 'node0401' is listed twice \(entries 1 and 3\)$"):
         node_paths(tree, "node[0401-0402],node0401")
     # a leaf right below the core, next to a two-level branch: its nodes have no level-1 switch
     uneven = parse_topology_conf("SwitchName=l1 Nodes=a1\nSwitchName=l2 Nodes=a2\nSwitchName=m Switches=l1\n"
@@ -269,6 +269,54 @@ def test_node_paths_errors():
     assert str(exc.value) == ("u.conf:2: the nodes of leaf switch 'l2' have no switch at level 1 (the top is level 2); "
                               "Slurm gives them an empty address component there, and a tree whose leaves hang at "
                               "different depths is not modelled")
+
+
+# two trees side by side: Slurm loads such a file (slurmctld warns "no switch can reach all nodes through its
+# descendants") but places no job across switches without a common parent (src/plugins/topology/tree/
+# switch_record.c, doc/html/topology.shtml)
+TWO_ROOTS = """\
+SwitchName=l1 Nodes=n[1-2]
+SwitchName=l2 Nodes=n[3-4]
+SwitchName=l3 Nodes=n[5-6]
+SwitchName=t1 Switches=l[1-2]
+SwitchName=t2 Switches=l3
+"""
+
+
+def test_switches_without_a_common_ancestor_are_no_job(tmp_path):
+    tree = parse_topology_conf(TWO_ROOTS, "two.conf")
+    assert tree.roots == ("t1", "t2") and parse_topology_conf(THREE_LEVELS).roots == ("s0",)
+    # a job below one of them is modelled: its own subtree
+    assert node_paths(tree, "n[1,3]") == [("t1", "l1"), ("t1", "l2")]
+    assert fattree_from_topology(tree, "n[1,3]").hops([0], [1]).tolist() == [4]
+    # across them: no implicit top switch; the nodes, the switches and their lines named
+    message = ("two.conf: the job's nodes hang below switches without a common ancestor: n[1-2,4] below 't1' (line 4); "
+               "n5 below 't2' (line 5); Slurm places no job across switches without a common parent (unless "
+               "TopologyParam=TopoOptional), and the file does not say how they connect: add a switch above them "
+               "(SwitchName=top Switches=t[1-2]) or take nodes below one of them")
+    for call in (lambda: node_paths(tree, "n[1-2,4-5]"), lambda: fattree_from_topology(tree, "n[1-2,4-5]")):
+        with pytest.raises(InvalidInputError) as exc:
+            call()
+        assert str(exc.value) == message
+    # leaf switches alone, no switch above any: the leaves are the roots
+    leaves = parse_topology_conf("SwitchName=a Nodes=x1\nSwitchName=b Nodes=x2\n", "leaves.conf")
+    with pytest.raises(InvalidInputError) as exc:
+        node_paths(leaves, "x[1-2]")
+    assert str(exc.value).startswith("leaves.conf: the job's nodes hang below switches without a common ancestor: "
+                                     "x1 below 'a' (line 1); x2 below 'b' (line 2); ")
+    # roots of different depths: the missing ancestor is the error, not the uneven depth
+    uneven = parse_topology_conf(TWO_ROOTS + "SwitchName=t0 Switches=t1\n", "u.conf")
+    with pytest.raises(InvalidInputError, match=r"^u.conf: the job's nodes hang below switches without a common "
+                                                r"ancestor: n1 below 't0' \(line 6\); n5 below 't2' \(line 5\); "):
+        node_paths(uneven, "n[1,5]")
+    # the command line's spec fails when it is read, naming the file
+    path = tmp_path / "topology.conf"
+    path.write_text(TWO_ROOTS)
+    with pytest.raises(InvalidInputError, match=rf"^{path}: the job's nodes hang below switches without a common "):
+        read_topology_spec(f"{path}:n[1-6]:ppn=2")
+    # blocks are no tree: a job spans blocks (topology/block), below one implicit root
+    blocks = parse_topology_conf("BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n[3-4]\n")
+    assert blocks.roots == ("b1", "b2") and node_paths(blocks, "n[1,3]") == [("b1",), ("b2",)]
 
 
 # -- topology addresses -------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ __all__ = ["Row", "Progress", "announce", "command_parser", "add_io_options", "a
            "add_method_options", "add_message_model_options", "message_model", "MODEL_OPTIONS", "add_simulate_options",
            "load_inputs",
            "context_from", "run_methods",
-           "metric_rows", "render_table", "SHORT_NAMES", "SIMULATED_COLUMN", "SECONDS_COLUMN", "COLUMN_MEANINGS",
+           "metric_rows", "align_columns", "render_table", "SHORT_NAMES", "SIMULATED_COLUMN", "SECONDS_COLUMN", "COLUMN_MEANINGS",
            "column_meanings", "legend", "column_help"]
 
 #: Column headers of the text table: the paper's short names.
@@ -401,6 +401,40 @@ def _fmt(v) -> str:
     return f"{v:.4g}"
 
 
+def align_columns(header: Sequence[str], table: Sequence[Sequence[str]], indent: str = "") -> list[str]:
+    """Return the lines of a text table: the first column left-aligned, the others right-aligned.
+
+    Every column is as wide as its widest cell (header included) and two spaces separate
+    columns, so every cell of a column ends (or, in the first, starts) at the same
+    position, whatever the length of a label.
+
+    Parameters
+    ----------
+    header : sequence of str
+        The column headers.
+    table : sequence of sequences of str
+        The rows, one cell per header.
+    indent : str, optional
+        Put before every line.
+
+    Returns
+    -------
+    list of str
+        The header line, then one line per row (no trailing spaces).
+
+    Examples
+    --------
+    >>> print("\\n".join(align_columns(["link", "max"], [["global", "2"], ["up1", "128"]])))
+    link    max
+    global    2
+    up1     128
+    """
+    widths = [max(len(c), *(len(t[i]) for t in table)) for i, c in enumerate(header)]
+    return [(indent + "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                                for i, (c, w) in enumerate(zip(cells, widths)))).rstrip()
+            for cells in [list(header), *table]]
+
+
 def render_table(rows: list[Row], fmt: str = "text", *, header: dict | None = None, extra: dict | None = None,
                  with_legend: bool = True) -> str:
     """Return the table of ``rows`` as aligned text, CSV or JSON.
@@ -443,10 +477,7 @@ def render_table(rows: list[Row], fmt: str = "text", *, header: dict | None = No
               *([("-" if r.simulated is None else f"{r.simulated:.4g}")] if simulated else []),
               *([("-" if r.seconds is None else f"{r.seconds:.3f}")] if timed else [])]
              for r in rows]
-    widths = [max(len(c), *(len(t[i]) for t in table)) for i, c in enumerate(cols)]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cols, widths)))]
-    for t in table:
-        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(t, widths))))
+    lines = align_columns(cols, table)
     if with_legend:
         lines.append(legend(cols))
     return "\n".join(lines) + "\n"

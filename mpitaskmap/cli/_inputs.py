@@ -32,7 +32,7 @@ import numpy as np
 from .._options import parse_flag, parse_float, parse_int, parse_options
 from ..errors import InvalidInputError
 from ..machines import Machine
-from ..mapfiles import MAP_FORMATS, read_map
+from ..mapfiles import MAP_FORMATS, detect_map_format, format_from_name, read_map
 from ..mapping import Mapping
 from ..graphs.taskgraph import TaskGraph
 
@@ -181,7 +181,12 @@ def _attach(graph: TaskGraph, task_coords: str | None) -> TaskGraph:
 
 def _number_rows(path: str) -> np.ndarray:
     """Read rows of numbers (spaces or commas); ``#`` comments and blank lines skipped."""
-    rows = []
+    return _numbered_rows(path)[0]
+
+
+def _numbered_rows(path: str) -> tuple[np.ndarray, list[int]]:
+    """:func:`_number_rows` and the file's line number of every row (for messages)."""
+    rows, lines = [], []
     with open(path, encoding="utf-8") as fh:
         for lineno, raw in enumerate(fh, start=1):
             line = raw.split("#", 1)[0].replace(",", " ").split()
@@ -194,9 +199,10 @@ def _number_rows(path: str) -> np.ndarray:
             if rows and len(row) != len(rows[0]):
                 raise InvalidInputError(f"{path}:{lineno}: expected {len(rows[0])} numbers like the first row; got {len(row)}")
             rows.append(row)
+            lines.append(lineno)
     if not rows:
         raise InvalidInputError(f"{path}: no rows of numbers found")
-    return np.asarray(rows, dtype=np.float64)
+    return np.asarray(rows, dtype=np.float64), lines
 
 
 def _is_matrix_market(path: str) -> bool:
@@ -206,7 +212,15 @@ def _is_matrix_market(path: str) -> bool:
 
 def _read_matrix(path: str) -> TaskGraph:
     if not _is_matrix_market(path):
-        m = _number_rows(path)
+        m, rows = _numbered_rows(path)
+        if m.shape[0] != m.shape[1]:
+            raise InvalidInputError(f"{path}: a communication matrix is square; got {m.shape[0]} rows of "
+                                    f"{m.shape[1]} numbers")
+        bad = ~np.isfinite(m) | (m < 0)
+        if bad.any():
+            i, j = (int(v) for v in np.argwhere(bad)[0])
+            raise InvalidInputError(f"{path}:{rows[i]}: number {j + 1} of the row must be finite and >= 0 (a volume); "
+                                    f"got {float(m[i, j])!r}")
         return TaskGraph.from_matrix(m)
     with open(path, encoding="utf-8") as fh:
         header = fh.readline().lower().split()
@@ -216,16 +230,34 @@ def _read_matrix(path: str) -> TaskGraph:
         lines = [(i, ln) for i, ln in enumerate(fh, start=2) if ln.strip() and not ln.startswith("%")]
     if not lines:
         raise InvalidInputError(f"{path}: no size line")
+    size_line, size_text = lines[0]
     try:
-        n_rows, n_cols, _ = (int(v) for v in lines[0][1].split()[:3])
-        entries = [ln.split() for _, ln in lines[1:]]
-        src = np.asarray([int(e[0]) - 1 for e in entries], dtype=np.int64)
-        dst = np.asarray([int(e[1]) - 1 for e in entries], dtype=np.int64)
-        w = np.ones(len(entries)) if field_kind == "pattern" else np.asarray([float(e[2]) for e in entries])
-    except (ValueError, IndexError):
-        raise InvalidInputError(f"{path}: malformed Matrix Market entries") from None
+        n_rows, n_cols, _ = (int(v) for v in size_text.split()[:3])
+    except ValueError:
+        raise InvalidInputError(f"{path}:{size_line}: expected the size line 'ROWS COLUMNS ENTRIES'; "
+                                f"got {size_text.strip()!r}") from None
     if n_rows != n_cols:
-        raise InvalidInputError(f"{path}: a communication matrix is square; got {n_rows} x {n_cols}")
+        raise InvalidInputError(f"{path}:{size_line}: a communication matrix is square; got {n_rows} x {n_cols}")
+    src_l, dst_l, w_l = [], [], []
+    want = 2 if field_kind == "pattern" else 3
+    for lineno, text in lines[1:]:
+        e = text.split()
+        try:
+            i, j = int(e[0]), int(e[1])
+            w_l.append(1.0 if field_kind == "pattern" else float(e[2]))
+        except (ValueError, IndexError):
+            raise InvalidInputError(f"{path}:{lineno}: expected {want} numbers 'ROW COLUMN"
+                                    f"{'' if want == 2 else ' VALUE'}' (1-based indices); got {text.strip()!r}") from None
+        if not np.isfinite(w_l[-1]):
+            raise InvalidInputError(f"{path}:{lineno}: the value must be finite (a volume); got {text.strip()!r}")
+        if not (1 <= i <= n_rows and 1 <= j <= n_cols):
+            raise InvalidInputError(f"{path}:{lineno}: index outside 1..{n_rows} (the size line's); "
+                                    f"got {text.strip()!r}")
+        src_l.append(i - 1)
+        dst_l.append(j - 1)
+    src = np.asarray(src_l, dtype=np.int64)
+    dst = np.asarray(dst_l, dtype=np.int64)
+    w = np.asarray(w_l, dtype=np.float64)
     if symmetry in ("symmetric", "skew-symmetric", "hermitian"):
         off = src != dst
         src, dst, w = np.concatenate([src, dst[off]]), np.concatenate([dst, src[off]]), np.concatenate([w, np.abs(w[off])])
@@ -244,36 +276,32 @@ def split_format_path(value: str) -> tuple[str | None, str]:
 
 def guess_format(path: str, what: str = "-o") -> str:
     """Return the map-file format implied by a file name, or raise naming ``what`` (the option) and the choices."""
-    base = os.path.basename(path).lower()
-    if "rank_order" in base:
-        return "mpich_rank_order"
-    if base.endswith(".csv"):
-        return "csv"
-    if "rankfile" in base:
-        return "openmpi_rankfile"
-    if "hostfile" in base or "slurm" in base:
-        return "slurm_hostfile"
-    if base.endswith(".map") or "bluegene" in base or "mapfile" in base:
-        return "bluegene"
-    raise InvalidInputError(
-        f"{what}: cannot tell the map-file format of {path!r} from its name; write {what} FORMAT={path} with FORMAT "
-        f"one of {sorted(MAP_FORMATS)}"
-    )
+    fmt = format_from_name(path)
+    if fmt is None:
+        raise InvalidInputError(
+            f"{what}: cannot tell the map-file format of {path!r} from its name; write {what} FORMAT={path} with FORMAT "
+            f"one of {sorted(MAP_FORMATS)}"
+        )
+    return fmt
 
 
 def host_options(fmt: str, mi: MachineInput, hosts_arg: str | None) -> dict:
     """Return the ``hosts=`` option of the host-file formats (empty for the others)."""
-    if fmt not in ("openmpi_rankfile", "slurm_hostfile"):
+    if fmt not in ("openmpi_rankfile", "slurm_hostfile", "smpi_hostfile"):
         return {}
     return {"hosts": hosts_arg if hosts_arg is not None else mi.hosts}
 
 
 def read_mapping_file(value: str, mi: MachineInput, graph: TaskGraph, hosts_arg: str | None) -> Mapping:
-    """Read ``[FORMAT=]PATH`` into a Mapping on the machine, with the task graph attached."""
+    """Read ``[FORMAT=]PATH`` into a Mapping on the machine, with the task graph attached.
+
+    Without ``FORMAT=`` the format comes from the file's content
+    (:func:`~mpitaskmap.mapfiles.detect_map_format`).
+    """
     fmt, path = split_format_path(value)
     if not os.path.exists(path):
         raise InvalidInputError(f"--mapping: no such file; got {path!r}")
-    fmt = fmt or guess_format(path, "--mapping")
+    fmt = fmt or detect_map_format(path, what="--mapping", name_it=f"write --mapping FORMAT={path}")
     mapping = read_map(path, mi.machine, fmt, graph=graph, **host_options(fmt, mi, hosts_arg))
     mapping.method = os.path.basename(path)
     return mapping

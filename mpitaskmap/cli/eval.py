@@ -8,8 +8,8 @@ import sys
 from ..mapping import IDENTITY, identity_mapping
 from ..metrics import METRICS, link_loads
 from ._registry import register
-from ._common import (add_message_model_options, column_help, command_parser, load_inputs, message_model, metric_rows,
-                      render_table)
+from ._common import (_fmt, add_message_model_options, align_columns, column_help, command_parser, load_inputs,
+                      message_model, metric_rows, render_table)
 from ._inputs import read_mapping_file
 
 __all__ = ["eval_command", "build_parser", "class_table", "CLASS_LEGEND"]
@@ -24,9 +24,10 @@ the same legend ends the text table, -q or --format csv/json leave it out):
 """ + column_help(time_columns=()) + "\n"
 
 EPILOG = """\
-mapping files (--mapping [FORMAT=]PATH, repeatable; FORMAT from the name when omitted):
-  mpich_rank_order, openmpi_rankfile, slurm_hostfile, bluegene, csv
-  (a Slurm host list fixes only the node of each rank; its metrics are exact)
+mapping files (--mapping [FORMAT=]PATH, repeatable; FORMAT from the file's content when
+omitted, the name deciding only where the content fits several):
+  mpich_rank_order, openmpi_rankfile, slurm_hostfile, smpi_hostfile, bluegene, csv
+  (a host list, Slurm's or SMPI's, fixes only the node of each rank; its metrics are exact)
 
 examples:
   mpitaskmap eval -m sim:titan:nodes=64,ppn=16,seed=1 -t stencil3d:16x8x8
@@ -52,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: The columns of the per-class tables of ``--by-class``.
+CLASS_COLUMNS = ("link", "max data", "max latency", "max msgs", "links used")
+
 #: The legend under the per-class tables of ``--by-class``.
 CLASS_LEGEND = ("legend: link: the link class (X+, X-, ... on a torus); max data: most weight through one link of the "
                 "class; max latency: most weight / bandwidth on one (ns for bytes over GB/s); max msgs: most messages "
@@ -61,7 +65,8 @@ CLASS_LEGEND = ("legend: link: the link class (X+, X-, ... on a torus); max data
 def class_table(rows) -> tuple[str, dict]:
     """Return the per-class link table (text) and its JSON records per row label.
 
-    Each link class of the machine (``X+``, ``X-``, ... on a torus, ``LL``/``LR``/``D`` on
+    The text is one table per row, its columns aligned by
+    :func:`~mpitaskmap.cli._common.align_columns` (numbers as in the metric table).  Each link class of the machine (``X+``, ``X-``, ... on a torus, ``LL``/``LR``/``D`` on
     PERCS) shows the largest Data(e) and Latency(e) over its links, from
     :meth:`~mpitaskmap.machines.LinkLoads.by_class`.
     """
@@ -71,10 +76,9 @@ def class_table(rows) -> tuple[str, dict]:
         dirs = link_loads(m.graph, m.machine, m.task_to_proc).by_class()
         records[r.label] = {"by_class": dirs}
         lines.append(f"{r.label}: busiest link per link class")
-        lines.append(f"  {'link':<5} {'max data':>12} {'max latency':>12} {'max msgs':>9} {'links used':>10}")
-        for d in dirs:
-            lines.append(f"  {d['link']:<5} {d['max_data']:>12.6g} {d['max_latency']:>12.6g} "
-                         f"{d['max_messages']:>9d} {d['used_links']:>10d}")
+        lines += align_columns(CLASS_COLUMNS, [[d["link"], _fmt(d["max_data"]), _fmt(d["max_latency"]),
+                                                _fmt(d["max_messages"]), _fmt(d["used_links"])] for d in dirs],
+                               indent="  ")
     return "\n".join(lines) + "\n", records
 
 

@@ -74,6 +74,7 @@ from typing import Sequence, cast
 
 import numpy as np
 
+from .._textio import counted
 from .._options import parse_choice, parse_float, parse_int, parse_lengths, parse_options
 from ..errors import InvalidInputError
 from .base import Machine
@@ -229,7 +230,8 @@ def read_machine_file(
     if bad.any():
         r, k = (int(v) for v in np.argwhere(bad)[0])
         raise InvalidInputError(
-            f"{path}:{rank_lines[r]}: rank {r}: coordinate {int(arr[r, k])} in dimension {k} outside [0, {dims[k]})"
+            f"{path}:{rank_lines[r]}: rank {r}: coordinate {k + 1} of {n_dims} is {int(arr[r, k])}, outside "
+            f"[0, {dims[k]})"
         )
     rpn = ranks_per_node if ranks_per_node is not None else header.get("ranks_per_node", 1)
     node_ids = _node_ids(coords, explicit_nodes, int(rpn))
@@ -336,8 +338,10 @@ def _read_dragonfly(path: str | os.PathLike, lines: list, bandwidth, name: str |
         names.append(host)
     if not numbers:
         raise InvalidInputError(f"{path}: no ranks found (no '{form}' line after the network line)")
-    label = (f"{os.path.basename(str(path))} (dragonfly: {G} groups x {o['switches']} switches x {n} nodes, "
-             f"{probe.global_links} global links per pair, {probe.routing} routing)")
+    sw = str(o["switches"])
+    sw_words = counted(int(sw), "switch", "switches") if sw.isdigit() else f"{sw} switches"
+    label = (f"{os.path.basename(str(path))} (dragonfly: {counted(G, 'group')} x {sw_words} x {counted(n, 'node')}, "
+             f"{counted(probe.global_links, 'global link')} per pair, {probe.routing} routing)")
     machine = build(np.repeat(numbers, ranks), probe.class_bandwidths(), name or label)
     by_node = [""] * (max(numbers) + 1)
     for k, host in zip(numbers, names):

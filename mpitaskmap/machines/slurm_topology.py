@@ -130,6 +130,16 @@ class SwitchTree:
         """Every node of the topology, in the order of the text."""
         return tuple(self.leaf_of)
 
+    @property
+    def roots(self) -> tuple:
+        """The switches no other switch lists (every block), in the order of the text.
+
+        Slurm accepts several (``slurmctld`` warns "no switch can reach all nodes through
+        its descendants"), but places no job across switches without a common parent
+        (unless ``TopologyParam=TopoOptional``): :func:`node_paths` refuses such a job.
+        """
+        return tuple(s.name for s in self.switches.values() if not s.parents)
+
     def __repr__(self) -> str:
         return (f"SwitchTree(kind={self.kind!r}, source={self.source!r}, switches={len(self.switches)}, "
                 f"nodes={len(self.leaf_of)}, levels={self.levels})")
@@ -235,7 +245,7 @@ def _host_values(token: _Token, source: str) -> list[str]:
     for k, name in enumerate(names):
         if name in seen:
             raise InvalidInputError(f"{source}:{token.line}: {_SPELLING[token.key.lower()]}= lists {name!r} twice "
-                                    f"(entries {seen[name]} and {k})")
+                                    f"(entries {seen[name] + 1} and {k + 1})")
         seen[name] = k
     return names
 
@@ -503,7 +513,7 @@ def _node_names(nodes, what: str) -> list[str]:
     seen: dict[str, int] = {}
     for k, name in enumerate(names):
         if name in seen:
-            raise InvalidInputError(f"{what}: node {name!r} is listed twice (entries {seen[name]} and {k})")
+            raise InvalidInputError(f"{what}: node {name!r} is listed twice (entries {seen[name] + 1} and {k + 1})")
         seen[name] = k
     return names
 
@@ -528,8 +538,10 @@ def node_paths(tree: SwitchTree, nodes) -> list[tuple[str, ...]]:
     Raises
     ------
     InvalidInputError
-        On a node the topology does not list, a node listed twice (naming them), or a leaf
-        without a switch at some level (leaves at different depths).
+        On a node the topology does not list, a node listed twice (naming them), a leaf
+        without a switch at some level (leaves at different depths), or (topology/tree)
+        nodes below switches without a common ancestor, naming the nodes, those switches
+        and their lines: Slurm places no job across them (:attr:`SwitchTree.roots`).
 
     Examples
     --------
@@ -540,16 +552,53 @@ def node_paths(tree: SwitchTree, nodes) -> list[tuple[str, ...]]:
     if not isinstance(tree, SwitchTree):
         raise InvalidInputError(f"tree: expected a SwitchTree; got {type(tree).__name__}")
     names = _node_names(nodes, f"{tree.source}: nodes")
+    for name in names:
+        if name not in tree.leaf_of:
+            raise InvalidInputError(f"{tree.source}: node {name!r} is not in the topology (no Nodes= lists it)")
+    if tree.kind == "tree":
+        _check_common_ancestor(tree, names)
     paths: dict[str, tuple] = {}
     out = []
     for name in names:
-        leaf = tree.leaf_of.get(name)
-        if leaf is None:
-            raise InvalidInputError(f"{tree.source}: node {name!r} is not in the topology (no Nodes= lists it)")
+        leaf = tree.leaf_of[name]
         if leaf not in paths:
             paths[leaf] = _leaf_path(tree, leaf)
         out.append(paths[leaf])
     return out
+
+
+def _ancestors(tree: SwitchTree, leaf: str) -> set:
+    """The leaf switch and every switch above it."""
+    seen, todo = {leaf}, [leaf]
+    while todo:
+        for parent in tree.switches[todo.pop()].parents:
+            if parent not in seen:
+                seen.add(parent)
+                todo.append(parent)
+    return seen
+
+
+def _check_common_ancestor(tree: SwitchTree, names: list) -> None:
+    """Raise unless one switch is above every node of ``names`` (Slurm's rule for placing a job)."""
+    leaves = list(dict.fromkeys(tree.leaf_of[n] for n in names))
+    above = {leaf: _ancestors(tree, leaf) for leaf in leaves}
+    if set.intersection(*above.values()):
+        return
+    groups: dict[tuple, list] = {}  # the roots above a node -> the job's nodes below them
+    for n in names:
+        roots = tuple(s for s in tree.roots if s in above[tree.leaf_of[n]])
+        groups.setdefault(roots, []).append(n)
+    parts = []
+    for roots, nodes in groups.items():
+        lines = ", ".join(str(tree.switches[r].line) for r in roots)
+        parts.append(f"{compress_hostlist(nodes)} below {compress_hostlist(list(roots))!r} "
+                     f"(line{'s' if len(roots) > 1 else ''} {lines})")
+    tops = compress_hostlist(sorted({r for roots in groups for r in roots}, key=natural_key))
+    raise InvalidInputError(
+        f"{tree.source}: the job's nodes hang below switches without a common ancestor: {'; '.join(parts)}; Slurm "
+        f"places no job across switches without a common parent (unless TopologyParam=TopoOptional), and the file "
+        f"does not say how they connect: add a switch above them (SwitchName=top Switches={tops}) or take nodes "
+        "below one of them")
 
 
 # -- topology addresses ---------------------------------------------------------------------------

@@ -102,7 +102,9 @@ Notes
 Plain coordinate lines without a machine (what Rubik writes for any box) are handled by
 :func:`write_coordinate_lines` and :func:`read_coordinate_lines`.  :data:`MAP_FORMATS`
 registers each format's writer and reader by name; :func:`write_map` and
-:func:`read_map` dispatch on it.
+:func:`read_map` dispatch on it.  :func:`detect_map_format` tells a file's format from its
+content (every writer's output is recognised; a host list is read as ``"slurm_hostfile"``,
+the same text and reader as ``"smpi_hostfile"``), :func:`format_from_name` from its name.
 """
 
 from __future__ import annotations
@@ -117,9 +119,11 @@ from ..graphs.taskgraph import TaskGraph
 from ._io import read_coordinate_lines, write_coordinate_lines
 from .bluegene import coords_to_procs, mapping_coords, read_bluegene_map, write_bluegene_map
 from .cray import read_mpich_rank_order, write_mpich_rank_order
+from .detect import detect_map_format, format_from_name
 from .csvfile import read_mapping_csv, write_mapping_csv
 from .hosts import DEFAULT_HOST_FORMAT, host_names, node_canonical, node_slots
 from .openmpi import read_openmpi_rankfile, write_openmpi_rankfile
+from .registry import MAP_FORMATS
 from .slurm import read_slurm_hostfile, write_slurm_hostfile
 from .smpi import read_smpi_hostfile, write_smpi_hostfile
 
@@ -147,17 +151,11 @@ __all__ = [
     "MAP_FORMATS",
     "write_map",
     "read_map",
+    "detect_map_format",
+    "format_from_name",
 ]
 
-# -- registry ------------------------------------------------------------------------------
-MAP_FORMATS: dict[str, tuple[Callable, Callable]] = {
-    "bluegene": (write_bluegene_map, read_bluegene_map),
-    "mpich_rank_order": (write_mpich_rank_order, read_mpich_rank_order),
-    "csv": (write_mapping_csv, read_mapping_csv),
-    "openmpi_rankfile": (write_openmpi_rankfile, read_openmpi_rankfile),
-    "slurm_hostfile": (write_slurm_hostfile, read_slurm_hostfile),
-    "smpi_hostfile": (write_smpi_hostfile, read_smpi_hostfile),
-}
+# -- registry (mapfiles.registry) ------------------------------------------------------------
 
 
 def _format(format: str) -> tuple[Callable, Callable]:

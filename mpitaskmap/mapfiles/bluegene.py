@@ -55,7 +55,8 @@ def coords_to_procs(coords, machine: TorusMachine) -> np.ndarray:
     Raises
     ------
     InvalidInputError
-        On the wrong number of columns, or a row with no processor (naming the row).
+        On the wrong number of columns, or a row with no processor (naming its index,
+        ``coords[i]``).
 
     Examples
     --------
@@ -69,7 +70,7 @@ def coords_to_procs(coords, machine: TorusMachine) -> np.ndarray:
     if not found.all():
         i = int(np.flatnonzero(~found)[0])
         raise InvalidInputError(
-            f"coords: row {i} names no processor of the machine (router coordinates, slot); got {arr[i].tolist()}"
+            f"coords: coords[{i}] names no processor of the machine (router coordinates, slot); got {arr[i].tolist()}"
         )
     return procs
 

@@ -15,7 +15,7 @@ from ..errors import InvalidInputError
 from ..machines import Machine
 from ..mapping import Mapping, as_mapping
 from ..graphs.taskgraph import TaskGraph
-from ._io import _file_mapping, _name, _opened
+from ._io import _content_lines, _file_mapping, _line_error, _name, _opened
 
 
 # -- CSV ----------------------------------------------------------------------------------
@@ -77,19 +77,23 @@ def read_mapping_csv(path, machine: Machine, graph: TaskGraph | None = None) -> 
     """
     name = _name(path)
     with _opened(path, "r") as fh:
-        reader = csv.reader(line for line in fh if line.strip() and not line.lstrip().startswith("#"))
-        try:
-            header = [h.strip() for h in next(reader)]
-        except StopIteration:
-            raise InvalidInputError(f"{name}: no header found; got an empty file") from None
-        rows = list(reader)
+        content = [(lineno, raw, next(csv.reader([raw]))) for lineno, _, raw in _content_lines(fh)]
+    if not content:
+        raise InvalidInputError(f"{name}: no header found; got an empty file")
+    header = [h.strip() for h in content[0][2]]
     for col in ("rank", "proc"):
         if col not in header:
-            raise InvalidInputError(f"{name}: the header needs a {col!r} column; got {header}")
-    try:
-        table = np.asarray([[int(v) for v in row] for row in rows], dtype=np.int64).reshape(len(rows), len(header))
-    except ValueError:
-        raise InvalidInputError(f"{name}: every cell must be an integer and every row have {len(header)} cells") from None
+            raise InvalidInputError(f"{name}:{content[0][0]}: the header needs a {col!r} column; got {header}")
+    rows, lines = [], []
+    for lineno, raw, row in content[1:]:
+        if len(row) != len(header):
+            raise _line_error(name, lineno, raw, f"expected {len(header)} cells like the header")
+        try:
+            rows.append([int(v) for v in row])
+        except ValueError:
+            raise _line_error(name, lineno, raw, "every cell must be an integer") from None
+        lines.append(lineno)
+    table = np.asarray(rows, dtype=np.int64).reshape(len(rows), len(header))
     if table.shape[0] == 0:
         raise InvalidInputError(f"{name}: no rows found; got a header only")
     col = {h: table[:, k] for k, h in enumerate(header)}
@@ -116,7 +120,7 @@ def read_mapping_csv(path, machine: Machine, graph: TaskGraph | None = None) -> 
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InvalidInputError(
-            f"{name}:{i + 2}: processor, node or coordinates do not match the machine; got {table[i].tolist()}"
+            f"{name}:{lines[i]}: processor, node or coordinates do not match the machine; got {table[i].tolist()}"
         )
     ttp = np.empty(n, dtype=np.intp)
     ttp[rank] = proc

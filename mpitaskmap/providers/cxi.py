@@ -66,6 +66,7 @@ import os
 import socket
 from typing import NamedTuple
 
+from .._textio import counted
 from .._options import parse_choice, parse_float, parse_int, parse_options
 from ..errors import InvalidInputError, ProviderError
 from ..machines import DragonflyMachine
@@ -457,10 +458,11 @@ class CxiProvider(Provider):
                 self._warned = True
                 G, S, _ = self._network.dims
                 links = dict(self._network.options)["global_links"]
-                logger.warning("cxi: the network's shape is not in the NIC address; assumed preset %s: %d groups of "
-                               "%d switches, %d global links per pair of groups (say it in the spec, e.g. "
+                logger.warning("cxi: the network's shape is not in the NIC address; assumed preset %s: %s of "
+                               "%s, %s per pair of groups (say it in the spec, e.g. "
                                "MPITASKMAP_PROVIDER=cxi:preset=perlmutter or cxi:n_groups=,switches=,global_links=)",
-                               self.preset, G, S, links)
+                               self.preset, counted(G, "group"), counted(S, "switch", "switches"),
+                               counted(links, "global link"))
         return Location((nic.group, nic.switch, nic.port), f"{host}/{nic.domain}")
 
     def network(self, *, size: int | None = None) -> NetworkInfo:

@@ -55,7 +55,7 @@ from ..search.judge import (DEFAULT_JUDGE, JUDGE_TOP, TIED, judge_stage, mapping
                             resolve_judge)
 from ..mapping import IDENTITY
 from ..sim.fluid import DEFAULT_NETWORK_MODEL
-from ..metrics import METRICS
+from ..metrics import METRICS, change_text
 from ..mappers.geometric.mj import ORDERINGS
 from ..search.problem import Candidate, Problem
 from ..search.registry import as_candidate
@@ -173,12 +173,12 @@ class RemapReport:
         if self.nothing_to_map:
             lines.append(f"  nothing to map: {self.nothing_to_map}")
         elif self.n_candidates:
-            gain = (1 - self.after / self.before) * 100 if self.before else 0.0
+            gain = change_text(self.before, self.after) if self.before > 0 or self.after == self.before else "higher"
             # every printed time names its model: the objective's seconds are "predicted"
             unit, model = (" s", "predicted, ") if self.metric == "predicted_time" else ("", "")
             lines.append(
-                f"  {self.metric}: default {self.before:.6g}{unit} -> {self.after:.6g}{unit} ({model}{gain:.1f}% "
-                f"lower); winner #{self.winner_index} {self.winner} of {self.n_candidates} candidates"
+                f"  {self.metric}: default {self.before:.6g}{unit} -> {self.after:.6g}{unit} ({model}{gain}); "
+                f"winner #{self.winner_index} {self.winner} of {self.n_candidates} candidates"
                 + (f" ({self.n_refined} refined)" if self.n_refined else "")
             )
         if self.judge:
