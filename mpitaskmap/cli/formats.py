@@ -354,7 +354,10 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``mpitaskmap formats``."""
     names = ", ".join([*FORMATS, *GROUPS])
     p = argparse.ArgumentParser(prog="mpitaskmap formats", description=DESCRIPTION,
-                                epilog=f"names: {names}\n\nexit status: 0, or 2 for an unknown name.",
+                                epilog=f"names: {names}\n\nexamples:\n  mpitaskmap formats\n"
+                                       "  mpitaskmap formats machine dragonfly\n  mpitaskmap formats mapfiles\n"
+                                       "  mpitaskmap --help-formats topology\n\n"
+                                       "exit status: 0, or 2 for an unknown name.",
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("names", nargs="*", metavar="NAME", help="the forms to print (default all)")
     p.add_argument("--list", action="store_true", help="list the names and one line each")
