@@ -280,3 +280,14 @@ def test_the_code_table_checker_finds_a_missing_function_and_module(tmp_path):
             "| `cext/_torus.pyx` | `csr_hop_sums`, `no_kernel` | x |\n")
     assert code_table_faults(text) == ["3: mpitaskmap/metrics.py has no heavy_hops", "4: no module mpitaskmap/gone.py",
                                        "5: cext/_torus.pyx defines no no_kernel"]
+
+
+def test_the_provider_docstrings_name_every_provider_and_the_auto_order():
+    import mpitaskmap.providers as providers
+    import mpitaskmap.providers.auto as auto
+
+    table = providers.__doc__[providers.__doc__.index("Providers\n---------"):providers.__doc__.index("Environment\n")]
+    assert sorted(re.findall(r"^``([\w-]+)``", table, re.M)) == sorted(available_providers())
+    detection = re.search(r"detection: ([\w ->]+)", table).group(1)
+    assert [name.strip() for name in detection.split("->")] == list(AUTO_ORDER)
+    assert re.findall(r"^\d\. ``([\w-]+)``", auto.__doc__, re.M) == list(AUTO_ORDER)
