@@ -207,8 +207,9 @@ methods.  The examples below: -t coords:tasks.txt, -t matrix:comm.txt, -t matrix
 )
 
 _MAP_USE = """\
-Written with -o FORMAT=PATH, read with --mapping FORMAT=PATH (without FORMAT= the format is
-told from the file name).  The example places ranks 0-1 on nid00012, 2-3 on nid00040, 4-5 on
+Written with -o FORMAT=PATH, read with --mapping FORMAT=PATH (without FORMAT=, -o takes the
+format from the file name and --mapping from the file's content, a host list as slurm_hostfile).
+The example places ranks 0-1 on nid00012, 2-3 on nid00040, 4-5 on
 nid00041 and 6-7 on nid00013, the machine of 'mpitaskmap formats machine'."""
 _MAP = {
     "mpich_rank_order": FormatHelp(
