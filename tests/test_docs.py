@@ -291,3 +291,18 @@ def test_the_provider_docstrings_name_every_provider_and_the_auto_order():
     detection = re.search(r"detection: ([\w ->]+)", table).group(1)
     assert [name.strip() for name in detection.split("->")] == list(AUTO_ORDER)
     assert re.findall(r"^\d\. ``([\w-]+)``", auto.__doc__, re.M) == list(AUTO_ORDER)
+
+
+def test_every_complete_provider_spec_of_the_launch_scripts_parses():
+    """A spec written out in full (no ``...``, no empty value, no shell variable) is one the code accepts."""
+    from mpitaskmap.providers import get_provider
+
+    specs = set()
+    for path in git_files("launch_scripts/*"):
+        text = path.read_text(encoding="utf-8")
+        specs |= set(re.findall(r"(?:MPITASKMAP_PROVIDER=|--provider |PROVIDER=(?:\$\{PROVIDER:-)?)([a-z][\w:=,.x-]*)", text))
+        specs |= {s for s in re.findall(r"`([a-z][\w-]*:[^`\s]*)`", text) if s.split(":")[0] in available_providers()}
+    specs = {s.rstrip(",.") for s in specs if "..." not in s and "=," not in s and not s.endswith("=")}
+    assert {"sim:titan:ppn=1,seed=1", "rca", "cxi:preset=perlmutter", "slurm:taper=4", "fjmpi"} <= specs
+    for spec in sorted(specs):
+        get_provider(spec)  # raises InvalidInputError naming the spec
