@@ -136,9 +136,9 @@ case-insensitive; values may be quoted):
 A file holds switches or blocks, not both.  The job's nodes need a switch above all of them
 (Slurm places no job across switches without a common parent).  Used as
 TOPOLOGY_FILE:NODELIST[:OPTIONS]: the job's nodes as a Slurm host list (see 'mpitaskmap
-formats nodelist') in rank order, and the options ppn (ranks per node, default 1), taper
-(up-link taper, default 1), bw (a node link's GB/s, default 12.5), routing (dmodk or ecmp,
-default dmodk).  Ranks fill the nodes in node-list order, ppn each.
+formats nodelist') in rank order, and the options ppn (ranks per node, default 1),
+taper (up-link taper, default 1), bw (a node link's GB/s, default 12.5),
+routing (dmodk or ecmp, default dmodk).  Ranks fill the nodes in node-list order, ppn each.
 Reader: mpitaskmap.machines.slurm_topology.read_topology_spec (parse_topology_conf for the text).""",
     (("topology.conf", """\
 # two leaf switches of 4 nodes under one spine (topology/tree)
