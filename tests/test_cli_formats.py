@@ -138,6 +138,14 @@ def test_map_file_examples_are_what_the_writers_write(examples, name):
     assert out.read_text() == FORMATS[name].examples[0][1]
 
 
+@pytest.mark.parametrize("name", list(MAP_FORMATS))
+def test_map_file_examples_are_told_by_their_content(examples, name):
+    from mpitaskmap.mapfiles import detect_map_format
+
+    assert detect_map_format(examples / example(name)) == name
+    assert FORMATS[name].usage.endswith(f"--mapping {example(name)}")  # the usage line relies on it
+
+
 @pytest.mark.parametrize("name", [n for n in FORMATS if FORMATS[n].usage])
 def test_each_usage_line_runs_in_the_examples_directory(examples, name, capsys):
     argv = shlex.split(FORMATS[name].usage)

@@ -208,10 +208,11 @@ methods.  The examples below: -t coords:tasks.txt, -t matrix:comm.txt, -t matrix
 )
 
 _MAP_USE = """\
-Written with -o FORMAT=PATH, read with --mapping FORMAT=PATH (without FORMAT=, -o takes the
-format from the file name and --mapping from the file's content, a host list as slurm_hostfile).
-The example places ranks 0-1 on nid00012, 2-3 on nid00040, 4-5 on
-nid00041 and 6-7 on nid00013, the machine of 'mpitaskmap formats machine'."""
+Written with -o FORMAT=PATH, read with --mapping [FORMAT=]PATH (without FORMAT=, -o takes the
+format from the file name and --mapping from the file's content; a host list reads as
+slurm_hostfile, as smpi_hostfile when its name holds "smpi": the same text and reader).  The
+example places ranks 0-1 on nid00012, 2-3 on nid00040, 4-5 on nid00041 and 6-7 on nid00013,
+the machine of 'mpitaskmap formats machine'."""
 _MAP = {
     "mpich_rank_order": FormatHelp(
         "mpich_rank_order", "Cray MPICH rank order: MPICH_RANK_REORDER_METHOD=3 reads MPICH_RANK_ORDER",
@@ -310,7 +311,7 @@ rank,proc,node,X,Y,Z,slot
 #: Every form by name, in the order ``mpitaskmap formats`` prints them (map files: :data:`~mpitaskmap.mapfiles.MAP_FORMATS`).
 FORMATS: dict[str, FormatHelp] = {f.name: f for f in (_MACHINE, _DRAGONFLY, _TOPOLOGY, _NODELIST, _TASKS)}
 FORMATS.update({name: replace(_MAP[name], usage=f"mpitaskmap eval -m alloc.txt -t stencil3d:2x2x2 --mapping "
-                                                f"{name}={_MAP[name].examples[0][0]}")
+                                                f"{_MAP[name].examples[0][0]}")
                 for name in MAP_FORMATS if name in _MAP})
 
 #: Names that print several forms.
