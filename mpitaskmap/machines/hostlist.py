@@ -158,7 +158,7 @@ def compress_hostlist(names: Sequence[str]) -> str:
     groups: list[tuple[str, list | None]] = []  # (prefix, runs [first, last, width]) or (name, None)
     for k, name in enumerate(names):
         if not isinstance(name, str) or not name or any(c in name for c in "[],") or any(c.isspace() for c in name):
-            raise InvalidInputError(f"hostlist: name {k} cannot be written in a host list; got {name!r}")
+            raise InvalidInputError(f"hostlist: names[{k}] cannot be written in a host list; got {name!r}")
         m = _TRAILING_DIGITS.fullmatch(name)
         if m is None or not m.group(2).isascii():
             groups.append((name, None))
