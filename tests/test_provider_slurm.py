@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from mpitaskmap import InvalidInputError, MappingError, ProviderError
+from mpitaskmap._textio import rank_ranges
 from mpitaskmap.cli import main
 from mpitaskmap.machines import FatTreeMachine, TorusMachine
 from mpitaskmap.machines.fattree_presets import fattree_machine, fattree_preset
@@ -201,6 +202,25 @@ def test_assembly_errors_name_the_ranks(monkeypatch):
         assemble_machine([Location((), "s.a.n1"), Location((), "a.b.n2")], fattree_network("switch.switch.node"),
                          name="x")
     del p
+
+
+def test_addresses_below_two_tops_are_refused_as_slurm_does(monkeypatch):
+    # a tree address lists every switch above its node: two tops have no common ancestor, and
+    # nothing says how they connect (Slurm places no such job without TopoOptional)
+    p = get_provider("slurm")
+    locs = locations_of(monkeypatch, p, ["a.l1.n1", "a.l1.n1", "b.l2.n2", "a.l1.n3", "b.l3.n4"],
+                        "switch.switch.node")
+    with pytest.raises(InvalidInputError) as exc:
+        assemble_machine(locs, p.network(), name="job")
+    assert str(exc.value) == (
+        "locations: the job's nodes hang below switches without a common ancestor (SLURM_TOPOLOGY_ADDR): "
+        "n[1,3] (ranks 0-1,3) below 'a'; n[2,4] (ranks 2,4) below 'b'; Slurm places no job across switches without a "
+        "common parent (unless TopologyParam=TopoOptional), and the addresses do not say how they connect: give the "
+        "machine as a topology.conf with a switch above them (MPITASKMAP_COORDS_FILE=topology.conf:NODELIST)")
+    # one top: accepted; blocks legitimately span (they hang below the implicit root)
+    assert assemble_machine(locs[:2] + locs[3:4], p.network(), name="job").levels == 2
+    assert assemble_machine(locations_of(monkeypatch, p, ["b1.n1", "b2.n2"], "block.node"), p.network(),
+                            name="job").levels == 2
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -477,3 +497,18 @@ def test_mpi_remap_on_a_simulated_fat_tree():
         assert m.node_ids.tolist() == ref.node_ids[:n].tolist() and m.up_links == (1, 2)
     finally:
         new.Free()
+
+
+@pytest.mark.mpi(min_size=2)
+@pytest.mark.parametrize("on_error", ["raise", "identity"])
+def test_mpi_addresses_below_two_tops_end_alike(monkeypatch, on_error):
+    comm = world()
+    last_node = (comm.size - 1) // 2  # its ranks (both, or one) hang below another top
+    address = f"other.osp.ol.n{last_node:02d}" if comm.rank // 2 == last_node else tree_address(comm.rank)
+    slurm_env(monkeypatch, address, "switch.switch.switch.node")
+    outcome = run_remap(comm, "slurm", on_error)
+    assert all_same(comm, outcome)
+    assert outcome[0] == ("raised" if on_error == "raise" else "returned")
+    assert "without a common ancestor (SLURM_TOPOLOGY_ADDR)" in outcome[-2 if on_error == "identity" else 1]
+    others = [r for r in range(comm.size) if r // 2 == last_node]
+    assert f"n{last_node:02d} (ranks {rank_ranges(others)}) below 'other'" in outcome[-2 if on_error == "identity" else 1]

@@ -13,9 +13,11 @@ from typing import Sequence
 
 import numpy as np
 
+from .._textio import rank_ranges
 from .._validate import as_narrowest_coords
 from ..errors import InvalidInputError, ProviderError
 from ..machines import DragonflyMachine, FatTreeMachine, FlatMachine, Machine, TorusMachine
+from ..machines.hostlist import compress_hostlist
 from ..machines.slurm_topology import fattree_from_node_paths, parse_topology_addr
 from ..machines.specs import PERCS_DEFAULTS, percs_from_options
 
@@ -646,7 +648,7 @@ def _fattree_machine(coords: np.ndarray, nodes: np.ndarray, first_rank: np.ndarr
     if "down" in opts:  # a regular tree: the coordinate is the tree node
         return FatTreeMachine.regular(opts["down"], opts["up"], bandwidth, coords[:, 0], routing=routing, name=name)
     pattern = opts["pattern"]
-    paths, names, rank_of_name = [], [], {}
+    paths, names, rank_of_name, kinds = [], [], {}, set()
     for r in first_rank.tolist():
         key = _node_text(nodes[r])
         try:
@@ -662,8 +664,38 @@ def _fattree_machine(coords: np.ndarray, nodes: np.ndarray, first_rank: np.ndarr
         rank_of_name[addr.node] = r
         paths.append(addr.path)
         names.append(addr.node)
-    return fattree_from_node_paths(paths, names, node_ids, bandwidth=bandwidth, taper=opts.get("taper", 1.0),
-                                   routing=routing, name=name, what="locations")
+        kinds.add(addr.kind)
+    machine = fattree_from_node_paths(paths, names, node_ids, bandwidth=bandwidth, taper=opts.get("taper", 1.0),
+                                      routing=routing, name=name, what="locations")
+    if kinds == {"tree"}:  # after the structure's own checks, which name the fault more precisely
+        _check_common_top(paths, names, node_ids)
+    return machine
+
+
+def _check_common_top(paths: list, names: list, node_ids: np.ndarray) -> None:
+    """Raise unless every node's ``SLURM_TOPOLOGY_ADDR`` starts at one top switch.
+
+    ``paths[k]`` and ``names[k]`` belong to node id ``k``; ``node_ids[r]`` is rank ``r``'s.
+    A tree address lists every switch above the node, so two different tops are switches
+    without a common ancestor: Slurm places no job across them unless
+    ``TopologyParam=TopoOptional``, and then nothing says how they connect (the rule
+    :func:`~mpitaskmap.machines.slurm_topology.node_paths` applies to a ``topology.conf``).
+    """
+    tops: dict[str, list] = {}  # top switch -> node ids below it
+    for k, path in enumerate(paths):
+        tops.setdefault(path[0], []).append(k)
+    if len(tops) < 2:
+        return
+    parts = []
+    for top, members in tops.items():
+        ranks = np.flatnonzero(np.isin(node_ids, members))
+        parts.append(f"{compress_hostlist([names[k] for k in members])} (rank{'s' if ranks.size > 1 else ''} "
+                     f"{rank_ranges(ranks)}) below {top!r}")
+    raise InvalidInputError(
+        "locations: the job's nodes hang below switches without a common ancestor (SLURM_TOPOLOGY_ADDR): "
+        f"{'; '.join(parts)}; Slurm places no job across switches without a common parent (unless "
+        "TopologyParam=TopoOptional), and the addresses do not say how they connect: give the machine as a "
+        "topology.conf with a switch above them (MPITASKMAP_COORDS_FILE=topology.conf:NODELIST)")
 
 
 def _dragonfly_machine(coords: np.ndarray, nodes: np.ndarray, first_index: np.ndarray, inverse: np.ndarray,
