@@ -13,6 +13,7 @@ calls with the reordering done: :func:`create_cart`, :func:`create_dist_graph_ad
 
 import logging
 
+from . import _kernels  # noqa: F401  (first: a clear ImportError when the compiled kernels are not built)
 from ._version import __version__
 from .errors import InvalidInputError, MappingError, NotApplicableError, ProviderError
 from .machines import (FlatMachine, LinkLoads, Machine, PercsMachine, TorusMachine, bgq_machine, gemini_bandwidth,

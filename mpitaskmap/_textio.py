@@ -17,7 +17,31 @@ import numpy as np
 
 from .errors import InvalidInputError
 
-__all__ = ["write_coordinate_lines", "counted"]
+__all__ = ["write_coordinate_lines", "rank_ranges", "counted"]
+
+
+def rank_ranges(ranks) -> str:
+    """Return increasing integers as comma-separated runs: ``0,2-3`` for 0, 2, 3.
+
+    The one run-length form of rank lists (Cray ``MPICH_RANK_ORDER`` ranges, the runtime's
+    errors naming ranks).  Consecutive values become ``first-last``; the order is kept.
+
+    Examples
+    --------
+    >>> rank_ranges([0, 2, 3, 4, 7])
+    '0,2-4,7'
+    >>> rank_ranges([5])
+    '5'
+    """
+    values = [int(r) for r in ranks]
+    parts, i = [], 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
+            j += 1
+        parts.append(f"{values[i]}-{values[j]}" if j > i else str(values[i]))
+        i = j + 1
+    return ",".join(parts)
 
 
 # -- file plumbing ------------------------------------------------------------------------
@@ -65,6 +89,7 @@ def write_coordinate_lines(coords, path=None) -> None:
     text = "".join(" ".join(str(int(v)) for v in row) + "\n" for row in arr.tolist())
     with _opened(sys.stdout if path is None else path, "w") as fh:
         fh.write(text)
+
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """Return ``n`` and ``noun`` in the number ``n`` calls for: ``1 global link``, ``2 global links``.

@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mpitaskmap"
 #: Layer of every module, bottom up: (name, module prefixes).  A module in no entry fails.
 LAYERS = [
     ("foundation", ("mpitaskmap._version", "mpitaskmap.errors", "mpitaskmap._validate", "mpitaskmap._options",
-                    "mpitaskmap._textio", "mpitaskmap.curves",
+                    "mpitaskmap._textio", "mpitaskmap._kernels", "mpitaskmap.curves",
                     "mpitaskmap._torus", "mpitaskmap._percs", "mpitaskmap._mj", "mpitaskmap._graphmap",
                     "mpitaskmap._grid", "mpitaskmap._fluid")),
     ("machines", ("mpitaskmap.machines",)),

@@ -196,6 +196,10 @@ def test_demo_command_runs_at_a_small_size(ro, blocks, shell_env):
 def test_offline_walkthrough_runs_at_a_small_size(ro, blocks, shell_env, tmp_path):
     pytest.importorskip("matplotlib", reason="the walkthrough's step 0 installs the plot extra")
     env, work = shell_env
+    # the source tree's mpitaskmap/ without its kernels, as the repository's root holds it after a
+    # non-editable install: the walkthrough runs there as written (python -m mpitaskmap would not)
+    shutil.copytree(ROOT / "mpitaskmap", work / "mpitaskmap",
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
     commands = small_commands(ro, blocks, "offline")
     assert commands[0] == 'pip install ".[plot]"'  # step 0, here already installed (matplotlib imports)
     outs = [ro.run_command(c, work, env=env, timeout=300) for c in commands[1:]]

@@ -330,6 +330,10 @@ def counting_comm(base):
             self._count("allreduce")
             return super().allreduce(*a, **k)
 
+        def Allreduce(self, *a, **k):
+            self._count("Allreduce")
+            return super().Allreduce(*a, **k)
+
         def Allgather(self, *a, **k):
             self._count("Allgather")
             return super().Allgather(*a, **k)
@@ -372,33 +376,34 @@ def test_collective_count_does_not_grow_with_the_candidate_list(comm):
                         shared_memory=False, judge=None)
             new.Free()
             counts[refine, n_cands] = list(type(c).calls)
-    # the job's data as arrays: a fixed header, node names, the coordinates (no neighbours
+    # the ranks' job-level settings compared (one Allreduce); the job's data as arrays: a fixed
+    # header, node names, the coordinates (no neighbours
     # given here: no Allgatherv of them); then the scores, the winner, the new communicator
     gather = ["Allgather", "Allgatherv", "Allgather"]
-    one_stage = ["bcast", *gather, "allgather", "Bcast", "Split"]
+    one_stage = ["Allreduce", *gather, "allgather", "Bcast", "Split"]
     assert counts[0, 1] == counts[0, 200] == one_stage
     # the second stage (the default) adds one allgather, whatever the list length
-    assert counts[4, 1] == counts[4, 200] == ["bcast", *gather, "allgather", "allgather", "Bcast", "Split"]
+    assert counts[4, 1] == counts[4, 200] == ["Allreduce", *gather, "allgather", "allgather", "Bcast", "Split"]
     # the judge (the default on a machine with links) adds one allgather of the replayed times
     for n_cands in (1, 200):
         cands = (candidate_list(TaskGraph.stencil([4, 4, 4]), torus_machine([4, 4, 4]), rotate=False) * 40)[:n_cands]
         c = counting_comm(comm)
         new = remap(c, task_of(comm.rank, grid), provider=SIM, candidates=cands, shared_memory=False, report=True)[0]
         new.Free()
-        assert list(type(c).calls) == ["bcast", *gather, "allgather", "allgather", "allgather", "Bcast", "Split"]
+        assert list(type(c).calls) == ["Allreduce", *gather, "allgather", "allgather", "allgather", "Bcast", "Split"]
     # with neighbours, one Allgatherv of them more
     c = counting_comm(comm)
     new = remap(c, task_of(comm.rank, grid), neighbors=neighbors_of(comm.rank, grid), provider=SIM, refine=0,
                 shared_memory=False, judge=None)
     new.Free()
-    assert list(type(c).calls) == ["bcast", *gather, "Allgatherv", "Allgatherv", "allgather", "Bcast", "Split"]
+    assert list(type(c).calls) == ["Allreduce", *gather, "Allgatherv", "Allgatherv", "allgather", "Bcast", "Split"]
     # with shared memory the job's data moves on the node and node-leader communicators
     # (two made by remap, whatever the list length), the search on the job's
     c = counting_comm(comm)
     new = remap(c, task_of(comm.rank, grid), neighbors=neighbors_of(comm.rank, grid), provider=SIM, refine=0,
                 shared_memory=True, judge=None)
     new.Free()
-    assert list(type(c).calls) == ["bcast", "Split_type", "Split", "allgather", "Bcast", "Split"]
+    assert list(type(c).calls) == ["Allreduce", "Split_type", "Split", "allgather", "Bcast", "Split"]
 
 
 @functools.lru_cache(maxsize=1)

@@ -10,6 +10,7 @@ import sys  # noqa: F401  (the doctests write to sys.stdout)
 
 import numpy as np
 
+from .._textio import rank_ranges
 from ..errors import InvalidInputError
 from ..machines import Machine
 from ..mapping import Mapping, as_mapping
@@ -21,17 +22,6 @@ RANK_ORDER_HEADER = "# mpitaskmap rank order: use with MPICH_RANK_REORDER_METHOD
 
 
 # -- Cray MPICH_RANK_ORDER ----------------------------------------------------------------
-def _compress(ranks: list[int]) -> str:
-    parts, i = [], 0
-    while i < len(ranks):
-        j = i
-        while j + 1 < len(ranks) and ranks[j + 1] == ranks[j] + 1:
-            j += 1
-        parts.append(f"{ranks[i]}-{ranks[j]}" if j > i else str(ranks[i]))
-        i = j + 1
-    return ",".join(parts)
-
-
 def write_mpich_rank_order(mapping: Mapping, path, *, ranges: bool = False) -> None:
     """Write a Cray ``MPICH_RANK_ORDER`` file (for ``MPICH_RANK_REORDER_METHOD=3``).
 
@@ -71,7 +61,7 @@ def write_mpich_rank_order(mapping: Mapping, path, *, ranges: bool = False) -> N
     lines = [RANK_ORDER_HEADER]
     for a, b in zip(bounds[:-1], bounds[1:]):
         chunk = order[a:b]
-        lines.append(_compress(chunk) if ranges else ",".join(map(str, chunk)))
+        lines.append(rank_ranges(chunk) if ranges else ",".join(map(str, chunk)))
     with _opened(path, "w") as fh:
         fh.write("\n".join(lines) + "\n")
 

@@ -6,10 +6,11 @@ network; the ranks evaluate the deterministic candidate list in parallel (rank `
 takes candidates ``r, r + size, ...``), agree on the best by the chosen metric, and get
 back a communicator in which new rank ``t`` is the process that runs task ``t``.
 
-Collectives (a constant number, whatever the candidate count): one ``bcast`` of the
-environment configuration, one ``allgather`` of every rank's task, location and local
-errors, one ``allgather`` of every rank's candidate scores and errors, one more for the
-second stage (the best candidates refined; not with ``refine=0``), one for the judge (the
+Collectives (a constant number, whatever the candidate count): one ``Allreduce`` that
+compares the ranks' job-level settings (:mod:`~.job_settings`), one ``allgather`` of every
+rank's task, location and local errors, one ``allgather`` of every rank's candidate scores
+and errors, one more for the second stage (the best candidates refined; not with
+``refine=0``), one for the judge (the
 replayed times of the objective's best few, :mod:`mpitaskmap.search.judge`; not with
 ``judge=None`` or where the default judge does not apply), one ``Bcast`` of the winning
 mapping from the rank that computed it, one ``Split``.  When a rank's provider or network
@@ -25,7 +26,7 @@ sees all of them, and every rank takes the same decision: raise the same
 :class:`~mpitaskmap.errors.MappingError` naming the first failing rank, or, with
 ``on_error="identity"``, return a duplicate of ``comm`` unchanged.
 
-Environment (read on rank 0, broadcast):
+Environment (read on every rank; the job-level settings must agree, :mod:`~.job_settings`):
 
 =========================  ==============================================================
 ``MPITASKMAP_DISABLE=1``   return ``comm.Dup()`` unchanged (job-level switch)
@@ -40,7 +41,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import sys
 import traceback
 from dataclasses import dataclass, field
@@ -49,7 +49,7 @@ from typing import Callable, Sequence
 import numpy as np
 from mpi4py import MPI
 
-from ..errors import MappingError
+from ..errors import MappingError, ProviderError
 from ..search.families import identity as identity_family
 from ..search.judge import (DEFAULT_JUDGE, JUDGE_TOP, TIED, judge_stage, mapping_digest, replay_function, replay_in_turn,
                             resolve_judge)
@@ -59,6 +59,7 @@ from ..metrics import METRICS, change_text
 from ..mappers.geometric.mj import ORDERINGS
 from ..search.problem import Candidate, Problem
 from ..search.registry import as_candidate
+from .job_settings import agree_settings
 from .gather import (LocalRank, NodeShare, describe_network, gather_job, input_error, network_digest,
                      network_mismatch)
 from ..providers import Provider, assemble_machine_arrays, get_provider
@@ -197,14 +198,6 @@ class RemapReport:
         if self.seconds:
             lines.append("  seconds: " + ", ".join(f"{k} {v:.3f}" for k, v in self.seconds.items()))
         return "\n".join(lines)
-
-
-def _read_config() -> dict:
-    return {
-        "disable": os.environ.get("MPITASKMAP_DISABLE", "").strip().lower() in ("1", "true", "yes", "on"),
-        "provider": os.environ.get("MPITASKMAP_PROVIDER") or None,
-        "log": os.environ.get("MPITASKMAP_LOG") or None,
-    }
 
 
 class _RankFilter(logging.Filter):
@@ -512,7 +505,7 @@ def remap_task(
         raise TypeError(f"comm: expected an mpi4py Intracomm; got {type(comm).__name__}")
     t_start = MPI.Wtime()
     rank, size = comm.Get_rank(), comm.Get_size()
-    config = comm.bcast(_read_config() if rank == 0 else None, root=0)
+    config = agree_settings(comm, provider)  # one Allreduce; settings that differ between ranks: config["error"]
     handler = _configure_logging(config["log"], rank)
     try:
         options = dict(orderings=orderings, rotate=rotate, variants=variants, families=families)
@@ -594,6 +587,8 @@ def _remap_shared(comm, rank, size, t_start, config, task, provider, metric, opt
         local.task_error = f"{type(exc).__name__}: {exc}"
     prov_name, network = "", None
     try:
+        if config["error"]:  # settings differ between ranks: no provider is asked; the error is agreed below
+            raise ProviderError(config["error"])
         prov = provider if isinstance(provider, Provider) else get_provider(provider or config["provider"])
         prov_name = prov.spec
         # providers describe the whole job: locate by world rank, whatever comm is
@@ -622,6 +617,8 @@ def _remap_shared(comm, rank, size, t_start, config, task, provider, metric, opt
             graph, machine = job.built
     if job.odd_rank >= 0:  # known on every rank from the same headers: name both providers
         err = _network_mismatch(comm, job.odd_rank, describe_network(prov_name, network))
+    if config["error"] and not err.startswith(TASK_ERROR):
+        err = config["error"]  # the same on every rank: each differing setting, its values and ranks
     t_gather = MPI.Wtime() - t0
     rep.provider = prov_name
     rep.gathered_bytes = job.bytes_moved
