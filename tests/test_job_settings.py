@@ -4,9 +4,10 @@ rank ends alike, the error names the ranks and values.
 Serial tests word the error from hand-made settings; the MPI tests (``-m mpi`` under
 ``mpiexec -n 4`` and ``-n 16``) give every rank its own environment, as a launcher does, and run
 each entry point that reads it: ``remap``, ``create_cart``, ``create_dist_graph_adjacent``,
-``cart_order``, ``dist_graph_order`` and the PMPI library's hooks.  One test launches
-``mpiexec`` itself with MPMD blocks of ranks, each block with its own ``-env`` (the way a
-real launch gives ranks different environments).
+``cart_order``, ``dist_graph_order`` and the PMPI library's hooks.  Two tests launch
+``mpiexec`` themselves with MPMD blocks of ranks, each block with its own ``-env`` (the way a
+real launch gives ranks different environments): a Python application calling ``remap``, and
+an unchanged C program with the PMPI library preloaded.
 """
 
 import logging
@@ -298,3 +299,33 @@ def test_ranks_launched_with_different_environments_fail_alike(tmp_path):
     assert res.returncode == 0, res.stderr
     expected = "MappingError: MPITASKMAP_PROVIDER differs between ranks: ranks 0,2-3 'sim:titan:ppn=1', rank 1 'sim:bogus'"
     assert [(tmp_path / f"rank{r}.txt").read_text() for r in range(4)] == [expected] * 4, res.stdout + res.stderr
+
+
+def test_the_pmpi_library_on_ranks_with_different_providers_takes_mpis_own_call(tmp_path):
+    # an unchanged C program, the library preloaded; rank 1's launch block has another provider: the hook
+    # raises the agreed error on every rank, the library turns every rank to MPI's own call and rank 0 says why
+    bin_dir = Path(sys.executable).parent
+    if not all((bin_dir / name).exists() for name in ("mpiexec", "mpicc", "mpichversion")):
+        pytest.skip("no MPICH mpiexec/mpicc next to this Python (pip install mpich)")
+    from mpitaskmap.runtime import pmpi
+
+    lib = pmpi.pmpi_library()
+    halo3d = tmp_path / "halo3d"
+    root = Path(__file__).resolve().parents[1]
+    subprocess.run([str(bin_dir / "mpicc"), "-O2", "-o", str(halo3d), str(root / "examples" / "halo3d.c")],
+                   check=True, capture_output=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MPITASKMAP_") and k != "LD_PRELOAD"}
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    env["MPITASKMAP_PROVIDER"] = TORUS
+    cmd = [str(bin_dir / "mpiexec")]
+    for count, extra in ((1, []), (1, ["-env", "MPITASKMAP_PROVIDER", "sim:bogus"]), (14, [])):
+        cmd += ["-n", str(count), *extra, "-env", "LD_PRELOAD", str(lib), str(halo3d), "--cart",
+                "4", "2", "2", "8", "8", "8", "5", "3", ":"]
+    res = subprocess.run(cmd[:-1], capture_output=True, text=True, timeout=240, env=env)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines()[0] == "cart_order " + " ".join(map(str, range(16)))  # MPI's own order
+    assert "halo check ok" in res.stdout
+    lines = [ln for ln in res.stderr.splitlines() if ln.startswith("mpitaskmap:")]
+    assert len(lines) == 1 and lines[0].endswith(
+        ": rank 0: mpitaskmap.cart_order: MappingError: MPITASKMAP_PROVIDER differs between ranks: ranks 0,2-15 "
+        "'sim:torus:dims=4x4', rank 1 'sim:bogus'"), res.stderr
