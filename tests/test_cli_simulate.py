@@ -166,15 +166,19 @@ def test_map_auto_simulate_keeps_the_fastest_of_the_judged(capsys):
     status, out, err = run(capsys, "map", "-m", SIM, "-t", TASKS, "--method", "auto", "--simulate",
                            "--simulate-top", "2", "--simulate-also", "", "--format", "csv")
     assert status == 0
-    assert "simulated the 2 best distinct mappings of the search (predicted_time):" in err
+    assert "simulated the 2 best distinct mappings of the search (predicted_time), and the default order:" in err
     lines = err.splitlines()
     i = next(k for k, line in enumerate(lines) if line.startswith("simulated the 2 best"))
     rows = [line.split("  judge (")[0].split() for line in lines[i + 2: i + 4]]  # without the "picked" mark
     times = [float(r[-1]) for r in rows]
     assert [int(r[0]) for r in rows] == [1, 2]  # listed in objective order
     assert [r[2] for r in rows] == ["objective", "objective"]
+    # the default order last, the baseline: slower than the pick
+    default = lines[i + 4].split()
+    assert default[2:4] == ["default", "order"] and float(default[-1]) > min(times)
     fastest = min(range(2), key=lambda k: (times[k], k))
     assert f"winner: {rows[fastest][3]}" in err and "(the fastest simulated)" in err
+    assert f"  simulated step: default {float(default[-1]):.4g} s -> {min(times):.4g} s (" in err
     # the times are the simulator's, with the command's message model
     from mpitaskmap.cli._inputs import load_machine, load_tasks
 

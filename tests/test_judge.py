@@ -9,11 +9,14 @@ from mpitaskmap.search import judge as judge_mod
 from mpitaskmap.cli import main
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.sim.fluid import fluid_exchange
-from mpitaskmap.search.judge import (DEFAULT_JUDGE, FLUID_JUDGE_MAX_WORK, FLUID_JUDGE_MAX_WORK_STEPS, JUDGE_STEPS, JUDGE_TIE, JUDGE_TOP, default_judge, judge_order,
-                              resolve_judge)
+from mpitaskmap.search.judge import (DEFAULT_JUDGE, DEFAULT_ORDER, FLUID_JUDGE_MAX_WORK, FLUID_JUDGE_MAX_WORK_STEPS,
+                                     JUDGE_STEPS, JUDGE_TIE, JUDGE_TOP, default_judge, fluid_seconds, judge_change,
+                                     judge_order, judge_stage, resolve_judge)
 from mpitaskmap.machines import FlatMachine
 from mpitaskmap.search.problem import Problem
 from mpitaskmap.search.scoring import apply
+from mpitaskmap.search.problem import Candidate
+from demo_inputs import FRONTIER, TITAN, minighost_input
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +37,25 @@ def test_judge_order_ties_within_the_replays_precision_go_to_the_objective():
     assert judge_order([], [], []) == []
     with pytest.raises(InvalidInputError, match="differ in length"):
         judge_order([1.0], [1.0, 2.0], [0])
+
+
+def test_judge_order_keeps_the_default_order_unless_a_mapping_replays_faster_by_more_than_the_tie():
+    """The judge's one tie rule, by hand: times within JUDGE_TIE of the fastest are equal, and among equal times
+    the default order (index 0) comes first.
+
+    Mutation checks (run when written): ``indices[k] != 0`` -> ``== 0`` in ``judge_order`` (the default order
+    last among equals), or the term dropped (the better objective first), fails the first assertion;
+    comparing with ``fastest`` instead of ``fastest * (1 + JUDGE_TIE)`` (no tolerance) fails the second.
+    """
+    # the rule: a mapping replaces the default order (index 0) only when t * (1 + JUDGE_TIE) < t_default
+    # equal times: the default order, though the objective scores it worse
+    assert judge_order([1.0, 1.0], [1.0, 2.0], [5, 0]) == [1, 0]
+    # faster by less than JUDGE_TIE: no gain, the default order is kept
+    assert judge_order([1.0, 1.0 + JUDGE_TIE / 2], [1.0, 2.0], [5, 0]) == [1, 0]
+    # faster by more than JUDGE_TIE: it replaces the default order
+    assert judge_order([1.0, 1.0 + 2 * JUDGE_TIE], [1.0, 2.0], [5, 0]) == [0, 1]
+    # the default order among several tied with the fastest: first; the others by objective
+    assert judge_order([1.0, 1.0, 1.0 + JUDGE_TIE / 2], [1.5, 1.0, 2.0], [3, 4, 0]) == [2, 1, 0]
 
 
 def test_default_judge_applies_to_routed_machines_of_moderate_size(monkeypatch):
@@ -93,11 +115,15 @@ def test_a_given_metric_decides_alone(overruled):
     np.testing.assert_array_equal(by_time.task_to_proc, plain.task_to_proc)
 
 
-def test_equal_replays_keep_the_objectives_pick(overruled, monkeypatch):
+def test_equal_replays_keep_the_default_order(overruled, monkeypatch):
     g, m, plain, _ = overruled
     monkeypatch.setattr(judge_mod, "fluid_seconds", lambda problem, mapping, options: 1.0)
     tied = mpitaskmap.map(g, m)
-    assert tied.info["judge"] == "fluid" and tied.info["candidate"] == plain.info["candidate"]
+    assert tied.info["judge"] == "fluid" and plain.info["candidate_index"] != 0
+    # no mapping replays faster than the default order: it is returned, the objective's pick is not
+    assert (tied.info["candidate"], tied.info["candidate_index"]) == ("identity (default order)", 0)
+    assert tied.task_to_proc.tolist() == list(range(g.n_tasks)) and tied.info["default_simulated_s"] == 1.0
+    assert tied.info["objective_winner"] == plain.info["candidate"]
     # the identity wins a tie of scores and times: a machine where every mapping is equal
     g2, m2 = TaskGraph.stencil([2, 2]), torus_machine([2, 2])
     assert mpitaskmap.map(g2, m2).info["candidate"] == "identity (default order)"
@@ -184,8 +210,7 @@ def test_shortlist_takes_the_mappings_tied_with_the_last_one_kind_at_a_time():
 
 
 def test_judge_stage_picks_a_faster_mapping_among_the_tied(capsys):
-    from mpitaskmap.search.judge import TIED, judge_stage
-    from mpitaskmap.search.problem import Candidate
+    from mpitaskmap.search.judge import TIED
 
     # six candidates tie on the objective; the fastest replay is the sixth, past the top 4
     cands = [Candidate.make("identity", "identity")] + [Candidate.make("c", f"m{i}") for i in range(1, 7)]
@@ -193,11 +218,12 @@ def test_judge_stage_picks_a_faster_mapping_among_the_tied(capsys):
     digests = {i: bytes([i]) for i in range(7)}
     times = {i: 2.0 for i in range(7)} | {6: 1.0}
     out = judge_stage("fluid", cands, scores, digests, lambda ids: ({i: times[i] for i in ids}, ""))
-    assert out.index == 6
-    assert [r["chosen_by"] for r in out.judged] == ["objective"] * 4 + [TIED] * 2
+    assert out.index == 6 and out.default_simulated_s == 2.0
+    assert [r["chosen_by"] for r in out.judged] == ["objective"] * 4 + [TIED] * 2 + [DEFAULT_ORDER]
     # SimGrid runs: the caller's top is the budget, no extension
     simulated = judge_stage("simulate", cands, scores, digests, lambda ids: ({i: times[i] for i in ids}, ""))
-    assert simulated.index != 6 and len(simulated.judged) == 4
+    # the top 4 and the default order; all replay 2.0: the default order is kept
+    assert simulated.index == 0 and len(simulated.judged) == 5 and simulated.judged[-1]["chosen_by"] == DEFAULT_ORDER
     assert judge_stage("simulate", cands, scores, digests, lambda ids: ({i: times[i] for i in ids}, ""),
                        tied_max=6).index == 6
 
@@ -223,3 +249,129 @@ def test_the_judge_replays_several_steps_of_small_exchanges_and_one_of_large(mon
     assert judge_mod.judge_steps(p) == JUDGE_STEPS
     with pytest.raises(InvalidInputError, match="steps: expected an int >= 1"):
         judge_mod.fluid_seconds(p, mapping, {"steps": 0})
+
+
+# -- the default order, replayed beside every shortlist ----------------------------------------
+def _stage_rows(times: dict, scores=(3.0, 1.0, 2.0)):
+    from mpitaskmap.search.families import identity
+
+    cands = [identity.CANDIDATE] + [Candidate.make("c", f"m{i}") for i in range(1, len(scores))]
+    digests = {i: bytes([i]) for i in range(len(scores))}
+    asked = []
+
+    def replay(ids):
+        asked.append(list(ids))
+        return {i: times[i] for i in ids if i in times}, ""
+
+    return judge_stage("fluid", cands, list(scores), digests, replay, top=1), asked
+
+
+def test_judge_stage_replays_the_default_order_and_keeps_it_without_a_gain():
+    # the objective's best (#1) and the default order, replayed last
+    out, asked = _stage_rows({0: 1.0, 1: 1.0})
+    assert asked == [[1, 0]]
+    assert [(r["index"], r["chosen_by"], r["objective_rank"], r["simulated_rank"]) for r in out.judged] == [
+        (1, "objective", 1, 2), (0, DEFAULT_ORDER, 2, 1)]
+    assert (out.index, out.default_simulated_s, out.why) == (0, 1.0, "")
+    # faster by more than the tie: the pick
+    out, _ = _stage_rows({0: 1.0, 1: 1.0 / (1 + 2 * JUDGE_TIE)})
+    assert out.index == 1 and [r["simulated_rank"] for r in out.judged] == [1, 2]
+    # by less: no gain
+    out, _ = _stage_rows({0: 1.0, 1: 1.0 / (1 + JUDGE_TIE / 2)})
+    assert out.index == 0
+    # a default order the objective shortlists already is replayed once, under its own reason
+    # (here the only one no worse than itself by the objective)
+    out, asked = _stage_rows({0: 1.0, 1: 0.5}, scores=(1.0, 2.0, 2.0))
+    assert asked == [[0]] and out.index == 0 and [r["chosen_by"] for r in out.judged] == ["objective"]
+    # a replay that returns no time for the default order: the objective decides, and says why
+    out, _ = _stage_rows({1: 1.0})
+    assert out.index is None and out.why == ("the fluid replay gave no time for #0 identity (default order): the "
+                                             "objective decides")
+    assert np.isnan(out.default_simulated_s)
+
+
+@pytest.mark.parametrize("faster, kept", [(0.0, True), (JUDGE_TIE / 2, True), (2 * JUDGE_TIE, False)],
+                         ids=["equal", "within-the-tie", "beyond-the-tie"])
+def test_map_keeps_the_default_order_unless_a_mapping_replays_faster(monkeypatch, faster, kept):
+    graph, machine = minighost_input(FRONTIER)
+
+    def seconds(problem, mapping, options):  # the default order 1 s, every other mapping 1 / (1 + faster)
+        return 1.0 if mapping.task_to_proc.tolist() == list(range(16)) else 1.0 / (1.0 + faster)
+
+    monkeypatch.setattr(judge_mod, "fluid_seconds", seconds)
+    best = mpitaskmap.map(graph, machine, families="geometric")
+    # every other mapping ties: the objective's pick (#5) is the fastest of them
+    assert best.info["candidate_index"] == (0 if kept else 5) and best.info["default_simulated_s"] == 1.0
+    replayed, _ = judge_change("fluid", best.info["judged"], best.info["candidate_index"], "predicted_time")
+    assert ("no gain found" in replayed) == kept
+
+
+def test_the_frontier_demo_keeps_the_default_order_no_gain_found():
+    """The README's dragonfly demo (16 ranks on 8 nodes of a simulated Frontier): the objective's
+    pick predicts 32.5% less, and every shortlisted mapping replays what the default order replays
+    (SimGrid agrees: 1.44e-06 s both, the demo's table): the default order is kept."""
+    graph, machine = minighost_input(FRONTIER)
+    best = mpitaskmap.map(graph, machine, families="geometric")  # remap()'s search: its family, its judge
+    info = best.info
+    assert info["judge"] == "fluid" and info["objective_winner"] == "geometric tree T(1,2,0)"
+    assert (info["candidate_index"], info["candidate"]) == (0, "identity (default order)")
+    assert best.task_to_proc.tolist() == list(range(16))
+    rows = info["judged"]
+    assert [r["chosen_by"] for r in rows] == ["objective"] * 4 + ["tie"] * 12 + [DEFAULT_ORDER]
+    default = rows[-1]
+    problem = Problem(graph, machine)
+    assert default["index"] == 0 and default["simulated_rank"] == 1
+    assert info["default_simulated_s"] == default["simulated_s"] == fluid_seconds(
+        problem, mpitaskmap.identity_mapping(graph, machine))
+    assert default["simulated_s"] == pytest.approx(1.44e-06, rel=1e-5)
+    # no replay is faster (some are slower by an ulp: within the tie)
+    assert all(default["simulated_s"] <= r["simulated_s"] <= default["simulated_s"] * (1 + JUDGE_TIE) for r in rows)
+    replayed, objective = judge_change("fluid", rows, 0, info["metric"])
+    assert replayed == ("replayed step: default 1.44e-06 s, no gain found: the fastest of the 16 other mappings "
+                        "replayed, #5, 1.44e-06 s; the default order is kept")
+    assert objective == ("predicted_time: default 5.66849e-07 s -> 5.66849e-07 s (predicted, unchanged); the "
+                         "objective's pick #5: 3.82529e-07 s (predicted, 32.5% lower)")
+
+
+def test_the_titan_demo_reports_both_replayed_times_and_the_replayed_change_first():
+    """The README's main demo (16 ranks, sparse Titan): the pick replays 38.3% faster than the default order."""
+    graph, machine = minighost_input(TITAN)
+    best = mpitaskmap.map(graph, machine, families="geometric")
+    info = best.info
+    assert (info["candidate_index"], info["candidate"]) == (1, "geometric fz T* P* shift")
+    problem = Problem(graph, machine)
+    default_s = fluid_seconds(problem, mpitaskmap.identity_mapping(graph, machine))
+    winner_s = fluid_seconds(problem, best)
+    assert info["default_simulated_s"] == default_s == pytest.approx(7.091972e-07, rel=1e-6)
+    assert winner_s == pytest.approx(4.378474287e-07, rel=1e-9)  # SimGrid's own (tests/test_message_model.py)
+    assert winner_s * (1 + JUDGE_TIE) < default_s
+    replayed, objective = judge_change("fluid", info["judged"], 1, info["metric"])
+    # 1 - 4.378e-07 / 7.092e-07 = 38.3%; the predicted times halve (2.513e-07 -> 1.257e-07)
+    assert replayed == "replayed step: default 7.092e-07 s -> 4.378e-07 s (38.3% lower)"
+    assert objective == "predicted_time: default 2.51316e-07 s -> 1.25658e-07 s (predicted, 50.0% lower)"
+
+
+def test_judge_change_names_the_objectives_pick_and_needs_the_default_row():
+    rows = [dict(index=5, score=2.0, simulated_s=3.0, simulated_rank=3),
+            dict(index=7, score=3.0, simulated_s=1.0, simulated_rank=1),
+            dict(index=0, score=4.0, simulated_s=4.0, simulated_rank=2)]
+    # the judge's pick (#7) is not the objective's (#5): both predicted changes, the pick's first
+    assert judge_change("simulate", rows, 7, "weighted_hops") == (
+        "simulated step: default 4 s -> 1 s (75.0% lower)",
+        "weighted_hops: default 4 -> 3 (25.0% lower); the objective's pick #5: 2 (50.0% lower)")
+    with pytest.raises(InvalidInputError, match=r"judged: no row of the default order \(#0\) or of the winner \(#9\)"):
+        judge_change("fluid", rows, 9, "predicted_time")
+    with pytest.raises(InvalidInputError, match="no row of the default order"):
+        judge_change("fluid", rows[:2], 7, "predicted_time")
+
+
+def test_cli_map_leads_with_the_replayed_change(capsys):
+    args = ["map", "-m", FRONTIER, "-t", "stencil3d:4x2x2:weight=4608", "--method", "auto", "--format", "csv"]
+    assert main(args) == 0
+    err = capsys.readouterr().err.splitlines()
+    k = next(i for i, line in enumerate(err) if line.startswith("winner: "))
+    assert err[k] == "winner: identity (default order) (the fluid judge: no gain found)"
+    assert err[k + 1].startswith("  replayed step: default 1.44e-06 s, no gain found: ")
+    assert err[k + 2].startswith("  predicted_time: default 5.66849e-07 s -> 5.66849e-07 s (predicted, unchanged)")
+    row = next(line for line in err if line.split()[2:4] == ["default", "order"])
+    assert row.endswith("judge (no gain found: the default order is kept)")

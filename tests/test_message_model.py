@@ -240,23 +240,38 @@ def test_every_replay_defaults_to_smpis_network_model():
 def test_the_remap_report_names_each_time_by_its_model():
     from mpitaskmap.runtime.remapping import RemapReport
 
+    # the judge decided: the replayed change first (the default order's replayed step beside the winner's), the
+    # predicted change second
+    default = dict(index=0, score=2e-7, simulated_s=5e-7, chosen_by="default order")
     rep = RemapReport(status="remapped", metric="predicted_time", n_candidates=10, winner="geometric", winner_index=3,
-                      before=2e-7, after=1e-7, judge="fluid", objective_winner="geometric",
-                      judged=[dict(index=3, simulated_s=4.5e-7), dict(index=5, simulated_s=4.6e-7)])
+                      before=2e-7, after=1e-7, judge="fluid", objective_winner="geometric", default_simulated_s=5e-7,
+                      judged=[dict(index=3, score=1e-7, simulated_s=4.5e-7, chosen_by="objective"),
+                              dict(index=5, score=1.5e-7, simulated_s=4.6e-7, chosen_by="objective"), default])
     lines = rep.summary().splitlines()
-    assert lines[1] == ("  predicted_time: default 2e-07 s -> 1e-07 s (predicted, 50.0% lower); winner #3 geometric "
-                        "of 10 candidates")
-    assert lines[2] == ("  judge: fluid replay (SMPI network model) of the objective's 2 best, replayed #3 4.5e-07 s, "
-                        "#5 4.6e-07 s; the objective's pick: geometric")
+    assert lines[1] == ("  replayed step: default 5e-07 s -> 4.5e-07 s (10.0% lower); winner #3 geometric of 10 "
+                        "candidates")
+    assert lines[2] == "  predicted_time: default 2e-07 s -> 1e-07 s (predicted, 50.0% lower)"
+    assert lines[3] == ("  judge: fluid replay (SMPI network model) of the objective's 2 best and the default order, "
+                        "replayed #3 4.5e-07 s, #5 4.6e-07 s; the objective's pick: geometric")
     # mappings tied with the last of the top: counted, and the fastest of them named
-    tied = RemapReport(status="remapped", metric="predicted_time", n_candidates=10, winner="g", winner_index=3,
+    tied = RemapReport(status="remapped", metric="predicted_time", n_candidates=10, winner="g", winner_index=8,
                        before=2e-7, after=1e-7, judge="fluid", objective_winner="g",
-                       judged=[dict(index=3, simulated_s=4.5e-7, chosen_by="objective"),
-                               dict(index=7, simulated_s=4.4e-7, chosen_by="tie"),
-                               dict(index=8, simulated_s=4.3e-7, chosen_by="tie")])
-    assert tied.summary().splitlines()[2] == (
-        "  judge: fluid replay (SMPI network model) of the objective's 1 best, replayed #3 4.5e-07 s; 2 more tied with "
-        "the last of them, the fastest #8 4.3e-07 s; the objective's pick: g")
+                       judged=[dict(index=3, score=1e-7, simulated_s=4.5e-7, chosen_by="objective"),
+                               dict(index=7, score=1e-7, simulated_s=4.4e-7, chosen_by="tie"),
+                               dict(index=8, score=1e-7, simulated_s=4.3e-7, chosen_by="tie"), default])
+    assert tied.summary().splitlines()[3] == (
+        "  judge: fluid replay (SMPI network model) of the objective's 1 best and the default order, replayed #3 "
+        "4.5e-07 s; 2 more tied with the last of them, the fastest #8 4.3e-07 s; the objective's pick: g")
+    # no mapping replays faster than the default order: it is kept, "no gain found"; the objective's pick second
+    kept = RemapReport(status="identity", metric="predicted_time", n_candidates=10, n_refined=2,
+                       winner="identity (default order)", winner_index=0, before=2e-7, after=2e-7, judge="fluid",
+                       objective_winner="g", judged=[dict(index=3, score=1e-7, simulated_s=5e-7, chosen_by="objective"),
+                                                     default])
+    assert kept.summary().splitlines()[1:3] == [
+        "  replayed step: default 5e-07 s, no gain found: the other mapping replayed, #3, 5e-07 s; the default order "
+        "is kept (10 candidates, 2 refined)",
+        "  predicted_time: default 2e-07 s -> 2e-07 s (predicted, unchanged); the objective's pick #3: 1e-07 s "
+        "(predicted, 50.0% lower)"]
     # another objective is no time: no unit, no model
     other = RemapReport(status="remapped", metric="weighted_hops", n_candidates=2, winner="g", winner_index=1,
                         before=4.0, after=2.0)

@@ -278,22 +278,28 @@ def test_judge_simulates_the_best_distinct_mappings_and_keeps_the_fastest(monkey
     judged = mpitaskmap.map(g, m, judge="simulate", judge_top=3, judge_options={"bytes_per_weight": 8.0},
                             judge_also=())
     rows = judged.info["judged"]
-    assert len(rows) == len(calls) == 3 and {r["chosen_by"] for r in rows} == {"objective"}
+    # the default order is among the objective's 3 best here (second): replayed once, as one of them
+    default = np.arange(g.n_tasks).tobytes()
+    assert len(rows) == len(calls) == 3 and {r["chosen_by"] for r in rows} == {"objective"} and rows[1]["index"] == 0
     # distinct mappings, in objective order (score, then index), the first is the search's winner
-    assert len({c[0].tobytes() for c in calls}) == 3
+    assert len({c[0].tobytes() for c in calls}) == 3 and calls[1][0].tobytes() == default
     assert [(r["score"], r["index"]) for r in rows] == sorted((r["score"], r["index"]) for r in rows)
     assert rows[0]["candidate"] == plain.info["candidate"] == judged.info["objective_winner"]
     np.testing.assert_array_equal(calls[0][0], plain.task_to_proc)
     # the fastest (the third) is returned, and the ranks say so
-    assert judged.info["candidate"] == rows[2]["candidate"]
+    assert judged.info["candidate"] == rows[2]["candidate"] and judged.info["default_simulated_s"] == 0.9
     np.testing.assert_array_equal(judged.task_to_proc, calls[2][0])
     assert [r["simulated_rank"] for r in rows] == [3, 2, 1] and [r["objective_rank"] for r in rows] == [1, 2, 3]
     from mpitaskmap.search.judge import JUDGE_CONFIG
 
     assert calls[0][1] == {"link_latency": DEFAULT_HOP_LATENCY, "bytes_per_weight": 8.0, "config": JUDGE_CONFIG}
     assert JUDGE_CONFIG == ("network/model:SMPI",)
-    # equal simulated times: the better objective wins
+    # equal simulated times: no gain, the default order is kept
     _fake_simulator(monkeypatch, lambda mapping: 1.0)
+    tied = mpitaskmap.map(g, m, judge="simulate", judge_top=3)
+    assert tied.info["candidate_index"] == 0 != plain.info["candidate_index"]
+    # equal but for the default order, slower: the better objective wins
+    _fake_simulator(monkeypatch, lambda mapping: 2.0 if mapping.task_to_proc.tobytes() == default else 1.0)
     tied = mpitaskmap.map(g, m, judge="simulate", judge_top=3)
     assert tied.info["candidate"] == plain.info["candidate"]
 
@@ -340,15 +346,16 @@ def test_judge_also_never_replays_a_latency_pick_worse_than_the_default(monkeypa
     judged = mpitaskmap.map(g, m, judge="simulate", judge_top=1)
     assert all(r["index"] != worst[2] for r in judged.info["judged"]) and judged.task_to_proc.tobytes() != banned
     assert len(calls) == len(judged.info["judged"])
-    # explicitly none: only the objective's top
-    _fake_simulator(monkeypatch, seconds_of)
+    # explicitly none: only the objective's top (and the default order, the baseline, slower here)
+    default = np.arange(g.n_tasks).tobytes()
+    _fake_simulator(monkeypatch, lambda mapping: 2.0 if mapping.task_to_proc.tobytes() == default else seconds_of(mapping))
     alone = mpitaskmap.map(g, m, judge="simulate", judge_top=1, judge_also=[])
-    assert [r["chosen_by"] for r in alone.info["judged"]] == ["objective"]
+    assert [r["chosen_by"] for r in alone.info["judged"]] == ["objective", "default order"]
     np.testing.assert_array_equal(alone.task_to_proc, plain.task_to_proc)
     # a pick already simulated (same rank order) is not simulated twice
     _fake_simulator(monkeypatch, lambda mapping: 1.0)
     same = mpitaskmap.map(g, m, judge="simulate", judge_top=1, judge_also=["predicted_time"])
-    assert [r["chosen_by"] for r in same.info["judged"]] == ["objective"]
+    assert [r["chosen_by"] for r in same.info["judged"]] == ["objective", "default order"]
 
 
 def test_judge_also_skips_link_metrics_without_a_link_model(monkeypatch):

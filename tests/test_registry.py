@@ -230,12 +230,13 @@ def test_judge_stage_shortlists_replays_and_ranks():
     assert [(r["index"], r["chosen_by"], r["objective_rank"], r["simulated_rank"]) for r in out.judged] == [
         (1, "objective", 1, 3), (3, "objective", 2, 1), (0, "objective", 3, 2)]
     assert out.index == 3 and out.why == ""
-    # the objective's best alone, then the metric's best among the mappings no worse than the default
-    out, asked = _stage({1: 2.0, 3: 1.0, 4: 0.5}, also={"latency": {0: 9.0, 1: 9.0, 3: 2.0, 4: 1.0}}, top=1)
-    assert asked == [[1, 3]]
+    # the objective's best alone, then the metric's best among the mappings no worse than the default,
+    # then the default order (the baseline, replayed whatever the shortlist)
+    out, asked = _stage({1: 2.0, 3: 1.0, 4: 0.5, 0: 3.0}, also={"latency": {0: 9.0, 1: 9.0, 3: 2.0, 4: 1.0}}, top=1)
+    assert asked == [[1, 3, 0]]
     assert [(r["index"], r["chosen_by"], r["objective_rank"], r["simulated_rank"]) for r in out.judged] == [
-        (1, "objective", 1, 2), (3, "latency", 2, 1)]
-    assert out.index == 3
+        (1, "objective", 1, 2), (3, "latency", 2, 1), (0, "default order", 3, 3)]
+    assert out.index == 3 and out.default_simulated_s == 3.0
     # times within the tie go to the better objective
     out, _ = _stage({1: 1.0, 3: 1.0 - JUDGE_TIE / 2, 0: 2.0})
     assert out.index == 1

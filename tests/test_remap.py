@@ -13,6 +13,9 @@ builds that machine for the checks).
 import functools
 import math
 
+from demo_inputs import FRONTIER, minighost_input, minighost_task
+from mpitaskmap.search.judge import JUDGE_TIE
+
 import numpy as np
 import pytest
 
@@ -657,6 +660,10 @@ def test_search_candidates_judge_matches_the_serial_judge(comm):
     assert res.index == index != res.objective_index
     assert res.candidates[res.objective_index].label() == objective_winner
     assert [(j["index"], j["simulated_s"]) for j in res.judged] == [(j["index"], j["simulated_s"]) for j in judged]
+    # the default order replayed too, last, by rank 0: slower than the pick by more than the tie
+    assert res.judged[-1]["index"] == 0 and res.default_simulated_s == judged[-1]["simulated_s"]
+    winner_s = next(j["simulated_s"] for j in res.judged if j["index"] == res.index)
+    assert winner_s * (1 + JUDGE_TIE) < res.default_simulated_s
     assert np.array_equal(res.task_to_proc, task_to_proc)
     assert all_same(comm, (res.index, tuple(res.task_to_proc.tolist())))
     # no judge: the objective's pick
@@ -701,12 +708,27 @@ def test_remap_reports_its_judge(comm):
     new, rep = remap(comm, task_of(comm.rank, grid), neighbors=neighbors_of(comm.rank, grid), provider=SIM, report=True)
     try:
         assert all_same(comm, (rep.judge, rep.judge_why, repr(rep.judged), rep.objective_winner, rep.winner))
-        # the objective's best 4, and those tied with the 4th (up to 16 in all)
-        assert rep.judge == "fluid" and 1 <= len(rep.judged) <= 16 and "judge: fluid replay" in rep.summary()
+        # the objective's best 4, those tied with the 4th (up to 16 in all), and the default order
+        assert rep.judge == "fluid" and 1 <= len(rep.judged) <= 17 and "judge: fluid replay" in rep.summary()
         assert sum(j["chosen_by"] == "objective" for j in rep.judged) <= 4
-        assert all(j["chosen_by"] in ("objective", "tie") for j in rep.judged)
+        assert all(j["chosen_by"] in ("objective", "tie", "default order") for j in rep.judged)
         assert rep.seconds["judge"] >= 0 and list(rep.seconds)[2] == "judge"
         assert rep.after <= rep.before  # the judge chooses among candidates no worse than the default
+        # the headline: the default order's replayed step beside the winner's, the predicted change second
+        default = next(j for j in rep.judged if j["index"] == 0)
+        assert rep.default_simulated_s == default["simulated_s"] >= 0  # 0 on COMM_SELF: no message
+        lines = rep.summary().splitlines()
+        if rep.nothing_to_map:  # COMM_SELF: one rank on one node, every order alike, the report says so instead
+            assert comm.size == 1 and lines[2].startswith("  nothing to map: the 1 rank runs on one node")
+        elif rep.winner_index:
+            winner = next(j for j in rep.judged if j["index"] == rep.winner_index)
+            assert winner["simulated_s"] * (1 + JUDGE_TIE) < default["simulated_s"]
+            assert lines[2].startswith(f"  replayed step: default {default['simulated_s']:.4g} s -> "
+                                       f"{winner['simulated_s']:.4g} s (")
+        else:
+            assert lines[2].startswith(f"  replayed step: default {default['simulated_s']:.4g} s, no gain found: ")
+        if not rep.nothing_to_map:
+            assert lines[3].startswith("  predicted_time: default ") and "(predicted, " in lines[3]
     finally:
         new.Free()
     new, rep = remap(comm, task_of(comm.rank, grid), neighbors=neighbors_of(comm.rank, grid), provider=SIM,
@@ -717,3 +739,91 @@ def test_remap_reports_its_judge(comm):
         new.Free()
     with pytest.raises(ValueError, match="judge: expected 'default', 'fluid' or None; got 'simulate'"):
         remap(comm, task_of(comm.rank, grid), provider=SIM, judge="simulate")
+
+
+@functools.lru_cache(maxsize=1)
+def frontier_demo_serial():
+    """The README's Frontier demo input searched serially, as ``remap()`` searches it (geometric family, the
+    default judge): (first-stage list, every candidate, winner index, judged rows, default replay, summary lines)."""
+    import mpitaskmap
+    from mpitaskmap.search.judge import judge_change
+
+    graph, machine = minighost_input(FRONTIER)
+    m = mpitaskmap.map(graph, machine, families="geometric")
+    info = m.info
+    return (info["candidate_list"][: info["candidates"] - info["refined"]], info["candidate_list"],
+            info["candidate_index"], info["judged"], info["default_simulated_s"],
+            judge_change("fluid", info["judged"], info["candidate_index"], info["metric"]))
+
+
+@pytest.mark.mpi
+def test_the_frontier_demo_search_keeps_the_default_order_as_the_serial_search_does(comm):
+    """remap()'s MPI search on the demo's input (16 tasks on a simulated Frontier, any number of ranks):
+    every shortlisted mapping replays as the default order does, which is kept, as map() keeps it."""
+    from mpitaskmap.runtime.remapping import search_candidates
+    from mpitaskmap.search.scoring import REFINE_TOP
+
+    serial = frontier_demo_serial() if comm.rank == 0 else None
+    first, every, index, judged, default_s, _ = comm.bcast(serial, root=0)
+    assert index == 0 and judged[-1]["chosen_by"] == "default order"
+    graph, machine = minighost_input(FRONTIER)
+    res = search_candidates(comm, graph, machine, first, refine=REFINE_TOP, judge="default")
+    assert res.error == "" and res.candidates == every and res.judge == "fluid"
+    assert (res.index, res.objective_index) == (0, 5) and res.score == res.scores[0]
+    assert [(j["index"], j["chosen_by"], j["simulated_s"], j["simulated_rank"]) for j in res.judged] == [
+        (j["index"], j["chosen_by"], j["simulated_s"], j["simulated_rank"]) for j in judged]
+    assert res.default_simulated_s == default_s == pytest.approx(1.44e-06, rel=1e-5)
+    assert res.task_to_proc.tolist() == list(range(16))
+    assert all_same(comm, (res.index, res.default_simulated_s, tuple(res.task_to_proc.tolist())))
+
+
+@pytest.mark.mpi(min_size=16)
+def test_remap_on_the_frontier_demo_keeps_the_default_order_no_gain_found(comm):
+    """The README's dragonfly demo itself (``mpiexec -n 16 ... minighost.py --provider FRONTIER``): its
+    remap() call keeps the default order and says "no gain found", in the serial search's words."""
+    from mpi4py import MPI
+
+    if comm.size != 16 or comm.size != MPI.COMM_WORLD.size or comm.rank != MPI.COMM_WORLD.rank:
+        pytest.skip("the demo's job: the 16 world ranks in world order")
+    coords, neighbors, weights = minighost_task(comm.rank)
+    new, rep = remap(comm, coords, neighbors=neighbors, weights=weights, provider=FRONTIER, report=True)
+    try:
+        serial = frontier_demo_serial() if comm.rank == 0 else None  # the serial search once, not once per rank
+        _, _, _, judged, default_s, (replayed, objective) = comm.bcast(serial, root=0)
+        assert (rep.status, rep.winner_index, rep.winner) == ("identity", 0, "identity (default order)")
+        assert rep.new_rank_of == list(range(16)) and new.rank == comm.rank
+        assert rep.default_simulated_s == default_s and rep.objective_winner == "geometric tree T(1,2,0)"
+        assert [(j["index"], j["simulated_s"]) for j in rep.judged] == [(j["index"], j["simulated_s"]) for j in judged]
+        lines = rep.summary().splitlines()
+        assert lines[2] == f"  {replayed} (221 candidates, 16 refined)"
+        assert lines[2].startswith("  replayed step: default 1.44e-06 s, no gain found: ")
+        assert lines[3] == f"  {objective}" and "(predicted, 32.5% lower)" in lines[3]
+        assert all_same(comm, (rep.summary().split("  seconds:")[0], tuple(rep.new_rank_of)))
+    finally:
+        new.Free()
+
+
+@pytest.mark.mpi
+def test_a_failing_default_replay_leaves_the_objectives_pick_everywhere(comm, monkeypatch):
+    """The default order's replay (on rank 0, which computed candidate 0) raises: every rank ends alike,
+    with the objective's pick and the judge's failure as the reason."""
+    import mpitaskmap.search.judge as judge_mod
+    from mpitaskmap.runtime.remapping import search_candidates
+    from mpitaskmap.search.scoring import REFINE_TOP
+
+    first = frontier_demo_serial()[0] if comm.rank == 0 else None
+    first = comm.bcast(first, root=0)
+    graph, machine = minighost_input(FRONTIER)
+    original = judge_mod.fluid_seconds
+
+    def failing(problem, mapping, options):
+        if mapping.task_to_proc.tolist() == list(range(16)):
+            raise RuntimeError("default replay bug")
+        return original(problem, mapping, options)
+
+    monkeypatch.setattr(judge_mod, "fluid_seconds", failing)
+    res = search_candidates(comm, graph, machine, first, refine=REFINE_TOP, judge="default")
+    assert all_same(comm, (res.error, res.judge, res.judge_why, res.index, tuple(res.task_to_proc.tolist())))
+    assert res.error == "" and res.judge is None and res.index == res.objective_index == 5
+    assert res.judge_why.startswith("the judge failed (judge: rank 0: RuntimeError: default replay bug)")
+    assert math.isnan(res.default_simulated_s)

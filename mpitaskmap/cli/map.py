@@ -7,7 +7,7 @@ import sys
 import time
 
 from ..search.families.graph import worse_than_default_line
-from ..search.judge import JUDGE_TIE, JUDGES, TIED
+from ..search.judge import DEFAULT_ORDER, JUDGE_TIE, JUDGES, NO_GAIN, TIED, judge_change
 from ..mapfiles import MAP_FORMATS, write_map
 from ..mapping import IDENTITY, identity_mapping
 from ._registry import register
@@ -121,12 +121,20 @@ def map_command(argv: list) -> int:
         status.write(judged_table(mapping.info))
     if not args.quiet and "candidate" in mapping.info:
         chosen_by = f" (chosen by {mapping.info['metric']})" if "metric" in mapping.info else ""
-        if mapping.info.get("judge"):
-            chosen_by = (" (the fastest simulated)" if mapping.info["judge"] == "simulate"
-                         else f" (the fastest replayed by the {mapping.info['judge']} judge)")
+        judge = mapping.info.get("judge")
+        if judge:
+            if mapping.info.get("candidate_index") == 0:
+                chosen_by = f" (the {judge} judge: {NO_GAIN})"
+            else:
+                chosen_by = (" (the fastest simulated)" if judge == "simulate"
+                             else f" (the fastest replayed by the {judge} judge)")
         elif "judge_why" in mapping.info:
             chosen_by += f"; no judge: {mapping.info['judge_why']}"
         status.write(f"winner: {mapping.info['candidate']}{chosen_by}\n")
+        if judge:  # the replayed change is the headline, the objective's second
+            replayed, objective = judge_change(judge, mapping.info["judged"], mapping.info["candidate_index"],
+                                               mapping.info.get("metric", "objective"))
+            status.write(f"  {replayed}\n  {objective}\n")
     if not args.quiet:
         status.write(worse_than_default_line(args.method, mapping.info))  # a graph method worse than the default
     return 0
@@ -135,9 +143,10 @@ def map_command(argv: list) -> int:
 def judged_table(info: dict) -> str:
     """The judge's table: each replayed mapping's rank by the objective and by time, and the one picked.
 
-    ``shortlisted by`` says why a mapping was replayed (the objective's best few, or the
-    best by a ``--simulate-also`` metric); ``picked`` marks the mapping returned and who
-    picked it: the judge, and the objective too when its own first is the fastest.  A
+    ``shortlisted by`` says why a mapping was replayed (the objective's best few, the
+    best by a ``--simulate-also`` metric, or the default order, the baseline); ``picked``
+    marks the mapping returned and who picked it: the judge, and the objective too when
+    its own first is the fastest, or "no gain found" when the default order is kept.  A
     legend line ends the table.
     """
     rows = info["judged"]
@@ -145,7 +154,7 @@ def judged_table(info: dict) -> str:
     picked_index = info.get("candidate_index")
     top = sum(r.get("chosen_by", "objective") == "objective" for r in rows)
     tied = sum(r.get("chosen_by") == TIED for r in rows)
-    also = sorted({r["chosen_by"] for r in rows} - {"objective", TIED})
+    also = sorted({r["chosen_by"] for r in rows} - {"objective", TIED, DEFAULT_ORDER})
     fluid = info.get("judge") == "fluid"
     how = "replayed (fluid judge)" if fluid else "simulated"
     title = f"{how} the {top} best distinct mappings of the search ({info.get('metric', 'objective')})"
@@ -153,13 +162,17 @@ def judged_table(info: dict) -> str:
         title += f", {tied} more tied with the last of them"
     if also:
         title += " and the best by " + ", ".join(also)
+    if any(r.get("chosen_by") == DEFAULT_ORDER for r in rows):
+        title += ", and the default order"
     time_column = "replayed s" if fluid else SIMULATED_COLUMN  # every printed time names its model
     lines = [title + ":",
              f"  {'by objective':>12}  {'by time':>7}  {'shortlisted by':<14}  {'candidate':<{w}} {'objective':>11} "
              f"{time_column:>12}  picked"]
     for r in rows:
         picked = ""
-        if picked_index is not None and r.get("index") == picked_index:
+        if picked_index is not None and r.get("index") == picked_index == 0:
+            picked = f"judge ({NO_GAIN}: the default order is kept)"
+        elif picked_index is not None and r.get("index") == picked_index:
             picked = f"judge (objective's #{r['objective_rank']}{' too' if r['objective_rank'] == 1 else ''})"
         lines.append(f"  {r['objective_rank']:>12}  {r['simulated_rank']:>7}  {r.get('chosen_by', 'objective'):<14}  "
                      f"{r['candidate']:<{w}} {r['score']:>11.5g} {r['simulated_s']:>12.5g}  {picked}".rstrip())
@@ -167,8 +180,9 @@ def judged_table(info: dict) -> str:
               else COLUMN_MEANINGS[SIMULATED_COLUMN])
     lines.append(f"legend: by objective / by time: rank by the objective ({info.get('metric', 'objective')}) and by "
                  f"{time_column}; shortlisted by: why it was replayed (objective: among its {top} best; {TIED}: scored "
-                 f"the same as the last of them; a metric: the best by it); objective: its score; {time_column}: {replay}; picked: the mapping returned "
-                 f"(the fastest; times within {JUDGE_TIE:g} of each other go to the better objective)")
+                 f"the same as the last of them; a metric: the best by it; {DEFAULT_ORDER}: the baseline a pick must "
+                 f"beat); objective: its score; {time_column}: {replay}; picked: the mapping returned (the fastest; "
+                 f"times within {JUDGE_TIE:g} of each other go to the default order, then to the better objective)")
     return "\n".join(lines) + "\n"
 
 

@@ -11,7 +11,8 @@ compares the ranks' job-level settings (:mod:`~.job_settings`), one ``allgather`
 rank's task, location and local errors, one ``allgather`` of every rank's candidate scores
 and errors, one more for the second stage (the best candidates refined; not with
 ``refine=0``), one for the judge (the
-replayed times of the objective's best few, :mod:`mpitaskmap.search.judge`; not with
+replayed times of the objective's best few and of the default order,
+:mod:`mpitaskmap.search.judge`; not with
 ``judge=None`` or where the default judge does not apply), one ``Bcast`` of the winning
 mapping from the rank that computed it, one ``Split``.  When a rank's provider or network
 differs from rank 0's, two ``bcast`` of one line each name both in the agreed error.
@@ -51,8 +52,8 @@ from mpi4py import MPI
 
 from ..errors import MappingError, ProviderError
 from ..search.families import identity as identity_family
-from ..search.judge import (DEFAULT_JUDGE, JUDGE_TOP, TIED, judge_stage, mapping_digest, replay_function, replay_in_turn,
-                            resolve_judge)
+from ..search.judge import (DEFAULT_JUDGE, DEFAULT_ORDER, JUDGE_TOP, TIED, judge_change, judge_stage, mapping_digest,
+                            replay_function, replay_in_turn, resolve_judge)
 from ..mapping import IDENTITY
 from ..sim.fluid import DEFAULT_NETWORK_MODEL
 from ..metrics import METRICS, change_text
@@ -124,12 +125,17 @@ class RemapReport:
     new_rank_of : list of int
         ``new_rank_of[old_rank]``: the new rank of every process.
     judge : str or None
-        The judge that picked the winner among the objective's best (``"fluid"``), None
-        when the objective decided alone; ``judge_why`` says why.
+        The judge that picked the winner among the objective's best and the default order
+        (``"fluid"``), None when the objective decided alone; ``judge_why`` says why.
     judged : list of dict
-        The mappings the judge replayed (:class:`~mpitaskmap.search.judge.JudgeOutcome`):
-        ``index``, ``candidate``, ``score`` (objective), ``simulated_s`` (replayed seconds
-        of an exchange step: the fluid judge's mean over its steps), ``objective_rank``, ``simulated_rank``, ``chosen_by``.
+        The mappings the judge replayed (:class:`~mpitaskmap.search.judge.JudgeOutcome`), the
+        default order's among them: ``index``, ``candidate``, ``score`` (objective),
+        ``simulated_s`` (replayed seconds of an exchange step: the fluid judge's mean over its
+        steps), ``objective_rank``, ``simulated_rank``, ``chosen_by``.
+    default_simulated_s : float
+        The default order's replayed seconds (nan when the judge did not replay it).  Where
+        the judge decided, :meth:`summary` leads with it beside the winner's, and says "no
+        gain found" when the default order is kept.
     objective_winner : str
         The objective's own pick (the winner when no judge ran).
     nothing_to_map : str
@@ -160,12 +166,19 @@ class RemapReport:
     judge: str | None = None
     judge_why: str = ""
     judged: list = field(default_factory=list)
+    default_simulated_s: float = float("nan")
     objective_winner: str = ""
     nothing_to_map: str = ""
     call: str = "remap"
 
     def summary(self) -> str:
-        """Return a short multi-line text report."""
+        """Return a short multi-line text report.
+
+        Where the judge decided, the first figures are the replayed step of the default
+        order and of the winner (or "no gain found" when the default order is kept), the
+        objective's change second, labelled as predicted
+        (:func:`~mpitaskmap.search.judge.judge_change`); otherwise the objective's change.
+        """
         lines = [f"mpitaskmap.{self.call}: {self.status}"]
         if self.error:
             lines.append(f"  error: {self.error}")
@@ -173,6 +186,15 @@ class RemapReport:
             lines.append(f"  provider: {self.provider}; machine: {self.machine}")
         if self.nothing_to_map:
             lines.append(f"  nothing to map: {self.nothing_to_map}")
+        elif self.n_candidates and self.judge:
+            replayed, objective = judge_change(self.judge, self.judged, self.winner_index, self.metric)
+            refined = f"{self.n_refined} refined" if self.n_refined else ""
+            if self.winner_index:
+                lines.append(f"  {replayed}; winner #{self.winner_index} {self.winner} of {self.n_candidates} "
+                             "candidates" + (f" ({refined})" if refined else ""))
+            else:
+                lines.append(f"  {replayed} ({self.n_candidates} candidates" + (f", {refined})" if refined else ")"))
+            lines.append(f"  {objective}")
         elif self.n_candidates:
             gain = change_text(self.before, self.after) if self.before > 0 or self.after == self.before else "higher"
             # every printed time names its model: the objective's seconds are "predicted"
@@ -183,15 +205,16 @@ class RemapReport:
                 + (f" ({self.n_refined} refined)" if self.n_refined else "")
             )
         if self.judge:
-            best = [j for j in self.judged if j.get("chosen_by") != TIED]
+            best = [j for j in self.judged if j.get("chosen_by") not in (TIED, DEFAULT_ORDER)]
             tied = [j for j in self.judged if j.get("chosen_by") == TIED]
             times = ", ".join(f"#{j['index']} {j['simulated_s']:.4g} s" for j in best)
             if tied:
                 fastest = min(tied, key=lambda j: (j["simulated_s"], j["index"]))
                 times += (f"; {len(tied)} more tied with the last of them, the fastest #{fastest['index']} "
                           f"{fastest['simulated_s']:.4g} s")
+            also = " and the default order" if any(j.get("chosen_by") == DEFAULT_ORDER for j in self.judged) else ""
             lines.append(f"  judge: {self.judge} replay ({DEFAULT_NETWORK_MODEL.name} network model) of the "
-                         f"objective's {len(best)} best, replayed {times}; "
+                         f"objective's {len(best)} best{also}, replayed {times}; "
                          f"the objective's pick: {self.objective_winner}")
         elif self.judge_why:
             lines.append(f"  judge: none ({self.judge_why})")
@@ -370,10 +393,13 @@ def remap(
         computes it.
     judge : {"default", "fluid", None}, optional
         Replay the exchange (:func:`~mpitaskmap.search.judge.judge_steps` steps) of the objective's ``JUDGE_TOP`` best distinct mappings
-        (those no worse than the default order by the objective) under SimGrid's SMPI
-        network model, computed in-process (:func:`mpitaskmap.sim.fluid.fluid_exchange`), and
-        keep the fastest: what :func:`mpitaskmap.map` does, so ``remap`` and
-        ``map(method="auto")`` pick the same mapping.  The replays are spread over the ranks
+        (those no worse than the default order by the objective) and of the default order
+        under SimGrid's SMPI network model, computed in-process
+        (:func:`mpitaskmap.sim.fluid.fluid_exchange`), and keep the fastest, the default order
+        unless a mapping replays faster than it by more than
+        :data:`~mpitaskmap.search.judge.JUDGE_TIE` (the report then says "no gain found"):
+        what :func:`mpitaskmap.map` does, so ``remap`` and ``map(method="auto")`` pick the
+        same mapping.  The replays are spread over the ranks
         that computed those candidates (one more ``allgather``).  ``"default"``: when
         ``metric`` is None, on a torus machine with a link model, with at most
         :data:`~mpitaskmap.search.judge.FLUID_JUDGE_MAX_EDGES` task-graph edges and within
@@ -654,6 +680,7 @@ def _remap_shared(comm, rank, size, t_start, config, task, provider, metric, opt
     rep.winner_index = search.index
     rep.winner = search.candidates[search.index].label()
     rep.judge, rep.judge_why, rep.judged = search.judge, search.judge_why, search.judged
+    rep.default_simulated_s = search.default_simulated_s
     rep.objective_winner = search.candidates[search.objective_index].label()
     if machine.n_nodes == 1 and search.index == 0 and rep.before == rep.after:  # no network: every order ties
         ranks = "the 1 rank runs" if size == 1 else f"all {size} ranks run"
@@ -741,8 +768,10 @@ class SearchResult:
     judge : str or None
         The judge that picked the winner (None: the objective alone); ``judge_why`` why.
     judged : list of dict
-        What the judge replayed, in objective order (the rows of
+        What the judge replayed, in objective order, the default order last (the rows of
         :class:`~mpitaskmap.search.judge.JudgeOutcome`).
+    default_simulated_s : float
+        The default order's replayed seconds (nan when not replayed).
     objective_index : int
         The objective's own pick (= ``index`` when no judge ran).
     """
@@ -759,6 +788,7 @@ class SearchResult:
     judge: str | None = None
     judge_why: str = ""
     judged: list = field(default_factory=list)
+    default_simulated_s: float = float("nan")
     objective_index: int = -1
 
 
@@ -793,8 +823,9 @@ def search_candidates(
     refine : int, optional
         Candidates of the first stage refined in a second (default 0: one stage).
     judge : {None, "fluid", "default"}, optional
-        Replay the objective's best distinct mappings and keep the fastest (see
-        :func:`remap`; default None: the objective alone), with one more ``allgather``.
+        Replay the objective's best distinct mappings and the default order, and keep the
+        fastest, the default order unless one replays faster (see :func:`remap`; default
+        None: the objective alone), with one more ``allgather``.
     judge_options : dict, optional
         Keywords of the fluid replay (:data:`~mpitaskmap.search.judge.FLUID_OPTIONS`).
 
@@ -902,11 +933,12 @@ def _search(comm, problem: Problem, cands: list, metric: str, list_err: str, ref
 def _judge_stage(comm, problem: Problem, res: SearchResult, digests: dict, options: dict, mapping_of: dict) -> None:
     """The judge stage (:func:`~mpitaskmap.search.judge.judge_stage`) with its replays spread over the ranks.
 
-    Each shortlisted mapping is replayed by the rank that computed it; one allgather
-    shares the times and any failure.  Never raises: a failed or over-budget replay
-    anywhere leaves the objective's pick, on every rank alike.  Updates ``res``
-    (``index``, ``score``, ``judge``, ``judge_why``, ``judged``) and ``mapping_of`` (the
-    mappings this rank recomputed).
+    Each shortlisted mapping is replayed by the rank that computed it (the default order,
+    candidate 0, by rank 0, which then holds it should it be kept); one allgather shares
+    the times and any failure.  Never raises: a failed or over-budget replay anywhere
+    leaves the objective's pick, on every rank alike.  Updates ``res`` (``index``,
+    ``score``, ``judge``, ``judge_why``, ``judged``, ``default_simulated_s``) and
+    ``mapping_of`` (the mappings this rank recomputed).
     """
     rank, size = comm.Get_rank(), comm.Get_size()
     n_first = len(res.candidates) - res.n_refined
@@ -930,6 +962,7 @@ def _judge_stage(comm, problem: Problem, res: SearchResult, digests: dict, optio
     outcome = judge_stage("fluid", res.candidates, res.scores, digests, replay, top=JUDGE_TOP,
                           max_work=options.get("max_work"))
     res.judged = outcome.judged
+    res.default_simulated_s = outcome.default_simulated_s
     if outcome.index is None:
         res.judge_why = outcome.why
         return

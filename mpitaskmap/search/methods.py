@@ -105,10 +105,11 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
         ``progress(done, total)`` of the congestion iterations of ``umc`` / ``ummc``.
     judge : {"default", "fluid", "simulate", None}, optional
         ``auto`` only: replay the ``judge_top`` best distinct mappings of the search (by the
-        objective, both stages), plus the best one by each metric of ``judge_also``, and
-        return the fastest (:func:`mpitaskmap.search.judge.judge_order`:
+        objective, both stages), plus the best one by each metric of ``judge_also``, and the
+        default order, and return the fastest (:func:`mpitaskmap.search.judge.judge_order`:
         times within a relative :data:`~mpitaskmap.search.judge.JUDGE_TIE` are equal, ties to the
-        better objective).  ``"fluid"``: SimGrid's SMPI network model computed in-process
+        default order, then to the better objective): the default order unless a mapping
+        replays faster than it.  ``"fluid"``: SimGrid's SMPI network model computed in-process
         (:func:`mpitaskmap.sim.fluid.fluid_exchange`, no SimGrid needed;
         :func:`~mpitaskmap.search.judge.judge_steps` steps, their mean; a tenth of a second to a
         few seconds a replay at 4,096 ranks, ``benchmarks/fluid_speed.py``).  ``"simulate"``: SimGrid itself
@@ -119,7 +120,9 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
         (:func:`mpitaskmap.search.judge.default_judge`).  None: the objective alone decides.
         ``info["judge"]`` names the judge that ran (None if none) and ``info["judge_why"]``
         why; ``info["judged"]`` lists the replayed mappings with both rankings and why each
-        was chosen (``chosen_by``: ``"objective"`` or the metric's name).
+        was chosen (``chosen_by``: ``"objective"``, ``"tie"``, the metric's name or
+        ``"default order"``), ``info["default_simulated_s"]`` the default order's replayed
+        seconds (nan when not replayed).
     judge_top : int, optional
         How many distinct mappings of the objective's ranking the judge replays (default
         :data:`~mpitaskmap.search.judge.JUDGE_TOP`).
@@ -242,7 +245,7 @@ def _judged(problem: Problem, metric, families, progress, options, judge, why, t
                           lambda shortlist: (replay_in_turn(shortlist, mapping_of, seconds_of), ""),
                           top=top, also=other, max_work=(judge_options or {}).get("max_work"))
     info = dict(result.mapping.info, objective_winner=result.candidates[result.index].label(),
-                judged=outcome.judged)
+                judged=outcome.judged, default_simulated_s=outcome.default_simulated_s)
     if outcome.index is None:  # the objective decides
         info.update(judge=None, judge_why=outcome.why)
         mapping = result.mapping
