@@ -222,8 +222,10 @@ def add_methods_option(group, default: str, what: str = "methods") -> None:
 def add_io_options(parser: argparse.ArgumentParser) -> None:
     """Add the machine and task inputs (-m, -t, --task-coords, --ranks, --hosts)."""
     g = parser.add_argument_group("inputs")
-    g.add_argument("-m", "--machine", required=True, metavar="SPEC", help=f"the allocation: {MACHINE_FORMS}")
-    g.add_argument("-t", "--tasks", required=True, metavar="SPEC", help=f"the task graph: {TASK_FORMS}")
+    g.add_argument("-m", "--machine", required=True, metavar="SPEC",
+                   help=f"the allocation: {MACHINE_FORMS} (the file forms: mpitaskmap formats)")
+    g.add_argument("-t", "--tasks", required=True, metavar="SPEC",
+                   help=f"the task graph: {TASK_FORMS} (the file forms: mpitaskmap formats tasks)")
     g.add_argument("--task-coords", metavar="PATH", help="task coordinates for a matrix input (one row per task)")
     g.add_argument("--ranks", type=int, metavar="N",
                    help="job size for sim: machines (default: one rank per task; fewer ranks than tasks needs "
