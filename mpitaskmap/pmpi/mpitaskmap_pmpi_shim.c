@@ -1,0 +1,268 @@
+/* libmpitaskmap_pmpi.so, the file given to LD_PRELOAD: MPI_Cart_create and
+ * MPI_Dist_graph_create_adjacent (and their Fortran entry points) that hand the call to the core
+ * library (mpitaskmap_pmpi.c, libmpitaskmap_pmpi_core.so beside this file) when the process runs
+ * the MPI the core was built for, and to that process's own MPI otherwise.
+ *
+ * Why two libraries.  The core is linked against its MPI's libmpi (DT_NEEDED); preloaded into a
+ * process of another MPI it would load that libmpi too, and its dependencies with it (under
+ * SimGrid's smpirun, whose library path comes first, the mpich wheel's libmpi then bound the
+ * system's libfabric and every process died: "version 'FABRIC_1.9' not found").  This file
+ * depends on no MPI: it includes no mpi.h, is linked without libmpi, and holds no state until an
+ * MPI call reaches it, so the processes that never call MPI (the shell, mpiexec itself: LD_PRELOAD
+ * reaches them too) load it without effect.
+ *
+ * At the first call it checks that the core can run here: the process has a symbol only its MPI
+ * family defines (CFG_MARKER: ompi_mpi_comm_world for Open MPI, MPIR_Err_create_code for MPICH and
+ * its derivatives) and has already loaded every library the core needs (CFG_CORE_NEEDED, found with
+ * dlopen(RTLD_NOLOAD)), so that loading the core adds no library and binds nothing new.  Then it
+ * dlopens the core and every call goes there.  Otherwise every call goes to the process's own MPI
+ * (the next definition of the same name: dlsym(RTLD_NEXT), else any loaded object's, as for an MPI
+ * that a Python application's mpi4py loaded in a local scope), unchanged, and one line on stderr
+ * says so, once per process and only where the launcher's rank variable is 0 or absent.
+ *
+ * Handles: MPI_Comm and MPI_Info are int in MPICH and pointers in Open MPI.  They are taken here
+ * as intptr_t and passed on unchanged; an int argument travels in the same register (or stack slot)
+ * as a pointer-sized one on the ABIs this runs on (x86-64, AArch64, POWER), and the callee reads
+ * only its own width.  Fortran entry points take addresses only.
+ *
+ * Configuration (mpitaskmap_pmpi_shim_config.h, written by mpitaskmap.runtime.pmpi):
+ *   CFG_BUILT_FOR     the MPI the core was built with, for the message ("MPICH 4.3.0")
+ *   CFG_MARKER        the family's marker symbol ("" for an MPI of no known family: no check)
+ *   CFG_CORE_NEEDED   the core's DT_NEEDED libraries beyond the C library's, ':'-separated
+ *   CFG_CORE_NAME     the core's file name, looked for in this file's directory
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpitaskmap_pmpi_shim_config.h"
+
+typedef intptr_t handle; /* MPI_Comm, MPI_Info: see above */
+
+typedef int (*cart_fn)(handle, int, const int*, const int*, int, handle*);
+typedef int (*dist_fn)(handle, int, const int*, const int*, int, const int*, const int*, handle, int, handle*);
+typedef void (*f_cart_fn)(void*, void*, void*, void*, void*, void*, void*);
+typedef void (*f_dist_fn)(void*, void*, void*, void*, void*, void*, void*, void*, void*, void*, void*);
+typedef int (*f_dist_core_fn)(void*, void*, void*, void*, void*, void*, void*, void*, void*, void*, void*);
+
+static struct {
+  cart_fn cart;
+  dist_fn dist;
+  f_cart_fn f_cart;
+  f_dist_core_fn f_dist;
+} core;
+static int core_ready; /* set once by decide() */
+static pthread_once_t decided = PTHREAD_ONCE_INIT;
+
+/* A symbol of this process other than this library's own: the next definition after this library
+ * (dlsym RTLD_NEXT), else one in any loaded object.  The second way finds an MPI that was loaded in
+ * a local scope, out of RTLD_NEXT's reach: by a Python application's mpi4py, dlopen'ed by Python. */
+struct lookup {
+  const char* name;
+  void* found;
+};
+
+static int lookup_in(struct dl_phdr_info* info, size_t size, void* data)
+{
+  (void)size;
+  struct lookup* l = data;
+  Dl_info self;
+  if (!info->dlpi_name || !*info->dlpi_name || !dladdr((void*)&lookup_in, &self))
+    return 0;
+  if (self.dli_fbase == (void*)info->dlpi_addr || (self.dli_fname && !strcmp(self.dli_fname, info->dlpi_name)))
+    return 0; /* this library */
+  void* h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+  if (!h)
+    return 0;
+  void* f = dlsym(h, l->name);
+  Dl_info where;
+  if (f && !(dladdr(f, &where) && where.dli_fbase == self.dli_fbase))
+    l->found = f;
+  dlclose(h); /* only the reference NOLOAD took */
+  return l->found != NULL;
+}
+
+static void* find_symbol(const char* name, void* first_try)
+{
+  void* f = dlsym(first_try, name);
+  if (f)
+    return f;
+  struct lookup l = {name, NULL};
+  dl_iterate_phdr(lookup_in, &l);
+  return l.found;
+}
+
+/* The first line of MPI_Get_library_version of the MPI this process runs. */
+static void found_mpi(char* out, size_t len)
+{
+  int (*version)(char*, int*) = (int (*)(char*, int*))find_symbol("MPI_Get_library_version", RTLD_NEXT);
+  snprintf(out, len, "an MPI without MPI_Get_library_version");
+  if (!version)
+    return;
+  static char buf[16384]; /* more than any MPI_MAX_LIBRARY_VERSION_STRING */
+  int n = 0;
+  memset(buf, 0, sizeof buf);
+  if (version(buf, &n) != 0)
+    return;
+  buf[sizeof buf - 1] = '\0';
+  char* end = strpbrk(buf, "\r\n");
+  if (end)
+    *end = '\0';
+  char* w = buf; /* runs of blanks as one (MPICH aligns "Version:", Open MPI pads the end) */
+  for (char* r = buf; *r; r++)
+    if (!(*r == ' ' || *r == '\t') || (w > buf && w[-1] != ' '))
+      *w++ = *r == '\t' ? ' ' : *r;
+  while (w > buf && w[-1] == ' ')
+    w--;
+  *w = '\0';
+  snprintf(out, len, "%s", *buf ? buf : "an MPI with an empty MPI_Get_library_version");
+}
+
+/* Rank 0 of the launcher, or no launcher's rank variable at all: the process that speaks. */
+static int speaks(void)
+{
+  static const char* const vars[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK",
+                                     "SLURM_PROCID", "ALPS_APP_PE", NULL};
+  for (int i = 0; vars[i]; i++) {
+    const char* v = getenv(vars[i]);
+    if (v && *v)
+      return strcmp(v, "0") == 0;
+  }
+  return 1;
+}
+
+static void decide(void)
+{
+  char why[2048] = "", mpi[1024];
+  Dl_info self;
+  if (CFG_MARKER[0] && !find_symbol(CFG_MARKER, RTLD_DEFAULT)) {
+    found_mpi(mpi, sizeof mpi);
+    snprintf(why, sizeof why, "this process runs %s", mpi);
+  }
+  char needed[] = CFG_CORE_NEEDED;
+  for (char *save = NULL, *lib = strtok_r(needed, ":", &save); !*why && lib; lib = strtok_r(NULL, ":", &save)) {
+    void* h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
+    if (h) {
+      dlclose(h); /* only the reference NOLOAD took */
+    } else {
+      found_mpi(mpi, sizeof mpi);
+      snprintf(why, sizeof why, "this process runs %s, without %s", mpi, lib);
+    }
+  }
+  if (!*why) {
+    char path[4096];
+    if (!dladdr((void*)&decide, &self) || !self.dli_fname) {
+      snprintf(why, sizeof why, "cannot tell where this library is, to find %s", CFG_CORE_NAME);
+    } else {
+      snprintf(path, sizeof path, "%s", self.dli_fname);
+      char* slash = strrchr(path, '/');
+      size_t dir = slash ? (size_t)(slash - path + 1) : 0;
+      snprintf(path + dir, sizeof path - dir, "%s", CFG_CORE_NAME);
+      void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+      if (!h) {
+        snprintf(why, sizeof why, "cannot load %s", dlerror());
+      } else {
+        *(void**)&core.cart = dlsym(h, "mpitaskmap_cart_create");
+        *(void**)&core.dist = dlsym(h, "mpitaskmap_dist_graph_create_adjacent");
+        *(void**)&core.f_cart = dlsym(h, "mpitaskmap_f_cart_create");
+        *(void**)&core.f_dist = dlsym(h, "mpitaskmap_f_dist_graph_create_adjacent");
+        if (!core.cart || !core.dist || !core.f_cart || !core.f_dist)
+          snprintf(why, sizeof why, "%s lacks its entry points (a stale build? rebuild: mpitaskmap --pmpi-lib)", path);
+        else
+          core_ready = 1;
+      }
+    }
+  }
+  if (!core_ready && speaks()) {
+    fprintf(stderr,
+            "mpitaskmap: the PMPI library was built for %s but %s: it leaves MPI_Cart_create and "
+            "MPI_Dist_graph_create_adjacent to this MPI, not reordered (build it with this MPI's mpicc: "
+            "MPICC=... mpitaskmap --pmpi-lib)\n",
+            CFG_BUILT_FOR, why);
+    fflush(stderr);
+  }
+}
+
+static int use_core(void)
+{
+  pthread_once(&decided, decide);
+  return core_ready;
+}
+
+/* The process's own definition of name (the next after this library), or a message and abort:
+ * a program that calls a function its MPI does not define could not have run without this library. */
+static void* next(const char* name)
+{
+  void* f = find_symbol(name, RTLD_NEXT);
+  if (!f) {
+    fprintf(stderr, "mpitaskmap: %s: this process's MPI does not define it\n", name);
+    abort();
+  }
+  return f;
+}
+
+/* -- C ------------------------------------------------------------------------------------------ */
+
+int MPI_Cart_create(handle comm, int ndims, const int dims[], const int periods[], int reorder, handle* cart)
+{
+  if (use_core())
+    return core.cart(comm, ndims, dims, periods, reorder, cart);
+  static cart_fn own;
+  if (!own)
+    *(void**)&own = next("MPI_Cart_create");
+  return own(comm, ndims, dims, periods, reorder, cart);
+}
+
+int MPI_Dist_graph_create_adjacent(handle comm, int indegree, const int sources[], const int sourceweights[],
+                                   int outdegree, const int destinations[], const int destweights[], handle info,
+                                   int reorder, handle* graph)
+{
+  if (use_core())
+    return core.dist(comm, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder,
+                     graph);
+  static dist_fn own;
+  if (!own)
+    *(void**)&own = next("MPI_Dist_graph_create_adjacent");
+  return own(comm, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, graph);
+}
+
+/* -- Fortran ------------------------------------------------------------------------------------
+ * gfortran's spellings of the mpif.h / `use mpi` entry points, and Open MPI's `use mpi_f08` one
+ * (whose bindings call PMPI_Cart_create themselves, past a C interposer). */
+
+#define F_CART(name)                                                                                                  \
+  void name(void* comm, void* ndims, void* dims, void* periods, void* reorder, void* comm_cart, void* ierror)        \
+  {                                                                                                                   \
+    if (use_core()) {                                                                                                 \
+      core.f_cart(comm, ndims, dims, periods, reorder, comm_cart, ierror);                                           \
+      return;                                                                                                         \
+    }                                                                                                                 \
+    ((f_cart_fn)next(#name))(comm, ndims, dims, periods, reorder, comm_cart, ierror);                                 \
+  }
+F_CART(mpi_cart_create_)
+F_CART(mpi_cart_create__)
+F_CART(mpi_cart_create)
+F_CART(MPI_CART_CREATE)
+F_CART(mpi_cart_create_f08_)
+
+/* The core returns 0 where it cannot read the Fortran weight sentinels (MPICH names them
+ * otherwise): then MPI's own Fortran binding takes the call, unchanged. */
+#define F_DIST(name)                                                                                                  \
+  void name(void* comm, void* indegree, void* sources, void* sourceweights, void* outdegree, void* destinations,     \
+            void* destweights, void* info, void* reorder, void* graph, void* ierror)                                  \
+  {                                                                                                                   \
+    if (use_core() && core.f_dist(comm, indegree, sources, sourceweights, outdegree, destinations, destweights,      \
+                                  info, reorder, graph, ierror))                                                      \
+      return;                                                                                                         \
+    ((f_dist_fn)next(#name))(comm, indegree, sources, sourceweights, outdegree, destinations, destweights, info,      \
+                             reorder, graph, ierror);                                                                 \
+  }
+F_DIST(mpi_dist_graph_create_adjacent_)
+F_DIST(mpi_dist_graph_create_adjacent__)
+F_DIST(mpi_dist_graph_create_adjacent)
+F_DIST(MPI_DIST_GRAPH_CREATE_ADJACENT)
