@@ -1,7 +1,7 @@
 """How firmly SMPI's network model orders the best candidates of ``auto``: each correction switched off.
 
 ``benchmarks/app_time_smpi.py`` measures halo3d's time under SMPI for the candidates of the
-default search.  Where ``auto``'s pick (least predicted time) is not the fastest, this script
+default search.  Where the objective's pick (least predicted time) is not the fastest, this script
 asks whether *any* static model could have known: it replays one exchange of each of the best
 distinct candidates by the objective (:func:`mpitaskmap.sim.simgrid_replay.simulate_exchange`, the
 judge's replay, on the same platform as the app runs) under SimGrid's SMPI network model
@@ -70,7 +70,8 @@ def best_distinct(graph, machine, top: int) -> list[tuple[int, str, float, np.nd
 
     Candidates are those of ``map(method="auto")`` (both stages), scored by the search's own
     loop and objective (:func:`mpitaskmap.search.scoring.score_candidates`), ties to the lower index;
-    the first is ``auto``'s pick.
+    the first is the objective's pick (``auto``'s ``info["objective_winner"]``; the judge may
+    keep another, or the default order).
     """
     cands = mpitaskmap.map(graph, machine, "auto").info["candidate_list"]
     mappings: dict[int, np.ndarray] = {}
@@ -134,7 +135,7 @@ def main(argv=None) -> int:
     best = best_distinct(graph, machine, args.top)
     app = app_times(args.app_json, f"n{n}_ppn{ppn}_seed{seed}")
     print(f"halo3d {GRIDS[n]} tasks, {face}-B faces, simulated Titan ppn {ppn} seed {seed}; "
-          f"one exchange replayed per model; ratio = candidate / auto's pick (#1)")
+          f"one exchange replayed per model; ratio = candidate / the objective's pick (#1)")
     for rank, (i, label, score, _) in enumerate(best, 1):
         extra = f"  app {app[i]:.4e} s" if i in app else ""
         print(f"  #{rank} candidate {i}: {label}  (predicted {score:.4e} s){extra}")

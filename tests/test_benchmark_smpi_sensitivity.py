@@ -30,14 +30,18 @@ def test_models_switch_off_one_correction_each(bench):
     assert all(set(JUDGE_CONFIG) <= set(cfg) for name, cfg in models.items() if name != "fluid")
 
 
-def test_best_distinct_starts_with_autos_pick_and_ranks_by_the_objective(bench):
+def test_best_distinct_starts_with_the_objectives_pick_and_ranks_by_the_objective(bench):
     machine = load_machine("sim:titan:nodes=8,ppn=4,seed=1", 32).machine
     graph = TaskGraph.stencil((4, 4, 2), weight=2560.0)
     best = bench.best_distinct(graph, machine, 4)
     auto = mpitaskmap.map(graph, machine, "auto")
+    objective_only = mpitaskmap.map(graph, machine, "auto", judge=None)
     assert len(best) == 4
-    assert best[0][0] == auto.info["candidate_index"] and best[0][1] == auto.info["candidate"]
-    np.testing.assert_array_equal(best[0][3], auto.task_to_proc)
+    assert best[0][1] == auto.info["objective_winner"] == objective_only.info["candidate"]
+    assert best[0][0] == objective_only.info["candidate_index"]
+    np.testing.assert_array_equal(best[0][3], objective_only.task_to_proc)
+    # here every shortlisted mapping replays as fast as the default order: the judge keeps it
+    assert auto.info["candidate_index"] == 0 and best[0][0] != 0
     keys = [(score, index) for index, _, score, _ in best]
     assert keys == sorted(keys)  # by objective, ties to the lower index
     for index, _, score, t2p in best:  # each score is the search objective of its own mapping

@@ -106,6 +106,12 @@ def test_the_default_search_keeps_the_fastest_replayed(overruled):
                                                              problem).task_to_proc)
     assert rows[best]["simulated_rank"] == 1
     assert sorted(r["objective_rank"] for r in rows) == list(range(1, len(rows) + 1))
+    # the info describes the mapping returned: its own method's keys, the search's keys beside them
+    own = apply(info["candidate_list"][rows[best]["index"]], problem).info
+    timed = [k for k in own if k.endswith("seconds")]  # wall times differ from run to run
+    assert {k: info[k] for k in own if k not in timed} == {k: v for k, v in own.items() if k not in timed}
+    assert (info["candidates"], info["refined"], info["families"]) == (
+        plain.info["candidates"], plain.info["refined"], plain.info["families"])
 
 
 def test_a_given_metric_decides_alone(overruled):
@@ -124,6 +130,8 @@ def test_equal_replays_keep_the_default_order(overruled, monkeypatch):
     assert (tied.info["candidate"], tied.info["candidate_index"]) == ("identity (default order)", 0)
     assert tied.task_to_proc.tolist() == list(range(g.n_tasks)) and tied.info["default_simulated_s"] == 1.0
     assert tied.info["objective_winner"] == plain.info["candidate"]
+    # none of the objective's pick's own keys (its ordering, shift, ...) describe the default order
+    assert "ordering" in plain.info and "ordering" not in tied.info and tied.info["candidates"] == plain.info["candidates"]
     # the identity wins a tie of scores and times: a machine where every mapping is equal
     g2, m2 = TaskGraph.stencil([2, 2]), torus_machine([2, 2])
     assert mpitaskmap.map(g2, m2).info["candidate"] == "identity (default order)"

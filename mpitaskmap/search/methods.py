@@ -244,8 +244,10 @@ def _judged(problem: Problem, metric, families, progress, options, judge, why, t
     outcome = judge_stage(judge, result.candidates, result.scores, digests,
                           lambda shortlist: (replay_in_turn(shortlist, mapping_of, seconds_of), ""),
                           top=top, also=other, max_work=(judge_options or {}).get("max_work"))
-    info = dict(result.mapping.info, objective_winner=result.candidates[result.index].label(),
-                judged=outcome.judged, default_simulated_s=outcome.default_simulated_s)
+    # the search's own keys; the method's keys (ordering, shift, ...) stay those of the mapping chosen
+    info = {k: result.mapping.info[k] for k in _SEARCH_INFO if k in result.mapping.info}
+    info.update(objective_winner=result.candidates[result.index].label(), judged=outcome.judged,
+                default_simulated_s=outcome.default_simulated_s)
     if outcome.index is None:  # the objective decides
         info.update(judge=None, judge_why=outcome.why)
         mapping = result.mapping
@@ -255,6 +257,10 @@ def _judged(problem: Problem, metric, families, progress, options, judge, why, t
                     judge_why=why)
     mapping.info.update(info)
     return mapping
+
+
+#: ``info`` keys of a whole search (:func:`_auto`, :func:`best_of`), not of one candidate's method
+_SEARCH_INFO = ("metric", "candidates", "refined", "families", "search_seconds", "candidate_list")
 
 
 def _auto(problem: Problem, metric, families, progress, options, keep_result: bool = False, keep=None):
