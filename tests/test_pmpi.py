@@ -98,7 +98,8 @@ def order_line(out: str, word: str = "cart_order") -> list[int]:
 
 
 def mpitaskmap_lines(err: str) -> list[str]:
-    return [ln for ln in err.splitlines() if ln.startswith("mpitaskmap:")]
+    """The library's lines on stderr (Open MPI 5's launcher writes NUL bytes between lines: dropped)."""
+    return [ln for ln in err.replace("\0", "").splitlines() if ln.startswith("mpitaskmap:")]
 
 
 def ok(res: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
@@ -469,32 +470,38 @@ NO_OMPI_WHEEL = (None if all(OMPI_WHEEL.values()) else
 #: MPI_COMM_WORLD), the returned communicator inherits MPI_COMM_WORLD's, and an invalid grid is
 #: MPI's error.  None: the job aborts there.  The Fortran programs print no "attribute" line.
 EXPECTED = {
-    "": ["before: world fatal self fatal", "cart_create: MPI_SUCCESS", "after: world fatal self fatal cart fatal",
+    "": ["before: world fatal self fatal", "create: MPI_SUCCESS", "after: world fatal self fatal cart fatal",
          "attribute: kept", None],
-    "return": ["before: world return self fatal", "cart_create: MPI_SUCCESS",
+    "return": ["before: world return self fatal", "create: MPI_SUCCESS",
                "after: world return self fatal cart return", "attribute: kept", "send: error class MPI_ERR_RANK"],
     "badcart nosend": ["before: world fatal self fatal", None],
-    "return badcart": ["before: world return self fatal", "cart_create: MPI_ERR_ARG",
+    "return badcart": ["before: world return self fatal", "create: MPI_ERR_ARG",
+                       "after: world return self fatal cart null", "attribute: kept",
+                       "send: error class MPI_ERR_RANK"],
+    # a destination that is no rank: Open MPI's error (MPICH does not check it), so Open MPI only
+    "baddist nosend": ["before: world fatal self fatal", None],
+    "return baddist": ["before: world return self fatal", "create: MPI_ERR_ARG",
                        "after: world return self fatal cart null", "attribute: kept",
                        "send: error class MPI_ERR_RANK"],
 }
 #: Words of MPI's own message for the abort of each case (the test's premise: MPI did report it).
-ABORT_WORDS = {"": ("rank",), "badcart nosend": ("Cart_create",)}
+ABORT_WORDS = {"": ("rank",), "badcart nosend": ("Cart_create",), "baddist nosend": ("Dist_graph_create_adjacent",)}
 
 #: Lines of the launchers (hydra's banner, ORTE's and PRRTE's reports of an abort, their help
-#: aggregation, libevent and UCX component warnings): not MPI's error message, and partly racy.
+#: aggregation, libevent, UCX component and PMIx warnings): not MPI's error message, and partly racy.
 LAUNCHER_NOISE = re.compile(
     r"^={5}|^\s*$|BAD TERMINATION|PID \d+ RUNNING AT|EXIT CODE:|CLEANING UP REMAINING|YOU CAN IGNORE|"
     r"YOUR APPLICATION TERMINATED|This typically refers|Please see the FAQ|ORTE_ERROR_LOG|sent help message|"
-    r"orte_base_help_aggregate|^\[warn\] Epoll|osc_ucx_component|^-{20}|has exited due to process rank|"
-    r"\"abort\"\. This may have caused|terminated by signals sent by|\(as reported here\)")
+    r"orte_base_help_aggregate|^\[warn\] Epoll|osc_ucx_component|PMIX ERROR: PMIX_ERR_UNREACH|^-{20}|"
+    r"has exited due to process rank|\"abort\"\. This may have caused|terminated by signals sent by|"
+    r"\(as reported here\)")
 
 
 def abort_lines(stderr: str) -> set:
     """MPI's error message, as a set of lines with every number masked (pids, ranks, handles, hosts)."""
     host = socket.gethostname()
     out = set()
-    for line in stderr.splitlines():
+    for line in stderr.replace("\0", "").splitlines():
         if line.startswith("mpitaskmap:") or LAUNCHER_NOISE.search(line):
             continue
         out.add(re.sub(r"\d+", "#", re.sub(r"0x[0-9a-fA-F]+", "0x#", line.replace(host, "HOST"))))
@@ -532,7 +539,8 @@ def programs(tmp_path_factory) -> dict:
     return out
 
 
-ERRH_CASES = ([("mpich", "c", a) for a in EXPECTED] + [("debian-openmpi", "c", a) for a in EXPECTED]
+ERRH_CASES = ([("mpich", "c", a) for a in EXPECTED if "baddist" not in a]
+              + [("debian-openmpi", "c", a) for a in EXPECTED]
               + [("debian-openmpi", "mpif", a) for a in ("", "return badcart")]
               + [("debian-openmpi", "mpi", a) for a in ("badcart nosend", "return")]
               + [("debian-openmpi", "f08", a) for a in ("", "return badcart")]
@@ -540,7 +548,7 @@ ERRH_CASES = ([("mpich", "c", a) for a in EXPECTED] + [("debian-openmpi", "c", a
 
 
 def _run_settled(run, argv, *, hangs: bool = False, **kw) -> subprocess.CompletedProcess:
-    """One run; again (3 tries in all) where the launcher lost the MPI's error message.
+    """One run; again (5 tries in all) where the launcher lost the MPI's error message.
 
     Both launchers forward the ranks' stderr racily at an abort.  MPICH's hydra kills the
     other processes and may drop every rank's message (1 of 8 runs of ``errhandlers badcart
@@ -551,11 +559,11 @@ def _run_settled(run, argv, *, hangs: bool = False, **kw) -> subprocess.Complete
     90 runs here, with MPITASKMAP_DISABLE=1, where the library loads no Python).  Such a run
     says nothing of the library.
     """
-    for attempt in range(3):
+    for attempt in range(5):
         try:
             res = run(argv, timeout=120, **kw)
         except subprocess.TimeoutExpired:
-            if attempt == 2 or not hangs:
+            if attempt == 4 or not hangs:
                 raise
             continue
         if "ORTE_ERROR_LOG" not in res.stderr and res.returncode >= 0 and (res.returncode == 0
@@ -592,9 +600,9 @@ def test_the_library_leaves_the_applications_error_handling(programs, mpi, langu
         else:
             assert res.returncode == base.returncode, (case, res.stderr)
         assert abort_lines(res.stderr) == mpi_message, (case, res.stderr)
-        # one line where the mapping fails; none for an invalid grid, which is MPI's to report
+        # one line where the mapping fails; none for an invalid grid or graph, which is MPI's to report
         ours = mpitaskmap_lines(res.stderr)
-        if case == "fails" and "badcart" not in args:
+        if case == "fails" and "bad" not in args:
             assert len(ours) == 1 and "MappingError: provider: " in ours[0], (case, res.stderr)
         else:
             assert ours == [], (case, res.stderr)

@@ -26,9 +26,9 @@
  * over (ok, rank)) each time, so every rank takes the same way; after a failure the first
  * failing rank's reason is broadcast and rank 0 of comm prints it on one stderr line.
  * Python's own errors inside cart_order are agreed by mpitaskmap before they are raised.
- * Arguments MPI must judge (an invalid grid, a neighbour that is no rank, a negative
- * degree ...) go to MPI's own call silently, agreed the same way: MPI reports the error
- * as it would without this library.
+ * Arguments MPI must judge go to MPI's own call silently, and MPI reports the error as it
+ * would without this library: an invalid grid at once (the same on every rank), a neighbour
+ * that is no rank, a negative degree ... after the agreement (adjacency differs by rank).
  *
  * The application's error handling is left as it was.  Python runs with mpi4py.rc.errors =
  * "default" when this core imports mpi4py.MPI (mpi4py's own "exception" sets
@@ -482,7 +482,9 @@ static int cart_create(MPI_Comm comm, int ndims, const int dims[], const int per
   int rank, size;
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
-  /* left to MPI: no grid (ndims 0), or an erroneous one (MPI reports it, as without this library) */
+  /* Left to MPI at once: no grid (ndims 0), or an erroneous one.  MPI requires the same grid on
+   * every rank, so every rank decides alike without agreeing first, and MPI reports the error at
+   * the moment it would without this library (an agreement would synchronise the ranks' aborts). */
   int leave = ndims < 1 || !dims || !periods;
   long cells = 1;
   for (int i = 0; !leave && i < ndims; i++) {
@@ -490,10 +492,12 @@ static int cart_create(MPI_Comm comm, int ndims, const int dims[], const int per
     cells *= dims[i];
     leave |= cells > size;
   }
+  if (leave)
+    return PMPI_Cart_create(comm, ndims, dims, periods, reorder, cart);
   in_hook = 1;
   errhandlers saved;
   save_errhandlers(comm, &saved);
-  if (!agree_ready(comm, call, leave)) {
+  if (!agree_ready(comm, call, 0)) {
     restore_errhandlers(comm, &saved);
     in_hook = 0;
     return PMPI_Cart_create(comm, ndims, dims, periods, reorder, cart);
@@ -570,8 +574,10 @@ static int dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sou
   int rank, size;
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
-  /* left to MPI (which reports an error as without this library): negative degrees, lists or
-   * weights missing, a neighbour that is not a rank of comm, a negative weight */
+  /* Left to MPI (which reports an error as without this library), agreed silently: negative
+   * degrees, lists or weights missing, a neighbour that is not a rank of comm, a negative weight.
+   * The adjacency differs between ranks, and an MPI that does not check it (MPICH) goes on into
+   * its collective calls, which every rank must then reach. */
   int sw_given = sourceweights != MPI_UNWEIGHTED, dw_given = destweights != MPI_UNWEIGHTED;
   int leave = indegree < 0 || outdegree < 0 || (indegree && !sources) || (outdegree && !destinations) ||
               (sw_given && indegree && (!sourceweights || sourceweights == MPI_WEIGHTS_EMPTY)) ||

@@ -1,4 +1,4 @@
-! errhandlers.c in Fortran (same arguments, same output), built three times by tests/test_pmpi.py:
+! errhandlers.c in Fortran (same arguments but baddist, same output but the attribute line), built three times by tests/test_pmpi.py:
 ! -DUSE_MPIF (include 'mpif.h'), -DUSE_MPI (use mpi), -DUSE_F08 (use mpi_f08).
 program errhandlers
 #if defined(USE_F08)
@@ -40,7 +40,7 @@ program errhandlers
   cart = MPI_COMM_NULL
   call MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, .true., cart, ierr)
   if (rank == 0) then
-    write(*, '(2A)') 'cart_create: ', trim(class_name(ierr))
+    write(*, '(2A)') 'create: ', trim(class_name(ierr))
     if (cart == MPI_COMM_NULL) then
       write(*, '(5A)') 'after: world ', trim(eh_name(MPI_COMM_WORLD)), ' self ', trim(eh_name(MPI_COMM_SELF)), &
                        ' cart null'

@@ -1,13 +1,14 @@
 /* What an application sees of MPI's error handling around MPI_Cart_create(reorder = 1): the
  * same with and without the mpitaskmap PMPI library (tests/test_pmpi.py runs both).
  *
- *   errhandlers [return] [badcart] [nosend]
+ *   errhandlers [return] [badcart | baddist] [nosend]
  *
  * Rank 0 prints the error handler of MPI_COMM_WORLD and MPI_COMM_SELF before the call and of
  * both and the returned communicator after it ("fatal", "return" or "other"), then whether an
  * attribute the application put on MPI_COMM_WORLD kept its value.  "return": the application
  * sets MPI_ERRORS_RETURN on MPI_COMM_WORLD first.  "badcart": the grid has one cell more than
- * there are ranks (an erroneous call).  Then rank 0 sends to rank <size> of the returned
+ * there are ranks (an erroneous call).  "baddist": MPI_Dist_graph_create_adjacent(reorder = 1)
+ * in its place, with a destination that is no rank (an erroneous call).  Then rank 0 sends to rank <size> of the returned
  * communicator (an invalid rank): MPI aborts the job under MPI_ERRORS_ARE_FATAL; under
  * MPI_ERRORS_RETURN rank 0 prints "send: error class <name>" and the program ends normally. */
 #include <mpi.h>
@@ -33,10 +34,11 @@ static const char* class_name(int code)
 
 int main(int argc, char** argv)
 {
-  int ret = 0, badcart = 0, send = 1;
+  int ret = 0, badcart = 0, baddist = 0, send = 1;
   for (int i = 1; i < argc; i++) {
     ret |= !strcmp(argv[i], "return");
     badcart |= !strcmp(argv[i], "badcart");
+    baddist |= !strcmp(argv[i], "baddist");
     send &= strcmp(argv[i], "nosend") != 0;
   }
   MPI_Init(&argc, &argv);
@@ -51,10 +53,13 @@ int main(int argc, char** argv)
     printf("before: world %s self %s\n", eh_name(MPI_COMM_WORLD), eh_name(MPI_COMM_SELF));
   int dims[1] = {size + badcart}, periods[1] = {0};
   MPI_Comm cart = MPI_COMM_NULL;
-  int rc = MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 1, &cart);
+  int src[1] = {rank}, dst[1] = {size}; /* dst: no rank */
+  int rc = baddist ? MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, src, MPI_UNWEIGHTED, 1, dst, MPI_UNWEIGHTED,
+                                                    MPI_INFO_NULL, 1, &cart)
+                   : MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 1, &cart);
   MPI_Comm_get_attr(MPI_COMM_WORLD, keyval, &got, &flag);
   if (rank == 0) {
-    printf("cart_create: %s\n", class_name(rc));
+    printf("create: %s\n", class_name(rc));
     printf("after: world %s self %s cart %s\n", eh_name(MPI_COMM_WORLD), eh_name(MPI_COMM_SELF),
            cart == MPI_COMM_NULL ? "null" : eh_name(cart));
     printf("attribute: %s\n", flag && got == &value && *got == 42 ? "kept" : "changed");
