@@ -713,8 +713,8 @@ def test_mpi_family_names_the_mpi_of_each_compiler():
         version = subprocess.run([OMPI["mpiexec"], "--version"], capture_output=True, text=True).stdout.split()[2]
         assert pmpi.mpi_family(OMPI["mpicc"]) == (f"Open MPI {version}", "ompi_mpi_comm_world")
     if shutil.which("smpicc"):
-        with pytest.raises(ValueError, match=r"smpicc is SimGrid's SMPI compiler: SMPI runs every rank in one "
-                                             r"process, where the PMPI library cannot work"):
+        with pytest.raises(RuntimeError, match=r"smpicc is SimGrid's SMPI compiler: SMPI runs every rank in one "
+                                               r"process, where the PMPI library cannot work"):
             pmpi.mpi_family(shutil.which("smpicc"))
 
 
@@ -874,3 +874,11 @@ def test_cli_pmpi_lib_prints_the_path(capsys, tmp_path, monkeypatch):
     assert capsys.readouterr().err == (f"mpitaskmap --pmpi-lib: error: the MPI C compiler '{tmp_path / 'nope'}' "
                                        "($MPICC) is not an executable file or on PATH\n")
     assert cli_main(["--pmpi-lib", "x"]) == 2
+    capsys.readouterr()
+    if shutil.which("smpicc"):  # refused in one line, what to do instead named
+        monkeypatch.setenv("MPICC", "smpicc")
+        assert cli_main(["--pmpi-lib"]) == 1
+        assert capsys.readouterr().err == (
+            f"mpitaskmap --pmpi-lib: error: {shutil.which('smpicc')} is SimGrid's SMPI compiler: SMPI runs every rank "
+            "in one process, where the PMPI library cannot work; build it with the mpicc of the MPI that runs the "
+            "application, and simulate a mapping with 'mpitaskmap simgrid --run'\n")

@@ -272,11 +272,10 @@ def mpi_family(mpicc: str) -> tuple[str, str]:
 
     Raises
     ------
-    ValueError
-        ``mpicc`` is SimGrid's ``smpicc``: SMPI runs every rank in one process, where the
-        library cannot work (see the message).
     RuntimeError
-        ``mpicc`` cannot preprocess ``#include <mpi.h>`` (its command and first error lines).
+        ``mpicc`` cannot preprocess ``#include <mpi.h>`` (its command and first error
+        lines), or it is SimGrid's ``smpicc``: SMPI runs every rank in one process, where
+        the library cannot work (the message says what to do instead).
     """
     cmd = [mpicc, "-E", "-dM", "-x", "c", "-"]
     res = subprocess.run(cmd, input="#include <mpi.h>\n", capture_output=True, text=True)
@@ -290,7 +289,7 @@ def mpi_family(mpicc: str) -> tuple[str, str]:
         if len(parts) >= 2 and parts[0] == "#define":
             macros[parts[1]] = parts[2].strip().strip('"') if len(parts) == 3 else ""
     if "SMPI_H" in macros:
-        raise ValueError(f"{mpicc} is SimGrid's SMPI compiler: SMPI runs every rank in one process, where the PMPI "
+        raise RuntimeError(f"{mpicc} is SimGrid's SMPI compiler: SMPI runs every rank in one process, where the PMPI "
                          "library cannot work; build it with the mpicc of the MPI that runs the application, and "
                          "simulate a mapping with 'mpitaskmap simgrid --run'")
     if "OPEN_MPI" in macros:
@@ -433,10 +432,9 @@ def pmpi_library(mpicc: str | None = None, *, rebuild: bool = False) -> Path:
     FileNotFoundError
         No MPI C compiler (see :func:`find_mpicc`), or no plain C compiler for the shim
         (``$CC``, ``cc`` or ``gcc``).
-    ValueError
-        ``mpicc`` is SimGrid's ``smpicc`` (:func:`mpi_family`).
     RuntimeError
-        A compiler failed: its command and its first error lines.
+        A compiler failed: its command and its first error lines; or ``mpicc`` is SimGrid's
+        ``smpicc`` (:func:`mpi_family`).
     """
     cc = find_mpicc(mpicc)
     header = config_header()
