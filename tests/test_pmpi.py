@@ -687,6 +687,41 @@ def test_a_library_built_for_open_mpi_is_inert_in_an_mpich_program(programs):
                                                             f"MPICH Version: {mpich_version}")], res.stderr
 
 
+def test_a_core_whose_libraries_are_not_loaded_is_not_loaded(programs, lib, tmp_path):
+    # The shim loads its core only where every library the core needs is loaded already: a shim
+    # configured with one more (absent) library beside the real core stays inert, with one line,
+    # in a process of the right family.  (Under smpirun the wheel's libmpi, loaded by a core
+    # there, bound the system libfabric and killed every process.)
+    (tmp_path / "mpitaskmap_pmpi_shim_config.h").write_text(pmpi.shim_config_header(
+        "MPICH test", "MPIR_Err_create_code", ["libmpi.so.12", "libmpitaskmap_absent.so.1"]))
+    shutil.copy(lib.parent / pmpi.CORE_NAME, tmp_path / pmpi.CORE_NAME)
+    shim = tmp_path / pmpi.LIBRARY_NAME
+    subprocess.run(["cc", "-shared", "-fPIC", "-pthread", "-I", tmp_path, pmpi.SHIM_SOURCE, "-o", shim], check=True)
+    exe = programs["mpich", "c"][0]
+    base = ok(mpich_run([exe, "return"], n=4))
+    res = ok(mpich_run([exe, "return"], n=4, preload=shim, env=clean_env(MPITASKMAP_PROVIDER=TORUS)))
+    assert res.stdout == base.stdout
+    version = pmpi.mpi_family(MPICC)[0].split()[-1]
+    assert mpitaskmap_lines(res.stderr) == [_other_mpi_line(
+        "MPICH test", f"MPICH Version: {version}, without libmpitaskmap_absent.so.1")], res.stderr
+
+
+@pytest.mark.skipif(NO_OMPI is not None, reason=str(NO_OMPI))
+def test_a_python_application_of_another_mpi_keeps_its_own_calls(lib, tmp_path):
+    # mpi4py loads Open MPI's libmpi in a local scope (Python's dlopen), out of RTLD_NEXT's reach: the
+    # MPICH build, preloaded, finds Open MPI's MPI_Cart_create there and leaves the call to it.
+    (tmp_path / "app.py").write_text(PY_APP.replace("[2, 2, 4], [False] * 3", "[MPI.COMM_WORLD.size], [False]"))
+    app = [sys.executable, tmp_path / "app.py"]
+    base = ok(ompi_run(app, n=4, env=clean_env(MPI4PY_MPIABI="openmpi")))  # mpi4py's Open MPI build
+    res = ok(ompi_run(app, n=4, preload=lib, env=clean_env(MPI4PY_MPIABI="openmpi",
+                                                          MPITASKMAP_PROVIDER="sim:torus:dims=2x2")))
+    assert order_line(res.stdout) == order_line(base.stdout) == [0, 1, 2, 3]  # Open MPI's own: one node, in order
+    lines = mpitaskmap_lines(res.stderr)
+    assert len(lines) == 1 and lines[0].startswith(
+        f"mpitaskmap: the PMPI library was built for {pmpi.mpi_family(MPICC)[0]} but this process runs Open MPI v"), \
+        res.stderr
+
+
 def test_processes_that_never_call_mpi_are_untouched(lib):
     # LD_PRELOAD reaches the shell and mpiexec too: the library loads no MPI and says nothing there
     res = subprocess.run(["bash", "-c", "echo shell ok"], capture_output=True, text=True,
