@@ -1,4 +1,4 @@
-"""The PMPI interposition library (``mpitaskmap/pmpi/mpitaskmap_pmpi.c``, :mod:`mpitaskmap.runtime.pmpi`).
+"""The PMPI interposition library (``mpitaskmap/pmpi/``, :mod:`mpitaskmap.runtime.pmpi`).
 
 Unchanged C and Fortran programs run under ``mpiexec -n 16`` with the library preloaded
 and a simulated provider; their ``MPI_Cart_create`` / ``MPI_Dist_graph_create_adjacent``
@@ -7,9 +7,16 @@ with ``reorder=1`` must give the order :func:`mpitaskmap.create_cart` /
 by an mpi4py run of the same size; without the library, with ``MPITASKMAP_DISABLE=1``, or
 with a broken Python, MPI's own order (the identity on MPICH) and, for a failure, exactly
 one line on stderr.  MPICH is the venv's wheel; Open MPI is Debian's ``openmpi-bin`` (the
-only Open MPI with Fortran bindings here: the MPICH wheel ships none), tested when present.
+only Open MPI with Fortran bindings here: the MPICH wheel ships none), tested when present,
+and the ``openmpi`` wheel's virtualenv ``.venv-openmpi`` where it exists.
 
-SimGrid: SMPI cannot run the library (see :func:`test_smpirun_never_calls_the_preloaded_library`),
+The application is left as it was: ``tests/pmpi_programs/errhandlers.c`` / ``.F90`` (error
+handlers, an erroneous send, an invalid grid or graph) give the same output, exit status and
+MPI error message with and without the library, whether the mapping succeeds, fails or is
+disabled.  Built for another MPI (or under SimGrid's ``smpirun``) the library stays inert and
+says so in one line; processes that make no MPI call are untouched.
+
+SimGrid: SMPI cannot run the library (see :func:`test_smpirun_runs_with_the_library_preloaded`),
 so the mapped order is applied through ``mpitaskmap simgrid --run`` instead and its
 simulated communication time compared with the default order's.
 """
