@@ -35,7 +35,8 @@
  * MPI_ERRORS_RETURN on MPI_COMM_WORLD and MPI_COMM_SELF), and the error handlers of
  * MPI_COMM_WORLD, MPI_COMM_SELF and the caller's communicator are taken before any Python
  * runs and put back before the communicator is made, which thus inherits the caller's handler
- * as MPI's own call's does.  Where the call fails, the Fortran handle is left unwritten, as
+ * as MPI's own call's does (whatever Python did: a Python application's own mpi4py, an
+ * MPI4PY_RC_ERRORS in the environment, which mpi4py reads before rc, a hook).  Where the call fails, the Fortran handle is left unwritten, as
  * MPI's Fortran bindings leave it.
  *
  * Environment:
