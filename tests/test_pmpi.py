@@ -233,7 +233,8 @@ def test_halo3d_default_mode_is_unchanged_under_the_library(halo3d, lib):
     assert lines[2].startswith("max_comm_time ") and len(lines) == 3
 
 
-@pytest.mark.parametrize("case", ["failing import", "no libpython", "mapping error", "no standard library"])
+@pytest.mark.parametrize("case", ["failing import", "no libpython", "mapping error", "no standard library",
+                                  "no such python"])
 def test_a_broken_python_gives_the_identity_and_one_line(halo3d, lib, tmp_path, case):
     env = clean_env(MPITASKMAP_PROVIDER=TORUS)
     if case == "failing import":  # a package named mpitaskmap earlier on the path, raising on import
@@ -244,6 +245,10 @@ def test_a_broken_python_gives_the_identity_and_one_line(halo3d, lib, tmp_path, 
     elif case == "no libpython":
         env["MPITASKMAP_LIBPYTHON"] = str(tmp_path / "libpython_missing.so")
         expect = "rank 0: cannot load Python (MPITASKMAP_LIBPYTHON or the build's): "
+    elif case == "no such python":  # said as such, not as the "No module named mpi4py" it would lead to
+        env["MPITASKMAP_PYTHON"] = str(tmp_path / "no" / "python")
+        expect = (f"rank 0: MPITASKMAP_PYTHON={tmp_path / 'no' / 'python'}: No such file or directory; it must name "
+                  "the python executable whose environment (virtualenv) this library uses")
     elif case == "mapping error":  # Python runs, the mapping fails on every rank alike
         env["MPITASKMAP_PROVIDER"] = "sim:nonesuch"
         expect = "rank 0: mpitaskmap.cart_order: MappingError: provider: rank 0: "
@@ -282,9 +287,12 @@ def test_ranks_that_differ_agree_on_mpis_own_call(halo3d, lib, tmp_path, case):
     res = ok(subprocess.run([str(a) for a in cmd[:-1]], capture_output=True, text=True, timeout=240,
                             env=clean_env(MPITASKMAP_PROVIDER=TORUS)))
     assert order_line(res.stdout) == IDENTITY and "halo check ok" in res.stdout
+    job_level = " (a job-level switch: the same on every rank)"  # set on some ranks: every rank says so alike
     expect = {"import fails on rank 3": ["rank 3: import mpitaskmap.runtime.pmpi: ImportError: only here"],
-              "disabled on ranks 1-15": ["rank 1: MPITASKMAP_DISABLE is set on this rank but not on rank 0"],
-              "disabled on rank 0": []}[case]  # rank 0's switch decides, silently
+              "disabled on ranks 1-15": ["rank 0: MPITASKMAP_DISABLE differs between ranks: set on ranks 1-15, unset "
+                                         "on rank 0" + job_level],
+              "disabled on rank 0": ["rank 0: MPITASKMAP_DISABLE differs between ranks: set on rank 0, unset on ranks "
+                                     "1-15" + job_level]}[case]
     lines = mpitaskmap_lines(res.stderr)
     assert [ln.split("not reordered by mpitaskmap: ")[1] for ln in lines] == expect, res.stderr
 

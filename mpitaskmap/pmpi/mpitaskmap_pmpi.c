@@ -19,7 +19,7 @@
  * PMPI_Dist_graph_create_adjacent(tmp, ..., reorder = 0, ...).  Every other call, and
  * reorder = 0, goes to MPI unchanged.
  *
- * Never hang, never abort.  MPITASKMAP_DISABLE=1 (rank 0's), a Python that cannot be
+ * Never hang, never abort.  MPITASKMAP_DISABLE=1 (on every rank), a Python that cannot be
  * loaded or started, an import that fails, or any exception in Python (on any rank) gives
  * MPI's own call with the caller's arguments, unchanged.  Each rank first says whether its
  * Python is ready, and again whether its call succeeded: one PMPI_Allreduce (MPI_MINLOC
@@ -40,7 +40,8 @@
  * MPI's Fortran bindings leave it.
  *
  * Environment:
- *   MPITASKMAP_DISABLE=1       MPI's own calls (rank 0's value decides; no Python loaded)
+ *   MPITASKMAP_DISABLE=1       MPI's own calls (no Python loaded); set on some ranks only, MPI's
+ *                              own calls and one line naming the ranks
  *   MPITASKMAP_LIBPYTHON=PATH  the libpython to load when the process runs no Python
  *                              (default: the one of the Python that built this library)
  *   MPITASKMAP_PYTHON=PATH     the python executable whose environment (venv) the embedded
@@ -58,12 +59,14 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h> /* types only (PyObject, PyConfig, PyStatus): every function is found with dlsym */
 #include <dlfcn.h>
+#include <errno.h>
 #include <mpi.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpitaskmap_pmpi_config.h"
 
@@ -285,6 +288,11 @@ static int start_python(char* why)
     return 0;
   }
   const char* exe = getenv("MPITASKMAP_PYTHON");
+  if (exe && *exe && access(exe, X_OK) != 0) { /* else Python starts without its venv: "No module named mpi4py" */
+    set_reason(why, "MPITASKMAP_PYTHON=%s: %s; it must name the python executable whose environment (virtualenv) "
+               "this library uses", exe, strerror(errno));
+    return 0;
+  }
   if (!exe || !*exe)
     exe = CFG_PY_EXECUTABLE;
   PyConfig config;
@@ -343,8 +351,8 @@ static int python_ready(void)
 
 /* -- agreement ------------------------------------------------------------------------------- */
 
-/* Every rank gives ok: 1 (go on), 0 (not, with why) or -1 (rank 0 only: MPITASKMAP_DISABLE, go
- * to MPI silently).  One PMPI_Allreduce (MPI_MINLOC over (ok, rank)); returns 1 when all are ok.
+/* Every rank gives ok: 1 (go on), 0 (not, with why) or -1 (go to MPI silently: MPITASKMAP_DISABLE
+ * on every rank, or arguments MPI must judge).  One PMPI_Allreduce (MPI_MINLOC over (ok, rank)); returns 1 when all are ok.
  * After a failure the first failing rank's reason is broadcast and rank 0 prints it. */
 static int agree(MPI_Comm comm, int ok, const char* why, const char* call)
 {
@@ -377,6 +385,45 @@ static int disabled(void)
   return !strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on");
 }
 
+/* Text of the differing MPITASKMAP_DISABLE on every rank ("set on ranks 0,2-3, unset on rank 1"),
+ * into why: one PMPI_Allgather of the flags, only on this path. */
+static void append_ranks(char* out, size_t room, const int* flag, int size, int want)
+{
+  size_t n = strlen(out);
+  const char* sep = "";
+  for (int r = 0; r < size && n + 32 < room; r++) {
+    if (flag[r] != want || (r > 0 && flag[r - 1] == want))
+      continue;
+    int last = r;
+    while (last + 1 < size && flag[last + 1] == want)
+      last++;
+    n += (size_t)(last > r ? snprintf(out + n, room - n, "%s%d-%d", sep, r, last)
+                           : snprintf(out + n, room - n, "%s%d", sep, r));
+    sep = ",";
+  }
+}
+
+static void disable_differs(MPI_Comm comm, char* why)
+{
+  int size, off = disabled();
+  PMPI_Comm_size(comm, &size);
+  int* flag = malloc(sizeof(int) * (size_t)size);
+  PMPI_Allgather(&off, 1, MPI_INT, flag, 1, MPI_INT, comm);
+  int n_on = 0;
+  for (int r = 0; r < size; r++)
+    n_on += flag[r] != 0;
+  char text[MSG_LEN] = "MPITASKMAP_DISABLE differs between ranks: set on ";
+  strcat(text, n_on > 1 ? "ranks " : "rank ");
+  append_ranks(text, MSG_LEN - 64, flag, size, 1);
+  strcat(text, size - n_on > 1 ? ", unset on ranks " : ", unset on rank ");
+  append_ranks(text, MSG_LEN - 64, flag, size, 0);
+  if (strlen(text) >= MSG_LEN - 96)
+    strcat(text, ",...");
+  strcat(text, " (a job-level switch: the same on every rank)");
+  set_reason(why, "%s", text);
+  free(flag);
+}
+
 /* Before Python: 1 when every rank may go on.  A rank whose arguments MPI must judge (leave: an
  * erroneous call, or nothing to reorder) turns the call to MPI's own silently, as does
  * MPITASKMAP_DISABLE on rank 0 (no Python loaded): MPI then reports any error itself, as it would
@@ -387,11 +434,17 @@ static int agree_ready(MPI_Comm comm, const char* call, int leave)
   PMPI_Comm_rank(comm, &rank);
   int off = disabled(), ok = 1;
   char why[MSG_LEN] = "";
-  if (leave || (off && rank == 0)) {
+  /* MPITASKMAP_DISABLE is a job-level switch: set on every rank it turns the call to MPI's own
+   * silently; set on some ranks only, every rank takes MPI's own call and one line names them. */
+  int span[2] = {off, !off}, any[2];
+  PMPI_Allreduce(span, any, 2, MPI_INT, MPI_MAX, comm);
+  int all_off = any[0] && !any[1], some_off = any[0] && any[1];
+  if (some_off) /* collective: on every rank, whatever its own arguments */
+    disable_differs(comm, why);
+  if (leave || all_off) {
     ok = -1;
-  } else if (off) {
+  } else if (some_off) {
     ok = 0;
-    set_reason(why, "MPITASKMAP_DISABLE is set on this rank but not on rank 0");
   } else if (!python_ready()) {
     ok = 0;
     memcpy(why, py_reason, MSG_LEN);

@@ -39,7 +39,9 @@ Environment read by the library (besides ``remap``'s ``MPITASKMAP_PROVIDER``,
 ``MPITASKMAP_COORDS_FILE`` and ``MPITASKMAP_LOG``, read by the hooks):
 
 ==============================  ==========================================================
-``MPITASKMAP_DISABLE=1``        MPI's own calls, no Python loaded (rank 0's value decides)
+``MPITASKMAP_DISABLE=1``        MPI's own calls, no Python loaded (a job-level switch:
+                                set on some ranks only, MPI's own calls on every rank and
+                                one line naming the ranks)
 ``MPITASKMAP_LIBPYTHON=PATH``   the libpython loaded when the process runs no Python
                                 (default: the building Python's, :func:`libpython_path`)
 ``MPITASKMAP_PYTHON=PATH``      the python executable whose environment (virtualenv) the
