@@ -122,6 +122,8 @@ OUTPUTS: dict[str, Output] = {
     for o in (
         Output("demo", shell="demo", command="examples/minighost.py", simgrid=True,
                vary_columns=r"\bwall\b", vary_lines=r"^\s*seconds:"),
+        Output("dragonfly-demo", shell="dragonfly", command="minighost.py --provider sim:frontier", simgrid=True,
+               vary_columns=r"\bwall\b", vary_lines=r"^\s*seconds:"),
         Output("simgrid", shell="simgrid", command="mpitaskmap simgrid", setup=("smpicc",), simgrid=True),
         Output("offline-compare", shell="offline", command="mpitaskmap compare", setup=("mpitaskmap map ",),
                vary_columns=r"^seconds$"),
