@@ -207,6 +207,19 @@ methods.  The examples below: -t coords:tasks.txt, -t matrix:comm.txt, -t matrix
     "mpitaskmap eval -m sim:torus:dims=2x2 -t coords:tasks.txt",
 )
 
+
+#: The host list of the map-file examples (Slurm's and SMPI's hostfiles are the same text)
+_HOST_LIST = """\
+nid00012
+nid00012
+nid00040
+nid00040
+nid00041
+nid00041
+nid00013
+nid00013
+"""
+
 _MAP_USE = """\
 Written with -o FORMAT=PATH, read with --mapping [FORMAT=]PATH (without FORMAT=, -o takes the
 format from the file name and --mapping from the file's content; a host list reads as
@@ -247,16 +260,7 @@ rank 7=nid00013 slot=1
         """\
 Line r is the host that runs rank r.  It fixes each rank's node, not its core: read back,
 a node's ranks take its processors in ascending rank order (the metrics are the same).""",
-        (("hostfile", """\
-nid00012
-nid00012
-nid00040
-nid00040
-nid00041
-nid00041
-nid00013
-nid00013
-"""),)),
+        (("hostfile", _HOST_LIST),)),
     "bluegene": FormatHelp(
         "bluegene", "Blue Gene map file: runjob --mapping FILE (BG/Q), mpirun -mapfile FILE (BG/P); Rubik's output",
         """\
@@ -279,16 +283,7 @@ x y z t; BG/Q: a b c d e t.""",
 Line r is the host that runs rank r: the Slurm host list's text, with its node-level
 meaning; the platform (mpitaskmap simgrid, mpitaskmap.sim.simgrid.platform_xml) names the
 same hosts.""",
-        (("smpi_hostfile.txt", """\
-nid00012
-nid00012
-nid00040
-nid00040
-nid00041
-nid00041
-nid00013
-nid00013
-"""),)),
+        (("smpi_hostfile.txt", _HOST_LIST),)),
     "csv": FormatHelp(
         "csv", "CSV: one row per rank, for spreadsheets and scripts",
         """\
