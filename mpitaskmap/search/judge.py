@@ -540,7 +540,10 @@ def judge_stage(judge: str, candidates: Sequence[Candidate], scores: Sequence[fl
     or spread over MPI ranks); the fastest wins (:func:`judge_order`), and the default
     order is kept unless a mapping replays faster than it by more than :data:`JUDGE_TIE`.
     A failed replay, one past its budget or one missing from what ``replay`` returns leaves
-    the decision to the objective.
+    the decision to the objective.  The rows after the first replay past its budget (in
+    shortlist order) say "not replayed" (nan), however the replays were spread: a replayer
+    in turn stops there, other MPI ranks may have gone on, so the rows are the same on any
+    number of ranks.
 
     Parameters
     ----------
@@ -587,6 +590,14 @@ def judge_stage(judge: str, candidates: Sequence[Candidate], scores: Sequence[fl
     ...                   lambda ids: ({0: 1.0, 1: 1.0, 2: 1.5}, ""), top=1)
     >>> out.index, out.default_simulated_s, [(r["index"], r["chosen_by"]) for r in out.judged]
     (0, 1.0, [(1, 'objective'), (0, 'default order')])
+
+    Past its budget (inf): the objective decides, and what comes after it counts as not
+    replayed, whether or not another rank replayed it.
+
+    >>> out = judge_stage("fluid", cands, [2.0, 1.0, 1.5], {0: b"a", 1: b"b", 2: b"c"},
+    ...                   lambda ids: ({0: 3.0, 1: float("inf"), 2: 1.0}, ""))
+    >>> out.index, out.default_simulated_s, [(r["index"], r["simulated_s"]) for r in out.judged]
+    (None, nan, [(1, inf), (2, nan), (0, nan)])
     """
     kinds = {i: candidate_kind(c) for i, c in enumerate(candidates)}
     if tied_max is None:
@@ -605,6 +616,9 @@ def judge_stage(judge: str, candidates: Sequence[Candidate], scores: Sequence[fl
     if scores and 0 not in {i for i, _ in shortlist}:  # the baseline: replayed whatever the objective says
         shortlist.append((0, DEFAULT_ORDER))
     seconds, error = replay([i for i, _ in shortlist])
+    over = next((k for k, (i, _) in enumerate(shortlist) if seconds.get(i) == math.inf), None)
+    if over is not None:  # what a replayer in turn has: nothing after the first replay past its budget
+        seconds = {i: seconds[i] for i, _ in shortlist[: over + 1] if i in seconds}
     rows = [dict(index=i, candidate=candidates[i].label(), score=scores[i], chosen_by=by,
                  simulated_s=seconds.get(i, math.nan)) for i, by in shortlist]
     for rank, k in enumerate(sorted(range(len(rows)), key=lambda k: (rows[k]["score"], rows[k]["index"])), 1):
