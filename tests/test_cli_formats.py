@@ -20,6 +20,8 @@ from mpitaskmap.cli._inputs import load_tasks
 from mpitaskmap.cli.formats import EXAMPLE_MAPPING, FORMATS, GROUPS, render
 from mpitaskmap.machines import DragonflyMachine, TorusMachine
 from mpitaskmap.machines.hostlist import expand_hostlist
+from mpitaskmap.machines import machine_file as machine_file_module
+from mpitaskmap.machines.dragonfly import DRAGONFLY_ROUTINGS
 from mpitaskmap.machines.machine_file import DRAGONFLY_FILE_KEYS, machine_file_hosts, read_machine_file
 from mpitaskmap.machines.slurm_topology import (_SPELLING, TOPOLOGY_DEFAULTS, TOPOLOGY_KEYS, parse_topology_conf,
                                                 read_topology_spec)
@@ -167,6 +169,11 @@ def test_machine_help_names_every_directive_of_the_readers_table():
 def test_dragonfly_help_names_every_key_the_reader_takes():
     text = render("dragonfly")
     assert [k for k in DRAGONFLY_FILE_KEYS if not re.search(rf"\b{k}\b", text)] == []
+    # every routing the reader takes, in the help and in the reader's own docstring
+    routings = re.search(r"routing\s+\(([^)]*), default minimal\)", text).group(1)
+    assert re.split(r",\s*|\s+or\s+", routings) == list(DRAGONFLY_ROUTINGS)
+    for name in DRAGONFLY_ROUTINGS:
+        assert f"``{name}``" in machine_file_module.__doc__
 
 
 def test_topology_help_names_every_key_and_option_with_its_default():
