@@ -383,3 +383,18 @@ def test_cli_map_leads_with_the_replayed_change(capsys):
     assert err[k + 2].startswith("  predicted_time: default 5.66849e-07 s -> 5.66849e-07 s (predicted, unchanged)")
     row = next(line for line in err if line.split()[2:4] == ["default", "order"])
     assert row.endswith("judge (no gain found: the default order is kept)")
+
+
+def test_cli_compare_says_what_the_judge_found_for_auto(capsys, tmp_path):
+    page = tmp_path / "report.html"
+    args = ["compare", "-m", FRONTIER, "-t", "stencil3d:4x2x2:weight=4608", "--methods", "identity,geometric,auto",
+            "--html", str(page)]
+    assert main(args) == 0
+    err = capsys.readouterr().err.splitlines()
+    k = next(i for i, line in enumerate(err) if line.startswith("auto: replayed step: "))
+    assert err[k].startswith("auto: replayed step: default 1.44e-06 s, no gain found: ")
+    assert err[k].endswith("; the default order is kept")
+    assert err[k + 1].startswith("  predicted_time: default 5.66849e-07 s -> 5.66849e-07 s (predicted, unchanged); "
+                                 "the objective's pick #")
+    assert [line.split(":")[0] for line in err if "replayed step" in line] == ["auto"]  # only where the judge decided
+    assert "auto: replayed step: default 1.44e-06 s, no gain found: " in page.read_text()

@@ -8,6 +8,7 @@ import time
 
 from ..metrics import DEFAULT_MESSAGE_MODEL, METRICS, default_metric
 from ..search.families.graph import worse_than_default_line
+from ..search.judge import judge_change
 from ..sim.fluid import DEFAULT_NETWORK_MODEL, network_model
 from ._registry import register
 from ._common import (
@@ -114,6 +115,24 @@ def simulated_seconds(mapping, *, link_latency: float = DEFAULT_MESSAGE_MODEL.ho
                              config=network_model(network).simgrid_config).seconds
 
 
+def judged_lines(label: str, info: dict) -> str:
+    """Two lines of what the judge found for a method it decided (``auto``): replayed, then predicted.
+
+    The wording is :func:`~mpitaskmap.search.judge.judge_change`'s, as ``mpitaskmap map`` and
+    ``remap()`` print it.
+
+    Examples
+    --------
+    >>> rows = [dict(index=3, score=2e-7, simulated_s=1e-6), dict(index=0, score=4e-7, simulated_s=1e-6)]
+    >>> print(judged_lines("auto", dict(judge="fluid", judged=rows, candidate_index=0, metric="predicted_time")), end="")
+    auto: replayed step: default 1e-06 s, no gain found: the other mapping replayed, #3, 1e-06 s; the default order is kept
+      predicted_time: default 4e-07 s -> 4e-07 s (predicted, unchanged); the objective's pick #3: 2e-07 s (predicted, 50.0% lower)
+    """
+    replayed, objective = judge_change(info["judge"], info["judged"], info["candidate_index"],
+                                       info.get("metric", "objective"))
+    return f"{label}: {replayed}\n  {objective}\n"
+
+
 def report_figures(rows, best: int) -> list[tuple[str, bytes]]:
     """Return (caption, PNG) of the report's figures: allocation, link loads, hop histogram."""
     from ..viz.plots import figure_png, plot_allocation, plot_hop_histogram, plot_link_loads
@@ -202,8 +221,10 @@ def compare_command(argv: list) -> int:
         sys.stdout.write(table)
     base = rows[0].metrics[key]
     ratio = f" = {rows[best].metrics[key] / base:.3f} x {rows[0].label}" if base else ""
+    judged = [judged_lines(r.label, r.info) for r in rows if r.info and r.info.get("judge")]
     if talk:
         status.write(f"best by {key}: {rows[best].label}{ratio}\n")
+        status.write("".join(judged))  # what the judge found, where it decided (auto): the replayed change first
         status.write("".join(worse_than_default_line(r.label, r.info) for r in rows))  # graph methods only
     if args.html:
         from ..viz.report_html import write_html_report
@@ -215,7 +236,7 @@ def compare_command(argv: list) -> int:
         cells = [[r.label, *[r.metrics[n] for n in names], *([r.simulated] if sim else []),
                   *(["-" if r.seconds is None else round(r.seconds, 4)] if timed else [])]
                  for r in rows]
-        notes = [f"Best by {key}: {rows[best].label}{ratio}. Lower is better."]
+        notes = [f"Best by {key}: {rows[best].label}{ratio}. Lower is better.", *(" ".join(j.split()) for j in judged)]
         if no_figures:
             notes.append(f"No figures: {no_figures}.")
         if sim:
