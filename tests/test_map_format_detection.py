@@ -118,23 +118,20 @@ def test_errors_say_why_and_how_to_name_the_format(tmp_path):
         f"--mapping: cannot tell the map-file format of '{ambiguous}': one integer per line is a rank order "
         "(mpich_rank_order), Blue Gene coordinates without the slot (bluegene) or a host list of numeric names "
         f"(slurm_hostfile); write --mapping FORMAT={ambiguous} {ENDING}")
-    mixed = tmp_path / "mixed"
-    mixed.write_text("0 1\n\nn1\n")
+
+
+@pytest.mark.parametrize("text, why", [
+    ("0 1\n\nn1\n", "from its content: line 3 ('n1') fits no format together with line 1 ('0 1')"),
+    ("hello world\n", "from its content: line 1 ('hello world') fits no format"),
+    ("# nothing\n\n", "it has no content lines"),
+])
+def test_content_that_fits_no_format_is_named(text, why, tmp_path):
+    path = tmp_path / "map"
+    path.write_text(text)
     with pytest.raises(InvalidInputError) as exc:
-        detect_map_format(mixed)
-    assert str(exc.value) == (f"path: cannot tell the map-file format of '{mixed}' from its content: line 3 ('n1') "
-                              f"fits no format together with line 1 ('0 1'); pass format=FORMAT to read_map {ENDING}")
-    odd = tmp_path / "odd"
-    odd.write_text("hello world\n")
-    with pytest.raises(InvalidInputError) as exc:
-        detect_map_format(odd)
-    assert str(exc.value) == (f"path: cannot tell the map-file format of '{odd}' from its content: line 1 "
-                              f"('hello world') fits no format; pass format=FORMAT to read_map {ENDING}")
-    empty = tmp_path / "empty"
-    empty.write_text("# nothing\n\n")
-    with pytest.raises(InvalidInputError) as exc:
-        detect_map_format(empty)
-    assert str(exc.value) == (f"path: cannot tell the map-file format of '{empty}': it has no content lines; "
+        detect_map_format(path)
+    colon = "" if why.startswith("from") else ":"
+    assert str(exc.value) == (f"path: cannot tell the map-file format of '{path}'{colon} {why}; "
                               f"pass format=FORMAT to read_map {ENDING}")
 
 
