@@ -13,7 +13,7 @@ is removed or reversed (checked by mutation when written: see each test's docstr
   capped by the identity's score).
 
 The MPI counterpart of the tie rule (``remap`` winner index 0 on a tie) is in
-``test_remap.py``.
+``tests/runtime/test_remapping.py``.
 """
 
 import numpy as np

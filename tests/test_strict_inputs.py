@@ -205,7 +205,7 @@ def test_provider_mismatch_across_ranks_names_them_on_every_rank():
     from mpi4py import MPI
 
     # the provider= argument differs: found before any provider is asked (runtime/job_settings.py); a network
-    # that differs under one spec is named by the gather (tests/test_provider_slurm.py, ranks at different depths)
+    # that differs under one spec is named by the gather (tests/providers/test_slurm.py, ranks at different depths)
     world = MPI.COMM_WORLD
     spec = "sim:torus:dims=2x8,wrap=0" if world.rank == 1 else "sim:torus:dims=4x4"
     rest = "rank 0" if world.size == 2 else "ranks 0,2" if world.size == 3 else f"ranks 0,2-{world.size - 1}"

@@ -1,4 +1,4 @@
-/* Fake Fujitsu MPI rank inquiry for tests/test_provider_fjmpi.py (built at test time).
+/* Fake Fujitsu MPI rank inquiry for tests/providers/test_fjmpi.py (built at test time).
  *
  * Real prototype (mpi-ext.h of Fujitsu MPI; the Fugaku user guide, "Rank inquiry functions"):
  *   int FJMPI_Topology_get_coords(MPI_Comm comm, int rank, int view, int maxdims, int *coords);

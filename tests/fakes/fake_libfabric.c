@@ -1,4 +1,4 @@
-/* Fake libfabric with a CXI provider, for tests/test_provider_cxi.py (built at test time).
+/* Fake libfabric with a CXI provider, for tests/providers/test_cxi.py (built at test time).
  *
  * Exports what mpitaskmap/providers/cxi.py calls, with libfabric 1.x's signatures and struct
  * layouts (include/rdma/fabric.h, include/rdma/fi_domain.h, prov/cxi/include/fi_cxi_ext.h

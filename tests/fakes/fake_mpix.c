@@ -1,4 +1,4 @@
-/* Fake IBM Blue Gene/Q MPIX extensions for tests/test_providers.py (built into a fake
+/* Fake IBM Blue Gene/Q MPIX extensions for tests/providers/test_providers.py (built into a fake
  * libmpi at test time).
  *
  * Real prototypes (mpix.h of the MPICH pamid device, IBM; public MPICH history):

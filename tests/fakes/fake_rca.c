@@ -1,4 +1,4 @@
-/* Fake Cray RCA library for tests/test_providers.py (built at test time into librca.so.0).
+/* Fake Cray RCA library for tests/providers/test_providers.py (built at test time into librca.so.0).
  *
  * Exports the real symbol names with the signatures public callers use (no public
  * rca_lib.h was found):

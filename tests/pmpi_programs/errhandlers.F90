@@ -1,4 +1,4 @@
-! errhandlers.c in Fortran (same arguments but baddist, same output but the attribute line), built three times by tests/test_pmpi.py:
+! errhandlers.c in Fortran (same arguments but baddist, same output but the attribute line), built three times by tests/runtime/test_pmpi.py:
 ! -DUSE_MPIF (include 'mpif.h'), -DUSE_MPI (use mpi), -DUSE_F08 (use mpi_f08).
 program errhandlers
 #if defined(USE_F08)

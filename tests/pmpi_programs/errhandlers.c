@@ -1,5 +1,5 @@
 /* What an application sees of MPI's error handling around MPI_Cart_create(reorder = 1): the
- * same with and without the mpitaskmap PMPI library (tests/test_pmpi.py runs both).
+ * same with and without the mpitaskmap PMPI library (tests/runtime/test_pmpi.py runs both).
  *
  *   errhandlers [return] [badcart | baddist] [nosend]
  *

@@ -30,7 +30,7 @@ from mpitaskmap.sim.simgrid import (
 from mpitaskmap.machines.presets import bgq_machine, titan_machine, torus_machine
 from mpitaskmap.graphs.taskgraph import TaskGraph
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GB = 1e9
 
 needs_smpi = pytest.mark.skipif(simgrid_missing() is not None, reason=str(simgrid_missing()))

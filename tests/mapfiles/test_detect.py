@@ -20,7 +20,7 @@ from mpitaskmap.machines.presets import torus_machine
 from mpitaskmap.metrics import DEFAULT_MESSAGE_MODEL
 from mpitaskmap.providers import get_provider, machine_from_provider
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SIM = "sim:titan:nodes=8,ppn=4,seed=1"  # 32 processors on 8 nodes: host names from the provider
 TASKS = "stencil3d:4x4x2"
 NAMES = sorted(MAP_FORMATS)

@@ -41,7 +41,7 @@ from mpitaskmap.cli._inputs import load_machine
 from mpitaskmap.runtime import pmpi
 from mpitaskmap.sim.simgrid import simgrid_missing
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 N = 16
 GRID = (4, 2, 2)  # halo3d's PX PY PZ: MPI_Cart_create dims (2, 2, 4), x fastest

@@ -11,7 +11,7 @@ from mpitaskmap.cli._inputs import load_machine
 from mpitaskmap.sim.simgrid import simgrid_missing
 from mpitaskmap.graphs.taskgraph import TaskGraph
 
-_ROOT = os.path.join(os.path.dirname(__file__), os.pardir)
+_ROOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
 WHY = simgrid_missing(compiler=True)
 
 

@@ -392,7 +392,7 @@ def test_dragonfly_machine_file_example_maps_with_its_host_names(capsys, tmp_pat
     from mpitaskmap import read_machine_file
     from mpitaskmap.machines.machine_file import machine_file_hosts
 
-    example = Path(__file__).resolve().parents[1] / "examples" / "dragonfly_alloc.txt"
+    example = Path(__file__).resolve().parents[2] / "examples" / "dragonfly_alloc.txt"
     rankfile, hostfile = tmp_path / "rankfile", tmp_path / "SLURM_HOSTFILE"
     status, out, err = run(capsys, "map", "-m", str(example), "-t", TASKS, "-o", str(rankfile), "-o", str(hostfile),
                            "--format", "json")

@@ -98,7 +98,7 @@ def test_valiant_loads_hand_computed_a_message_counts_once_per_link():
 
 
 def test_ecmp_loads_hand_computed_halves_and_unions():
-    # the ecmp machine of tests/test_dragonfly.py (h = 2): node 0 (g0 s0) -> node 14 (g2 s1) splits over j0
+    # the ecmp machine of tests/machines/test_dragonfly.py (h = 2): node 0 (g0 s0) -> node 14 (g2 s1) splits over j0
     # (local 36, global 56, arrives g2 s0, local 48) and j1 (local 37, global 57, arrives g2 s1 itself)
     m = DragonflyMachine(3, 3, 2, [0, 14], global_links=2, routing="ecmp")
     indptr, indices, weights = csr([0], [1], [8.0], 2)
@@ -111,7 +111,7 @@ def test_ecmp_loads_hand_computed_halves_and_unions():
 
 
 def test_group_tables_hand_computed():
-    # three_groups of tests/test_dragonfly.py, Valiant: 0 -> 2 passes g1 only; it leaves g0 on the links to g1
+    # three_groups of tests/machines/test_dragonfly.py, Valiant: 0 -> 2 passes g1 only; it leaves g0 on the links to g1
     # (j0 on s0, j1 on s2) and reaches g2 on the links from g1 (j0 on s0, j1 on s2), half each
     t = group_tables(DragonflyMachine(3, 3, 2, [0], global_links=2, routing="valiant"), "valiant")
     assert t.lanes == 1 and t.through[0, 2].tolist() == [0.0, 1.0, 0.0]
@@ -220,7 +220,7 @@ def test_valiant_is_the_product_of_its_group_paths_and_minimal_legs():
 
 
 def test_tables_follow_a_change_of_the_shared_group_paths(monkeypatch):
-    # as the machine's routes do (tests/test_dragonfly.py): a changed rule rebuilds the cached tables
+    # as the machine's routes do (tests/machines/test_dragonfly.py): a changed rule rebuilds the cached tables
     m = DragonflyMachine(4, 3, 1, range(12), routing="valiant")
     before = loads_module._cached_tables(m, "valiant")
     assert loads_module._cached_tables(m, "valiant")[0] is before[0]  # kept while the rule stays

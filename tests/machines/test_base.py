@@ -3,7 +3,7 @@
 Every machine kind with a link model gives n_links, link_bandwidths, link_classes and
 routes; the base derives link loads, predicted time, route() and link names from them.  A
 kind's compiled fast path must give what the generic path gives (checked here for the
-torus; tests/test_percs_routes.py does PERCS, tests/test_ring_network.py a kind defined in
+torus; tests/machines/test_percs_routing.py does PERCS, tests/test_ring_network.py a kind defined in
 a test).
 """
 

@@ -6,7 +6,7 @@
 * grid dispatch: :func:`mpitaskmap.mappers.grid.heuristics.map_grid` is the one call of a
   heuristic by name, for the grid family and ``regular`` too;
 * the judge stage (:func:`mpitaskmap.search.judge.judge_stage`): one rule for ``map(auto)``
-  and ``remap()`` (whose MPI side tests/test_remap.py checks against the serial one);
+  and ``remap()`` (whose MPI side tests/runtime/test_remapping.py checks against the serial one);
 * one option parser (:mod:`mpitaskmap._options`): duplicate keys rejected in every spec;
 * one ``bytes_per_weight`` check; one PERCS builder behind ``percs:`` and ``sim:percs:``.
 """

@@ -12,7 +12,7 @@ from mpitaskmap.machines import DragonflyMachine
 from mpitaskmap.sim.simgrid import simgrid_missing
 
 for _path in ("benchmarks", "benchmarks/peers"):  # as the benchmarks import them
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / _path))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / _path))
 
 import zoltan2  # noqa: E402  (benchmarks/peers)
 import zoltan2_dragonfly  # noqa: E402

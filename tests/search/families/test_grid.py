@@ -24,9 +24,9 @@ from mpitaskmap.search.scoring import apply
 def grid_candidates(graph, machine):
     return grid_family.candidates(Problem(graph, machine))
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
-# best hop-bytes of the suite, from tests/test_grid_heuristics.py's hand-checked tables
+# best hop-bytes of the suite, from tests/mappers/grid/test_heuristics.py's hand-checked tables
 # (PAIRS does not improve them within its default budget), and the default placement
 BEST = {((6, 5), (10, 3)): (160, 350), ((9, 8), (6, 12)): (352, 772)}
 

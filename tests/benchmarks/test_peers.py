@@ -17,7 +17,7 @@ from mpitaskmap.graphs.taskgraph import TaskGraph
 from mpitaskmap.machines.fattree import FatTreeMachine
 from mpitaskmap.machines.fattree_presets import fattree_machine
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # as the benchmarks import them
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))  # as the benchmarks import them
 
 from peers import kahip, peer_inputs, scotch  # noqa: E402  (benchmarks/peers: kahip.py is our wrapper)
 

@@ -322,7 +322,7 @@ def _latency_pick(g, m, mapping):
 
 def test_judge_also_never_replays_a_latency_pick_worse_than_the_default(monkeypatch):
     # the latency pick's mechanics outside the objective's top are tested on judge_stage itself
-    # (tests/test_registry.py); here, on a real search, the candidate of least Latency(M) is a
+    # (tests/search/test_registry.py); here, on a real search, the candidate of least Latency(M) is a
     # rank order the objective ranks worse than the default order, so it is never replayed
     import mpitaskmap
     from mpitaskmap import titan_machine

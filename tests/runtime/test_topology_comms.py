@@ -4,7 +4,7 @@ MPI tests run under ``mpiexec -n 4`` and ``-n 16`` with ``--with-mpi -m mpi`` on
 ``comm`` fixture's communicators (the world, reversed, halves, ``COMM_SELF``); tests with
 hand-computed weighted hops need the whole world at one of those two sizes and skip
 otherwise.  Every fault test checks that *all* ranks end the same way, as
-``test_remap.py`` does.  The serial tests check the task graphs edge by edge.
+``tests/runtime/test_remapping.py`` does.  The serial tests check the task graphs edge by edge.
 
 MPI's own ``Create_cart(reorder=True)`` and ``Create_dist_graph_adjacent(reorder=True)``
 are called next to ours: on MPICH they keep the identity order, and the mapping must not
@@ -23,7 +23,7 @@ from mpitaskmap.runtime.remapping import TASK_ERROR
 from mpitaskmap.runtime.topology_comms import (DIST_GRAPH_FAMILIES, Adjacency, cart_neighbors, cart_order,
                                                cart_task_graph, create_cart, create_dist_graph_adjacent,
                                                dist_graph_order, dist_graph_task_graph)
-from test_remap import SIM, FailingProvider, all_same, comm_machine
+from test_remapping import SIM, FailingProvider, all_same, comm_machine
 
 pytestmark = pytest.mark.timeout(300)
 

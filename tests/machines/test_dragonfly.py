@@ -330,7 +330,7 @@ def test_valiant_fractions_are_exact_on_many_paths():
 
 def test_routes_follow_a_change_of_the_shared_group_paths(monkeypatch):
     # the dragonfly takes its group-level paths from mpitaskmap.machines.two_level at every call, as PERCS does
-    # (tests/test_percs_routes.py): make the shared rule route every pair through intermediate groups and the
+    # (tests/machines/test_percs_routing.py): make the shared rule route every pair through intermediate groups and the
     # "ecmp" machine's route 0 -> 14 (g0 -> g2) becomes the Valiant route through g1
     from mpitaskmap.machines import two_level
 

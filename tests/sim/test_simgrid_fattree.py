@@ -376,7 +376,7 @@ def halo3d(tmp_path_factory):
     if simgrid_missing():
         pytest.skip(simgrid_missing())
     d = tmp_path_factory.mktemp("halo3d")
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     subprocess.run(["smpicc", "-O2", "-o", str(d / "halo3d"), str(root / "examples" / "halo3d.c")], check=True,
                    capture_output=True)
     return d / "halo3d"

@@ -35,7 +35,7 @@ from mpitaskmap.providers import file as file_module
 from mpitaskmap.providers import hostname as hostname_module
 from mpitaskmap.machines.presets import bgq_machine, titan_machine, torus_machine
 
-FAKES = Path(__file__).parent / "fakes"
+FAKES = Path(__file__).resolve().parents[1] / "fakes"
 ENV_VARS = (
     "MPITASKMAP_PROVIDER",
     "MPITASKMAP_COORDS_FILE",
@@ -642,7 +642,7 @@ def test_auto_rca_on_an_xc(fake_rca, nid_file, cname_file, monkeypatch):
 @pytest.mark.mpi(min_size=2)
 @pytest.mark.parametrize("on_error", ["raise", "identity"])
 def test_mpi_rca_xc_every_rank_builds_the_same_dragonfly(fake_rca, nid_file, cname_file, monkeypatch, on_error):
-    from test_provider_slurm import all_same, gathered_machine, run_remap, world
+    from test_slurm import all_same, gathered_machine, run_remap, world
 
     comm = world()
     n = comm.size

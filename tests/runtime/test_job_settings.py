@@ -93,7 +93,7 @@ def test_every_variable_of_the_code_has_a_rule():
     # a new MPITASKMAP_ variable must be sorted: job-level (compared) or per rank (not)
     import re
 
-    package = Path(__file__).resolve().parents[1] / "mpitaskmap"
+    package = Path(__file__).resolve().parents[2] / "mpitaskmap"
     build_time = {"MPITASKMAP_OPENMP", "MPITASKMAP_CYTHON_DEBUG"}
     found = {m for p in package.rglob("*") if p.suffix in (".py", ".c")
              for m in re.findall(r"MPITASKMAP_[A-Z_]+[A-Z]", p.read_text(encoding="utf-8"))}
@@ -311,7 +311,7 @@ def test_the_pmpi_library_on_ranks_with_different_providers_takes_mpis_own_call(
 
     lib = pmpi.pmpi_library()
     halo3d = tmp_path / "halo3d"
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     subprocess.run([str(bin_dir / "mpicc"), "-O2", "-o", str(halo3d), str(root / "examples" / "halo3d.c")],
                    check=True, capture_output=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MPITASKMAP_") and k != "LD_PRELOAD"}

@@ -26,7 +26,7 @@ from mpitaskmap.mappers.rubik.permute import zigzag_shifts, zorder_points
 from mpitaskmap.machines.presets import bgq_machine, torus_machine
 from mpitaskmap.graphs.taskgraph import TaskGraph
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 X, Y, Z = 0, 1, 2
 
 

@@ -26,7 +26,7 @@ from mpitaskmap.metrics import evaluate
 from mpitaskmap.sim.simgrid import simgrid_missing
 from mpitaskmap.graphs.taskgraph import TaskGraph
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SIM = "sim:titan:ppn=2,seed=1"  # 16 ranks: 8 nodes of a sparse Titan-like allocation
 TASKS = "stencil3d:4x2x2"
 HALO = "4 2 2 8 8 8 5 3"  # halo3d: a 4x2x2 task grid, 8^3 cells, 5 variables, 3 steps
