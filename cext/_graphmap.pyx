@@ -24,12 +24,14 @@
 # Congestion : Data(e)/Congestion(e) of every directed link kept incrementally by _LinkLoads
 #              (relocating tasks re-routes only their messages); a candidate swap or move is
 #              tried by move, look, undo (_LinkLoads.trial) and applied by _LinkLoads.relocate.
+#              The same tracker serves both granularities: tasks on nodes (UMC / UMMC) and
+#              whole nodes' task groups on nodes (node swaps).
 #              With fractions that are not binary (1/3) the incremental sums may differ from a
 #              recount in the last bits; integer weights and fractions k/2^j keep them exact.
 # Node swaps : refine_node_swaps exchanges whole nodes' task groups (contents) while the link
 #              objectives, as a multiset, fall lexicographically; only the links a swap
 #              re-routes can change, so a trial compares their sorted values before and after
-#              (_SwapTrial) and an undo restores the saved values exactly.
+#              (_LinkLoads.swap_if_lower) and an undo restores the saved values exactly.
 # Tie-breaks : by lower task / node index everywhere (deterministic).
 # Complexity : UG O(m log n + sum of BFS work), BFS stops at the first level with capacity;
 #              UWH O(passes * n * delta * cap * deg); congestion O(iterations * (m * hops +
@@ -704,15 +706,25 @@ def refine_wh(const long long[::1] tptr, const long long[::1] tadj, const double
 
 @cython.final
 cdef class _LinkLoads:
-    """Link loads of the routed messages, updated incrementally as tasks move (UMC / UMMC).
+    """Link loads of routed messages between items placed on nodes, updated as items move.
 
-    Data(e) (words) and Congestion(e) (messages) of every directed link stay equal to a
-    recount over all messages: relocating tasks removes the routes of every message they
-    send or receive, changes ``task_node`` and adds the new routes.  Holds the message
-    graph (out-CSR mptr/madj/mw, in-CSR iptr/iadj/iw), the node of every task, the network,
-    the link bandwidths, the objective (0: Data(e)/bw(e), 1: messages), one route buffer and
-    the links and shares of the last route looked up (_Net.route).  A cdef class, not a
-    struct: a struct can hold neither memoryviews nor the _Net.
+    One tracker at two granularities: the items are tasks (UMC / UMMC, refine_congestion:
+    ``where`` is task_node, the message graph the tasks' own, Data(e) and Congestion(e)
+    kept) or the task groups of whole nodes (node-swap polish, refine_node_swaps:
+    ``where`` is pos, the message graph the words between groups, Data(e) only).  Data(e)
+    (words) and Congestion(e) (messages, when ``msgs`` is given) of every directed link stay
+    equal to a recount over all messages: relocating items removes the routes of every
+    message they send or receive, changes ``where`` and adds the new routes.
+
+    Two ways to try a relocation: ``trial`` (move, look at the hot link and the new routes'
+    peak, move back: refine_congestion's) and ``swap_if_lower`` (move, compare the touched
+    links' sorted objectives, keep or restore the saved first values exactly: the polish's).
+    Holds the message graph (out-CSR mptr/madj/mw, in-CSR iptr/iadj/iw), ``where``, the
+    network, the link bandwidths, the objective (0: Data(e)/bw(e), 1: messages), one route
+    buffer, the links and shares of the last route looked up (_Net.route), the route entries
+    visited (``work``) and, while ``saving``, the first value of every link touched
+    (touched/saved, stamped so a link is saved once).  A cdef class, not a struct: a struct
+    can hold neither memoryviews nor the _Net.
     """
 
     cdef const long long[::1] mptr
@@ -721,19 +733,26 @@ cdef class _LinkLoads:
     cdef const long long[::1] iptr
     cdef const long long[::1] iadj
     cdef const double[::1] iw
-    cdef long long[::1] task_node
+    cdef long long[::1] where
     cdef _Net net
     cdef double[::1] data
     cdef long long[::1] msgs
+    cdef bint count_msgs
     cdef const double[::1] bw
     cdef int objective
     cdef long long* buf
     cdef const long long* links
     cdef const double* fractions
+    cdef long long work
+    cdef bint saving
+    cdef long long[::1] stamp
+    cdef long long cur
+    cdef vector[long long] touched
+    cdef vector[double] saved
 
     def __cinit__(self, const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
                   const long long[::1] iptr, const long long[::1] iadj, const double[::1] iw,
-                  long long[::1] task_node, _Net net not None, double[::1] data, long long[::1] msgs,
+                  long long[::1] where, _Net net not None, double[::1] data, msgs,
                   const double[::1] bw, int objective):
         self.buf = NULL
         self.mptr = mptr
@@ -742,14 +761,19 @@ cdef class _LinkLoads:
         self.iptr = iptr
         self.iadj = iadj
         self.iw = iw
-        self.task_node = task_node
+        self.where = where
         self.net = net
         self.data = data
-        self.msgs = msgs
+        self.count_msgs = msgs is not None
+        self.msgs = msgs if self.count_msgs else np.zeros(0, dtype=np.int64)
         self.bw = bw
         self.objective = objective
+        self.work = 0
+        self.saving = False
+        self.stamp = np.zeros(max(data.shape[0], 1), dtype=np.int64)
+        self.cur = 0
         self.buf = _alloc_route_buffer(net.dims)
-        net.check_loads(data.shape[0], msgs.shape[0], bw.shape[0])
+        net.check_loads(data.shape[0], self.msgs.shape[0] if self.count_msgs else -1, bw.shape[0])
 
     def __dealloc__(self):
         free(self.buf)
@@ -768,24 +792,31 @@ cdef class _LinkLoads:
                                    double peak) noexcept nogil:
         """Add (sign=+1) or remove (-1) one message of w words routed a -> b.
 
-        Returns max(peak, objective of every link of the route) when adding, else peak.
+        While ``saving``, a link's value before its first change is kept.  Returns
+        max(peak, objective of every link of the route) when adding tasks' messages, else peak.
         """
         cdef Py_ssize_t k, h = self.route(a, b)
         cdef long long link
         for k in range(h):
             link = self.links[k]
+            if self.saving and self.stamp[link] != self.cur:
+                self.stamp[link] = self.cur
+                self.touched.push_back(link)
+                self.saved.push_back(self.data[link])
             # w alone on a single path: the torus mode's sums stay bit for bit what they were
             self.data[link] += sign * (w if self.fractions == NULL else w * self.fractions[k])
-            self.msgs[link] += <long long> sign
-            if sign > 0:
-                peak = max(peak, self.obj(link))
+            if self.count_msgs:
+                self.msgs[link] += <long long> sign
+                if sign > 0:
+                    peak = max(peak, self.obj(link))
+        self.work += h
         return peak
 
     cdef double _load_messages(self, long long t, long long s, double sign) noexcept nogil:
         """Add (+1) or remove (-1) every message sent or received by t or s (s = -1: t only).
 
         A t-s message is counted once; returns the highest objective of an added link (0
-        when removing).
+        when removing, or without ``msgs``).
         """
         cdef Py_ssize_t e, j
         cdef long long x, other
@@ -801,23 +832,23 @@ cdef class _LinkLoads:
                 other = self.madj[e]
                 if j == 1 and other == t:
                     continue
-                peak = self._load_route(self.task_node[x], self.task_node[other], self.mw[e], sign, peak)
+                peak = self._load_route(self.where[x], self.where[other], self.mw[e], sign, peak)
             for e in range(self.iptr[x], self.iptr[x + 1]):
                 other = self.iadj[e]
                 if (j == 1 and other == t) or other == x:
                     continue
-                peak = self._load_route(self.task_node[other], self.task_node[x], self.iw[e], sign, peak)
+                peak = self._load_route(self.where[other], self.where[x], self.iw[e], sign, peak)
         return peak
 
     cdef double relocate(self, long long t, long long to_t, long long s, long long to_s) noexcept nogil:
-        """Move task t to node to_t and, when s >= 0, task s to node to_s; update the loads.
+        """Move item t to node to_t and, when s >= 0, item s to node to_s; update the loads.
 
-        Returns the highest objective on a link of the new routes.
+        Returns the highest objective on a link of the new routes (with ``msgs``).
         """
         self._load_messages(t, s, -1.0)
-        self.task_node[t] = to_t
+        self.where[t] = to_t
         if s >= 0:
-            self.task_node[s] = to_s
+            self.where[s] = to_s
         return self._load_messages(t, s, 1.0)
 
     cdef bint trial(self, long long t, long long s, long long b, long long hot, double m_old) noexcept nogil:
@@ -827,12 +858,45 @@ cdef class _LinkLoads:
         ``m_old`` (both by more than 1e-12).  Move, look, undo: the loads and the mapping
         are left as they were.
         """
-        cdef long long a = self.task_node[t]
+        cdef long long a = self.where[t]
         cdef double hot_before = self.obj(hot)
         cdef double peak = self.relocate(t, b, s, a)
         cdef bint accepted = self.obj(hot) < hot_before - 1e-12 and peak < m_old - 1e-12
         self.relocate(t, a, s, b)
         return accepted
+
+    cdef int swap_if_lower(self, long long x, long long y, double eps) noexcept nogil:
+        """Exchange the nodes of items x and y; keep it if the touched links' loads fall.
+
+        Returns 1 and keeps the swap when the touched links' objectives Data(e)/bw(e),
+        sorted high to low, are lexicographically lower than before (by more than eps at
+        the first difference); else undoes it exactly (saved values restored) and returns 0.
+        """
+        cdef Py_ssize_t k, n
+        cdef long long px = self.where[x], py = self.where[y]
+        cdef vector[double] before, after
+        self.cur += 1
+        self.touched.clear()
+        self.saved.clear()
+        self.saving = True
+        self.relocate(x, py, y, px)
+        self.saving = False
+        n = <Py_ssize_t> self.touched.size()
+        for k in range(n):
+            before.push_back(self.saved[k] / self.bw[self.touched[k]])
+            after.push_back(self.data[self.touched[k]] / self.bw[self.touched[k]])
+        sort(before.begin(), before.end())
+        sort(after.begin(), after.end())
+        for k in range(n - 1, -1, -1):  # highest first
+            if after[k] < before[k] - eps:
+                return 1
+            if after[k] > before[k] + eps:
+                break
+        for k in range(n):
+            self.data[self.touched[k]] = self.saved[k]
+        self.where[x] = px
+        self.where[y] = py
+        return 0
 
 
 def link_loads_nodes(const long long[::1] mptr, const long long[::1] madj, const double[::1] mw,
@@ -1016,122 +1080,6 @@ def refine_congestion(const long long[::1] mptr, const long long[::1] madj, cons
     return it, n_swaps
 
 
-@cython.final
-cdef class _SwapTrial:
-    """The link loads of one node-content swap: re-route, record the touched links, keep or undo.
-
-    Holds the content graph (out-CSR cptr/cadj/cw, in-CSR rptr/radj/rw over the start's
-    nodes), the node of every content (pos), the network, Data(e) of every link and the
-    first value of every link a trial touched (touched/saved, stamped so a link is saved
-    once).
-    """
-
-    cdef const long long[::1] cptr
-    cdef const long long[::1] cadj
-    cdef const double[::1] cw
-    cdef const long long[::1] rptr
-    cdef const long long[::1] radj
-    cdef const double[::1] rw
-    cdef long long[::1] pos
-    cdef _Net net
-    cdef double[::1] data
-    cdef long long[::1] stamp
-    cdef long long cur
-    cdef vector[long long] touched
-    cdef vector[double] saved
-    cdef long long* buf
-    cdef long long work
-
-    def __cinit__(self, const long long[::1] cptr, const long long[::1] cadj, const double[::1] cw,
-                  const long long[::1] rptr, const long long[::1] radj, const double[::1] rw,
-                  long long[::1] pos, _Net net not None, double[::1] data):
-        self.buf = NULL
-        self.cptr = cptr
-        self.cadj = cadj
-        self.cw = cw
-        self.rptr = rptr
-        self.radj = radj
-        self.rw = rw
-        self.pos = pos
-        self.net = net
-        self.data = data
-        self.stamp = np.zeros(max(data.shape[0], 1), dtype=np.int64)
-        self.cur = 0
-        self.work = 0
-        self.buf = _alloc_route_buffer(net.dims)
-
-    def __dealloc__(self):
-        free(self.buf)
-
-    cdef inline void _route(self, long long a, long long b, double w, double sign) noexcept nogil:
-        """Add (sign +1) or remove (-1) w words routed node a -> node b, saving each link's first value."""
-        cdef const long long* links
-        cdef const double* fractions
-        cdef Py_ssize_t k, h = self.net.route(a, b, self.buf, &links, &fractions)
-        cdef long long link
-        for k in range(h):
-            link = links[k]
-            if self.stamp[link] != self.cur:
-                self.stamp[link] = self.cur
-                self.touched.push_back(link)
-                self.saved.push_back(self.data[link])
-            self.data[link] += sign * (w if fractions == NULL else w * fractions[k])
-        self.work += h
-
-    cdef void _traffic(self, long long x, long long y, double sign) noexcept nogil:
-        """Add or remove the routes of every message of contents x and y (an x-y message once)."""
-        cdef Py_ssize_t e
-        cdef long long v
-        for e in range(self.cptr[x], self.cptr[x + 1]):
-            self._route(self.pos[x], self.pos[self.cadj[e]], self.cw[e], sign)
-        for e in range(self.rptr[x], self.rptr[x + 1]):
-            self._route(self.pos[self.radj[e]], self.pos[x], self.rw[e], sign)
-        if y < 0:
-            return
-        for e in range(self.cptr[y], self.cptr[y + 1]):
-            v = self.cadj[e]
-            if v != x:
-                self._route(self.pos[y], self.pos[v], self.cw[e], sign)
-        for e in range(self.rptr[y], self.rptr[y + 1]):
-            v = self.radj[e]
-            if v != x:
-                self._route(self.pos[v], self.pos[y], self.rw[e], sign)
-
-    cdef int swap(self, long long x, long long y, const double[::1] bw, double eps) noexcept nogil:
-        """Exchange the nodes of contents x and y.
-
-        Returns 1 and keeps the swap when the touched links' objectives Data(e)/bw(e),
-        sorted high to low, are lexicographically lower than before (by more than eps at
-        the first difference); else undoes it exactly (saved values restored) and returns 0.
-        """
-        cdef Py_ssize_t k, n
-        cdef long long px = self.pos[x], py = self.pos[y]
-        cdef vector[double] before, after
-        self.cur += 1
-        self.touched.clear()
-        self.saved.clear()
-        self._traffic(x, y, -1.0)
-        self.pos[x] = py
-        self.pos[y] = px
-        self._traffic(x, y, 1.0)
-        n = <Py_ssize_t> self.touched.size()
-        for k in range(n):
-            before.push_back(self.saved[k] / bw[self.touched[k]])
-            after.push_back(self.data[self.touched[k]] / bw[self.touched[k]])
-        sort(before.begin(), before.end())
-        sort(after.begin(), after.end())
-        for k in range(n - 1, -1, -1):  # highest first
-            if after[k] < before[k] - eps:
-                return 1
-            if after[k] > before[k] + eps:
-                break
-        for k in range(n):
-            self.data[self.touched[k]] = self.saved[k]
-        self.pos[x] = px
-        self.pos[y] = py
-        return 0
-
-
 def refine_node_swaps(const long long[::1] cptr, const long long[::1] cadj, const double[::1] cw,
                       const long long[::1] rptr, const long long[::1] radj, const double[::1] rw,
                       const long long[::1] load, const long long[::1] capacity, _Net net not None,
@@ -1145,7 +1093,7 @@ def refine_node_swaps(const long long[::1] cptr, const long long[::1] cadj, cons
     data is Data(e) of every link for pos, kept up to date.  A pass takes the nodes hottest
     first (the highest Data(e)/bw(e) on a route of their content; ties: lower node) and, for
     each, tries every other node in index order: the swap is kept when the multiset of link
-    objectives falls lexicographically (_SwapTrial.swap: only the touched links can differ)
+    objectives falls lexicographically (_LinkLoads.swap_if_lower: only the touched links can differ)
     and both contents fit their new nodes.  Passes stop when one keeps no swap, after
     max_passes, or once max_work route entries have been visited (a deterministic budget).
     Returns (passes, swaps, work).  O(passes * n_nodes**2 * (deg * hops + touched log touched)).
@@ -1153,15 +1101,13 @@ def refine_node_swaps(const long long[::1] cptr, const long long[::1] cadj, cons
     cdef Py_ssize_t n = pos.shape[0], i, e, k, h
     cdef long long a, b, x, y, passes = 0, swaps = 0, kept
     cdef double top, eps, heat
-    cdef const long long* links
-    cdef const double* fractions
-    cdef _SwapTrial trial = _SwapTrial(cptr, cadj, cw, rptr, radj, rw, pos, net, data)
+    cdef _LinkLoads loads
     cdef long long[::1] at = np.empty(n, dtype=np.int64)
     cdef vector[keyed] order
     cdef bint stop = False
     if capacity.shape[0] != n or load.shape[0] != n or cptr.shape[0] != n + 1 or rptr.shape[0] != n + 1:
         raise ValueError(f"refine_node_swaps: pos, load and capacity need one entry a node and the CSRs n + 1 ({n})")
-    net.check_loads(data.shape[0], data.shape[0], bw.shape[0])
+    loads = _LinkLoads(cptr, cadj, cw, rptr, radj, rw, pos, net, data, None, bw, 0)
     for i in range(n):
         at[pos[i]] = i
     with nogil:
@@ -1176,13 +1122,13 @@ def refine_node_swaps(const long long[::1] cptr, const long long[::1] cadj, cons
             for x in range(n):
                 heat = 0.0
                 for e in range(cptr[x], cptr[x + 1]):
-                    h = net.route(pos[x], pos[cadj[e]], trial.buf, &links, &fractions)
+                    h = loads.route(pos[x], pos[cadj[e]])
                     for k in range(h):
-                        heat = max(heat, data[links[k]] / bw[links[k]])
+                        heat = max(heat, data[loads.links[k]] / bw[loads.links[k]])
                 for e in range(rptr[x], rptr[x + 1]):
-                    h = net.route(pos[radj[e]], pos[x], trial.buf, &links, &fractions)
+                    h = loads.route(pos[radj[e]], pos[x])
                     for k in range(h):
-                        heat = max(heat, data[links[k]] / bw[links[k]])
+                        heat = max(heat, data[loads.links[k]] / bw[loads.links[k]])
                 order.push_back(keyed(-heat, pos[x]))
             sort(order.begin(), order.end())
             for i in range(n):
@@ -1197,11 +1143,11 @@ def refine_node_swaps(const long long[::1] cptr, const long long[::1] cadj, cons
                     if cptr[x] == cptr[x + 1] and rptr[x] == rptr[x + 1] and cptr[y] == cptr[y + 1] \
                             and rptr[y] == rptr[y + 1]:
                         continue
-                    if trial.swap(x, y, bw, eps):
+                    if loads.swap_if_lower(x, y, eps):
                         at[a] = y
                         at[b] = x
                         kept += 1
-                    if trial.work >= max_work:
+                    if loads.work >= max_work:
                         stop = True
                         break
                 if stop:
@@ -1209,7 +1155,7 @@ def refine_node_swaps(const long long[::1] cptr, const long long[::1] cadj, cons
             swaps += kept
             if kept == 0:
                 break
-    return passes, swaps, trial.work
+    return passes, swaps, loads.work
 
 
 def node_assignment_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
