@@ -32,39 +32,29 @@ methods is compared with SMPI's (Spearman's rho of predicted time and simulated 
 methods), and the verdicts of issue 31 are printed: ``auto`` at or below every other method on
 every case, at least 20% below identity on the scattered cases.
 
-Run:  python benchmarks/app_time_dragonfly.py [--machines frontier,aries] [--allocations scattered,confined]
+Run:  python -m benchmarks.app_time_dragonfly [--machines frontier,aries] [--allocations scattered,confined]
       [--cases 512:8,1024:8,2048:8] [--seeds 1,2] [--groups 4] [--methods ...] [--json PATH] [--keep DIR]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
-import time
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BENCH = os.path.join(ROOT, "benchmarks")
-sys.path.insert(0, ROOT)
-sys.path.insert(0, BENCH)
-sys.path.insert(0, os.path.join(BENCH, "peers"))
+import mpitaskmap
+from mpitaskmap.graphs.taskgraph import TaskGraph
+from mpitaskmap.mapping import IDENTITY
+from mpitaskmap.sim.simgrid import simgrid_missing
 
-import mpitaskmap  # noqa: E402
-from mpitaskmap.cli._inputs import load_machine  # noqa: E402
-from mpitaskmap.graphs.taskgraph import TaskGraph  # noqa: E402
-from mpitaskmap.mapping import IDENTITY  # noqa: E402
-from mpitaskmap.metrics import evaluate  # noqa: E402
-from mpitaskmap.sim.simgrid import platform_xml, simgrid_missing  # noqa: E402
-
-import kahip  # noqa: E402  (benchmarks/peers)
-import scotch  # noqa: E402
-import zoltan2  # noqa: E402
-from _util import write_json  # noqa: E402
-from app_time_smpi import GRIDS, SELECTORS, CaseRuns, add_app_arguments, build_halo3d, check_task_numbering  # noqa: E402
-from zoltan2_dragonfly import map_zoltan2_dragonfly  # noqa: E402
+from benchmarks.harness.cases import group_by, run_cases
+from benchmarks.harness.output import read_json
+from benchmarks.harness.smpi import (GRIDS, add_app_arguments, app_case, build_halo3d, comm_change, comm_text, machine_from_spec, parse_cases,
+                                     parse_ints, run_methods)
+from benchmarks.harness.tables import Column, print_columns
+from benchmarks.peers import kahip, scotch, zoltan2
+from benchmarks.peers.zoltan2_dragonfly import map_zoltan2_dragonfly
 
 AUTO = "auto"
 RANDOM = "random"
@@ -148,44 +138,34 @@ def spearman(x, y) -> float | None:
 def run_case(key: dict, args, app: str, work: str) -> list[dict]:
     """Map and run every method of one case; return its rows."""
     n, ppn, seed = key["n"], key["ppn"], key["seed"]
-    grid = GRIDS[n]
-    machine = load_machine(spec(key["machine"], key["allocation"], n, ppn, seed, args.groups), n).machine
-    face = args.cells * args.cells * args.vars * 8
-    graph = TaskGraph.stencil(grid, weight=float(face))
-    check_task_numbering(graph, grid)
-    case = f"{key['machine']}_{key['allocation']}_n{n}_ppn{ppn}_seed{seed}"
-    platform = os.path.join(work, f"{case}.xml")
-    with open(platform, "w", encoding="utf-8") as fh:
-        fh.write(platform_xml(machine, link_latency=args.latency, hosts=HOSTS))
-    program = [app, *map(str, grid), *[str(args.cells)] * 3, str(args.vars), str(args.steps)]
-    runs = CaseRuns(n, machine, HOSTS, platform, program, work, case, args.timeout)
-    rows = []
-    for method in args.methods:
-        t0 = time.perf_counter()
-        t2p, info = map_row(method, graph, machine, seed)
-        map_s = time.perf_counter() - t0
-        run, same_as = runs.run(t2p, method)
-        rows.append({**key, "method": method, "metrics": evaluate(graph, machine, t2p, list(SELECTORS)),
-                     "map_s": map_s, "comm_s": run.figure, "wall_s": None if same_as else run.wall,
-                     "same_as": same_as, "error": run.error,
-                     "label": info.get("candidate") if method == AUTO else None})
-        status = run.error or f"comm {run.figure:.4g} s" + (f", same run as {same_as}" if same_as else
-                                                            f", wall {run.wall:.0f} s")
-        print(f"# {case} {method}: {status}", file=sys.stderr, flush=True)
-    return rows
+    machine = machine_from_spec(spec(key["machine"], key["allocation"], n, ppn, seed, args.groups), n).machine
+    case = app_case(f"{key['machine']}_{key['allocation']}_n{n}_ppn{ppn}_seed{seed}", key, GRIDS[n], machine, HOSTS,
+                    args, app, work)
+    return run_methods(case, args.methods, lambda method, c: map_row(method, c.graph, c.machine, seed),
+                       extra=lambda method, info: {"label": info.get("candidate") if method == AUTO else None})
 
 
 CASE_KEYS = ("machine", "allocation", "n", "ppn", "seed")
+#: The case columns of the table.
+CASE_COLUMNS = [Column("machine", 8, lambda r: r["machine"], "<"), Column("alloc", 9, lambda r: r["allocation"], "<"),
+                Column("ranks", 5, lambda r: r["n"]), Column("ppn", 3, lambda r: r["ppn"]),
+                Column("seed", 4, lambda r: r["seed"])]
+#: The per-method table (rows carry ``base``, the case's identity time).
+COLUMNS = CASE_COLUMNS + [
+    Column("method", 17, lambda r: r["method"], "<", "  "),
+    Column("AvgHops", 7, lambda r: f"{r['metrics']['average_hops']:.3f}"),
+    Column("Latency(M)", 10, lambda r: f"{r['metrics']['latency']:.4g}"),
+    Column("PredTime", 10, lambda r: f"{r['metrics']['predicted_time']:.4g}"),
+    Column("comm s", 10, comm_text),
+    Column("vs identity", 11, lambda r: comm_change(r, r["base"])),
+    Column("map s", 6, lambda r: f"{r['map_s']:.1f}"),
+]
 
 
-def _case_keys(rows: list[dict]) -> list[tuple]:
+def _case_order(key: tuple) -> tuple:
+    """Cases in the order of :data:`MACHINES`, scattered before confined, then by size, ppn and seed."""
     order = {m: i for i, m in enumerate(MACHINES)}
-    keys = {tuple(r[k] for k in CASE_KEYS) for r in rows}
-    return sorted(keys, key=lambda k: (order.get(k[0], len(order)), k[0], k[1] != SCATTERED, k[2], k[3], k[4]))
-
-
-def _case(rows: list[dict], key: tuple) -> dict[str, dict]:
-    return {r["method"]: r for r in rows if tuple(r[k] for k in CASE_KEYS) == key}
+    return (order.get(key[0], len(order)), key[0], key[1] != SCATTERED, key[2], key[3], key[4])
 
 
 def case_spearman(case: dict[str, dict]) -> float | None:
@@ -196,32 +176,26 @@ def case_spearman(case: dict[str, dict]) -> float | None:
 
 def print_table(rows: list[dict]) -> None:
     """The per-method table: metrics, simulated communication time and its change against identity."""
-    head = (f"{'machine':<8} {'alloc':<9} {'ranks':>5} {'ppn':>3} {'seed':>4}  {'method':<17} {'AvgHops':>7} "
-            f"{'Latency(M)':>10} {'PredTime':>10} {'comm s':>10} {'vs identity':>11} {'map s':>6}")
-    print(head)
-    print("-" * len(head))
-    for key in _case_keys(rows):
-        case = _case(rows, key)
+    groups = []
+    for _, case in group_by(rows, CASE_KEYS, _case_order):
         base = case.get(IDENTITY, {}).get("comm_s")
-        for method, r in case.items():
-            m = r["metrics"]
-            comm = "failed" if r["comm_s"] is None else f"{r['comm_s']:.4e}"
-            change = "-" if r["comm_s"] is None or not base else f"{100 * (r['comm_s'] / base - 1):+.1f}%"
-            print(f"{key[0]:<8} {key[1]:<9} {key[2]:>5} {key[3]:>3} {key[4]:>4}  {method:<17} "
-                  f"{m['average_hops']:>7.3f} {m['latency']:>10.4g} {m['predicted_time']:>10.4g} {comm:>10} "
-                  f"{change:>11} {r['map_s']:>6.1f}")
-        rho = case_spearman(case)
+        groups.append([dict(r, base=base) for r in case.values()])
+
+    def spearman_line(group: list[dict]) -> None:
+        rho = case_spearman({r["method"]: r for r in group})
         print(f"{'':<8} {'':<9} {'':>5} {'':>3} {'':>4}  Spearman(predicted time, comm s) over the methods: "
               + ("n/a" if rho is None else f"{rho:+.2f}"))
-        print()
+
+    print_columns(groups, COLUMNS, after_group=spearman_line, row_text=lambda r: None if r["metrics"] is not None else
+                  f"{r['machine']:<8} {r['allocation']:<9} {r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  "
+                  f"{r['method']:<17} {r['error']}")
 
 
 def print_verdicts(rows: list[dict]) -> None:
     """Issue 31's targets, one line per case."""
     print(f"issue 31: auto <= every other method on every case; auto >= {100 * TARGET_BELOW:.0f}% below identity on "
           "the scattered cases; Spearman of the objective's ranking with SMPI's")
-    for key in _case_keys(rows):
-        case = _case(rows, key)
+    for key, case in group_by(rows, CASE_KEYS, _case_order):
         auto, base = case.get(AUTO), case.get(IDENTITY)
         name = f"{key[0]} {key[1]} ranks {key[2]} ppn {key[3]} seed {key[4]}"
         if auto is None or base is None or auto["comm_s"] is None or base["comm_s"] is None:
@@ -254,10 +228,7 @@ def main(argv=None) -> int:
                                                            "and run nothing")
     args = ap.parse_args(argv)
     if args.report:
-        rows = []
-        for path in args.report.split(","):
-            with open(path, encoding="utf-8") as fh:
-                rows += json.load(fh)["records"]
+        (rows,) = read_json(args.report.split(","))
         print_table(rows)
         print_verdicts(rows)
         return 0
@@ -273,18 +244,12 @@ def main(argv=None) -> int:
         if reason:
             print(reason)
             args.methods.remove(method)
-    cases = [tuple(int(v) for v in c.split(":")) for c in args.cases.split(",")]
-    seeds = [int(s) for s in args.seeds.split(",")]
     work, app = build_halo3d(args, "app_time_dragonfly_")
     print("SMPI, smpi/simulate-computation:no; explicit SimGrid platform of the dragonfly, minimal routes")
-    rows: list[dict] = []
-    for machine in args.machines.split(","):
-        for allocation in args.allocations.split(","):
-            for n, ppn in cases:
-                for seed in seeds:
-                    key = dict(machine=machine, allocation=allocation, n=n, ppn=ppn, seed=seed)
-                    rows += run_case(key, args, app, work)
-                    write_json(args.json, rows)
+    cases = [dict(machine=machine, allocation=allocation, n=n, ppn=ppn, seed=seed)
+             for machine in args.machines.split(",") for allocation in args.allocations.split(",")
+             for n, ppn in parse_cases(args.cases) for seed in parse_ints(args.seeds)]
+    rows, _ = run_cases(cases, lambda key: (run_case(key, args, app, work), None), args.json, candidates=False)
     print_table(rows)
     print_verdicts(rows)
     return 0

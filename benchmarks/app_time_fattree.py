@@ -29,7 +29,7 @@ to 512 ranks, the best by the objective plus each metric's pick above), and the 
 issue 30: ``auto`` at least 30% below identity on every 4:1 case, at or below every peer on
 every case, within 2% of the fastest candidate it generated.
 
-Run:  python benchmarks/app_time_fattree.py [--cases 512:8,512:16,4096:8,4096:16] [--tapers 2,4]
+Run:  python -m benchmarks.app_time_fattree [--cases 512:8,512:16,4096:8,4096:16] [--tapers 2,4]
       [--seeds 1,2] [--methods ...] [--top-candidates 8] [--json PATH] [--keep DIR]
 A 512-rank run takes 1-6 wall seconds here, a 4096-rank run 1-2 minutes (8-9 for a random order).
 """
@@ -37,32 +37,24 @@ A 512-rank run takes 1-6 wall seconds here, a 4096-rank run 1-2 minutes (8-9 for
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
-import time
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BENCH = os.path.join(ROOT, "benchmarks")
-sys.path.insert(0, ROOT)
-sys.path.insert(0, BENCH)
-sys.path.insert(0, os.path.join(BENCH, "peers"))
+import mpitaskmap
+from mpitaskmap.graphs.taskgraph import TaskGraph
+from mpitaskmap.machines import FlatMachine
+from mpitaskmap.mapping import IDENTITY
+from mpitaskmap.sim.simgrid import simgrid_missing
 
-import mpitaskmap  # noqa: E402
-from mpitaskmap.cli._inputs import load_machine  # noqa: E402
-from mpitaskmap.machines import FlatMachine  # noqa: E402
-from mpitaskmap.mapping import IDENTITY  # noqa: E402
-from mpitaskmap.metrics import evaluate  # noqa: E402
-from mpitaskmap.sim.simgrid import platform_xml, simgrid_missing  # noqa: E402
-from mpitaskmap.graphs.taskgraph import TaskGraph  # noqa: E402
-
-import kahip  # noqa: E402  (benchmarks/peers)
-import scotch  # noqa: E402
-from _util import write_json  # noqa: E402
-from app_time_smpi import (GRIDS, SELECTORS, WITHIN, CaseRuns, add_app_arguments, build_halo3d,  # noqa: E402
-                           candidates_verdict, check_task_numbering, gap_percent, simulate_candidates)
+from benchmarks.harness.candidates import (WITHIN, candidate_columns, candidates_verdict, gap_percent,
+                                           print_candidates as print_candidates_table, simulate_candidates)
+from benchmarks.harness.cases import group_by, run_cases
+from benchmarks.harness.output import read_json
+from benchmarks.harness.smpi import (GRIDS, add_app_arguments, app_case, build_halo3d, comm_change, comm_text, machine_from_spec, parse_cases,
+                                     parse_ints, run_methods)
+from benchmarks.harness.tables import Column, print_columns
+from benchmarks.peers import kahip, scotch
 
 AUTO = "auto"
 NODE_PACKING = "node packing"
@@ -121,87 +113,59 @@ def map_row(method: str, graph: TaskGraph, machine) -> tuple[np.ndarray, dict]:
 
 def run_case(n: int, ppn: int, seed: int, taper: int, args, app: str, work: str) -> tuple[list[dict], dict | None]:
     """Map and run every method of one case; return its rows and its candidate summary."""
-    grid = GRIDS[n]
-    mi = load_machine(spec(n, ppn, seed, taper), n)
-    machine = mi.machine
-    face = args.cells * args.cells * args.vars * 8
-    graph = TaskGraph.stencil(grid, weight=float(face))
-    check_task_numbering(graph, grid)
-    case = f"t{taper}_n{n}_ppn{ppn}_seed{seed}"
-    platform = os.path.join(work, f"{case}.xml")
-    with open(platform, "w", encoding="utf-8") as fh:
-        fh.write(platform_xml(machine, link_latency=args.latency, hosts=HOSTS, form="cluster"))
-    program = [app, *map(str, grid), *[str(args.cells)] * 3, str(args.vars), str(args.steps)]
-    runs = CaseRuns(n, machine, HOSTS, platform, program, work, case, args.timeout)
-    rows, auto_info, auto_t2p = [], None, None
-    key = {"taper": taper, "n": n, "ppn": ppn, "seed": seed}
-    for method in args.methods:
-        t0 = time.perf_counter()
-        t2p, info = map_row(method, graph, machine)
-        map_s = time.perf_counter() - t0
+    machine = machine_from_spec(spec(n, ppn, seed, taper), n).machine
+    case = app_case(f"t{taper}_n{n}_ppn{ppn}_seed{seed}", {"taper": taper, "n": n, "ppn": ppn, "seed": seed},
+                    GRIDS[n], machine, HOSTS, args, app, work, form="cluster")
+    auto: dict = {}
+
+    def on_mapped(method: str, t2p: np.ndarray, info: dict) -> None:
         if method == AUTO:
-            auto_info, auto_t2p = info, t2p
-        run, same_as = runs.run(t2p, method)
-        rows.append({**key, "method": method, "metrics": evaluate(graph, machine, t2p, list(SELECTORS)),
-                     "map_s": map_s, "comm_s": run.figure, "wall_s": None if same_as else run.wall,
-                     "same_as": same_as, "error": run.error,
-                     "label": info.get("label") if method == AUTO else None})
-        status = run.error or f"comm {run.figure:.4g} s" + (f", same run as {same_as}" if same_as else
-                                                            f", wall {run.wall:.0f} s")
-        print(f"# {case} {method}: {status}", file=sys.stderr, flush=True)
+            auto.update(info=info, t2p=t2p)
+
+    rows = run_methods(case, args.methods, lambda method, c: map_row(method, c.graph, c.machine), on_mapped=on_mapped,
+                       extra=lambda method, info: {"label": info.get("label") if method == AUTO else None})
     cands = None
-    if auto_info is not None and (n <= args.all_candidates_up_to or args.top_candidates > 0):
+    if auto and (n <= args.all_candidates_up_to or args.top_candidates > 0):
         auto_row = next(r for r in rows if r["method"] == AUTO)
         top = None if n <= args.all_candidates_up_to else args.top_candidates
         cands = dict(taper=taper, ppn=ppn, seed=seed, **simulate_candidates(
-            runs, graph, machine, auto_info["candidate_list"], auto_row, top=top, auto_t2p=auto_t2p))
+            case.runs, case.graph, case.machine, auto["info"]["candidate_list"], auto_row, top=top,
+            auto_t2p=auto["t2p"]))
     return rows, cands
 
 
-def _case_keys(rows: list[dict]) -> list[tuple]:
-    return sorted({(r["taper"], r["n"], r["ppn"], r["seed"]) for r in rows})
-
-
-def _case(rows: list[dict], key: tuple) -> dict[str, dict]:
-    return {r["method"]: r for r in rows if (r["taper"], r["n"], r["ppn"], r["seed"]) == key}
+CASE_KEYS = ("taper", "n", "ppn", "seed")
+#: The case columns of both tables.
+CASE_COLUMNS = [Column("taper", 5, lambda r: f"{r['taper']:>3}:1"), Column("ranks", 5, lambda r: r["n"]),
+                Column("ppn", 3, lambda r: r["ppn"]), Column("seed", 4, lambda r: r["seed"])]
+#: The per-method table (rows carry ``base``, the case's identity time).
+COLUMNS = CASE_COLUMNS + [
+    Column("method", 13, lambda r: r["method"], "<", "  "),
+    Column("AvgHops", 7, lambda r: f"{r['metrics']['average_hops']:.3f}"),
+    Column("Latency(M)", 10, lambda r: f"{r['metrics']['latency']:.4g}"),
+    Column("PredTime", 10, lambda r: f"{r['metrics']['predicted_time']:.4g}"),
+    Column("comm s", 10, comm_text),
+    Column("vs identity", 11, lambda r: comm_change(r, r["base"])),
+    Column("map s", 6, lambda r: f"{r['map_s']:.1f}"),
+]
 
 
 def print_table(rows: list[dict]) -> None:
     """The per-method table: metrics, simulated communication time and its change against identity."""
-    head = (f"{'taper':>5} {'ranks':>5} {'ppn':>3} {'seed':>4}  {'method':<13} {'AvgHops':>7} {'Latency(M)':>10} "
-            f"{'PredTime':>10} {'comm s':>10} {'vs identity':>11} {'map s':>6}")
-    print(head)
-    print("-" * len(head))
-    for key in _case_keys(rows):
-        case = _case(rows, key)
+    groups = []
+    for _, case in group_by(rows, CASE_KEYS):
         base = case.get(IDENTITY, {}).get("comm_s")
-        for method, r in case.items():
-            m = r["metrics"]
-            comm = "failed" if r["comm_s"] is None else f"{r['comm_s']:.4e}"
-            change = "-" if r["comm_s"] is None or not base else f"{100 * (r['comm_s'] / base - 1):+.1f}%"
-            print(f"{key[0]:>3}:1 {key[1]:>5} {key[2]:>3} {key[3]:>4}  {method:<13} {m['average_hops']:>7.3f} "
-                  f"{m['latency']:>10.4g} {m['predicted_time']:>10.4g} {comm:>10} {change:>11} {r['map_s']:>6.1f}")
-        print()
+        groups.append([dict(r, base=base) for r in case.values()])
+    print_columns(groups, COLUMNS, row_text=lambda r: None if r["metrics"] is not None else
+                  f"{r['taper']:>3}:1 {r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  {r['method']:<13} {r['error']}")
 
 
 def print_candidates(cands: list[dict]) -> None:
     """Per case: the distinct generated candidates simulated, the fastest, auto's gap to it."""
-    if not cands:
-        return
-    print(f"generated candidates of {AUTO!r} (both stages), one SMPI run per distinct rank order simulated "
-          "(all of them up to --all-candidates-up-to ranks, else the --top-candidates best by the objective, "
-          "each metric's pick and auto's own):")
-    head = (f"{'taper':>5} {'ranks':>5} {'ppn':>3} {'seed':>4} {'distinct':>8} {'simulated':>9} {'fastest s':>10} "
-            f"{'auto s':>10} {'auto gap':>8}  fastest candidate")
-    print(head)
-    print("-" * len(head))
-    for c in cands:
-        fastest = "-" if c["fastest_s"] is None else f"{c['fastest_s']:.4e}"
-        auto = "failed" if c["auto_s"] is None else f"{c['auto_s']:.4e}"
-        gap = "-" if c["auto_gap_pct"] is None else f"{c['auto_gap_pct']:+.1f}%"
-        print(f"{c['taper']:>3}:1 {c['n']:>5} {c['ppn']:>3} {c['seed']:>4} {c['distinct']:>8} {c['simulated']:>9} "
-              f"{fastest:>10} {auto:>10} {gap:>8}  {c['fastest'] or '-'}")
-    print()
+    print_candidates_table(cands, f"generated candidates of {AUTO!r} (both stages), one SMPI run per distinct rank "
+                           "order simulated (all of them up to --all-candidates-up-to ranks, else the "
+                           "--top-candidates best by the objective, each metric's pick and auto's own):",
+                           CASE_COLUMNS + candidate_columns())
 
 
 def print_verdicts(rows: list[dict], cands: list[dict]) -> None:
@@ -209,8 +173,7 @@ def print_verdicts(rows: list[dict], cands: list[dict]) -> None:
     print(f"issue 30: auto >= {100 * TARGET_BELOW:.0f}% below identity on every 4:1 case; auto <= every peer; "
           f"auto within {100 * WITHIN:.0f}% of the fastest generated candidate")
     by_case = {(c["taper"], c["n"], c["ppn"], c["seed"]): c for c in cands}
-    for key in _case_keys(rows):
-        case = _case(rows, key)
+    for key, case in group_by(rows, CASE_KEYS):
         auto, base = case.get(AUTO), case.get(IDENTITY)
         if auto is None or base is None or auto["comm_s"] is None or base["comm_s"] is None:
             print(f"  {key}: identity or auto did not run")
@@ -243,12 +206,7 @@ def main(argv=None) -> int:
                                                            "and run nothing")
     args = ap.parse_args(argv)
     if args.report:
-        rows, cands = [], []
-        for path in args.report.split(","):
-            with open(path, encoding="utf-8") as fh:
-                data = json.load(fh)
-            rows += data["records"]
-            cands += data.get("candidates", [])
+        rows, cands = read_json(args.report.split(","), "candidates")
         print_table(rows)
         print_candidates(cands)
         print_verdicts(rows, cands)
@@ -263,22 +221,12 @@ def main(argv=None) -> int:
         if reason:
             print(reason)
             args.methods.remove(method)
-    cases = [tuple(int(v) for v in c.split(":")) for c in args.cases.split(",")]
-    tapers = [int(t) for t in args.tapers.split(",")]
-    seeds = [int(s) for s in args.seeds.split(",")]
     work, app = build_halo3d(args, "app_time_fattree_")
     print(f"SMPI, smpi/simulate-computation:no; SimGrid FAT_TREE cluster, 2 levels, {NODES_PER_LEAF} nodes per leaf, "
           "12.5 GB/s links, d-mod-k")
-    rows: list[dict] = []
-    cands: list[dict] = []
-    for taper in tapers:
-        for n, ppn in cases:
-            for seed in seeds:
-                case_rows, case_cands = run_case(n, ppn, seed, taper, args, app, work)
-                rows += case_rows
-                if case_cands is not None:
-                    cands.append(case_cands)
-                write_json(args.json, rows, candidates=cands)
+    cases = [(n, ppn, seed, taper) for taper in parse_ints(args.tapers) for n, ppn in parse_cases(args.cases)
+             for seed in parse_ints(args.seeds)]
+    rows, cands = run_cases(cases, lambda c: run_case(*c, args, app, work), args.json)
     print_table(rows)
     print_candidates(cands)
     print_verdicts(rows, cands)

@@ -43,7 +43,7 @@ within 2% of the fastest of our methods, and which metric of the table would hav
 the fastest mapping) and issue 19's: "auto <= every Zoltan2 variant" and "auto within 2%
 of the fastest generated candidate".
 
-Run:  python benchmarks/app_time_smpi.py [--quick] [--cases 512:8,512:16,4096:8,4096:16] [--seeds 1,2]
+Run:  python -m benchmarks.app_time_smpi [--quick] [--cases 512:8,512:16,4096:8,4096:16] [--seeds 1,2]
       [--methods ...] [--[no-]all-candidates] [--cells 8] [--vars 5] [--steps 5] [--latency 1e-7]
       [--timeout 900] [--json PATH] [--keep DIR]
 Needs SimGrid (``apt-get install libsimgrid-dev``).  ``--quick``: the 512-rank cases only.
@@ -63,40 +63,24 @@ loopback, not the network, bounds every mapping at 16 ranks per node.
 from __future__ import annotations
 
 import argparse
-import os
-import re
-import subprocess
 import sys
-import tempfile
-import time
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BENCH = os.path.join(ROOT, "benchmarks")
-sys.path.insert(0, ROOT)
-sys.path.insert(0, BENCH)
-sys.path.insert(0, os.path.join(BENCH, "peers"))
+import mpitaskmap
+from mpitaskmap.mapping import IDENTITY
+from mpitaskmap.sim.simgrid import simgrid_missing
 
-import mpitaskmap  # noqa: E402
-from mpitaskmap.cli._inputs import load_machine  # noqa: E402
-from mpitaskmap.cli.smpi import SmpiRun, run_smpi, smpirun_command  # noqa: E402
-from mpitaskmap.errors import NotApplicableError  # noqa: E402
-from mpitaskmap.mapfiles import write_smpi_hostfile  # noqa: E402
-from mpitaskmap.mapping import IDENTITY, Mapping  # noqa: E402
-from mpitaskmap.metrics import DEFAULT_HOP_LATENCY, evaluate  # noqa: E402
-from mpitaskmap.search.problem import Problem  # noqa: E402
-from mpitaskmap.search.scoring import apply  # noqa: E402
-from mpitaskmap.sim.simgrid import platform_xml, simgrid_missing  # noqa: E402
-from mpitaskmap.graphs.taskgraph import TaskGraph  # noqa: E402
-
-import zoltan2  # noqa: E402  (benchmarks/peers: where the driver is looked for)
-from _util import write_json  # noqa: E402
-from mj_rotations import N_RANKS as ZOLTAN2_ROTATION_RANKS  # noqa: E402  (49 rotation pairs of 3-D on 3-D)
-from peers_compare import zoltan2_mapping  # noqa: E402  (the one Zoltan2 call of the benchmarks)
-
-sys.path.insert(0, os.path.join(ROOT, "examples"))
-from minighost import group_order  # noqa: E402  (MiniGhost's grouping, one implementation)
+from benchmarks.harness.candidates import (WITHIN, candidate_columns, candidates_verdict, gap_percent,
+                                           simulate_candidates)
+from benchmarks.harness.candidates import print_candidates as print_candidates_table
+from benchmarks.harness.cases import group_by, run_cases
+from benchmarks.harness.peers import ZOLTAN2_ROTATION_RANKS, zoltan2_mapping
+from benchmarks.harness.smpi import (GRIDS, SELECTORS, add_app_arguments, app_case, build_halo3d, comm_change,
+                                     comm_text, example_module, machine_from_spec, parse_cases, parse_ints,
+                                     run_methods)
+from benchmarks.harness.tables import Column, print_columns
+from benchmarks.peers import zoltan2
 
 #: The row of the library's default search (its candidates are the "generated candidates").
 AUTO = "auto"
@@ -121,15 +105,11 @@ GROUP = "group"
 DEFAULT_METHODS = (IDENTITY, GROUP, "geometric", "greedy+uwh", AUTO, "auto+simulate", "auto:predicted_time",
                    "auto:weighted_hops", *ZOLTAN2_ROWS)
 METRICS = ("average_hops", "weighted_hops", "latency")
-SELECTORS = ("predicted_time", "average_hops", "weighted_hops", "latency", "max_data", "max_messages", "max_hops")
 #: Above ALL_CANDIDATES_UP_TO ranks: the generated candidates simulated are the TOP_CANDIDATES best
 #: distinct ones by the default objective, plus each SELECTORS metric's pick and auto's own.
 TOP_CANDIDATES = 8
-GRIDS = {512: (8, 8, 8), 4096: (16, 16, 16), 64: (4, 4, 4), 1024: (16, 8, 8), 2048: (16, 16, 8)}
 #: Largest job whose generated candidates are simulated by default (each 4096-rank run: a CPU minute).
 ALL_CANDIDATES_UP_TO = 512
-#: "within 2%" of issues 18 and 19.
-WITHIN = 0.02
 
 
 def library_call(row: str) -> tuple[str, dict]:
@@ -150,112 +130,12 @@ def is_ours(method: str) -> bool:
     return method != GROUP and method not in ZOLTAN2_ROWS
 
 
-def halo3d_task(rank: int, grid) -> tuple[int, int, int]:
-    """The task ``(x, y, z)`` that ``examples/halo3d.c`` rank ``rank`` owns (x fastest, as its line 67)."""
-    px, py, _ = grid
-    return rank % px, (rank // px) % py, rank // (px * py)
-
-
-def check_task_numbering(graph: TaskGraph, grid) -> None:
-    """Raise unless ``graph`` numbers its tasks as halo3d numbers its ranks (task t = rank t).
-
-    Every mapping of the benchmark (ours and Zoltan2's, which gets ``graph.coords`` as its task
-    coordinates) is a task -> processor array, and rank ``t`` of the hostfile is task ``t``.
-    """
-    want = np.array([halo3d_task(r, grid) for r in range(graph.n_tasks)], dtype=np.float64)
-    if graph.coords is None or not np.array_equal(np.asarray(graph.coords, dtype=np.float64), want):
-        raise RuntimeError(f"TaskGraph.stencil{tuple(grid)} does not number its tasks as halo3d numbers its "
-                           "ranks (x fastest): the hostfiles would be in the wrong order")
-
-
 def group_mapping(grid, machine) -> np.ndarray:
     """Task -> processor of MiniGhost's grouping: rank r runs the task at position r of its blocked order."""
-    order = np.asarray(group_order(grid), dtype=np.int64)
+    order = np.asarray(example_module("minighost").group_order(grid), dtype=np.int64)
     task_to_proc = np.empty(order.size, dtype=np.int64)
     task_to_proc[order] = np.arange(order.size)
     return task_to_proc
-
-
-def host_order(node_ids: np.ndarray, task_to_proc) -> np.ndarray:
-    """The node of every rank (rank = task): what a hostfile says and all that SMPI sees of a mapping.
-
-    Examples
-    --------
-    >>> host_order(np.array([0, 0, 1, 1]), [2, 0, 3, 1]).tolist()
-    [1, 0, 1, 0]
-    """
-    return np.asarray(node_ids)[np.asarray(task_to_proc, dtype=np.int64)]
-
-
-def distinct_orders(node_ids: np.ndarray, mappings) -> list[list[int]]:
-    """Group the mappings by rank order: the indices of the mappings with one host order each.
-
-    Parameters
-    ----------
-    node_ids : ndarray of int
-        Node of every processor.
-    mappings : sequence of (array of int or None)
-        Task -> processor arrays; None (a candidate that did not apply) is left out.
-
-    Returns
-    -------
-    list of list of int
-        One group per distinct :func:`host_order`, in order of first appearance, each group's
-        indices ascending (so its first index names it).  Two mappings that differ only by
-        which core of a node runs a rank are one group: their hostfiles are the same.
-
-    Examples
-    --------
-    >>> distinct_orders(np.array([0, 0, 1, 1]), [[0, 2, 1, 3], None, [1, 3, 0, 2], [2, 0, 3, 1]])
-    [[0, 2], [3]]
-    """
-    groups: dict[bytes, list[int]] = {}
-    for i, t2p in enumerate(mappings):
-        if t2p is None:
-            continue
-        groups.setdefault(host_order(node_ids, t2p).tobytes(), []).append(i)
-    return list(groups.values())
-
-
-def fastest_group(groups: list[list[int]], times) -> int | None:
-    """Index in ``groups`` of the fastest group (``times[g]``; None = the run failed); ties: the first.
-
-    Examples
-    --------
-    >>> fastest_group([[0], [1, 2], [3]], [2.0, 1.0, 1.0])
-    1
-    >>> fastest_group([[0]], [None]) is None
-    True
-    """
-    ok = [(t, g) for g, t in enumerate(times) if t is not None]
-    return min(ok)[1] if ok else None
-
-
-def metric_picks(candidates: list[dict]) -> dict[str, float]:
-    """Per metric of :data:`SELECTORS`: how much slower (%) the candidate of least metric runs than the fastest.
-
-    ``candidates``: :func:`simulate_candidates`' per-order records (``index``, ``metrics``,
-    ``comm_s``; failed runs, ``comm_s`` None, are left out).  Ties of the metric go to the lowest
-    candidate index, as the search breaks them.  0.0 for a metric means "it would have picked the
-    fastest".
-
-    Examples
-    --------
-    >>> c = [{"index": 0, "comm_s": 2.0, "metrics": dict.fromkeys(SELECTORS, 1.0)},
-    ...      {"index": 5, "comm_s": 1.0, "metrics": dict(dict.fromkeys(SELECTORS, 1.0), latency=0.5)}]
-    >>> metric_picks(c)["latency"], metric_picks(c)["weighted_hops"]
-    (0.0, 100.0)
-    """
-    ok = [c for c in candidates if c["comm_s"] is not None]
-    if not ok:
-        return {}
-    best = min(c["comm_s"] for c in ok)
-    return {s: gap_percent(min(ok, key=lambda c: (c["metrics"][s], c["index"]))["comm_s"], best) for s in SELECTORS}
-
-
-def gap_percent(value: float, best: float) -> float:
-    """How much slower ``value`` is than ``best``, in % (0 when equal)."""
-    return 100.0 * (value / best - 1.0)
 
 
 def zoltan2_verdict(case: dict) -> str:
@@ -271,58 +151,12 @@ def zoltan2_verdict(case: dict) -> str:
     return "yes" if all(auto["comm_s"] <= r["comm_s"] for r in z) else "no"
 
 
-def candidates_verdict(summary: dict | None) -> str:
-    """"yes"/"no" (with the gap): is auto within 2% (:data:`WITHIN`) of the fastest generated candidate?
-
-    ``summary``: the case's :func:`simulate_candidates` result, None when the candidates were not
-    simulated.
-
-    Examples
-    --------
-    >>> candidates_verdict({"auto_gap_pct": 2.0}), candidates_verdict({"auto_gap_pct": 2.04})
-    ('yes (+2.0%)', 'no (+2.0%)')
-    """
-    if summary is None:
-        return "not simulated (--all-candidates)"
-    gap = summary["auto_gap_pct"]
-    if gap is None:
-        return "n/a (no run)"
-    return f"{'yes' if gap <= 100 * WITHIN else 'no'} ({gap:+.1f}%)"
-
-
 def zoltan2_missing() -> str:
     """Why the Zoltan2 rows cannot run ("" when they can)."""
     if zoltan2.zoltan2_available():
         return ""
     return (f"Zoltan2 rows skipped: no driver at {zoltan2.driver_path()} (bash benchmarks/peers/install_peers.sh, "
             f"or set MPITASKMAP_ZOLTAN2_MAP)")
-
-
-class CaseRuns:
-    """The SMPI runs of one case, each distinct rank order once (SMPI is deterministic here)."""
-
-    def __init__(self, n: int, machine, hosts, platform: str, program: list, work: str, case: str, timeout: float):
-        self.n, self.machine, self.hosts, self.platform = n, machine, hosts, platform
-        self.program, self.work, self.case, self.timeout = program, work, case, timeout
-        self.node_ids = np.asarray(machine.node_ids)
-        self.regex = re.compile(r"max_comm_time (\S+)")
-        self.done: dict[bytes, tuple[SmpiRun, str]] = {}
-
-    def run(self, task_to_proc, label: str, *, quiet: bool = False) -> tuple[SmpiRun, str | None]:
-        """Simulate the mapping; return its run and the label of the earlier identical run (or None)."""
-        key = host_order(self.node_ids, task_to_proc).tobytes()
-        if key in self.done:
-            run, first = self.done[key]
-            return run, first
-        slug = f"{self.case}_{re.sub(r'[^A-Za-z0-9.=-]+', '_', label)}"[:150]
-        hostfile = os.path.join(self.work, f"{slug}.hostfile")
-        write_smpi_hostfile(Mapping(np.asarray(task_to_proc), self.machine), hostfile, hosts=self.hosts)
-        cmd = smpirun_command(self.n, self.platform, hostfile, self.program)
-        run = run_smpi(cmd, label=f"{self.case} {label}", out_path=os.path.join(self.work, f"{slug}.out"),
-                       err_path=os.path.join(self.work, f"{slug}.err"), timeout=self.timeout,
-                       time_regex=self.regex, quiet=quiet)
-        self.done[key] = (run, label)
-        return run, None
 
 
 def map_row(method: str, graph, machine, grid) -> tuple[np.ndarray, dict]:
@@ -344,182 +178,71 @@ def map_row(method: str, graph, machine, grid) -> tuple[np.ndarray, dict]:
     return np.asarray(mapping.task_to_proc), mapping.info
 
 
-def generated_candidates(graph, machine, candidate_list) -> tuple[list[str], list[np.ndarray | None]]:
-    """Labels and mappings of the candidates of a search (``info["candidate_list"]``; None: did not apply)."""
-    problem = Problem(graph, machine)
-    labels, mappings = [], []
-    for cand in candidate_list:
-        labels.append(cand.label())
-        try:
-            mappings.append(np.asarray(apply(cand, problem).task_to_proc))
-        except NotApplicableError:
-            mappings.append(None)
-    return labels, mappings
-
-
-def chosen_groups(values: list[dict], top: int | None, must: int | None = None) -> list[int]:
-    """Which distinct orders to simulate: all (``top`` None), else the ``top`` best by the default
-    objective (``predicted_time``; ties: the lower index), each :data:`SELECTORS` metric's pick and
-    the group ``must`` (auto's own); ascending.
-
-    Examples
-    --------
-    >>> v = [dict.fromkeys(SELECTORS, 3.0), dict.fromkeys(SELECTORS, 1.0), dict(dict.fromkeys(SELECTORS, 2.0),
-    ...      max_hops=0.5)]
-    >>> chosen_groups(v, None), chosen_groups(v, 1), chosen_groups(v, 1, must=0)
-    ([0, 1, 2], [1, 2], [0, 1, 2])
-    """
-    if top is None:
-        return list(range(len(values)))
-    keep = set(sorted(range(len(values)), key=lambda g: (values[g]["predicted_time"], g))[:top])
-    keep |= {min(range(len(values)), key=lambda g: (values[g][s], g)) for s in SELECTORS}
-    if must is not None:
-        keep.add(must)
-    return sorted(keep)
-
-
-def simulate_candidates(runs: CaseRuns, graph, machine, candidate_list, auto_row: dict,
-                        top: int | None = None, auto_t2p=None) -> dict:
-    """Simulate the distinct candidates auto generated (all, or :func:`chosen_groups`' when ``top``);
-    return the case's candidate summary (JSON-able)."""
-    labels, mappings = generated_candidates(graph, machine, candidate_list)
-    groups = distinct_orders(runs.node_ids, mappings)
-    values = [evaluate(graph, machine, mappings[g[0]], list(SELECTORS)) for g in groups]
-    must = None
-    if auto_t2p is not None:
-        key = host_order(runs.node_ids, auto_t2p).tobytes()
-        must = next((i for i, g in enumerate(groups) if host_order(runs.node_ids, mappings[g[0]]).tobytes() == key),
-                    None)
-    chosen = chosen_groups(values, top, must)
-    all_groups, groups = groups, [groups[i] for i in chosen]
-    values = [values[i] for i in chosen]
-    times, details = [], []
-    t0 = time.perf_counter()
-    for k, group in enumerate(groups):
-        first = group[0]
-        run, _ = runs.run(mappings[first], f"cand{first}", quiet=True)
-        times.append(run.figure if run.error is None else None)
-        details.append({"index": first, "label": labels[first], "same": group[1:], "comm_s": times[-1],
-                        "error": run.error, "metrics": values[k]})
-        if (k + 1) % 25 == 0 or k + 1 == len(groups):
-            best = min((t for t in times if t is not None), default=None)
-            print(f"# {runs.case} candidates: {k + 1}/{len(groups)} simulated, fastest so far {best}, "
-                  f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
-    g = fastest_group(groups, times)
-    out = {"n": runs.n, "case": runs.case, "generated": sum(m is not None for m in mappings),
-           "distinct": len(all_groups), "simulated": len(groups), "failed": sum(t is None for t in times),
-           "fastest_s": None,
-           "fastest": None, "auto_s": auto_row["comm_s"], "auto_gap_pct": None, "metric_picks": metric_picks(details),
-           "candidates": details}
-    if g is not None:
-        out["fastest_s"], out["fastest"] = times[g], labels[groups[g][0]]
-        out["fastest_same"] = len(groups[g]) - 1
-        if auto_row["comm_s"] is not None:
-            out["auto_gap_pct"] = gap_percent(auto_row["comm_s"], times[g])
-    return out
-
-
 def run_case(n: int, ppn: int, seed: int, args, app: str, work: str) -> tuple[list[dict], dict | None]:
     """Map and run every method for one (size, ranks per node, seed); return the rows and the candidates."""
-    grid = GRIDS[n]
-    mi = load_machine(f"sim:titan:ppn={ppn},seed={seed}", n)
-    machine = mi.machine
-    face = args.cells * args.cells * args.vars * 8
-    graph = TaskGraph.stencil(grid, weight=float(face))
-    check_task_numbering(graph, grid)
-    case = f"n{n}_ppn{ppn}_seed{seed}"
-    platform = os.path.join(work, f"{case}.xml")
-    with open(platform, "w", encoding="utf-8") as fh:
-        fh.write(platform_xml(machine, link_latency=args.latency, hosts=mi.hosts, loopback=(args.loopback, 1e-7)))
-    program = [app, *map(str, grid), *[str(args.cells)] * 3, str(args.vars), str(args.steps)]
-    runs = CaseRuns(n, machine, mi.hosts, platform, program, work, case, args.timeout)
-    rows, auto_candidates, auto_t2p = [], None, None
-    for method in args.methods:
-        t0 = time.perf_counter()
-        try:
-            t2p, info = map_row(method, graph, machine, grid)
-        except RuntimeError as exc:  # a Zoltan2 run that failed: a row saying so, the others go on
-            print(f"# {case} {method}: mapping failed: {exc}", file=sys.stderr, flush=True)
-            rows.append({"n": n, "ppn": ppn, "seed": seed, "method": method, "metrics": None,
-                         "map_s": time.perf_counter() - t0, "comm_s": None, "end_s": None, "wall_s": None,
-                         "same_as": None, "error": f"mapping failed: {exc}"})
-            continue
-        map_s = time.perf_counter() - t0
+    mi = machine_from_spec(f"sim:titan:ppn={ppn},seed={seed}", n)
+    case = app_case(f"n{n}_ppn{ppn}_seed{seed}", {"n": n, "ppn": ppn, "seed": seed}, GRIDS[n], mi.machine, mi.hosts,
+                    args, app, work, loopback=(args.loopback, 1e-7))
+    auto: dict = {}
+
+    def on_mapped(method: str, t2p: np.ndarray, info: dict) -> None:
         if method == AUTO:
-            auto_candidates, auto_t2p = info["candidate_list"], t2p
-        if "judged" in info:  # the judge's own ranking (its simulator: mpitaskmap.sim.simgrid_replay)
-            for j in info["judged"]:
-                print(f"# {case} {method}: judged #{j['objective_rank']} by {info['metric']}, #{j['simulated_rank']} "
-                      f"by replay ({j['simulated_s']:.4e} s): {j['candidate']}", file=sys.stderr, flush=True)
-        run, same_as = runs.run(t2p, method)
-        values = evaluate(graph, machine, t2p, list(SELECTORS))
-        rows.append({"n": n, "ppn": ppn, "seed": seed, "method": method, "metrics": values, "map_s": map_s,
-                     "comm_s": run.figure, "end_s": run.simulated, "wall_s": None if same_as else run.wall,
-                     "same_as": same_as, "error": run.error})
-        status = run.error or f"comm {run.figure:.4g} s, end {run.simulated:.4g} s, " + (
-            f"same run as {same_as}" if same_as else f"wall {run.wall:.0f} s")
-        print(f"# {case} {method}: {status}", file=sys.stderr, flush=True)
+            auto.update(candidates=info["candidate_list"], t2p=t2p)
+        for j in info.get("judged", ()):  # the judge's own ranking (its simulator: mpitaskmap.sim.simgrid_replay)
+            print(f"# {case.name} {method}: judged #{j['objective_rank']} by {info['metric']}, #{j['simulated_rank']} "
+                  f"by replay ({j['simulated_s']:.4e} s): {j['candidate']}", file=sys.stderr, flush=True)
+
+    rows = run_methods(case, args.methods, lambda method, c: map_row(method, c.graph, c.machine, c.grid),
+                       end_time=True, on_mapped=on_mapped)
     cands = None
     every = args.all_candidates if args.all_candidates is not None else n <= ALL_CANDIDATES_UP_TO
-    if auto_candidates is not None and (every or args.top_candidates > 0):
+    if auto and (every or args.top_candidates > 0):
         auto_row = next(r for r in rows if r["method"] == AUTO)
         cands = dict(ppn=ppn, seed=seed, **simulate_candidates(
-            runs, graph, machine, auto_candidates, auto_row, top=None if every else args.top_candidates,
-            auto_t2p=auto_t2p))
+            case.runs, case.graph, case.machine, auto["candidates"], auto_row,
+            top=None if every else args.top_candidates, auto_t2p=auto["t2p"]))
     return rows, cands
+
+
+#: The case columns of both tables.
+CASE_COLUMNS = [Column("ranks", 5, lambda r: r["n"]), Column("ppn", 3, lambda r: r["ppn"]),
+                Column("seed", 4, lambda r: r["seed"])]
+#: The per-method table (rows carry ``base``, the case's identity time).
+COLUMNS = CASE_COLUMNS + [
+    Column("method", 18, lambda r: r["method"], "<", "  "),
+    Column("AvgHops", 7, lambda r: f"{r['metrics']['average_hops']:.3f}"),
+    Column("WeightedHops", 13, lambda r: f"{r['metrics']['weighted_hops']:,.0f}"),
+    Column("Latency(M)", 10, lambda r: f"{r['metrics']['latency']:.4g}"),
+    Column("PredTime", 10, lambda r: f"{r['metrics']['predicted_time']:.4g}"),
+    Column("comm s", 10, comm_text),
+    Column("vs identity", 11, lambda r: comm_change(r, r["base"])),
+    Column("end s", 10, lambda r: "-" if r["end_s"] is None else f"{r['end_s']:.4e}"),
+    Column("map s", 6, lambda r: f"{r['map_s']:.1f}"),
+    Column("wall s", 6, lambda r: "same" if r.get("same_as") else "-" if r["wall_s"] is None else f"{r['wall_s']:.0f}"),
+]
 
 
 def print_table(rows: list[dict]) -> None:
     """The per-method table: metrics, app time and its change vs identity, per case."""
-    head = (f"{'ranks':>5} {'ppn':>3} {'seed':>4}  {'method':<18} {'AvgHops':>7} {'WeightedHops':>13} "
-            f"{'Latency(M)':>10} {'PredTime':>10} {'comm s':>10} {'vs identity':>11} {'end s':>10} {'map s':>6} {'wall s':>6}")
-    print(head)
-    print("-" * len(head))
-    for key in sorted({(r["n"], r["ppn"], r["seed"]) for r in rows}):
-        case = [r for r in rows if (r["n"], r["ppn"], r["seed"]) == key]
-        base = next((r["comm_s"] for r in case if r["method"] == IDENTITY), None)
-        for r in case:
-            m = r["metrics"]
-            if m is None:
-                print(f"{r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  {r['method']:<18} {r['error']}")
-                continue
-            comm = "failed" if r["comm_s"] is None else f"{r['comm_s']:.4e}"
-            change = "-" if r["comm_s"] is None or not base else f"{100 * (r['comm_s'] / base - 1):+.1f}%"
-            end = "-" if r["end_s"] is None else f"{r['end_s']:.4e}"
-            wall = "same" if r.get("same_as") else "-" if r["wall_s"] is None else f"{r['wall_s']:.0f}"
-            print(f"{r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  {r['method']:<18} {m['average_hops']:>7.3f} "
-                  f"{m['weighted_hops']:>13,.0f} {m['latency']:>10.4g} {m['predicted_time']:>10.4g} {comm:>10} {change:>11} {end:>10} "
-                  f"{r['map_s']:>6.1f} {wall:>6}")
-        print()
+    groups = []
+    for _, case in group_by(rows, ("n", "ppn", "seed")):
+        base = case[IDENTITY]["comm_s"] if IDENTITY in case else None
+        groups.append([dict(r, base=base) for r in case.values()])
+    print_columns(groups, COLUMNS, row_text=lambda r: None if r["metrics"] is not None else
+                  f"{r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  {r['method']:<18} {r['error']}")
 
 
 def print_candidates(cands: list[dict]) -> None:
     """The generated-candidates table: per case the fastest distinct candidate and auto's gap to it."""
-    if not cands:
-        return
-    print(f"generated candidates of {AUTO!r} (both stages), one SMPI run per distinct rank order simulated "
-          f"(all of them, or the {TOP_CANDIDATES} best by predicted_time + each metric's pick + auto's own):")
-    head = (f"{'ranks':>5} {'ppn':>3} {'seed':>4} {'generated':>9} {'distinct':>8} {'simulated':>9} {'fastest s':>10} "
-            f"{'auto s':>10} {'auto gap':>8}  fastest candidate")
-    print(head)
-    print("-" * len(head))
-    for c in cands:
-        fastest = "-" if c["fastest_s"] is None else f"{c['fastest_s']:.4e}"
-        auto = "failed" if c["auto_s"] is None else f"{c['auto_s']:.4e}"
-        gap = "-" if c["auto_gap_pct"] is None else f"{c['auto_gap_pct']:+.1f}%"
-        label = c["fastest"] or "-"
-        if c.get("fastest_same"):
-            label += f" (and {c['fastest_same']} more with its rank order)"
-        if c["failed"]:
-            label += f"; {c['failed']} runs failed"
-        print(f"{c['n']:>5} {c['ppn']:>3} {c['seed']:>4} {c['generated']:>9} {c['distinct']:>8} "
-              f"{c.get('simulated', c['distinct']):>9} {fastest:>10} "
-              f"{auto:>10} {gap:>8}  {label}")
-    print("the candidate of least metric (ties: the search's order), its time vs the fastest candidate's:")
-    for c in cands:
-        picks = ", ".join(f"{s} {v:+.1f}%" for s, v in c["metric_picks"].items())
-        print(f"  ranks {c['n']} ppn {c['ppn']} seed {c['seed']}: {picks or '-'}")
-    print()
+    def picks(cases: list[dict]) -> None:
+        print("the candidate of least metric (ties: the search's order), its time vs the fastest candidate's:")
+        for c in cases:
+            text = ", ".join(f"{s} {v:+.1f}%" for s, v in c["metric_picks"].items())
+            print(f"  ranks {c['n']} ppn {c['ppn']} seed {c['seed']}: {text or '-'}")
+
+    title = (f"generated candidates of {AUTO!r} (both stages), one SMPI run per distinct rank order simulated "
+             f"(all of them, or the {TOP_CANDIDATES} best by predicted_time + each metric's pick + auto's own):")
+    print_candidates_table(cands, title, CASE_COLUMNS + candidate_columns(generated=True, notes=True), after=picks)
 
 
 def _rank(method: str) -> int:
@@ -564,33 +287,6 @@ def print_verdicts(rows: list[dict], cands: list[dict], zoltan2_reason: str) -> 
               f"auto within 2% of the fastest generated candidate: {candidates_verdict(by_case.get(key))}{extra}")
 
 
-def add_app_arguments(ap: argparse.ArgumentParser) -> None:
-    """The halo3d and run options every SMPI application benchmark takes (this one, ``app_time_fattree.py``)."""
-    ap.add_argument("--cells", type=int, default=8, help="cells per rank along each axis (default 8)")
-    ap.add_argument("--vars", type=int, default=5, help="variables per cell (default 5)")
-    ap.add_argument("--steps", type=int, default=5, help="time steps (default 5)")
-    ap.add_argument("--latency", type=float, default=DEFAULT_HOP_LATENCY,
-                    help=f"seconds per link (default {DEFAULT_HOP_LATENCY:g}, a Gemini hop: the library's message model)")
-    ap.add_argument("--timeout", type=float, default=900.0, help="wall seconds per run (default 900)")
-    ap.add_argument("--json", help="write the rows and the candidates there")
-    ap.add_argument("--keep", help="directory for platforms, hostfiles and outputs (default: a temporary one)")
-
-
-def build_halo3d(args, prefix: str) -> tuple[str, str]:
-    """Compile ``examples/halo3d.c`` with smpicc into the work directory (``--keep`` or a new temporary one).
-
-    Returns ``(work, app)``; prints the line describing the app's message sizes.
-    """
-    work = args.keep or tempfile.mkdtemp(prefix=prefix)
-    os.makedirs(work, exist_ok=True)
-    app = os.path.join(work, "halo3d")
-    subprocess.run(["smpicc", "-O2", "-o", app, os.path.join(ROOT, "examples", "halo3d.c")], check=True,
-                   capture_output=True)
-    print(f"halo3d: {args.cells}^3 cells x {args.vars} vars per rank ({args.cells ** 2 * args.vars * 8} B per face "
-          f"message), {args.steps} steps; link latency {args.latency:g} s; ", end="")
-    return work, app
-
-
 def main(argv=None) -> int:
     """Run the cases and print the tables; 1 when SimGrid is missing."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -626,20 +322,11 @@ def main(argv=None) -> int:
     if zoltan2_reason:
         print(zoltan2_reason)
         args.methods = [m for m in args.methods if m not in ZOLTAN2_ROWS]
-    cases = [tuple(int(v) for v in c.split(":")) for c in args.cases.split(",")]
-    seeds = [int(s) for s in args.seeds.split(",")]
     work, app = build_halo3d(args, "app_time_smpi_")
     print("SMPI default factors, smpi/simulate-computation:no; simulated Titan (25x16x24 Gemini torus), "
           "sparse allocation")
-    rows: list[dict] = []
-    cands: list[dict] = []
-    for n, ppn in cases:
-        for seed in seeds:
-            case_rows, case_cands = run_case(n, ppn, seed, args, app, work)
-            rows += case_rows
-            if case_cands is not None:
-                cands.append(case_cands)
-            write_json(args.json, rows, candidates=cands)
+    cases = [(n, ppn, seed) for n, ppn in parse_cases(args.cases) for seed in parse_ints(args.seeds)]
+    rows, cands = run_cases(cases, lambda c: run_case(*c, args, app, work), args.json)
     print_table(rows)
     print_candidates(cands)
     print_verdicts(rows, cands, zoltan2_reason)

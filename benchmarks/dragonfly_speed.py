@@ -2,10 +2,10 @@
 
 ``mpitaskmap.map(graph, machine, "auto")`` (the default search: every family, refinement,
 the judge's fluid replay) on a 3-D stencil of ``nodes x ppn`` ranks, on the same scattered
-allocation of a preset dragonfly (:func:`~mpitaskmap.machines.dragonfly_presets.dragonfly_preset`)
+allocation of a preset dragonfly (:func:`~mpitaskmap.machines.dragonfly.presets.dragonfly_preset`)
 built twice in the same run: ``routing="minimal"`` (one path per node pair) and
 ``routing="valiant"`` (every pair spread over every intermediate group: thousands of links
-a pair, whose link loads :mod:`mpitaskmap.machines.dragonfly_loads` computes leg by leg).
+a pair, whose link loads :mod:`mpitaskmap.machines.dragonfly.loads` computes leg by leg).
 
 For each routing the median wall time of ``--repeat`` runs of ``auto``, each on a fresh copy
 of the machine (what a machine keeps between calls, such as congestion refinement's route
@@ -14,25 +14,21 @@ table, is built in every run), and of one predicted-time evaluation of its resul
 routing (:meth:`Machine._routed_traffic <mpitaskmap.machines.base.Machine._routed_traffic>`,
 what Valiant used before; minutes at thousands of ranks).
 
-Run:  python benchmarks/dragonfly_speed.py [--machine aries] [--nodes 64] [--ppn 8] [--repeat 3]
+Run:  python -m benchmarks.dragonfly_speed [--machine aries] [--nodes 64] [--ppn 8] [--repeat 3]
       [--generic] [--json PATH]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpitaskmap as mt
+from mpitaskmap.machines import Machine
+from mpitaskmap.machines.dragonfly.presets import DRAGONFLY_PRESETS, dragonfly_preset
 
-import mpitaskmap as mt  # noqa: E402
-from mpitaskmap.machines import Machine  # noqa: E402
-from mpitaskmap.machines.dragonfly_presets import DRAGONFLY_PRESETS, dragonfly_preset  # noqa: E402
-
-from _util import median_time, print_table, write_json  # noqa: E402
-from fattree_speed import stencil_dims  # noqa: E402
+from benchmarks.harness import median_time, print_table, write_json
+from benchmarks.harness.shapes import stencil_dims
 
 ROUTINGS = ("minimal", "valiant")
 

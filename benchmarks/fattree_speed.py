@@ -5,42 +5,31 @@ the judge's fluid replay) on a 3-D stencil of P ranks, 16 per node, on two machi
 in the same run:
 
 * ``fattree``: P/16 nodes scattered at random over a 2-level tree twice their number
-  (32 nodes per leaf, up-links tapered 2:1), :func:`~mpitaskmap.machines.fattree_presets.fattree_machine`;
+  (32 nodes per leaf, up-links tapered 2:1), :func:`~mpitaskmap.machines.fattree.presets.fattree_machine`;
 * ``torus``: P/16 nodes of a Titan-like Gemini torus, half busy,
-  :func:`~mpitaskmap.machines.presets.titan_machine`.
+  :func:`~mpitaskmap.machines.torus.presets.titan_machine`.
 
 For each machine the median wall time of ``--repeat`` runs, and the ratio fattree / torus
 (target: at most 2 at 65,536 ranks).
 
-Run:  python benchmarks/fattree_speed.py [--ranks 65536] [--repeat 3] [--json PATH]
+Run:  python -m benchmarks.fattree_speed [--ranks 65536] [--repeat 3] [--json PATH]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import mpitaskmap as mt  # noqa: E402
-from mpitaskmap.machines.fattree_presets import fattree_machine  # noqa: E402
-from mpitaskmap.machines.presets import titan_machine  # noqa: E402
+import mpitaskmap as mt
+from mpitaskmap.machines.fattree.presets import fattree_machine
+from mpitaskmap.machines.torus.presets import titan_machine
 
-from _util import median_time, print_table, write_json  # noqa: E402
+from benchmarks.harness import median_time, print_table, write_json
+from benchmarks.harness.shapes import stencil_dims
 
 PPN = 16
 #: Largest ratio fattree / torus the issue allows.
 TARGET_RATIO = 2.0
-
-
-def stencil_dims(ranks: int) -> list[int]:
-    """A near-cubic 3-D grid of ``ranks`` tasks (a power of two), x longest."""
-    k = ranks.bit_length() - 1
-    if 1 << k != ranks:
-        raise SystemExit(f"--ranks: expected a power of two; got {ranks}")
-    dims = [1 << (k // 3 + (1 if i < k % 3 else 0)) for i in range(3)]
-    return dims
 
 
 def machines(ranks: int) -> dict:

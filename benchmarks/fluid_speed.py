@@ -1,6 +1,6 @@
 """Speed of the fluid replay, the default judge of auto (mpitaskmap.sim.fluid, mpitaskmap.search.judge).
 
-    python benchmarks/fluid_speed.py [--ranks 4096] [--ppn 16,8,1] [--repeat 3] [--simgrid] [--json PATH]
+    python -m benchmarks.fluid_speed [--ranks 4096] [--ppn 16,8,1] [--repeat 3] [--simgrid] [--json PATH]
 
 One exchange step of the 7-point halo of ``--ranks`` tasks (2,560-byte faces) on the simulated
 Titan (seed 1) at each ``--ppn``, under three mappings: the default order, one geometric
@@ -18,17 +18,15 @@ and the relative difference of the two step times.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(__file__))
-from _util import median_time, print_table, write_json  # noqa: E402
+from benchmarks.harness import median_time, print_table, write_json
 
-import mpitaskmap  # noqa: E402
-from mpitaskmap import TaskGraph, titan_machine  # noqa: E402
-from mpitaskmap.sim.fluid import fluid_exchange  # noqa: E402
-from mpitaskmap.search.judge import FLUID_JUDGE_MAX_WORK, JUDGE_CONFIG  # noqa: E402
-from mpitaskmap.metrics import DEFAULT_HOP_LATENCY, predicted_time  # noqa: E402
+import mpitaskmap
+from mpitaskmap import TaskGraph, titan_machine
+from mpitaskmap.sim.fluid import fluid_exchange
+from mpitaskmap.search.judge import FLUID_JUDGE_MAX_WORK, JUDGE_CONFIG
+from mpitaskmap.metrics import DEFAULT_HOP_LATENCY, predicted_time
 
 GRIDS = {512: (8, 8, 8), 4096: (16, 16, 16), 16384: (32, 32, 16)}
 FACE_BYTES = 2560.0

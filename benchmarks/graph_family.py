@@ -40,7 +40,7 @@ bound; then the bisection method on the same input.
 Seconds are wall time of one run on a 2-core machine shared with other work (the load
 average is printed).
 
-Run:  python benchmarks/graph_family.py [--no-scotch] [--no-spmv] [--no-ba] [--json PATH]
+Run:  python -m benchmarks.graph_family [--no-scotch] [--no-spmv] [--no-ba] [--json PATH]
 """
 
 from __future__ import annotations
@@ -54,20 +54,18 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _inputs13  # noqa: E402
-from _util import print_table, write_json  # noqa: E402
+from benchmarks import _inputs13  # noqa: E402
+from benchmarks.harness import print_table, write_json  # noqa: E402
+from benchmarks.harness.peers import scotch_best  # noqa: E402
 
-from mpitaskmap import TaskGraph, torus_machine  # noqa: E402
 from mpitaskmap.search.families import graph as graph_family  # noqa: E402
-from mpitaskmap.machines import TorusMachine  # noqa: E402
 from mpitaskmap.mappers.graph.bisection import map_bisection  # noqa: E402
-from mpitaskmap.mappers.graph.greedy import map_greedy, refine_wh  # noqa: E402
+from mpitaskmap.mappers.graph.greedy import map_greedy  # noqa: E402
+from mpitaskmap.mappers.graph.umpa import refine_wh  # noqa: E402
 from mpitaskmap.search.problem import Problem  # noqa: E402
-from mpitaskmap.search.scoring import best_of  # noqa: E402
+from mpitaskmap.search.serial import best_of  # noqa: E402
 
 N = 4096
-SCOTCH_STRATEGIES = ("default", "quality", "speed", "balance", "safety")
 
 
 def inputs(seed: int = 7):
@@ -78,25 +76,6 @@ def inputs(seed: int = 7):
 
 #: Average hops per unit weight: the one metric of the issue-13 benchmarks.
 per_weight = _inputs13.avg_hops
-
-
-def scotch_best(graph: TaskGraph, machine: TorusMachine):
-    """Best Scotch strategy: (value, strategy, seconds) or None when libscotch is missing."""
-    try:
-        from peers.scotch import TorusTarget, map_scotch, scotch_available
-    except ImportError:  # pragma: no cover
-        return None
-    if not scotch_available():
-        return None
-    target = TorusTarget.from_proc_coords(tuple(machine.dims), machine.router_coords)
-    best = None
-    for strategy in SCOTCH_STRATEGIES:
-        ttp, seconds = map_scotch(graph.indptr, graph.indices, graph.weights, target, seed=0,
-                                  strategy=strategy, repair=True)
-        value = per_weight(graph, machine, ttp)
-        if best is None or value < best[0]:
-            best = (value, strategy, seconds)
-    return best
 
 
 def _has_pymetis() -> bool:
@@ -115,7 +94,7 @@ def timed(fn):
 
 def family_rows(name, graph, machine, with_scotch: bool, family: bool = True) -> list[dict]:
     rows = []
-    ref = scotch_best(graph, machine) if with_scotch else None
+    ref = scotch_best(graph, machine, per_weight) if with_scotch else None
     if ref is not None:
         rows.append(dict(input=name, method="Scotch best", value=ref[0], seconds=ref[2], note=ref[1]))
     m, s = timed(lambda: map_greedy(graph, machine, refine=True))

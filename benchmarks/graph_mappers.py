@@ -57,7 +57,7 @@ Speed section: UG / UWH / UMC on 3-D stencils of 4K .. 64K tasks onto sparse Tit
 allocations with 16 cores per node (median of 3); targets at 32,768 tasks: UG <= 2 s,
 UWH <= 5 s, UMC <= 20 s.
 
-Run:  python benchmarks/graph_mappers.py [--quick] [--json PATH] [--no-peers] [--repeat N]
+Run:  python -m benchmarks.graph_mappers [--quick] [--json PATH] [--no-peers] [--repeat N]
 """
 
 from __future__ import annotations
@@ -74,8 +74,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _util import print_table, write_json  # noqa: E402
+from benchmarks.harness import print_table, write_json  # noqa: E402
 
 from mpitaskmap import (  # noqa: E402
     TaskGraph, best_of, candidate_list, identity_mapping, map_geometric, map_greedy, refine_congestion,
@@ -414,7 +413,7 @@ def run_peers(inp: Input, repeat: int, peer_timeout: float) -> list[dict]:
 
     # Zoltan2's MJ task mapper
     try:
-        from peers.zoltan2 import map_zoltan2, zoltan2_available
+        from benchmarks.peers.zoltan2 import map_zoltan2, zoltan2_available
     except ImportError:
         zoltan2_available = None
     if zoltan2_available is None or not zoltan2_available():
@@ -437,7 +436,7 @@ def run_peers(inp: Input, repeat: int, peer_timeout: float) -> list[dict]:
 
     # Scotch static mapping (in a forked child with a time limit: dense graphs can take very long)
     try:
-        from peers.scotch import TorusTarget, map_scotch, scotch_available
+        from benchmarks.peers.scotch import TorusTarget, map_scotch, scotch_available
     except ImportError:
         scotch_available = None
     if scotch_available is None or not scotch_available():

@@ -29,30 +29,28 @@ Then the speed target: every heuristic except PAIRS on 65,536 tasks (median of
 
 Usage::
 
-    python benchmarks/grid_heuristics.py [--json PATH] [--repeat 3] [--quick]
+    python -m benchmarks.grid_heuristics [--json PATH] [--repeat 3] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _util import median_time, print_table, write_json  # noqa: E402
+from benchmarks.harness import median_time, print_table, write_json
 
-import mpitaskmap  # noqa: E402
-from mpitaskmap import TaskGraph, best_of, candidate_list, map_geometric, torus_machine  # noqa: E402
-from mpitaskmap.graphs.grid_analysis import analyse_grid  # noqa: E402
-from mpitaskmap.mappers.grid._shared import fold_variants, proc_grid  # noqa: E402
-from mpitaskmap.mappers.grid.onto_2d import clear_layout_cache  # noqa: E402
-from mpitaskmap.mappers.grid.onto_3d import block_shapes, stack_variants  # noqa: E402
-from mpitaskmap.mappers.grid.heuristics import map_grid  # noqa: E402
-from mpitaskmap.search.methods import map_regular  # noqa: E402
-from mpitaskmap.metrics import weighted_hops  # noqa: E402
+import mpitaskmap
+from mpitaskmap import TaskGraph, best_of, candidate_list, map_geometric, torus_machine
+from mpitaskmap.mappers.grid.analysis import analyse_grid
+from mpitaskmap.mappers.grid._shared import fold_variants, proc_grid
+from mpitaskmap.mappers.grid.onto_2d import clear_layout_cache
+from mpitaskmap.mappers.grid.onto_3d import block_shapes, stack_variants
+from mpitaskmap.mappers.grid.heuristics import map_grid
+from mpitaskmap.search.methods import map_regular
+from mpitaskmap.metrics import weighted_hops
 
 SHAPES = [
     ((6, 5), (10, 3), 1),

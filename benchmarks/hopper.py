@@ -6,30 +6,28 @@ rotations and transformation variants), of the best candidate of the full list, 
 the peers when installed (``bash benchmarks/peers/install_peers.sh``): Zoltan2's MJ task
 mapper (1 rank = one candidate, and 14 ranks = its own candidate search) and Scotch.
 
-Run:  python benchmarks/hopper.py [--json PATH]
+Run:  python -m benchmarks.hopper [--json PATH]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
-from _util import print_table, write_json  # noqa: E402
+from benchmarks.harness import print_table, write_json
 
-from mpitaskmap import Problem, TaskGraph, best_of, candidate_list, hopper_machine, identity_mapping, metrics  # noqa: E402
-from mpitaskmap.mappers.geometric.mj import ORDERINGS  # noqa: E402
-from mpitaskmap.search.scoring import apply  # noqa: E402
+from mpitaskmap import Problem, TaskGraph, best_of, candidate_list, hopper_machine, identity_mapping, metrics
+from mpitaskmap.mappers.geometric.mj import ORDERINGS
+from mpitaskmap.search.scoring import apply
 
 
 def peers_rows(graph, machine) -> list[dict]:
     rows = []
     try:
-        from peers.zoltan2 import map_zoltan2, zoltan2_available
+        from benchmarks.peers.zoltan2 import map_zoltan2, zoltan2_available
     except ImportError:
         zoltan2_available = lambda: False  # noqa: E731
     if zoltan2_available():
@@ -43,7 +41,7 @@ def peers_rows(graph, machine) -> list[dict]:
     else:
         rows.append({"method": "Zoltan2 MJ", "weighted_hops": "not installed", "seconds": ""})
     try:
-        from peers.scotch import TorusTarget, map_scotch, scotch_available
+        from benchmarks.peers.scotch import TorusTarget, map_scotch, scotch_available
     except ImportError:
         scotch_available = lambda: False  # noqa: E731
     if scotch_available():

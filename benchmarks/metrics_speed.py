@@ -8,22 +8,20 @@ Targets, on one core of this machine:
     same run (issue 19).  ``time_ratio`` = time_s / wh_s per row; the first call on a machine
     allocates the per-link scratch it then keeps, so it is timed apart (``time_first_s``).
 
-Run:  python benchmarks/metrics_speed.py [--quick] [--json PATH]
+Run:  python -m benchmarks.metrics_speed [--quick] [--json PATH]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
-from _util import machine_info, median_time, peak_memory, print_table, write_json  # noqa: E402
+from benchmarks.harness import machine_info, median_time, peak_memory, print_table, write_json
 
-from mpitaskmap import TaskGraph, map_geometric, torus_machine  # noqa: E402
-from mpitaskmap import metrics  # noqa: E402
+from mpitaskmap import TaskGraph, map_geometric, torus_machine
+from mpitaskmap import metrics
 
 
 def main(argv=None) -> int:

@@ -1,6 +1,6 @@
 """Which mapping metric predicts communication time?  (issue 15, validation study)
 
-    python benchmarks/metrics_vs_time.py [--quick] [--network fluid|smpi] [--inputs torus|dragonfly] [--json PATH]
+    python -m benchmarks.metrics_vs_time [--quick] [--network fluid|smpi] [--inputs torus|dragonfly] [--json PATH]
 
 For every *input* (a task graph on an allocation, one message size) many mappings are
 made -- the identity (default order), random permutations, several geometric candidates of
@@ -70,18 +70,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
-from _util import print_table, write_json  # noqa: E402
+from benchmarks.harness import print_table, write_json
 
-import mpitaskmap  # noqa: E402
-from mpitaskmap import Mapping, TaskGraph, candidate_list, metrics, titan_machine, torus_machine  # noqa: E402
-from mpitaskmap.search.problem import Problem  # noqa: E402
-from mpitaskmap.search.scoring import apply  # noqa: E402
-from mpitaskmap.sim.simgrid import simgrid_missing  # noqa: E402
-from mpitaskmap.search.judge import JUDGE_CONFIG  # noqa: E402
-from mpitaskmap.metrics import DEFAULT_HOP_LATENCY  # noqa: E402
-from mpitaskmap.sim.fluid import CM02  # noqa: E402
-from mpitaskmap.sim.simgrid_replay import simulate_exchange  # noqa: E402
+import mpitaskmap
+from mpitaskmap import Mapping, TaskGraph, candidate_list, metrics, titan_machine, torus_machine
+from mpitaskmap.search.problem import Problem
+from mpitaskmap.search.scoring import apply
+from mpitaskmap.sim.simgrid import simgrid_missing
+from mpitaskmap.search.judge import JUDGE_CONFIG
+from mpitaskmap.metrics import DEFAULT_HOP_LATENCY
+from mpitaskmap.sim.fluid import CM02
+from mpitaskmap.sim.simgrid_replay import simulate_exchange
 
 #: Metrics compared with simulated time: name in mpitaskmap.metrics -> the paper's short name.
 METRICS = {
@@ -181,7 +180,7 @@ DRAGONFLY_MACHINES = (("frontier", ""), ("frontier", ",groups=4"), ("aries", "")
 
 def dragonfly_inputs(quick: bool) -> list[Input]:
     """The dragonfly inputs of ``--inputs dragonfly`` (module notes)."""
-    from mpitaskmap.machines.dragonfly_presets import dragonfly_machine, dragonfly_preset
+    from mpitaskmap.machines.dragonfly.presets import dragonfly_machine, dragonfly_preset
 
     big = 16 * 1024.0
     if quick:

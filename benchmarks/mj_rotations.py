@@ -18,26 +18,21 @@ rotation, longest or P(0,1,2)).
 
 Needs the optional peer: ``bash benchmarks/peers/install_peers.sh``.
 
-Run:  python benchmarks/mj_rotations.py [--full] [--cache DIR] [--json PATH]
+Run:  python -m benchmarks.mj_rotations [--full] [--cache DIR] [--json PATH]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from pathlib import Path
 
 import numpy as np
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, _HERE)
-sys.path.insert(0, os.path.join(_HERE, "peers"))
-import _inputs13  # noqa: E402
-import zoltan2  # noqa: E402
-from _util import print_table, write_json  # noqa: E402
+from benchmarks import _inputs13
+from benchmarks.peers import zoltan2
+from benchmarks.harness import print_table, write_json
 
-from mpitaskmap import map_geometric  # noqa: E402
+from mpitaskmap import map_geometric
 
 N_RANKS = 49  # 3!*3! + 3! + 3! + 1: every rotation pair of 3-D tasks on a 3-D machine
 

@@ -23,7 +23,7 @@ Prints (median of 5 ``perf_counter`` runs, setup untimed, fixed seeds):
   reversed (nothing shared: two partitions, the same work as any other row order) is
   timed too.
 
-Usage: ``python benchmarks/mj_speed.py [--quick] [--json PATH]``.  Not a test.
+Usage: ``python -m benchmarks.mj_speed [--quick] [--json PATH]``.  Not a test.
 """
 
 from __future__ import annotations
@@ -43,8 +43,7 @@ import numpy as np  # noqa: E402
 from mpitaskmap import TaskGraph, map_geometric, torus_machine  # noqa: E402
 from mpitaskmap.mappers.geometric.mj import mj_part_sizes, mj_partition  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _util  # noqa: E402
+from benchmarks import harness  # noqa: E402
 
 SHAPES = {
     14: (32, 32, 16),
@@ -137,11 +136,11 @@ def numpy_mj(coords: np.ndarray, n_parts: int, ordering: str = "fz") -> np.ndarr
 
 # ----------------------------------------------------------------------------- timing
 def median_time(fn, repeats=REPEATS) -> float:
-    return _util.median_time(fn, repeats)[0]
+    return harness.median_time(fn, repeats)[0]
 
 
 def peak_memory(fn) -> int:
-    return _util.peak_memory(fn)[0]
+    return harness.peak_memory(fn)[0]
 
 
 def main(argv=None) -> int:
@@ -252,13 +251,13 @@ def main(argv=None) -> int:
                                 two_partitions_ratio=t_np_map / t_two)
 
     if not args.no_zoltan2:
-        import zoltan2_compare
+        from benchmarks.harness.peers import ANCHOR_COLUMNS, ANCHOR_SHAPES, zoltan2_anchor_rows
 
         print("\nthe anchor, same inputs: Zoltan2's MJ task mapper (optional peer, benchmarks/peers)")
-        shapes = zoltan2_compare.SHAPES[:2] if args.quick else zoltan2_compare.SHAPES
-        rows = zoltan2_compare.compare(shapes, repeat=3)
+        shapes = ANCHOR_SHAPES[:2] if args.quick else ANCHOR_SHAPES
+        rows = zoltan2_anchor_rows(shapes, repeat=3)
         if rows:
-            _util.print_table(rows, zoltan2_compare.COLUMNS)
+            harness.print_table(rows, ANCHOR_COLUMNS)
         results["zoltan2"] = rows
 
     if args.json:

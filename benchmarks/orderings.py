@@ -85,7 +85,7 @@ evaluations included).  BEST records also carry ``candidate`` (label of the winn
 and k a multiple of both pd and td (so the lengths stay integers), skipping settings that
 would need more than 65,536 tasks (near-integer ones use 4,096 tasks).
 
-Run:  python benchmarks/orderings.py [--quick] [--rows 3:2,9:6] [--cases mesh_mesh,...]
+Run:  python -m benchmarks.orderings [--quick] [--rows 3:2,9:6] [--cases mesh_mesh,...]
       [--orderings H,Z,FZ,MFZ,BEST] [--near-integer] [--jobs 2] [--json PATH]
 """
 
@@ -94,22 +94,20 @@ from __future__ import annotations
 import argparse
 import math
 import multiprocessing
-import os
 import sys
 import time
 from collections import OrderedDict
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
-from _util import machine_info, median_time, print_table, write_json  # noqa: E402
+from benchmarks.harness import machine_info, median_time, print_table, write_json
 
-from mpitaskmap import TaskGraph, torus_machine  # noqa: E402
-from mpitaskmap import Problem, best_of, candidate_list  # noqa: E402
-from mpitaskmap.search.scoring import apply  # noqa: E402
-from mpitaskmap.mappers.geometric.mj import ORDERINGS  # noqa: E402
-from mpitaskmap.mappers.geometric.mapper import map_geometric, processor_coords  # noqa: E402
-from mpitaskmap.metrics import evaluate  # noqa: E402
+from mpitaskmap import TaskGraph, torus_machine
+from mpitaskmap import Problem, best_of, candidate_list
+from mpitaskmap.search.scoring import apply
+from mpitaskmap.mappers.geometric.mj import ORDERINGS
+from mpitaskmap.mappers.geometric.mapper import map_geometric, processor_coords
+from mpitaskmap.metrics import evaluate
 
 # pd -> (tasks, td values), ALGORITHMS.md 2.5
 SETTINGS: dict[int, tuple[int, tuple[int, ...]]] = {

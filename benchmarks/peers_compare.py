@@ -27,7 +27,7 @@ Targets (ISSUE 13): ``ours_search`` <= every peer on all four inputs, and >= 5% 
 best peer on both kNN inputs; ``graph_family`` <= 1.1 x Scotch on the kNN inputs.  A peer
 that is not installed is shown as ``-`` (``bash benchmarks/peers/install_peers.sh``).
 
-Run:  python benchmarks/peers_compare.py [--seeds 0,1,2] [--json PATH]
+Run:  python -m benchmarks.peers_compare [--seeds 0,1,2] [--json PATH]
 """
 
 from __future__ import annotations
@@ -40,39 +40,17 @@ import time
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, _HERE)
-sys.path.insert(0, os.path.join(_HERE, "peers"))
-
-import _inputs13  # noqa: E402
-from graph_family import scotch_best  # noqa: E402
-from _util import print_table, write_json  # noqa: E402
-
-import mpitaskmap  # noqa: E402
+import mpitaskmap  # noqa: E402  (after the thread setting)
 from mpitaskmap import best_of, candidate_list, map_geometric  # noqa: E402
 from mpitaskmap.search.scoring import REFINE_TOP  # noqa: E402
 
+from benchmarks import _inputs13  # noqa: E402
+from benchmarks.harness.output import write_json  # noqa: E402
+from benchmarks.harness.peers import scotch_best, zoltan2_mapping  # noqa: E402
+from benchmarks.harness.tables import print_table  # noqa: E402
+
 PEERS = ("zoltan2_1", "zoltan2_49", "scotch")
 OURS = ("ours_1", "ours_list", "ours_search", "ours_auto", "graph_family", "ours_time")
-
-
-def zoltan2_mapping(graph, machine, nranks: int):
-    """Zoltan2's MJ task mapping (task -> processor row) of ``graph`` on ``machine``, or None.
-
-    ``nranks`` 1: its one candidate; more: its own rotation search under ``mpirun -np
-    nranks`` (best of by its cost model).  Task coordinates are the graph's, processor
-    coordinates the machine's router coordinates, torus shift on (extent = the machine's
-    dimensions).  None when the peer is not installed (``benchmarks/peers/zoltan2.py``).
-    """
-    try:
-        import zoltan2
-    except ImportError:
-        return None
-    if not zoltan2.zoltan2_available():
-        return None
-    ttp, _ = zoltan2.map_zoltan2(machine.router_coords.astype(float), graph.coords, graph.indptr, graph.indices,
-                                 graph.weights, machine_extent=tuple(int(v) for v in machine.dims), nranks=nranks)
-    return ttp
 
 
 #: The ranking of our hop searches: weighted hops, whose per-weight form is this table's metric.
@@ -85,7 +63,7 @@ def measure(graph, machine) -> dict:
     for name, n in (("zoltan2_1", 1), ("zoltan2_49", 49)):
         ttp = zoltan2_mapping(graph, machine, n)
         out[name] = None if ttp is None else _inputs13.avg_hops(graph, machine, ttp)
-    ref = scotch_best(graph, machine)  # the one Scotch runner (graph_family.py), same strategies
+    ref = scotch_best(graph, machine, _inputs13.avg_hops)  # the one Scotch runner, same strategies
     out["scotch"] = None if ref is None else ref[0]
     t0 = time.perf_counter()
     out["ours_1"] = _inputs13.avg_hops(graph, machine, map_geometric(graph, machine).task_to_proc)

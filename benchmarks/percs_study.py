@@ -23,7 +23,7 @@ compared with ours under the three L models (within tolerance: +-10% determinist
 random, same bottleneck class where the paper names one), each cell outside it with its
 reason in one line, and the summary line ``PERCS: N/89 cells within tolerance``.
 
-Run:  python benchmarks/percs_study.py [--only halo_nd,transpose] [--json PATH] [--greedy-max-edges N]
+Run:  python -m benchmarks.percs_study [--only halo_nd,transpose] [--json PATH] [--greedy-max-edges N]
 """
 
 from __future__ import annotations
@@ -37,13 +37,12 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
-from _util import print_table, write_json  # noqa: E402
+from benchmarks.harness import print_table, write_json
 
-from mpitaskmap import map_geometric  # noqa: E402
-from mpitaskmap.graphs.percs_patterns import halo_graph, transpose_graph
+from mpitaskmap import map_geometric
+from mpitaskmap.mappers.percs.patterns import halo_graph, transpose_graph
 from mpitaskmap.machines.percs import PercsMachine
-from mpitaskmap.mappers.percs import map_percs, throughput  # noqa: E402
+from mpitaskmap.mappers.percs import map_percs, throughput
 
 #: Seeds of the random strategies (mean and standard deviation over them; the paper prints one draw).
 SEEDS = range(20)

@@ -1,8 +1,8 @@
 """README.md's output blocks, regenerated from real runs of README.md's own commands, or checked.
 
-    python benchmarks/readme_outputs.py --write   # rerun every generator, rewrite README.md's output blocks
-    python benchmarks/readme_outputs.py --check   # rerun them; exit 1 with the stale lines when a block differs
-    python benchmarks/readme_outputs.py --check --only offline-compare --readme /tmp/README.md
+    python -m benchmarks.readme_outputs --write   # rerun every generator, rewrite README.md's output blocks
+    python -m benchmarks.readme_outputs --check   # rerun them; exit 1 with the stale lines when a block differs
+    python -m benchmarks.readme_outputs --check --only offline-compare --readme /tmp/README.md
 
 Every output block README.md shows is marked by an HTML comment on the line before its fence
 (GitHub does not render it), and so is every shell block a generator runs:
@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 
 #: The command that rewrites every block (printed when a check fails).
-WRITE_COMMAND = "python benchmarks/readme_outputs.py --write"
+WRITE_COMMAND = "python -m benchmarks.readme_outputs --write"
 
 _FENCE = re.compile(r"^```(\w*)\s*$")
 _MARKER = re.compile(r"^<!--\s*(output|shell):\s*([\w.+-]+)\s*-->\s*$")

@@ -2,8 +2,8 @@
 
 Run under MPI, e.g. (2 cores, oversubscribed):
 
-    mpiexec -n 36 python -m mpi4py benchmarks/remap_overhead.py
-    mpiexec -n 16 python -m mpi4py benchmarks/remap_overhead.py
+    mpiexec -n 36 python -m mpi4py -m benchmarks.remap_overhead
+    mpiexec -n 16 python -m mpi4py -m benchmarks.remap_overhead
 
 1. Work split: 36 candidates (the 6 x 6 task/processor rotation pairs of FZ) for a 4,096-task
    3-D stencil on a simulated Titan-like allocation (256 nodes x 16 cores).  Rank 0 first
@@ -14,25 +14,23 @@ Run under MPI, e.g. (2 cores, oversubscribed):
 2. ``remap()`` end to end at this job size (one task per rank): seconds per phase.
 3. ``search_candidates`` on the 4,096-task problem with the full candidate list: seconds
    per phase.  Collectives: remap makes 5 (bcast, allgather, allgather, Bcast, Split)
-   whatever the list length (tests/test_remap.py checks it).
+   whatever the list length (tests/runtime/test_remapping.py checks it).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 
 import numpy as np
 from mpi4py import MPI
 
-sys.path.insert(0, os.path.dirname(__file__))
-from _util import write_json  # noqa: E402
+from benchmarks.harness import write_json
 
-from mpitaskmap import TaskGraph, best_of, candidate_list, remap, titan_machine  # noqa: E402
-from mpitaskmap.search.families.geometric import candidate, rotations  # noqa: E402
-from mpitaskmap.runtime.remapping import search_candidates  # noqa: E402
+from mpitaskmap import TaskGraph, best_of, candidate_list, remap, titan_machine
+from mpitaskmap.search.families.geometric import candidate, rotations
+from mpitaskmap.runtime.mpi_search import search_candidates
 
 
 def main(argv=None) -> int:

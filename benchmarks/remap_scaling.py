@@ -59,16 +59,15 @@ import tracemalloc
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from benchmarks._util import print_table, write_json  # noqa: E402
-from mpitaskmap import TaskGraph, map_geometric  # noqa: E402
-from mpitaskmap.runtime.gather import HEADER, GatheredJob, location_dtype, pack_shared, unpack_shared, window_layout  # noqa: E402
-from mpitaskmap._validate import as_narrowest_coords  # noqa: E402
-from mpitaskmap.metrics import weighted_hops  # noqa: E402
-from mpitaskmap.providers import Location, NetworkInfo, assemble_machine, assemble_machine_arrays  # noqa: E402
-from mpitaskmap.search.scoring import winner  # noqa: E402
-from mpitaskmap.machines.presets import bgq_machine, titan_machine  # noqa: E402
+from benchmarks.harness import print_table, write_json
+from mpitaskmap import TaskGraph, map_geometric
+from mpitaskmap.runtime.gather import HEADER, GatheredJob, location_dtype, pack_shared, unpack_shared, window_layout
+from mpitaskmap._validate import as_narrowest_coords
+from mpitaskmap.metrics import weighted_hops
+from mpitaskmap.providers import Location, NetworkInfo, assemble_machine, assemble_machine_arrays
+from mpitaskmap.search.scoring import winner
+from mpitaskmap.machines.torus.presets import bgq_machine, titan_machine
 
 SIZES = (16_384, 65_536, 262_144, 1_048_576)
 PPN = 16
@@ -288,12 +287,12 @@ def _growth(rows, key) -> str:
 
 def part2(args) -> list[dict]:
     rows = []
-    here = os.path.abspath(__file__)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # where ``benchmarks`` is a package
     for n in args.mpi:
         cmd = [os.path.join(os.path.dirname(sys.executable), "mpiexec"), "-n", str(n), sys.executable, "-m", "mpi4py",
-               here, "--child"]
+               "-m", "benchmarks.remap_scaling", "--child"]
         t0 = time.perf_counter()
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=args.mpi_timeout)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=args.mpi_timeout, cwd=root)
         if out.returncode:
             rows.append(dict(ranks=n, note=f"failed: {out.stderr.strip().splitlines()[-1:]}"))
             continue

@@ -1,7 +1,7 @@
 """Speed of the SimGrid replay (issue 15): one step of a 4,096-task 7-point stencil on a
 24 x 24 x 24 torus.
 
-    python benchmarks/simulate_speed.py [--repeat N] [--json PATH]
+    python -m benchmarks.simulate_speed [--repeat N] [--json PATH]
 
 Two placements of the 16 x 16 x 16 task grid (one task per node, 16 KiB per message,
 1 GB/s links, 1 us per hop): ``subcube`` (task (x, y, z) on router (x, y, z): every message
@@ -23,13 +23,12 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
-from _util import print_table, write_json  # noqa: E402
+from benchmarks.harness import print_table, write_json
 
-from mpitaskmap import Mapping, TaskGraph, torus_machine  # noqa: E402
-from mpitaskmap.sim.simgrid import platform_xml, simgrid_missing  # noqa: E402
-from mpitaskmap.sim.fluid import exchange_messages  # noqa: E402
-from mpitaskmap.sim.simgrid_replay import replay_program, simulate_exchange  # noqa: E402
+from mpitaskmap import Mapping, TaskGraph, torus_machine
+from mpitaskmap.sim.simgrid import platform_xml, simgrid_missing
+from mpitaskmap.sim.fluid import exchange_messages
+from mpitaskmap.sim.simgrid_replay import replay_program, simulate_exchange
 
 BYTES = 16 * 1024
 

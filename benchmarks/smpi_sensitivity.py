@@ -20,7 +20,7 @@ flow dynamics (which flows share which links, when), not on anything a per-link 
 (load, route length) can see.  With ``--app-json`` (a ``--json`` of app_time_smpi.py for the
 same case) the application's own times of the candidates are printed beside.
 
-Run:  python benchmarks/smpi_sensitivity.py [--case 4096:16:1] [--top 3] [--app-json PATH] [--json PATH]
+Run:  python -m benchmarks.smpi_sensitivity [--case 4096:16:1] [--top 3] [--app-json PATH] [--json PATH]
 Needs SimGrid (``apt-get install libsimgrid-dev``).  One replay of a 4096-rank exchange takes
 1-4 s here, so a 4096-rank case (the search, its re-scoring, 3 candidates x 6 models) takes
 under a minute.
@@ -30,29 +30,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+import mpitaskmap
+from mpitaskmap.graphs.taskgraph import TaskGraph
+from mpitaskmap.metrics import DEFAULT_MESSAGE_MODEL
+from mpitaskmap.search.judge import JUDGE_CONFIG
+from mpitaskmap.search.problem import Problem
+from mpitaskmap.search.scoring import score_candidates
+from mpitaskmap.sim.fluid import CM02
+from mpitaskmap.sim.simgrid import simgrid_missing
+from mpitaskmap.sim.simgrid_replay import simulate_exchange
 
-import mpitaskmap  # noqa: E402
-from mpitaskmap.cli._inputs import load_machine  # noqa: E402
-from mpitaskmap.search.judge import JUDGE_CONFIG  # noqa: E402
-from mpitaskmap.metrics import DEFAULT_MESSAGE_MODEL  # noqa: E402
-from mpitaskmap.sim.fluid import CM02  # noqa: E402
-from mpitaskmap.search.problem import Problem  # noqa: E402
-from mpitaskmap.search.scoring import score_candidates  # noqa: E402
-from mpitaskmap.sim.simgrid import simgrid_missing  # noqa: E402
-from mpitaskmap.sim.simgrid_replay import simulate_exchange  # noqa: E402
-from mpitaskmap.graphs.taskgraph import TaskGraph  # noqa: E402
-
-from _util import write_json  # noqa: E402
-from app_time_smpi import GRIDS  # noqa: E402  (halo3d's task grid per job size)
+from benchmarks.harness.output import write_json
+from benchmarks.harness.smpi import GRIDS, machine_from_spec  # halo3d's task grid per job size
 
 #: Network models of the replays: label -> SimGrid settings (SMPI's, then one correction off each).
 MODELS: dict[str, tuple[str, ...]] = {
@@ -130,7 +124,7 @@ def main(argv=None) -> int:
         print(f"smpi_sensitivity: {missing}", file=sys.stderr)
         return 1
     face = args.cells ** 2 * args.vars * 8
-    machine = load_machine(f"sim:titan:ppn={ppn},seed={seed}", n).machine
+    machine = machine_from_spec(f"sim:titan:ppn={ppn},seed={seed}", n).machine
     graph = TaskGraph.stencil(GRIDS[n], weight=float(face))
     best = best_distinct(graph, machine, args.top)
     app = app_times(args.app_json, f"n{n}_ppn{ppn}_seed{seed}")

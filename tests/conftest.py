@@ -1,34 +1,24 @@
 """Test configuration: quiet non-root ranks under mpiexec, report their failures on stderr;
-the loader of benchmark scripts for their tests."""
+the loader of the benchmark studies for their tests."""
 
 import contextlib
-import importlib.util
-import os
+import importlib
 import subprocess
 import sys
 
 import pytest
 
-_BENCHMARKS = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks")
-
 
 @contextlib.contextmanager
 def _benchmark_module(name: str):
-    """Import ``benchmarks/NAME.py`` as module ``bench_NAME`` (registered in sys.modules while
-    in use: dataclasses look their module up there)."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", os.path.join(_BENCHMARKS, f"{name}.py"))
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    try:
-        spec.loader.exec_module(mod)
-        yield mod
-    finally:
-        sys.modules.pop(spec.name, None)
+    """The study ``benchmarks.NAME``, imported as the package's module (the repository root is on sys.path:
+    ``python -m pytest`` from it)."""
+    yield importlib.import_module(f"benchmarks.{name}")
 
 
 @pytest.fixture(scope="session")
 def benchmark_loader():
-    """``with benchmark_loader("NAME") as mod``: a benchmark script as a module."""
+    """``with benchmark_loader("NAME") as mod``: the study ``benchmarks.NAME`` as a module."""
     return _benchmark_module
 
 

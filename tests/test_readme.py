@@ -1,6 +1,6 @@
 """README.md is true: its Python blocks run (the MPI ones under mpiexec), its shell walkthroughs
 run at a small size, its lists match the code, and the checker of its output blocks
-(``benchmarks/readme_outputs.py``) fails on a stale copy.
+(``python -m benchmarks.readme_outputs``) fails on a stale copy.
 
 The blocks are read with the checker's own parser (:func:`read_blocks`): a block that
 imports mpi4py runs in the MPI tests (``--with-mpi -m mpi``, every rank) and once serially
@@ -163,7 +163,7 @@ def test_ci_runs_the_readme_test_command_and_the_output_check(ro, blocks):
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     (command,) = ro.shell_commands(ro.marked(blocks, "shell")["tests"].text)
     assert command in ci
-    assert "python benchmarks/readme_outputs.py --check" in ci
+    assert "python -m benchmarks.readme_outputs --check" in ci
 
 
 @pytest.fixture
@@ -372,9 +372,9 @@ def test_check_fails_on_a_copy_with_one_number_changed(ro, tmp_path):
     change one number of it: ``--check`` exits 1 and names the line; a changed timing passes."""
     copy = tmp_path / "README.md"
     shutil.copy(README, copy)
-    script = [sys.executable, str(ROOT / "benchmarks" / "readme_outputs.py")]
+    script = [sys.executable, "-m", "benchmarks.readme_outputs"]
     only = ["--only", "offline-compare", "--readme", str(copy)]
-    done = subprocess.run([*script, "--write", *only], capture_output=True, text=True, timeout=600)
+    done = subprocess.run([*script, "--write", *only], capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     block = ro.marked(ro.read_blocks(copy.read_text()), "output")["offline-compare"]
     lines = block.text.splitlines()
@@ -383,10 +383,10 @@ def test_check_fails_on_a_copy_with_one_number_changed(ro, tmp_path):
     edited = lines[k].replace(f" {wh} ", " " + str(int(wh.replace(",", "")) + 1) + " ", 1)
     assert edited != lines[k]
     copy.write_text(copy.read_text().replace(lines[k] + "\n", edited + "\n", 1))
-    done = subprocess.run([*script, "--check", *only], capture_output=True, text=True, timeout=600)
+    done = subprocess.run([*script, "--check", *only], capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert done.returncode == 1
     assert f"{copy.name}:{block.first_line + k}: README: {edited!r}" in done.stderr
-    assert "regenerate with: python benchmarks/readme_outputs.py --write" in done.stderr
+    assert "regenerate with: python -m benchmarks.readme_outputs --write" in done.stderr
     # the wall-clock column may differ: not stale
     fresh = block.text
     seconds = re.sub(r"(\d+\.\d+)$", "9.999", lines[k])

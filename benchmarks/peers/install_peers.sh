@@ -85,10 +85,10 @@ else
   say "pip install kahip==$KAHIP_VERSION into $PY"
   "$PY" -m pip install -q "kahip==$KAHIP_VERSION" || die "pip install kahip==$KAHIP_VERSION failed"
 fi
-# benchmarks/peers/kahip.py (our wrapper, first on sys.path) loads the wheel's lib/libkahip.so
-"$PY" -c 'import sys; sys.path.insert(0, sys.argv[1]); import kahip
+# benchmarks/peers/kahip.py (our wrapper, benchmarks.peers.kahip from the repository root) loads the wheel's lib/libkahip.so
+(cd "$HERE/../.." && "$PY" -c 'import sys; from benchmarks.peers import kahip
 r = kahip.kahip_missing(); print("[install_peers] " + (r or "kahip " + kahip.kahip_version() + ": process_mapping ok"))
-sys.exit(1 if r else 0)' "$HERE" || die "KaHIP installed but its library cannot be loaded (see above)"
+sys.exit(1 if r else 0)') || die "KaHIP installed but its library cannot be loaded (see above)"
 
 # ---- build the Zoltan2 driver ------------------------------------------------
 mkdir -p "$BUILD"

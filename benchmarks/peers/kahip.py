@@ -71,10 +71,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-try:  # benchmarks/ on sys.path (from peers.kahip import ...) or benchmarks/peers itself (import kahip)
-    from .peer_inputs import TreeAllocation, integer_weights, place_on_slots
-except ImportError:
-    from peer_inputs import TreeAllocation, integer_weights, place_on_slots
+from .peer_inputs import TreeAllocation, integer_weights, place_on_slots
 
 __all__ = ["kahip_available", "kahip_missing", "kahip_version", "map_kahip", "map_kahip_tree", "KahipTarget",
            "PARTITION_MODES", "MAPPING_MODES"]
@@ -92,7 +89,8 @@ def _library_path() -> str | None:
     """``lib/libkahip.so`` of the installed ``kahip`` distribution (or ``$MPITASKMAP_LIBKAHIP``).
 
     Found through the distribution's metadata, not by importing ``kahip``: this file is named
-    ``kahip.py`` too, and shadows the package when ``benchmarks/peers`` is on ``sys.path``.
+    ``kahip.py`` too (``benchmarks.peers.kahip``), and the metadata names the wheel's files whatever
+    the import path.
     """
     env = os.environ.get("MPITASKMAP_LIBKAHIP")
     if env:

@@ -67,10 +67,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-try:  # benchmarks/ on sys.path (from peers.scotch import ...) or benchmarks/peers itself (import scotch)
-    from .peer_inputs import TreeAllocation, integer_weights, place_on_slots
-except ImportError:
-    from peer_inputs import TreeAllocation, integer_weights, place_on_slots
+from .peer_inputs import TreeAllocation, integer_weights, place_on_slots
 
 __all__ = ["scotch_available", "map_scotch", "TorusTarget", "scotch_version", "map_scotch_tleaf", "TleafTarget"]
 

@@ -1,7 +1,7 @@
 """Smoke test of the optional benchmark peers (Zoltan2 driver, Scotch via ctypes).
 
     bash benchmarks/peers/install_peers.sh      # once
-    python benchmarks/peers/smoke.py
+    python -m benchmarks.peers.smoke
 
 Case 1: an 8x8x8 7-point stencil (non-periodic, weight 1, both directions; task id =
 x + 8*(y + 8*z), task coords = grid coords) on a full 8x8x8 torus (proc id = x + 8*(y + 8*z)).
@@ -16,17 +16,14 @@ puts several tasks on one proc (reported, and repaired with repair=True).
 
 from __future__ import annotations
 
-import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-_HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(_HERE))
+from benchmarks.peers import scotch, zoltan2
 
-import scotch  # noqa: E402  (sibling module)
-import zoltan2  # noqa: E402
+_HERE = Path(__file__).resolve().parent
 
 HOPPER_CANDIDATES = (
     _HERE.parents[2] / "shared" / "data" / "hopper_512rank_machine.txt",

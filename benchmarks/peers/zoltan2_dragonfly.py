@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import zoltan2
+from . import zoltan2
 
 __all__ = ["zoltan2_dragonfly_coords", "zoltan2_transformed_coords", "map_zoltan2_dragonfly", "X_STRETCH", "Y_STRETCH",
            "Z_STRETCH"]

@@ -1,8 +1,6 @@
 """benchmarks/app_time_dragonfly.py and its Zoltan2 input: helpers everywhere, a small run with SimGrid."""
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,11 +9,7 @@ from mpitaskmap.cli._inputs import load_machine
 from mpitaskmap.machines import DragonflyMachine
 from mpitaskmap.sim.simgrid import simgrid_missing
 
-for _path in ("benchmarks", "benchmarks/peers"):  # as the benchmarks import them
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / _path))
-
-import zoltan2  # noqa: E402  (benchmarks/peers)
-import zoltan2_dragonfly  # noqa: E402
+from benchmarks.peers import zoltan2, zoltan2_dragonfly
 
 WHY = simgrid_missing(compiler=True)
 

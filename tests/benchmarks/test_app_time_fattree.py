@@ -9,6 +9,8 @@ from mpitaskmap.cli._inputs import load_machine
 from mpitaskmap.graphs.taskgraph import TaskGraph
 from mpitaskmap.sim.simgrid import simgrid_missing
 
+from benchmarks.harness.smpi import SELECTORS
+
 WHY = simgrid_missing(compiler=True)
 
 
@@ -38,7 +40,7 @@ def test_node_packing_fills_nodes_without_looking_at_the_tree(bench):
 
 def _row(bench, method, comm, taper=4):
     return {"taper": taper, "n": 512, "ppn": 8, "seed": 1, "method": method, "comm_s": comm, "map_s": 0.0,
-            "metrics": dict.fromkeys(bench.SELECTORS, 1.0)}
+            "metrics": dict.fromkeys(SELECTORS, 1.0)}
 
 
 def test_verdicts_name_the_targets(bench, capsys):

@@ -6,20 +6,15 @@ installed (``bash benchmarks/peers/install_peers.sh``) and skip with their reaso
 
 from __future__ import annotations
 
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mpitaskmap.graphs.taskgraph import TaskGraph
-from mpitaskmap.machines.fattree import FatTreeMachine
-from mpitaskmap.machines.fattree_presets import fattree_machine
+from mpitaskmap.machines.fattree import FatTreeMachine, fattree_machine
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))  # as the benchmarks import them
-
-from peers import kahip, peer_inputs, scotch  # noqa: E402  (benchmarks/peers: kahip.py is our wrapper)
+from benchmarks.peers import kahip, peer_inputs, scotch  # kahip: our wrapper of the wheel
 
 needs_scotch = pytest.mark.skipif(not scotch.scotch_available(), reason="libscotch not installed "
                                   "(bash benchmarks/peers/install_peers.sh)")
