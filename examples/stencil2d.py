@@ -11,7 +11,7 @@ Each rank owns an ``n x n`` block of a global grid split over a ``px x py`` task
    neighbour) plus a residual gather on rank 0, counting the bytes it sends to every
    rank: each rank records its row of the communication matrix, as a profiler would;
 2. gathers the matrix on rank 0, writes it in the documented text format
-   (:func:`mpitaskmap.graphs.grid_analysis.write_comm_matrix`), reads it back and runs the
+   (:func:`mpitaskmap.mappers.grid.analysis.write_comm_matrix`), reads it back and runs the
    process-topology analyser (which ignores the light residual gather on rank 0);
 3. maps the recognised grid offline with every heuristic of the suite
    (:func:`mpitaskmap.map_regular`) and prints the candidate table;
@@ -33,7 +33,7 @@ import numpy as np
 from mpi4py import MPI
 
 import mpitaskmap
-from mpitaskmap.graphs.grid_analysis import analyse_grid, read_comm_matrix, write_comm_matrix
+from mpitaskmap.mappers.grid.analysis import analyse_grid, read_comm_matrix, write_comm_matrix
 from mpitaskmap import map_regular
 from mpitaskmap.metrics import evaluate
 from mpitaskmap.providers import assemble_machine, get_provider

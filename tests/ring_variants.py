@@ -5,7 +5,8 @@ and the exact recount of link loads they are checked against.
   round (a machine whose routes have fractions), clockwise links twice as fast;
 * :class:`GridRing`: the ring declaring a router grid (a 1-D torus: the same routers, link
   ids and routes), without the router CSR in its node view;
-* :class:`GridRingWithRouters`: with it -- what the graph mappers' torus path asks for.
+* :class:`GridRingWithRouters`: with it -- what the graph mappers' torus path asks for;
+* :func:`small_ring`: the graph-mapper tests' ring, 6 routers of 2 nodes, plain or split.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from mpitaskmap import metrics
 from mpitaskmap.machines import NodeView, Routes
 from test_ring_network import RingMachine
 
-__all__ = ["RingMachine", "SplitRing", "GridRing", "GridRingWithRouters", "brute_loads",
+__all__ = ["RingMachine", "SplitRing", "GridRing", "GridRingWithRouters", "small_ring", "brute_loads",
            "assert_loads_are_a_recount"]
 
 
@@ -60,6 +61,11 @@ class GridRingWithRouters(GridRing):
         view = NodeView(self)
         view._set_routers(self.router_ids(), self.n_routers)
         return view
+
+
+def small_ring(split: bool = False, cores: int = 2) -> RingMachine:
+    """The ring of 6 routers with 2 nodes each of ``cores`` cores; split: a :class:`SplitRing`."""
+    return (SplitRing if split else RingMachine)(6, nodes_per_router=2, cores=cores)
 
 
 def brute_loads(g, m, procs):

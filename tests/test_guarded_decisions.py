@@ -29,7 +29,8 @@ from mpitaskmap.search.scoring import apply, refinement_candidates
 from walkthrough import walkthrough_input
 
 # Private helpers guarded here: if they move, this is the one line to fix.
-from mpitaskmap.mappers.graph.greedy import NodeNetwork, _fit_parts, _node_shares
+from mpitaskmap.mappers.graph.greedy import _fit_parts, _node_shares
+from mpitaskmap.mappers.graph.node_network import NodeNetwork
 
 
 def line_of_nodes(cores):

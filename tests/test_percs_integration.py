@@ -6,7 +6,7 @@ import pytest
 from mpitaskmap import InvalidInputError, NotApplicableError, best_of, candidate_list
 from mpitaskmap import Candidate, Problem
 from mpitaskmap.search.scoring import apply
-from mpitaskmap.graphs.percs_patterns import halo_graph
+from mpitaskmap.mappers.percs.patterns import halo_graph
 from mpitaskmap.machines.percs import PercsMachine
 from mpitaskmap.providers import Location, NetworkInfo, assemble_machine, get_provider, machine_from_provider
 

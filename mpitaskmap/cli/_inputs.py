@@ -158,7 +158,7 @@ def load_tasks(spec: str, task_coords: str | None = None) -> TaskInput:
             raise InvalidInputError(f"--tasks: {exc}") from None
         return TaskInput(_attach(graph, task_coords), text, shape)
     if kind == "transpose":
-        from ..graphs.percs_patterns import transpose_graph
+        from ..mappers.percs.patterns import transpose_graph
 
         shape = _lengths(rest, "--tasks")
         if len(shape) != 2:

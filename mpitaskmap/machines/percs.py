@@ -284,7 +284,7 @@ class PercsMachine(Machine):
 
         Examples
         --------
-        >>> from mpitaskmap.graphs.percs_patterns import halo_graph
+        >>> from mpitaskmap.mappers.percs.patterns import halo_graph
         >>> g, m = halo_graph(16, 16), PercsMachine(2, 1)
         >>> loads = m.link_loads(g.indptr, g.indices, g.weights, np.arange(g.n_tasks))
         >>> loads.bottleneck(), loads.max_latency()

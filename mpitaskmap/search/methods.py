@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from ..errors import InvalidInputError
-from ..graphs.grid_analysis import GridPattern, _to_coo, analyse_grid
+from ..mappers.grid.analysis import GridPattern, _to_coo, analyse_grid
 from ..graphs.taskgraph import TaskGraph
 from ..machines import Machine
 from ..mappers.grid._shared import proc_grid
@@ -341,7 +341,7 @@ def map_regular(
     machine : TorusMachine
         A box allocation with ``n_procs == n``.
     threshold, root : optional
-        Analyser options, see :func:`~mpitaskmap.graphs.grid_analysis.analyse_grid`.
+        Analyser options, see :func:`~mpitaskmap.mappers.grid.analysis.analyse_grid`.
     pairs : bool, optional
         Refine the winner with PAIRS and keep it if better (default True).
     pairs_seed, pairs_proposals, pairs_seconds : optional

@@ -19,7 +19,7 @@ from typing import Any, Callable, Hashable
 import numpy as np
 
 from ..errors import InvalidInputError
-from ..graphs.grid_analysis import GridPattern, analyse_grid
+from ..mappers.grid.analysis import GridPattern, analyse_grid
 from ..machines import Machine, NodeView, as_machine
 from ..mapping import IDENTITY, check_fit
 from ..graphs.taskgraph import TaskGraph
@@ -83,7 +83,7 @@ class Problem:
         The processors.
     grid_pattern : GridPattern, optional
         The task graph's grid pattern when the caller analysed it with other options
-        (default: :func:`~mpitaskmap.graphs.grid_analysis.analyse_grid` on first use).
+        (default: :func:`~mpitaskmap.mappers.grid.analysis.analyse_grid` on first use).
     oversubscribe : bool, optional
         Allow more tasks than processors (default False: refused here, before any
         candidate is computed, by the one rule :func:`~mpitaskmap.mapping.check_fit`).
@@ -146,7 +146,7 @@ class Problem:
 
     @property
     def grid_pattern(self) -> GridPattern:
-        """The regular-grid pattern of the task graph (:func:`~mpitaskmap.graphs.grid_analysis.analyse_grid`)."""
+        """The regular-grid pattern of the task graph (:func:`~mpitaskmap.mappers.grid.analysis.analyse_grid`)."""
         return self.cached("grid_pattern", lambda: analyse_grid(self.graph))
 
     def __repr__(self) -> str:

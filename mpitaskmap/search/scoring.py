@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Sequence
 from ..errors import InvalidInputError, NotApplicableError
 from .families import geometric, graph, grid, identity, percs, rubik
 from ..machines import Machine
-from ..mappers.graph.greedy import refine_congestion, refine_wh
+from ..mappers.graph.umpa import refine_congestion, refine_wh
 from ..mappers.graph.node_swaps import NODE_SWAP_STEP, refine_node_swaps
 from ..mapping import Mapping
 from ..metrics import METRICS, default_metric, evaluate

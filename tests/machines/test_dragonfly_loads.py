@@ -13,7 +13,8 @@ import mpitaskmap as mt
 import mpitaskmap.machines.base as base_module
 import mpitaskmap.machines.dragonfly as dragonfly_module
 import mpitaskmap.machines.dragonfly_loads as loads_module
-import mpitaskmap.mappers.graph.greedy as gm
+import mpitaskmap.mappers.graph.node_network as node_network
+import mpitaskmap.mappers.graph.umpa as umpa
 from mpitaskmap.errors import InvalidInputError, NotApplicableError
 from mpitaskmap.machines import DragonflyMachine, Machine, two_level
 from mpitaskmap.machines.base import NodePairRoutes
@@ -315,8 +316,8 @@ def test_congestion_refinements_share_the_table_and_big_valiant_tables_skip(monk
     routes = DragonflyMachine.routes
     monkeypatch.setattr(DragonflyMachine, "routes", lambda self, s, d: calls.append(len(s)) or routes(self, s, d))
     start = Mapping(np.arange(16), m, g)
-    first = gm.refine_congestion(start)
-    second = gm.refine_congestion(start, objective="max_messages")
+    first = umpa.refine_congestion(start)
+    second = umpa.refine_congestion(start, objective="max_messages")
     assert sum(calls) == m.n_nodes ** 2  # one table for both
     assert first.metric("latency") <= start.metric("latency")
     assert second.metric("max_messages") <= start.metric("max_messages")
@@ -325,7 +326,7 @@ def test_congestion_refinements_share_the_table_and_big_valiant_tables_skip(monk
                               seed=6, routing="valiant")
     calls.clear()
     n_entries = entries(other)
-    monkeypatch.setattr(gm, "MAX_ROUTE_ENTRIES", n_entries - 1)
+    monkeypatch.setattr(node_network, "MAX_ROUTE_ENTRIES", n_entries - 1)
     with pytest.raises(NotApplicableError, match=f"they have {n_entries} route entries > MAX_ROUTE_ENTRIES"):
-        gm.refine_congestion(Mapping(np.arange(16), other, g))
+        umpa.refine_congestion(Mapping(np.arange(16), other, g))
     assert not calls

@@ -9,7 +9,7 @@ import pytest
 
 from mpitaskmap import TaskGraph, evaluate, map_geometric
 from mpitaskmap.errors import InvalidInputError
-from mpitaskmap.graphs.percs_patterns import halo_graph
+from mpitaskmap.mappers.percs.patterns import halo_graph
 from mpitaskmap.machines import LinkLoads
 from mpitaskmap.machines.percs import PercsMachine
 from mpitaskmap.machines.percs_network import bucket_width, d_link_node

@@ -15,7 +15,7 @@ import pytest
 
 from mpitaskmap import TaskGraph
 from mpitaskmap.errors import InvalidInputError
-from mpitaskmap.graphs.percs_patterns import halo_graph, transpose_graph
+from mpitaskmap.mappers.percs.patterns import halo_graph, transpose_graph
 from mpitaskmap.machines import LinkLoads, Machine, Routes, torus_machine
 from mpitaskmap.machines.percs import PercsMachine, as_percs_machine
 

@@ -9,7 +9,7 @@ cut edge costs the distance between the halves and an edge to a task already pla
 another domain pulls towards the nearer half (Pellegrini's dual recursive bipartitioning,
 as in Scotch's static mapping).  Jobs run breadth first, so the pulls come from domains
 of the same depth.  Leaves are nodes; their tasks go on the node's processors.  Then UWH
-(:func:`~mpitaskmap.mappers.graph.greedy.refine_wh`'s kernel) polishes the result.
+(:func:`~mpitaskmap.mappers.graph.umpa.refine_wh`'s kernel) polishes the result.
 
 The bisection of a job (``_graphmap.bisect_tasks``) is greedy graph growing from three
 seeds (the task pulled hardest to the first half, and both ends of a BFS sweep), each
@@ -32,8 +32,8 @@ from ...errors import InvalidInputError
 from ...machines import Machine
 from ...mapping import Mapping
 from ...graphs.taskgraph import TaskGraph
-from .greedy import (MAX_SOURCES, NodeNetwork, _check_inputs, _check_max_sources, _refine_passes, _torus_geometry,
-                     _undirected)
+from .node_network import NodeNetwork, _check_inputs, _torus_geometry, _undirected
+from .umpa import MAX_SOURCES, _check_max_sources, _refine_passes
 from ...machines.views import split_half
 from .partition import MULTILEVEL_MIN_TASKS
 

@@ -1,21 +1,13 @@
-"""Graph-based mapping: greedy growth, weighted-hop and congestion refinement (UMPa).
+"""Greedy graph mapping (UG): greedy growth, two-phase through a partition of the task graph.
 
-ALGORITHMS.md section 3 (Deveci, Kaya, Ucar, Catalyurek).  These mappers need only the
+ALGORITHMS.md section 3 (Deveci, Kaya, Ucar, Catalyurek, UMPa).  These mappers need only the
 task communication graph, not task coordinates, and work on any machine whose hop
-distance is known: on a machine with torus geometry (router coordinates, ``dims``, ``wrap``
-and the router CSR in its node view) the network BFS runs over routers with early exit;
-on any other machine a node-to-node hop matrix is used (up to :data:`MAX_MATRIX_NODES`
-nodes).  Congestion refinement reads the machine's routes (:meth:`Machine.routes
-<mpitaskmap.machines.Machine.routes>`, with fractions), so it works on any machine with a
-link model: on a torus its dimension-order routes are computed on the fly in the kernel;
-elsewhere the routes between every pair of nodes are tabled once (up to
-:data:`MAX_ROUTE_ENTRIES` route entries).  Both give the same result on a torus.
+distance is known (:mod:`~.node_network`).  UMPa's refinements (UWH, UMC / UMMC) are
+:mod:`~.umpa`.
 
 * :func:`map_greedy` (UG) - greedy growth; nodes have capacities (cores per node);
-  ``two_phase`` partitions the task graph into one part per node first.
-* :func:`refine_wh` (UWH) - swap refinement of weighted hops, from any start mapping.
-* :func:`refine_congestion` (UMC / UMMC) - swap refinement of Latency(M) or of the max
-  message congestion with incremental link loads, WH as the tie-break.
+  ``two_phase`` partitions the task graph into one part per node first; ``refine=True``
+  adds UWH (:func:`~mpitaskmap.mappers.graph.umpa.refine_wh`).
 * :func:`partition_graph` (built-in recursive bisection by default, METIS on request),
   :func:`spmv_task_graph` - the two-phase helpers.
 """
@@ -29,33 +21,15 @@ import numpy as np
 
 from ... import _graphmap
 from ..._validate import as_index_array
-from ...errors import InvalidInputError, NotApplicableError
-from ...machines import MAX_MATRIX_NODES, Machine, NodeView, Routes, as_machine
-from ...mapping import Mapping, as_mapping
+from ...errors import InvalidInputError
+from ...machines import Machine
+from ...mapping import Mapping
 from ...graphs.taskgraph import TaskGraph
+from .node_network import NodeNetwork, _check_inputs, _undirected
 from .partition import bisection_parts
+from .umpa import MAX_SOURCES, _check_max_sources, _refine_passes
 
-__all__ = [
-    "map_greedy",
-    "refine_wh",
-    "refine_congestion",
-    "partition_graph",
-    "spmv_task_graph",
-    "NodeNetwork",
-    "MAX_MATRIX_NODES",
-    "MAX_ROUTE_ENTRIES",
-    "MAX_SOURCES",
-    "CONGESTION_OBJECTIVES",
-    "PARTITION_METHODS",
-]
-
-#: Default BFS sources per task of the UWH refinement (:func:`refine_wh`): the nodes of the
-#: task's 16 heaviest neighbours.
-MAX_SOURCES = 16
-
-#: Objectives of :func:`refine_congestion` (metric names of :mod:`mpitaskmap.metrics`):
-#: Latency(M) (UMC) and the max message count MMC (UMMC).
-CONGESTION_OBJECTIVES = ("latency", "max_messages")
+__all__ = ["map_greedy", "partition_graph", "spmv_task_graph", "PARTITION_METHODS"]
 
 #: Methods of :func:`partition_graph` (and ``partitioner`` of :func:`map_greedy`).
 PARTITION_METHODS = ("auto", "bisection", "metis", "greedy")
@@ -68,180 +42,6 @@ _PARTITION_TRIES = {
     "metis": (("metis", True),),
     "greedy": (("greedy", True),),
 }
-
-#: Largest route table of :func:`refine_congestion` off the torus: route entries (link,
-#: fraction) over all n_nodes**2 ordered node pairs, i.e. n_nodes**2 x the mean entries per
-#: route.  16 bytes an entry (plus 8 a node pair): at most about 1.5 GiB.  E.g. 2,048 nodes
-#: with routes of 16 entries fit.
-MAX_ROUTE_ENTRIES = 2**26
-
-
-def _torus_geometry(machine: Machine, view: NodeView):
-    """Return the torus fast path's inputs, or None when the machine has no router grid.
-
-    Capability, not class: a machine whose routers sit on a grid
-    (:attr:`~mpitaskmap.machines.Machine.has_router_grid`: ``router_coords``, ``dims``,
-    ``wrap``) and whose node view has the router CSR numbers its routers and links as
-    :mod:`mpitaskmap.machines.torus` does (router id by :func:`~mpitaskmap.machines.strides`,
-    link ``router * 2 d + 2 k + direction``, dimension-order routes) and gets the compiled
-    BFS over routers and on-the-fly routes; any other machine the hop matrix and a route
-    table.
-
-    Returns
-    -------
-    tuple or None
-        ``(node_coords, dims, wrap)``: the router coordinate of every node's representative
-        (the machine's integer type kept), int64 lengths, uint8 wrap flags.
-    """
-    if not machine.has_router_grid or view.router_ptr is None:
-        return None
-    return (np.ascontiguousarray(machine.router_coords[view.representative]),
-            np.ascontiguousarray(machine.dims, dtype=np.int64), np.ascontiguousarray(machine.wrap, dtype=np.uint8))
-
-
-def _node_route_table(machine: Machine, view: NodeView) -> Routes:
-    """Return the routes between every ordered pair of nodes, pair ``a * n_nodes + b`` (:meth:`Machine.node_pair_routes`).
-
-    Built once per machine and kept on it, so the refinements of one search share it.
-    Raises NotApplicableError when the table would exceed :data:`MAX_ROUTE_ENTRIES`: first
-    estimated from the hop matrix (a route has at least one entry per hop of a shortest
-    path), then counted while routing, which stops as soon as the count passes the limit.
-    O(n_nodes**2 + entries).
-    """
-    n = view.n_nodes
-
-    def too_big(entries: int, what: str) -> NotApplicableError:
-        return NotApplicableError(
-            f"machine: congestion refinement tables the routes of all {n} x {n} node pairs; {what} {entries} "
-            f"route entries > MAX_ROUTE_ENTRIES = {MAX_ROUTE_ENTRIES} (mpitaskmap.mappers.graph.greedy)"
-        )
-
-    estimate = int(view.hop_matrix().sum(dtype=np.int64))
-    if estimate > MAX_ROUTE_ENTRIES:
-        raise too_big(estimate, "at least")
-    table = machine.node_pair_routes(MAX_ROUTE_ENTRIES)
-    if table.routes is None:
-        raise too_big(table.entries, "they have" if table.complete else "they have at least")
-    return table.routes
-
-
-class NodeNetwork:
-    """The compiled network object of the graph kernels, built from the machine's node view.
-
-    The view of the machine (:meth:`~mpitaskmap.machines.Machine.node_view`: capacities,
-    processors per node, router CSR on a torus, node hop matrix elsewhere) lives in the
-    machine layer; this class hands it to ``_graphmap.make_net`` (torus BFS over routers
-    on a machine with torus geometry, the hop matrix on any other machine; routes on the
-    fly on a torus, else a route table when asked) and places the tasks of every node on
-    that node's processors.
-
-    Parameters
-    ----------
-    machine : Machine
-        The processors.
-    routes : bool, optional
-        Give the kernel the machine's routes (:func:`refine_congestion`).  Free on a torus;
-        elsewhere the route table of every node pair is built (:data:`MAX_ROUTE_ENTRIES`).
-    _route_table : bool, optional
-        Private switch for tests and benchmarks: table the routes even on a torus (the
-        distances and BFS stay the torus's), to compare the two route modes.
-
-    Attributes
-    ----------
-    view : NodeView
-        The machine node by node.
-    nodes, capacity, proc_ptr, procs
-        The view's arrays (see :class:`~mpitaskmap.machines.NodeView`).
-    net : object
-        The compiled network object.
-    routing : {"torus", "table"} or None
-        Where the kernel's routes come from; None: no routes (hops only).
-
-    Raises
-    ------
-    InvalidInputError
-        With ``routes`` on a machine without a link model.
-    NotApplicableError
-        For a machine without torus geometry and more than :data:`MAX_MATRIX_NODES`
-        nodes, or with ``routes`` a route table over :data:`MAX_ROUTE_ENTRIES`.
-    """
-
-    def __init__(self, machine: Machine, *, routes: bool = False, _route_table: bool = False) -> None:
-        self.machine = machine
-        view = machine.node_view()
-        self.view = view
-        self.nodes, self.capacity, self.procs, self.proc_ptr = view.nodes, view.capacity, view.procs, view.proc_ptr
-        if routes and not machine.has_link_model:
-            raise InvalidInputError(
-                f"machine: congestion refinement needs routed links; {machine.name!r} has no link model"
-            )
-        geometry = _torus_geometry(machine, view)
-        table: tuple = ()
-        if routes and (geometry is None or _route_table):
-            table = tuple(_node_route_table(machine, view))
-        self.routing = "table" if table else "torus" if geometry is not None else None
-        if geometry is not None:
-            coords, dims, wrap = geometry
-            self.net = _graphmap.make_net(
-                coords.astype(np.int64), dims, wrap, view.router_ptr, view.router_nodes, view.node_router,
-                np.zeros((0, 0), dtype=np.int32), *table,
-            )
-        else:
-            n = view.n_nodes
-            self.net = _graphmap.make_net(
-                np.zeros((n, 1), dtype=np.int64), np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.uint8),
-                np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(n, dtype=np.int64),
-                view.hop_matrix(), *table,
-            )
-
-    @property
-    def n_nodes(self) -> int:
-        """Number of nodes."""
-        return self.view.n_nodes
-
-    def task_nodes(self, task_to_proc: np.ndarray) -> np.ndarray:
-        """Return the node index of every task of a processor mapping, (n_tasks,) int64."""
-        return self.view.node_of_proc[task_to_proc]
-
-    def task_procs(self, task_node: np.ndarray) -> np.ndarray:
-        """Give the tasks of every node that node's processors, in task order."""
-        order = np.argsort(task_node, kind="stable")
-        counts = np.bincount(task_node, minlength=self.n_nodes)
-        if (counts > self.capacity).any():
-            v = int(np.flatnonzero(counts > self.capacity)[0])
-            raise InvalidInputError(f"task_node: node {v} holds {int(counts[v])} tasks > capacity {int(self.capacity[v])}")
-        rank_in_node = np.arange(task_node.size) - np.repeat(np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
-        out = np.empty(task_node.size, dtype=np.intp)
-        out[order] = self.procs[self.proc_ptr[task_node[order]] + rank_in_node]
-        return out
-
-
-def _undirected(graph: TaskGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """CSR of W(t,u) = w(t,u) + w(u,t), self-loops removed, as int64/float64 arrays."""
-    src, dst, w = graph.sources(), graph.indices, graph.weights
-    keep = src != dst
-    g = TaskGraph.from_edges(
-        np.concatenate([src[keep], dst[keep]]), np.concatenate([dst[keep], src[keep]]),
-        np.concatenate([w[keep], w[keep]]), n_tasks=graph.n_tasks,
-    )
-    return g.indptr.astype(np.int64), g.indices.astype(np.int64), g.weights
-
-
-def _check_max_sources(max_sources) -> int:
-    if isinstance(max_sources, bool) or not isinstance(max_sources, (int, np.integer)) or max_sources < 0:
-        raise InvalidInputError(f"max_sources: expected an integer >= 0 (0 = every neighbour); got {max_sources!r}")
-    return int(max_sources)
-
-
-def _check_inputs(graph: TaskGraph, machine: Machine) -> None:
-    if not isinstance(graph, TaskGraph):
-        raise InvalidInputError(f"graph: expected a TaskGraph; got {type(graph).__name__}")
-    as_machine(machine, "machine")
-    if graph.n_tasks > machine.n_procs:
-        raise InvalidInputError(
-            f"graph: {graph.n_tasks} tasks do not fit on {machine.n_procs} processors "
-            "(graph mappers place at most one task per core)"
-        )
 
 
 def _greedy_nodes(tptr, tadj, tw, capacity, net, n_bfs_values) -> np.ndarray:
@@ -295,11 +95,11 @@ def map_greedy(
         every installation.  "bisection": the multilevel one only; "metis": METIS via
         pymetis (optional extra ``graph``); "greedy": greedy graph growing.
     refine : bool, optional
-        Run :func:`refine_wh` on the result (default False).
+        Run :func:`~mpitaskmap.mappers.graph.umpa.refine_wh` on the result (default False).
     delta : int, optional
         Candidate nodes per task for the refinement.
     max_sources : int, optional
-        BFS sources per task for the refinement (see :func:`refine_wh`).
+        BFS sources per task for the refinement (see :func:`~mpitaskmap.mappers.graph.umpa.refine_wh`).
     progress : callable, optional
         ``progress(done, total)`` after each refinement pass.
 
@@ -373,27 +173,6 @@ def map_greedy(
     info["seconds"] = time.perf_counter() - t0
     method = "greedy+uwh" if refine else "greedy"
     return Mapping(nn.task_procs(task_node), machine, graph, method=method, info=info)
-
-
-def _refine_passes(tptr, tadj, tw, capacity, net, delta: int, max_passes: int, task_node, progress, *,
-                   max_sources: int = 0) -> tuple:
-    """Run the UWH kernel one pass at a time (identical to one call with ``max_passes``).
-
-    A pass depends only on ``task_node``: the kernel keeps every node's tasks in ascending
-    id order after each move or swap, exactly as a fresh start builds them, so stopping
-    after a pass and calling again is the same computation (a test checks it).  It lets
-    ``progress(done, total)`` report passes.
-    """
-    moves, passes = 0, 0
-    while passes < max_passes:
-        m, _, gain = _graphmap.refine_wh(tptr, tadj, tw, capacity, net, int(delta), 1, task_node, int(max_sources))
-        moves += int(m)
-        passes += 1
-        if progress is not None:
-            progress(passes if gain > 1e-9 else max_passes, max_passes)
-        if gain <= 1e-9:
-            break
-    return moves, passes
 
 
 def _node_shares(n_tasks: int, capacity: np.ndarray) -> np.ndarray:
@@ -598,181 +377,6 @@ def _fix_balance(tptr, tadj, tw, sizes, parts) -> None:
             count[p] -= 1
             count[q] += 1
             excess -= 1
-
-
-def refine_wh(mapping: Mapping, *, delta: int = 8, max_passes: int = 20, max_sources: int = MAX_SOURCES,
-              progress=None) -> Mapping:
-    """Improve a mapping's weighted hops by moves and swaps (UWH).
-
-    Parameters
-    ----------
-    mapping : Mapping
-        Start mapping (any method), with its task graph.
-    delta : int, optional
-        Candidate nodes per task: the first ``delta`` nodes reached by BFS in the network
-        from the nodes of the task's neighbours (default 8).
-    max_passes : int, optional
-        Passes over the heap of tasks ordered by the WH they incur (default 20); stops
-        earlier when a pass gains nothing.
-    max_sources : int, optional
-        The BFS that finds a task's candidate nodes starts from the nodes of its
-        ``max_sources`` heaviest neighbours only (ties: lower task; default
-        :data:`MAX_SOURCES`); 0 = from every neighbour's node.  Tasks with at most that
-        many neighbours are unaffected.  A task with more (a dense task) also tries as
-        swap partners only the 2 tasks of each candidate node that incur the largest WH,
-        and updates its neighbours' WH incrementally.  On dense graphs (hundreds of
-        neighbours per task) this keeps the candidates near the heavy traffic and the work
-        per task O(delta * deg) instead of O(delta * cores * deg).
-    progress : callable, optional
-        ``progress(done, total)`` after each pass (``done == total`` at the end).
-
-    Returns
-    -------
-    Mapping
-        Never a higher WH than the start mapping.
-
-    Raises
-    ------
-    InvalidInputError
-        If the mapping has no task graph.
-    """
-    graph = _graph_of(mapping)
-    t0 = time.perf_counter()
-    nn = NodeNetwork(mapping.machine)
-    tptr, tadj, tw = _undirected(graph)
-    task_node = nn.task_nodes(mapping.task_to_proc)
-    moves, passes = _refine_passes(tptr, tadj, tw, nn.capacity, nn.net, delta, int(max_passes), task_node, progress,
-                                   max_sources=_check_max_sources(max_sources))
-    info = dict(mapping.info, refine_moves=moves, refine_passes=passes,
-                refine_seconds=time.perf_counter() - t0)
-    return Mapping(nn.task_procs(task_node), mapping.machine, graph, method=f"{mapping.method}+uwh", info=info)
-
-
-def _graph_of(mapping: Mapping) -> TaskGraph:
-    as_mapping(mapping)
-    if mapping.graph is None:
-        raise InvalidInputError("mapping: has no task graph; build it with the graph")
-    _check_inputs(mapping.graph, mapping.machine)  # the kernels hold one task per core at most
-    return mapping.graph
-
-
-def _incoming(graph: TaskGraph):
-    order = np.argsort(graph.indices, kind="stable")
-    iptr = np.zeros(graph.n_tasks + 1, dtype=np.int64)
-    np.cumsum(np.bincount(graph.indices, minlength=graph.n_tasks), out=iptr[1:])
-    return iptr, graph.sources()[order].astype(np.int64), graph.weights[order]
-
-
-def refine_congestion(
-    mapping: Mapping,
-    *,
-    objective: str = "latency",
-    delta: int = 8,
-    max_candidates: int = 16,
-    max_iter: int = 2000,
-    progress=None,
-) -> Mapping:
-    """Lower the most loaded link by swaps (UMC for Latency(M), UMMC for the max message count).
-
-    Parameters
-    ----------
-    mapping : Mapping
-        Start mapping, with its task graph, on a machine with a link model
-        (:attr:`~mpitaskmap.machines.Machine.has_link_model`).
-    objective : {"latency", "max_messages"}, optional
-        Latency(M) = max Data(e)/bw(e) (UMC, default) or the max message count (UMMC).
-    delta : int, optional
-        Candidate nodes per task (BFS from its neighbours' nodes and its own).
-    max_candidates : int, optional
-        Tasks tried per iteration: those with most volume across the hottest link.
-    max_iter : int, optional
-        Iterations (one accepted swap each) at most.
-    progress : callable, optional
-        ``progress(done, total)`` as iterations complete (``done == total`` at the end).
-
-    Returns
-    -------
-    Mapping
-        Its max objective is never higher than the start's.
-
-    Raises
-    ------
-    InvalidInputError
-        On a machine without a link model or an unknown objective.
-    NotApplicableError
-        Off the torus, when the route table of all node pairs would exceed
-        :data:`MAX_ROUTE_ENTRIES` entries (or the node hop matrix :data:`MAX_MATRIX_NODES`
-        nodes).
-
-    Notes
-    -----
-    Each iteration finds the hottest link, the tasks whose messages cross it, and for
-    each (heaviest first) the swap or move to a nearby node that lowers that link without
-    any touched link reaching the old maximum, choosing the smallest WH increase.  Link
-    loads are updated incrementally (only the moved tasks' routes), never recomputed.  A
-    message of ``w`` words adds ``w`` times a link's route fraction to its Data(e) and 1 to
-    its Congestion(e), as :meth:`Machine.link_loads <mpitaskmap.machines.Machine.link_loads>`
-    counts them.  On a torus the routes are computed on the fly; on any other machine the
-    routes between all node pairs are tabled first, O(n_nodes**2 + route entries) time and
-    memory.
-
-    Examples
-    --------
-    >>> from mpitaskmap import torus_machine
-    >>> from mpitaskmap.mapping import identity_mapping
-    >>> g = TaskGraph.from_edges([0, 2], [1, 3], n_tasks=4)  # 0 -> 1 and 2 -> 3 share link 1 -> 2
-    >>> m = torus_machine([4], wrap=False)
-    >>> start = Mapping([0, 2, 1, 3], m, g)
-    >>> start.metric("max_messages"), refine_congestion(start, objective="max_messages").metric("max_messages")
-    (2, 1)
-    """
-    graph = _graph_of(mapping)
-    if objective not in CONGESTION_OBJECTIVES:
-        raise InvalidInputError(f"objective: unknown {objective!r}; valid: {list(CONGESTION_OBJECTIVES)}")
-    t0 = time.perf_counter()
-    machine = mapping.machine
-    nn = NodeNetwork(machine, routes=True)
-    task_node = nn.task_nodes(mapping.task_to_proc)
-    it, swaps, _, _ = _congestion_passes(nn, graph, task_node, objective, int(delta), int(max_candidates),
-                                         int(max_iter), progress)
-    info = dict(mapping.info, congestion_iterations=int(it), congestion_swaps=int(swaps),
-                congestion_seconds=time.perf_counter() - t0)
-    tag = "umc" if objective == "latency" else "ummc"
-    return Mapping(nn.task_procs(task_node), machine, graph, method=f"{mapping.method}+{tag}", info=info)
-
-
-def _congestion_passes(nn: NodeNetwork, graph: TaskGraph, task_node: np.ndarray, objective: str, delta: int,
-                       max_candidates: int, max_iter: int, progress) -> tuple:
-    """Run the UMC/UMMC kernel on ``task_node`` in place; return (iterations, swaps, data, msgs).
-
-    ``data``/``msgs`` are the kernel's incrementally kept Data(e) and Congestion(e) at the
-    end (tests compare them with a recount).  Iterations run in chunks to report progress:
-    each depends only on ``task_node`` and the loads, so this is the same computation as
-    one call.
-    """
-    machine = nn.machine
-    tptr, tadj, tw = _undirected(graph)
-    mptr, madj, mw = graph.indptr.astype(np.int64), graph.indices.astype(np.int64), graph.weights
-    iptr, iadj, iw = _incoming(graph)
-    data = np.zeros(machine.n_links)
-    msgs = np.zeros(machine.n_links, dtype=np.int64)
-    _graphmap.link_loads_nodes(mptr, madj, mw, task_node, nn.net, data, msgs)
-    bw = machine.link_bandwidths()
-    it = swaps = 0
-    chunk = max(1, max_iter // 50)
-    while it < max_iter:
-        done_it, done_swaps = _graphmap.refine_congestion(
-            mptr, madj, mw, iptr, iadj, iw, tptr, tadj, tw, nn.capacity, nn.net, bw,
-            0 if objective == "latency" else 1, delta, max_candidates, min(chunk, max_iter - it), task_node, data, msgs,
-        )
-        it += int(done_it)
-        swaps += int(done_swaps)
-        stopped = done_swaps < done_it
-        if progress is not None:
-            progress(max_iter if stopped else it, max_iter)
-        if stopped:
-            break
-    return it, swaps, data, msgs
 
 
 def spmv_task_graph(matrix, row_parts) -> TaskGraph:

@@ -30,7 +30,9 @@ import numpy as np
 from ... import _graphmap
 from ...errors import InvalidInputError
 from ...mapping import Mapping, as_mapping
-from .greedy import NodeNetwork, _incoming, _quotient_graph
+from .greedy import _quotient_graph
+from .node_network import NodeNetwork
+from .umpa import _incoming
 
 __all__ = ["refine_node_swaps", "NODE_SWAP_STEP", "NODE_SWAP_MAX_PASSES", "NODE_SWAP_MAX_WORK"]
 
@@ -88,7 +90,7 @@ def refine_node_swaps(mapping: Mapping, *, max_passes: int = NODE_SWAP_MAX_PASSE
         On a machine without a link model.
     NotApplicableError
         Off the torus, when the route table of all node pairs would exceed
-        :data:`~mpitaskmap.mappers.graph.greedy.MAX_ROUTE_ENTRIES` entries.
+        :data:`~mpitaskmap.mappers.graph.node_network.MAX_ROUTE_ENTRIES` entries.
 
     Notes
     -----

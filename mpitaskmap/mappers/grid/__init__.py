@@ -1,9 +1,9 @@
-"""Regular-grid heuristics (Bhatele, Gupta, Kale, Chung): 2-D object grids onto 2-D/3-D meshes.
+"""Regular-grid mapping (Bhatele, Gupta, Kale, Chung): the pattern analyser and the heuristics.
 
-:mod:`~.onto_2d` (the 2-D to 2-D heuristics), :mod:`~.onto_3d` (2-D to 3-D: stacking,
-folding, blocks, space-filling curves), :mod:`~.pairs` (pairwise-exchange refinement),
-:mod:`~.heuristics` (one heuristic by name, :func:`map_grid`).  The pattern analyser that
-decides whether a graph is a regular grid is :mod:`mpitaskmap.graphs.grid_analysis`.
+:mod:`~.analysis` (the process-topology analyser: is a communication matrix a regular
+grid?), :mod:`~.onto_2d` (the 2-D to 2-D heuristics), :mod:`~.onto_3d` (2-D to 3-D:
+stacking, folding, blocks, space-filling curves), :mod:`~.pairs` (pairwise-exchange
+refinement), :mod:`~.heuristics` (one heuristic by name, :func:`map_grid`).
 """
 
 from .heuristics import GRID_METHODS, map_grid

@@ -21,7 +21,7 @@ import numpy as np
 
 from ... import _grid
 from ...errors import InvalidInputError, NotApplicableError
-from ...graphs.grid_analysis import analyse_grid
+from .analysis import analyse_grid
 from ...machines import Machine, require_router_grid
 from ...mapping import Mapping
 

@@ -163,7 +163,7 @@ def map_grid2d(
     method : str, optional
         One of :data:`HEURISTICS_2D` (default "affn").
     shape : (Ox, Oy) sequence of int, optional
-        Object grid; default: found by :func:`~mpitaskmap.graphs.grid_analysis.analyse_grid`.
+        Object grid; default: found by :func:`~mpitaskmap.mappers.grid.analysis.analyse_grid`.
     fold_dim : int, optional
         Machine dimension the cores of a router are folded into (default: the first
         dimension longer than 1).

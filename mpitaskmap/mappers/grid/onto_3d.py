@@ -262,7 +262,7 @@ def map_stack(
     machine : TorusMachine
         A box allocation whose cell grid is 3-D, ``n_procs == graph.n_tasks``.
     shape : (Ox, Oy) sequence of int, optional
-        Object grid (default: from :func:`~mpitaskmap.graphs.grid_analysis.analyse_grid`).
+        Object grid (default: from :func:`~mpitaskmap.mappers.grid.analysis.analyse_grid`).
     fold_dim : int, optional
         Machine dimension the cores of a router are folded into.
     stack_dim, cut_dim, base : optional

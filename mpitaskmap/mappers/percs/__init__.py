@@ -2,7 +2,7 @@
 
 ALGORITHMS.md section 5 (Chakaravarthy et al., "Mapping Strategies for the PERCS
 Architecture").  The machine is :class:`mpitaskmap.machines.PercsMachine`, the study's
-traffic patterns are in :mod:`mpitaskmap.graphs.percs_patterns`, and :func:`throughput`
+traffic patterns are in :mod:`~.patterns`, and :func:`throughput`
 is the study's measure (GB/s per node) of a mapping's link loads.
 """
 

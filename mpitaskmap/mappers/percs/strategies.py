@@ -1,7 +1,7 @@
 """Mapping strategies for PERCS (ALGORITHMS.md section 5), each returning a :class:`Mapping`.
 
 All strategies take a P x Q grid task graph (task ``t`` at ``(t % P, t // P)``, see
-:func:`~mpitaskmap.graphs.percs_patterns.grid_shape`) and a :class:`PercsMachine`; the job
+:func:`~mpitaskmap.mappers.percs.patterns.grid_shape`) and a :class:`PercsMachine`; the job
 occupies the first ``n_tasks`` processors (whole nodes, drawers or supernodes as the
 strategy needs), as the default placement does.
 
@@ -91,7 +91,7 @@ from .colouring import mod_colouring
 from ...machines import LinkLoads
 from ...machines.percs import PercsMachine, as_percs_machine
 from ...machines.percs_network import PROCS_PER_NODE, PROCS_PER_SUPERNODE
-from ...graphs.percs_patterns import grid_shape
+from .patterns import grid_shape
 
 __all__ = [
     "BLOCKS",
@@ -148,7 +148,7 @@ def throughput(loads: LinkLoads, volume_per_node: float = 4.0, link_class: str |
     --------
     >>> import numpy as np
     >>> from mpitaskmap.machines import PercsMachine
-    >>> from mpitaskmap.graphs.percs_patterns import halo_graph
+    >>> from mpitaskmap.mappers.percs.patterns import halo_graph
     >>> g, m = halo_graph(16, 16), PercsMachine(2, 1)
     >>> loads = m.link_loads(g.indptr, g.indices, g.weights, np.arange(g.n_tasks))
     >>> throughput(loads), round(throughput(loads, link_class="LL"), 1)  # busiest link: 0.8 s per unit
@@ -178,7 +178,7 @@ def map_default(graph: TaskGraph, machine: PercsMachine) -> Mapping:
     Examples
     --------
     >>> from mpitaskmap.machines import PercsMachine
-    >>> from mpitaskmap.graphs.percs_patterns import halo_graph
+    >>> from mpitaskmap.mappers.percs.patterns import halo_graph
     >>> map_default(halo_graph(16, 16), PercsMachine(2, 1)).task_to_proc[:3].tolist()
     [0, 1, 2]
     """
@@ -248,7 +248,7 @@ def map_blocking(graph: TaskGraph, machine: PercsMachine, *, level: str = "super
     Examples
     --------
     >>> from mpitaskmap.machines import PercsMachine
-    >>> from mpitaskmap.graphs.percs_patterns import halo_graph
+    >>> from mpitaskmap.mappers.percs.patterns import halo_graph
     >>> m = map_blocking(halo_graph(32, 16), PercsMachine(4, 1), level="supernode")
     >>> m.task_to_proc[[0, 1, 2, 32, 8, 16]].tolist()  # task 8: quad 4 of the block, node 4
     [0, 1, 4, 2, 16, 128]
@@ -315,7 +315,7 @@ def map_mod_colouring(graph: TaskGraph, machine: PercsMachine) -> Mapping:
     Examples
     --------
     >>> from mpitaskmap.machines import PercsMachine
-    >>> from mpitaskmap.graphs.percs_patterns import halo_graph
+    >>> from mpitaskmap.mappers.percs.patterns import halo_graph
     >>> m = map_mod_colouring(halo_graph(32, 64), PercsMachine(16, 1))
     >>> m.is_permutation
     True
@@ -365,7 +365,7 @@ def map_transpose(graph: TaskGraph, machine: PercsMachine, *, kind: str = "hybri
     Examples
     --------
     >>> from mpitaskmap.machines import PercsMachine
-    >>> from mpitaskmap.graphs.percs_patterns import transpose_graph
+    >>> from mpitaskmap.mappers.percs.patterns import transpose_graph
     >>> map_transpose(transpose_graph(4, 64), PercsMachine(2, 1), kind="column").task_to_proc[:3].tolist()
     [0, 64, 128]
     """
@@ -406,7 +406,7 @@ def map_percs(graph: TaskGraph, machine: PercsMachine, *, method: str = "superno
     Examples
     --------
     >>> from mpitaskmap.machines import PercsMachine
-    >>> from mpitaskmap.graphs.percs_patterns import halo_graph
+    >>> from mpitaskmap.mappers.percs.patterns import halo_graph
     >>> map_percs(halo_graph(16, 16), PercsMachine(2, 1), method="node_sequential").method
     'percs node sequential'
     """

@@ -41,7 +41,8 @@ from ...errors import NotApplicableError
 from ...metrics import default_metric, evaluate
 from ...mappers.graph.bisection import map_bisection
 from ...mappers.geometric.mapper import map_geometric
-from ...mappers.graph.greedy import map_greedy, refine_congestion, refine_wh
+from ...mappers.graph.greedy import map_greedy
+from ...mappers.graph.umpa import refine_congestion, refine_wh
 from ...graphs.taskgraph import TaskGraph
 from ...machines import FlatMachine, Machine
 from ...mapping import Mapping, identity_mapping
@@ -208,7 +209,7 @@ def apply(candidate: Candidate, problem: Problem, *, progress: Callable | None =
     NotApplicableError
         geometric+uwh without task coordinates; umc/ummc on a machine without a link
         model, or off the torus with too many nodes for the route table
-        (:data:`~mpitaskmap.mappers.graph.greedy.MAX_ROUTE_ENTRIES`).
+        (:data:`~mpitaskmap.mappers.graph.node_network.MAX_ROUTE_ENTRIES`).
     """
     return note_against_default(_compute(candidate, problem, progress, congestion_progress), problem)
 

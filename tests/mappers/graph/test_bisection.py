@@ -10,6 +10,8 @@ from mpitaskmap import FlatMachine, InvalidInputError, TaskGraph, TorusMachine, 
 from mpitaskmap import _graphmap
 from mpitaskmap.mappers.graph import bisection as bm
 from mpitaskmap.mappers.graph import greedy as gm
+from mpitaskmap.mappers.graph import umpa
+from mpitaskmap.mappers.graph.node_network import NodeNetwork, _undirected
 from ring_variants import GridRing, GridRingWithRouters
 from walkthrough import walkthrough_input
 
@@ -168,11 +170,11 @@ def test_processor_tree_takes_the_torus_path_by_capability():
 
 # ----------------------------------------------------------------------------- kernel
 def _net(machine):
-    return gm.NodeNetwork(machine).net
+    return NodeNetwork(machine).net
 
 
 def _csr(g):
-    return gm._undirected(g)
+    return _undirected(g)
 
 
 def test_kernel_cuts_a_path_in_the_middle():
@@ -361,11 +363,11 @@ def test_bad_options():
 # ----------------------------------------------------------------------------- bounded UWH
 def test_bounded_uwh_leaves_sparse_graphs_unchanged():
     g = knn_like(200)  # degrees <= 16
-    assert np.diff(gm._undirected(g)[0]).max() <= gm.MAX_SOURCES
+    assert np.diff(_undirected(g)[0]).max() <= umpa.MAX_SOURCES
     m = TorusMachine(np.argwhere(np.ones((8, 8, 4))), dims=[8, 8, 4])
     start = gm.map_greedy(g, m)
-    a = gm.refine_wh(start)
-    b = gm.refine_wh(start, max_sources=0)
+    a = umpa.refine_wh(start)
+    b = umpa.refine_wh(start, max_sources=0)
     assert np.array_equal(a.task_to_proc, b.task_to_proc)
 
 
@@ -377,15 +379,15 @@ def test_bounded_uwh_on_a_dense_graph():
     g = undirected(n, a[keep], b[keep], rng.integers(1, 5, int(keep.sum())))
     m = torus_machine([4, 4, 2], cores_per_node=3)
     start = gm.map_greedy(g, m)
-    for max_sources in (0, 4, gm.MAX_SOURCES):
-        out = gm.refine_wh(start, max_sources=max_sources)
+    for max_sources in (0, 4, umpa.MAX_SOURCES):
+        out = umpa.refine_wh(start, max_sources=max_sources)
         assert out.is_permutation
         assert out.metric("weighted_hops") < start.metric("weighted_hops")
     # the bound changes the candidates of dense tasks
-    assert not np.array_equal(gm.refine_wh(start, max_sources=4).task_to_proc,
-                              gm.refine_wh(start, max_sources=0).task_to_proc)
+    assert not np.array_equal(umpa.refine_wh(start, max_sources=4).task_to_proc,
+                              umpa.refine_wh(start, max_sources=0).task_to_proc)
     with pytest.raises(InvalidInputError, match="max_sources"):
-        gm.refine_wh(start, max_sources=1.5)
+        umpa.refine_wh(start, max_sources=1.5)
 
 
 def test_dense_uwh_kernel_gain_matches_the_wh_drop_and_partner_cap_matters():
@@ -396,7 +398,7 @@ def test_dense_uwh_kernel_gain_matches_the_wh_drop_and_partner_cap_matters():
     keep = rng.random(a.size) < 0.4
     g = undirected(n, a[keep], b[keep], rng.integers(1, 5, int(keep.sum())))
     m = torus_machine([4, 4, 2], cores_per_node=3)
-    nn = gm.NodeNetwork(m)
+    nn = NodeNetwork(m)
     tptr, tadj, tw = _csr(g)
     start = nn.task_nodes(gm.map_greedy(g, m).task_to_proc)
     before = _graphmap.node_assignment_wh(tptr, tadj, tw, nn.net, start)

@@ -1,20 +1,21 @@
-"""Graph mappers: greedy growth, WH and congestion refinement, two-phase, SpMV graphs."""
+"""Greedy graph mapping (UG): greedy growth, two-phase and its partitioner, SpMV graphs, the graph family."""
 
 import sys
 
 import numpy as np
 import pytest
 
-from mpitaskmap import (FlatMachine, InvalidInputError, Mapping, NotApplicableError, TaskGraph, TorusMachine,
-                        hopper_machine, identity_mapping, map_geometric, metrics, titan_machine, torus_machine)
+from mpitaskmap import (FlatMachine, InvalidInputError, NotApplicableError, TaskGraph, hopper_machine,
+                        identity_mapping, titan_machine, torus_machine)
 from mpitaskmap import candidate_list
 from mpitaskmap.search.families import graph as graph_family
 from mpitaskmap.search.problem import Problem
 from mpitaskmap.search.scoring import apply
 from mpitaskmap.mappers.graph import bisection as bm
 from mpitaskmap.mappers.graph import greedy as gm
-from mpitaskmap import _graphmap
-from ring_variants import GridRing, GridRingWithRouters, RingMachine, SplitRing, assert_loads_are_a_recount
+from mpitaskmap.mappers.graph.node_network import NodeNetwork, _undirected
+from mpitaskmap.mappers.graph.umpa import refine_wh
+from ring_variants import small_ring
 from walkthrough import walkthrough_input
 
 
@@ -69,7 +70,7 @@ def test_two_phase_and_partitioner_sizes():
 
 def test_fix_balance_moves_exactly_the_excess():
     g = TaskGraph.stencil([6, 2])
-    tptr, tadj, tw = gm._undirected(g)
+    tptr, tadj, tw = _undirected(g)
     parts = np.array([0] * 8 + [1] * 4, dtype=np.int64)
     gm._fix_balance(tptr, tadj, tw, np.array([6, 6]), parts)
     assert np.bincount(parts).tolist() == [6, 6]
@@ -86,68 +87,6 @@ def test_spmv_task_graph_column_net_volumes():
     g = gm.spmv_task_graph((indptr, indices, n), [0, 0, 1, 1, 2, 2])
     edges = sorted(zip(g.sources().tolist(), g.indices.tolist(), g.weights.tolist()))
     assert edges == [(0, 1, 1.0), (1, 0, 1.0), (1, 2, 1.0), (2, 1, 1.0)]
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_refinement_never_increases_its_objective(seed):
-    rng = np.random.default_rng(seed)
-    m = titan_machine(16, cores_per_node=4, seed=seed)
-    g = TaskGraph.from_edges(rng.integers(0, 64, 300), rng.integers(0, 64, 300), rng.integers(1, 9, 300), n_tasks=64)
-    start = Mapping(rng.permutation(64), m, g)
-    wh0 = start.metric("weighted_hops")
-    r = gm.refine_wh(start)
-    assert r.metric("weighted_hops") <= wh0
-    for objective, name in (("latency", "latency"), ("max_messages", "max_messages")):
-        c = gm.refine_congestion(start, objective=objective)
-        assert c.metric(name) <= start.metric(name)
-        assert np.bincount(c.task_to_proc, minlength=64).max() == 1
-
-
-def test_refine_congestion_lowers_the_hot_link_on_hopper():
-    g = TaskGraph.stencil([8, 8, 8])
-    geo = map_geometric(g, hopper_machine())
-    c = gm.refine_congestion(geo)
-    assert c.metric("latency") < geo.metric("latency")
-    assert c.info["congestion_swaps"] > 0
-
-
-def test_deterministic():
-    g = TaskGraph.stencil([8, 4, 4])
-    m = titan_machine(16, cores_per_node=8, seed=2)
-    a = gm.refine_wh(gm.map_greedy(g, m))
-    b = gm.refine_wh(gm.map_greedy(g, m))
-    assert np.array_equal(a.task_to_proc, b.task_to_proc)
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_incremental_link_loads_equal_recomputation_after_random_swaps(seed):
-    rng = np.random.default_rng(seed)
-    m = titan_machine(24, cores_per_node=2, seed=seed)
-    g = TaskGraph.from_edges(rng.integers(0, 48, 200), rng.integers(0, 48, 200), rng.integers(1, 5, 200), n_tasks=48)
-    nn = gm.NodeNetwork(m)
-    ttp = rng.permutation(48)
-    task_node = nn.task_nodes(ttp)
-    mptr, madj, mw = g.indptr.astype(np.int64), g.indices.astype(np.int64), g.weights
-    iptr, iadj, iw = gm._incoming(g)
-    data = np.zeros(m.n_links)
-    msgs = np.zeros(m.n_links, dtype=np.int64)
-    _graphmap.link_loads_nodes(mptr, madj, mw, task_node, nn.net, data, msgs)
-    swaps = rng.integers(0, 48, size=(40, 2)).astype(np.int64)
-    swaps = swaps[swaps[:, 0] != swaps[:, 1]]
-    _graphmap.apply_swaps_incrementally(mptr, madj, mw, iptr, iadj, iw, task_node, nn.net,
-                                        np.ascontiguousarray(swaps), data, msgs, m.link_bandwidths())
-    fresh = metrics.link_loads(g, m, nn.task_procs(task_node))
-    assert np.array_equal(msgs, fresh.messages)
-    assert np.allclose(data, fresh.data)
-
-
-def test_generic_machine_uses_the_hop_matrix():
-    m = FlatMachine([0, 0, 1, 1, 2, 2])
-    g = TaskGraph.from_edges([0, 1, 2, 3, 4, 5], [1, 0, 3, 2, 5, 4], n_tasks=6)
-    mp = gm.refine_wh(gm.map_greedy(g, m))
-    assert mp.metric("weighted_hops") == 0.0  # every pair shares a node
-    with pytest.raises(InvalidInputError, match="needs routed links; 'flat' has no link model"):
-        gm.refine_congestion(mp)
 
 
 def test_graph_family_in_the_candidate_list():
@@ -189,26 +128,11 @@ def test_metis_two_phase_with_exact_balance():
     assert mp.metric("weighted_hops") < identity_mapping(g, m).metric("weighted_hops")
 
 
-def test_refinement_pass_by_pass_equals_one_kernel_call():
-    # the kernel keeps each node's tasks in ascending order, so passes carry no hidden state
-    rng = np.random.default_rng(3)
-    m = titan_machine(16, cores_per_node=4, seed=3)
-    g = TaskGraph.from_edges(rng.integers(0, 64, 400), rng.integers(0, 64, 400), rng.integers(1, 9, 400), n_tasks=64)
-    nn = gm.NodeNetwork(m)
-    tptr, tadj, tw = gm._undirected(g)
-    start = nn.task_nodes(rng.permutation(64))
-    one = start.copy()
-    _graphmap.refine_wh(tptr, tadj, tw, nn.capacity, nn.net, 8, 20, one)
-    stepped = start.copy()
-    gm._refine_passes(tptr, tadj, tw, nn.capacity, nn.net, 8, 20, stepped, None)
-    assert np.array_equal(one, stepped)
-
-
 def test_fit_parts_when_keeping_fitting_parts_strands_a_large_one():
     # nodes of capacity 2 and 1; the size-2 part was grown on the small node and the size-1
     # part on the big one.  Keeping the size-1 part leaves no free node for the size-2 part,
     # so both are placed largest first: size 2 -> node 0, size 1 -> node 1.
-    nn = gm.NodeNetwork(FlatMachine([0, 0, 1]))
+    nn = NodeNetwork(FlatMachine([0, 0, 1]))
     assert nn.capacity.tolist() == [2, 1]
     out = gm._fit_parts(np.array([1, 0]), np.array([2, 1]), nn)
     assert out.tolist() == [0, 1]
@@ -229,80 +153,18 @@ def test_greedy_two_phase_on_nodes_of_unequal_size():
 # nodes; the graph mappers reach them through hops and the route table.
 
 
-def _ring(split=False, cores=2):
-    return (SplitRing if split else RingMachine)(6, nodes_per_router=2, cores=cores)
-
-
-@pytest.mark.parametrize("split", [False, True])
-def test_umc_and_ummc_on_a_ring_lower_their_objective_and_keep_exact_loads(split):
-    ring = _ring(split, cores=3)  # 36 cores for 30 tasks: moves to free cores as well as swaps
-    rng = np.random.default_rng(1)
-    g = TaskGraph.from_edges(rng.integers(0, 30, 150), rng.integers(0, 30, 150), rng.integers(1, 6, 150), n_tasks=30)
-    start = Mapping(rng.permutation(ring.n_procs)[:30], ring, g)
-    for objective, tag in (("latency", "umc"), ("max_messages", "ummc")):
-        refined = gm.refine_congestion(start, objective=objective)
-        assert refined.method.endswith(tag) and refined.info["congestion_swaps"] > 0
-        assert np.bincount(refined.task_to_proc, minlength=ring.n_procs).max() == 1
-        assert refined.metric(objective) < start.metric(objective)
-        # the same run by hand: the kernel's incremental loads at the end are a recount
-        nn = gm.NodeNetwork(ring, routes=True)
-        task_node = nn.task_nodes(start.task_to_proc)
-        _, _, data, msgs = gm._congestion_passes(nn, g, task_node, objective, 8, 16, 2000, None)
-        assert np.array_equal(nn.task_procs(task_node), refined.task_to_proc)
-        assert_loads_are_a_recount(g, ring, nn, task_node, data, msgs)
-
-
-def test_route_mode_is_chosen_by_capability_not_class():
-    assert gm.NodeNetwork(titan_machine(8, seed=0), routes=True).routing == "torus"
-    assert gm.NodeNetwork(titan_machine(8, seed=0), routes=True, _route_table=True).routing == "table"
-    assert gm.NodeNetwork(_ring(), routes=True).routing == "table"
-    assert gm.NodeNetwork(FlatMachine([0, 1])).routing is None
-    with pytest.raises(InvalidInputError, match="'flat' has no link model"):
-        gm.NodeNetwork(FlatMachine([0, 1]), routes=True)
-    # a router grid without the router CSR in the node view is not enough for the torus path
-    assert gm.NodeNetwork(GridRing(6, 2, 2), routes=True).routing == "table"
-    # both make a machine that is no TorusMachine take the torus path; its routes are the
-    # ring's, so the kernel's loads after UMC are a recount of the ring's own routes
-    ring = GridRingWithRouters(6, 2, 2)
-    nn = gm.NodeNetwork(ring, routes=True)
-    assert nn.routing == "torus"
-    rng = np.random.default_rng(0)
-    g = TaskGraph.from_edges(rng.integers(0, 20, 80), rng.integers(0, 20, 80), rng.integers(1, 6, 80), n_tasks=20)
-    task_node = nn.task_nodes(rng.permutation(ring.n_procs)[:20])
-    _, swaps, data, msgs = gm._congestion_passes(nn, g, task_node, "latency", 8, 16, 2000, None)
-    assert swaps > 0
-    assert_loads_are_a_recount(g, ring, nn, task_node, data, msgs)
-
-
-def test_route_table_budget(monkeypatch):
-    # 12 nodes; from any node: 2 nodes 0 hops away, 4 at 1, 4 at 2, 2 at 3 -> 18 hops, 216
-    # over all 144 pairs = the single-path table's entries; the split ring's 2 opposite
-    # nodes of every node have 6 entries instead of 3 -> 216 + 12 * 2 * 3 = 288
-    assert int(_ring().node_view().hop_matrix().sum()) == 216
-    monkeypatch.setattr(gm, "MAX_ROUTE_ENTRIES", 200)
-    with pytest.raises(NotApplicableError, match="at least 216 route entries > MAX_ROUTE_ENTRIES = 200"):
-        gm.NodeNetwork(_ring(), routes=True)  # estimated from the hop matrix, before routing
-    monkeypatch.setattr(gm, "MAX_ROUTE_ENTRIES", 250)
-    assert gm.NodeNetwork(_ring(), routes=True).routing == "table"
-    with pytest.raises(NotApplicableError, match="they have 288 route entries > MAX_ROUTE_ENTRIES = 250"):
-        gm.NodeNetwork(_ring(split=True), routes=True)  # counted after routing
-    # a torus needs no table: the budget does not apply
-    monkeypatch.setattr(gm, "MAX_ROUTE_ENTRIES", 0)
-    assert gm.NodeNetwork(titan_machine(8, seed=0), routes=True).routing == "torus"
-
-
 def test_greedy_bisection_and_uwh_on_the_ring_are_optimal():
     # a 24-task cycle on 6 routers x 4 cores: every router is full, so the cycle leaves each
     # router's tasks at least once -> at least 6 crossings of >= 1 hop, both directions: 12
-    ring, g = _ring(), TaskGraph.stencil([24], periodic=True)
+    ring, g = small_ring(), TaskGraph.stencil([24], periodic=True)
     for mp in (gm.map_greedy(g, ring, refine=True), bm.map_bisection(g, ring),
-               gm.refine_wh(gm.map_greedy(g, ring, two_phase=False))):
+               refine_wh(gm.map_greedy(g, ring, two_phase=False))):
         assert mp.is_permutation and mp.metric("weighted_hops") == 12.0
 
 
 def test_graph_family_congestion_methods_need_a_link_model_only():
     g = TaskGraph.stencil([4, 4], periodic=True)
-    ring = _ring(split=True)
+    ring = small_ring(split=True)
     greedy = apply(graph_family.candidate("greedy+uwh"), Problem(g, ring))
     for method, metric in (("umc", "latency"), ("ummc", "max_messages")):
         mp = apply(graph_family.candidate(method), Problem(g, ring))
@@ -405,11 +267,3 @@ def test_partitioner_choices_are_checked(monkeypatch):
     assert gm.partition_graph(g, [2, 2]).tolist() == [0, 0, 1, 1]  # "auto" needs nothing optional
 
 
-def test_refinement_refuses_a_mapping_with_several_tasks_per_core():
-    # the refinement kernels keep one task per core: an oversubscribed start is refused, not corrupted
-    machine = torus_machine([2], cores_per_node=1)
-    graph = TaskGraph.stencil([4])
-    start = Mapping([0, 0, 1, 1], machine, graph, oversubscribe=True)
-    for refine in (gm.refine_wh, gm.refine_congestion):
-        with pytest.raises(InvalidInputError, match="4 tasks do not fit on 2 processors"):
-            refine(start)

@@ -15,7 +15,8 @@ import pytest
 
 from mpitaskmap import TaskGraph, metrics, titan_machine
 from mpitaskmap import _graphmap
-from mpitaskmap.mappers.graph import greedy as gm
+from mpitaskmap.mappers.graph import umpa
+from mpitaskmap.mappers.graph.node_network import NodeNetwork, _undirected
 from ring_variants import RingMachine, SplitRing, assert_loads_are_a_recount
 
 
@@ -34,7 +35,7 @@ def make_machine(kind, seed=0, n_nodes=24):
         m = titan_machine(n_nodes, cores_per_node=4, seed=seed)
     else:
         m = (RingMachine if kind == "ring" else SplitRing)(6, nodes_per_router=2, cores=6)
-    nn = gm.NodeNetwork(m, routes=True, _route_table=kind == "torus table")
+    nn = NodeNetwork(m, routes=True, _route_table=kind == "torus table")
     assert nn.routing == ("torus" if kind == "torus" else "table")
     return m, nn
 
@@ -46,7 +47,7 @@ def _setup(seed, kind="torus", n_tasks=40, n_edges=180, n_nodes=24):
     g = TaskGraph.from_edges(rng.integers(0, n_tasks, n_edges), rng.integers(0, n_tasks, n_edges),
                              rng.integers(1, 6, n_edges), n_tasks=n_tasks)
     task_node = nn.task_nodes(rng.permutation(m.n_procs)[:n_tasks])
-    msg = (g.indptr.astype(np.int64), g.indices.astype(np.int64), g.weights) + tuple(gm._incoming(g))
+    msg = (g.indptr.astype(np.int64), g.indices.astype(np.int64), g.weights) + tuple(umpa._incoming(g))
     data = np.zeros(m.n_links)
     msgs = np.zeros(m.n_links, dtype=np.int64)
     _graphmap.link_loads_nodes(msg[0], msg[1], msg[2], task_node, nn.net, data, msgs)
@@ -147,7 +148,7 @@ def test_refine_congestion_kernel_leaves_loads_equal_to_a_recount(objective, kin
     rng, m, g, nn, task_node, msg, data, msgs = _setup(7, kind, n_tasks=40, n_edges=300)
     bw = m.link_bandwidths()
     start = task_node.copy()
-    tptr, tadj, tw = gm._undirected(g)
+    tptr, tadj, tw = _undirected(g)
     peak0 = (data / bw).max() if objective == 0 else msgs.max()
     it, swaps = _graphmap.refine_congestion(*msg, tptr, tadj, tw, nn.capacity, nn.net, bw, objective,
                                             8, 16, 500, task_node, data, msgs)
@@ -171,10 +172,10 @@ def test_the_route_table_of_a_torus_gives_the_torus_modes_mapping(seed, objectiv
     start = rng.permutation(m.n_procs)[:100]
     results = []
     for forced in (False, True):
-        nn = gm.NodeNetwork(m, routes=True, _route_table=forced)
+        nn = NodeNetwork(m, routes=True, _route_table=forced)
         assert nn.routing == ("table" if forced else "torus")
         task_node = nn.task_nodes(start)
-        it, swaps, data, msgs = gm._congestion_passes(nn, g, task_node, objective, 8, 16, 2000, None)
+        it, swaps, data, msgs = umpa._congestion_passes(nn, g, task_node, objective, 8, 16, 2000, None)
         results.append((task_node, swaps, data, msgs))
     (node_t, swaps_t, data_t, msgs_t), (node_x, swaps_x, data_x, msgs_x) = results
     assert swaps_t > 10 and swaps_x == swaps_t

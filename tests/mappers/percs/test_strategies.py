@@ -1,4 +1,4 @@
-"""PERCS patterns, strategies and the perfect colouring; the published throughput formulas."""
+"""PERCS strategies and the perfect colouring; the published throughput formulas."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import pytest
 from mpitaskmap import Problem, candidate_list
 from mpitaskmap.search.scoring import apply
 from mpitaskmap.errors import InvalidInputError
-from mpitaskmap.graphs.percs_patterns import grid_shape, halo_graph, transpose_graph
+from mpitaskmap.mappers.percs.patterns import halo_graph, transpose_graph
 from mpitaskmap.machines.percs import PercsMachine
 from mpitaskmap.mappers.percs import check_perfect_colouring, colouring_defects, map_blocking, map_default, map_mod_colouring, map_percs, map_transpose, mod_colouring, nice_permutation, STRATEGIES, throughput
 
@@ -44,19 +44,6 @@ def test_nice_permutation():
         assert s.tolist() == [(5 * i + 2) % q for i in range(q)]
     with pytest.raises(InvalidInputError, match="power of two"):
         nice_permutation(12)
-
-
-# ---------------------------------------------------------------- patterns ---------
-
-
-def test_patterns_send_one_unit_per_task():
-    for g in (halo_graph(8, 16), transpose_graph(8, 16), transpose_graph(5, 3)):
-        sent = np.bincount(g.sources(), weights=g.weights, minlength=g.n_tasks)
-        assert np.allclose(sent, 1.0)
-    assert grid_shape(transpose_graph(8, 16)) == (8, 16)
-    g = transpose_graph(4, 3)
-    row = g.indices[g.indptr[0]:g.indptr[1]]
-    assert sorted(row.tolist()) == [1, 2, 3, 4, 8]
 
 
 # ---------------------------------------------------------------- strategies -------

@@ -6,7 +6,7 @@ n_d = 1..16.  The formulas are those of the strategy notes in
 import numpy as np
 import pytest
 
-from mpitaskmap.graphs.percs_patterns import halo_graph
+from mpitaskmap.mappers.percs.patterns import halo_graph
 
 from mpitaskmap.machines.percs import PercsMachine
 

@@ -48,9 +48,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InvalidInputError
-from ..machines.views import strides
-from .taskgraph import TaskGraph
+from ...errors import InvalidInputError
+from ...graphs.taskgraph import TaskGraph
+from ...machines.views import strides
 
 __all__ = ["GridPattern", "analyse_grid", "read_comm_matrix", "write_comm_matrix", "STENCIL_NAMES"]
 

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from mpitaskmap import InvalidInputError, TaskGraph
-from mpitaskmap.graphs.grid_analysis import analyse_grid, read_comm_matrix, write_comm_matrix
+from mpitaskmap.mappers.grid.analysis import analyse_grid, read_comm_matrix, write_comm_matrix
 
 
 def dense(graph, perm=None):

@@ -1,18 +1,20 @@
 """Communication patterns of the PERCS study: halo and transpose on a P x Q task grid.
 
-Task ``t`` sits at ``(x, y) = (t % P, t // P)`` (x fastest, as
-:meth:`~mpitaskmap.graphs.taskgraph.TaskGraph.stencil` numbers tasks).  Every task sends one
-unit in total (ALGORITHMS.md section 5), so the throughput of the study
-(:func:`mpitaskmap.mappers.percs.throughput`, four tasks per node) is in GB/s per node.  Any other :class:`~mpitaskmap.graphs.taskgraph.TaskGraph`
-is accepted by the simulator as well.
+Chakaravarthy, Kedia, Sabharwal, Katta, Rajamony, Ramanan, "Mapping Strategies for the
+PERCS Architecture" (ALGORITHMS.md section 5).  Task ``t`` sits at ``(x, y) = (t % P,
+t // P)`` (x fastest, as :meth:`~mpitaskmap.graphs.taskgraph.TaskGraph.stencil` numbers
+tasks).  Every task sends one unit in total, so the throughput of the study
+(:func:`mpitaskmap.mappers.percs.throughput`, four tasks per node) is in GB/s per node.
+Any other :class:`~mpitaskmap.graphs.taskgraph.TaskGraph` is accepted by the simulator as
+well.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidInputError, NotApplicableError
-from .taskgraph import TaskGraph
+from ...errors import InvalidInputError, NotApplicableError
+from ...graphs.taskgraph import TaskGraph
 
 __all__ = ["halo_graph", "transpose_graph", "grid_shape"]
 

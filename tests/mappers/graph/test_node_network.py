@@ -1,0 +1,49 @@
+"""The graph kernels' network object: torus path or hop matrix and route table, the table's budget."""
+
+import numpy as np
+import pytest
+
+from mpitaskmap import FlatMachine, InvalidInputError, NotApplicableError, TaskGraph, titan_machine
+from mpitaskmap.mappers.graph import node_network
+from mpitaskmap.mappers.graph.node_network import NodeNetwork
+from mpitaskmap.mappers.graph.umpa import _congestion_passes
+from ring_variants import GridRing, GridRingWithRouters, assert_loads_are_a_recount, small_ring
+
+
+def test_route_mode_is_chosen_by_capability_not_class():
+    assert NodeNetwork(titan_machine(8, seed=0), routes=True).routing == "torus"
+    assert NodeNetwork(titan_machine(8, seed=0), routes=True, _route_table=True).routing == "table"
+    assert NodeNetwork(small_ring(), routes=True).routing == "table"
+    assert NodeNetwork(FlatMachine([0, 1])).routing is None
+    with pytest.raises(InvalidInputError, match="'flat' has no link model"):
+        NodeNetwork(FlatMachine([0, 1]), routes=True)
+    # a router grid without the router CSR in the node view is not enough for the torus path
+    assert NodeNetwork(GridRing(6, 2, 2), routes=True).routing == "table"
+    # both make a machine that is no TorusMachine take the torus path; its routes are the
+    # ring's, so the kernel's loads after UMC are a recount of the ring's own routes
+    ring = GridRingWithRouters(6, 2, 2)
+    nn = NodeNetwork(ring, routes=True)
+    assert nn.routing == "torus"
+    rng = np.random.default_rng(0)
+    g = TaskGraph.from_edges(rng.integers(0, 20, 80), rng.integers(0, 20, 80), rng.integers(1, 6, 80), n_tasks=20)
+    task_node = nn.task_nodes(rng.permutation(ring.n_procs)[:20])
+    _, swaps, data, msgs = _congestion_passes(nn, g, task_node, "latency", 8, 16, 2000, None)
+    assert swaps > 0
+    assert_loads_are_a_recount(g, ring, nn, task_node, data, msgs)
+
+
+def test_route_table_budget(monkeypatch):
+    # 12 nodes; from any node: 2 nodes 0 hops away, 4 at 1, 4 at 2, 2 at 3 -> 18 hops, 216
+    # over all 144 pairs = the single-path table's entries; the split ring's 2 opposite
+    # nodes of every node have 6 entries instead of 3 -> 216 + 12 * 2 * 3 = 288
+    assert int(small_ring().node_view().hop_matrix().sum()) == 216
+    monkeypatch.setattr(node_network, "MAX_ROUTE_ENTRIES", 200)
+    with pytest.raises(NotApplicableError, match="at least 216 route entries > MAX_ROUTE_ENTRIES = 200"):
+        NodeNetwork(small_ring(), routes=True)  # estimated from the hop matrix, before routing
+    monkeypatch.setattr(node_network, "MAX_ROUTE_ENTRIES", 250)
+    assert NodeNetwork(small_ring(), routes=True).routing == "table"
+    with pytest.raises(NotApplicableError, match="they have 288 route entries > MAX_ROUTE_ENTRIES = 250"):
+        NodeNetwork(small_ring(split=True), routes=True)  # counted after routing
+    # a torus needs no table: the budget does not apply
+    monkeypatch.setattr(node_network, "MAX_ROUTE_ENTRIES", 0)
+    assert NodeNetwork(titan_machine(8, seed=0), routes=True).routing == "torus"
