@@ -27,8 +27,7 @@ from mpitaskmap.providers import bgq as bgq_module
 from mpitaskmap.providers import cxi as cxi_module
 from mpitaskmap.providers._base import dragonfly_network
 from mpitaskmap.providers.cxi import CxiNic, decode_nic_address
-from test_providers import build  # noqa: F401  (the fixture compiling tests/fakes/*.c)
-from test_slurm import all_same, gathered_machine, run_remap, world
+from mpi_helpers import all_same, gathered_machine, run_remap, world
 
 ENV_VARS = ("MPITASKMAP_PROVIDER", "MPITASKMAP_COORDS_FILE", "MPITASKMAP_RCA_LIB", "MPITASKMAP_BGQ_LIB",
             "MPITASKMAP_FJMPI_LIB", "MPITASKMAP_CXI_LIB", "MPITASKMAP_CXI_NIC", "SLURM_TOPOLOGY_ADDR",

@@ -20,8 +20,7 @@ from mpitaskmap.providers import (AUTO_ORDER, FjmpiProvider, Location, NetworkIn
                                   machine_from_provider)
 from mpitaskmap.providers import bgq as bgq_module
 from mpitaskmap.providers.fjmpi import FJMPI_TOFU_SYS, TOFU_DIM_NAMES
-from test_providers import build  # noqa: F401  (the fixture compiling tests/fakes/*.c)
-from test_slurm import all_same, gathered_machine, run_remap, world
+from mpi_helpers import all_same, gathered_machine, run_remap, world
 
 ENV_VARS = ("MPITASKMAP_PROVIDER", "MPITASKMAP_COORDS_FILE", "MPITASKMAP_RCA_LIB", "MPITASKMAP_BGQ_LIB",
             "MPITASKMAP_FJMPI_LIB", "MPITASKMAP_FJMPI_SHAPE", "SLURM_TOPOLOGY_ADDR", "SLURM_TOPOLOGY_ADDR_PATTERN",

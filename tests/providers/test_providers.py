@@ -7,8 +7,6 @@ fake libmpi with MPIX_Torus_ndims / MPIX_Rank2torus (BG/Q block 2x2x4x2x2, 4 ran
 node, ABCDET order).
 """
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +33,6 @@ from mpitaskmap.providers import file as file_module
 from mpitaskmap.providers import hostname as hostname_module
 from mpitaskmap.machines.presets import bgq_machine, titan_machine, torus_machine
 
-FAKES = Path(__file__).resolve().parents[1] / "fakes"
 ENV_VARS = (
     "MPITASKMAP_PROVIDER",
     "MPITASKMAP_COORDS_FILE",
@@ -66,26 +63,6 @@ def clean_env(monkeypatch, tmp_path):
     file_module.clear_file_cache()
     yield
     file_module.clear_file_cache()
-
-
-@pytest.fixture(scope="session")
-def build(tmp_path_factory):
-    """Return a function compiling tests/fakes/<src> into a shared library named <out>."""
-    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if cc is None:
-        pytest.skip("no C compiler (cc/gcc/clang) on PATH: cannot build the fake vendor libraries")
-    outdir = tmp_path_factory.mktemp("fakelibs")
-
-    def _build(src: str, out: str, *defines: str) -> str:
-        target = outdir / out
-        if not target.exists():
-            cmd = [cc, "-shared", "-fPIC", "-O1", "-std=c99", *[f"-D{d}" for d in defines],
-                   "-o", str(target), str(FAKES / src)]
-            res = subprocess.run(cmd, capture_output=True, text=True)
-            assert res.returncode == 0, f"{' '.join(cmd)} failed:\n{res.stderr}"
-        return str(target)
-
-    return _build
 
 
 @pytest.fixture
@@ -642,7 +619,7 @@ def test_auto_rca_on_an_xc(fake_rca, nid_file, cname_file, monkeypatch):
 @pytest.mark.mpi(min_size=2)
 @pytest.mark.parametrize("on_error", ["raise", "identity"])
 def test_mpi_rca_xc_every_rank_builds_the_same_dragonfly(fake_rca, nid_file, cname_file, monkeypatch, on_error):
-    from test_slurm import all_same, gathered_machine, run_remap, world
+    from mpi_helpers import all_same, gathered_machine, run_remap, world
 
     comm = world()
     n = comm.size

@@ -21,6 +21,7 @@ from mpitaskmap.providers import (Location, NetworkInfo, SimProvider, assemble_m
                                   machine_from_provider)
 from mpitaskmap.providers._base import dragonfly_network
 from mpitaskmap.runtime.gather import describe_network
+from mpi_helpers import all_same, world
 
 # G = 3 groups of S = 3 switches all-to-all, n = 2 nodes per switch (node v = (3 g + s) 2 + k), h = 2 global links
 # per pair, p = ceil(3 x 2 / 3) = 2 ports per switch: link j from a to b leaves switch (3 j + b) // 2 of a.
@@ -239,17 +240,6 @@ def test_cli_names_the_bad_key(capsys):
 
 
 # -- under mpiexec: remap on a simulated Aries ------------------------------------------------------------------
-def world():
-    from mpi4py import MPI
-
-    return MPI.COMM_WORLD
-
-
-def all_same(comm, value) -> bool:
-    everyone = comm.allgather(value)
-    return all(v == everyone[0] for v in everyone)
-
-
 @pytest.mark.mpi(min_size=2)
 def test_mpi_remap_on_a_simulated_aries():
     from mpitaskmap import remap

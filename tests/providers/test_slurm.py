@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from mpitaskmap import InvalidInputError, MappingError, ProviderError
+from mpitaskmap import InvalidInputError, ProviderError
 from mpitaskmap._textio import rank_ranges
 from mpitaskmap.cli import main
 from mpitaskmap.machines import FatTreeMachine, TorusMachine
@@ -25,6 +25,7 @@ from mpitaskmap.providers import bgq as bgq_module
 from mpitaskmap.providers import file as file_module
 from mpitaskmap.providers._base import fattree_network
 from mpitaskmap.providers.hostname import FLAT_NETWORK
+from mpi_helpers import all_same, gathered_machine, run_remap, task_of, world
 
 ENV_VARS = ("SLURM_TOPOLOGY_ADDR", "SLURM_TOPOLOGY_ADDR_PATTERN", "MPITASKMAP_PROVIDER", "MPITASKMAP_COORDS_FILE",
             "MPITASKMAP_RCA_LIB", "MPITASKMAP_BGQ_LIB", "MPITASKMAP_BGQ_SHAPE", "MPITASKMAP_DISABLE")
@@ -350,12 +351,6 @@ def test_cli_eval_on_sim_fattree_and_topology_spec(capsys, tmp_path):
 
 
 # -- under mpiexec: every rank its own SLURM_TOPOLOGY_ADDR ---------------------------------------------------
-def world():
-    from mpi4py import MPI
-
-    return MPI.COMM_WORLD
-
-
 def tree_address(rank: int) -> str:
     """Two ranks per node, two nodes per leaf, two leaves per spine, one core switch."""
     node = rank // 2
@@ -365,20 +360,6 @@ def tree_address(rank: int) -> str:
 def tree_hops(a: int, b: int) -> int:
     na, nb = a // 2, b // 2
     return 0 if na == nb else 2 if na // 2 == nb // 2 else 4 if na // 4 == nb // 4 else 6
-
-
-def all_same(comm, value) -> bool:
-    everyone = comm.allgather(value)
-    return all(v == everyone[0] for v in everyone)
-
-
-def gathered_machine(comm, provider):
-    locs = comm.allgather(provider.locate(comm.rank, comm.size))
-    return assemble_machine(locs, provider.network(size=comm.size), name=provider.spec)
-
-
-def task_of(rank: int, size: int):
-    return (float(rank % 2), float(rank // 2))
 
 
 def neighbours(rank: int, size: int):
@@ -433,18 +414,6 @@ def test_mpi_block_and_torus3d(monkeypatch):
         assert all_same(comm, (rep.status, rep.machine, rep.new_rank_of)) and rep.error == ""
     finally:
         new.Free()
-
-
-def run_remap(comm, provider, on_error):
-    from mpitaskmap import remap
-
-    try:
-        new, rep = remap(comm, task_of(comm.rank, comm.size), provider=provider, on_error=on_error, report=True)
-    except MappingError as exc:
-        return ("raised", str(exc))
-    outcome = ("returned", rep.status, rep.error, new.rank == comm.rank)
-    new.Free()
-    return outcome
 
 
 @pytest.mark.mpi(min_size=2)

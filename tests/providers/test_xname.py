@@ -23,7 +23,7 @@ from mpitaskmap.providers import bgq as bgq_module
 from mpitaskmap.providers._base import XNAME_APPROXIMATION, xname_dragonfly_network, xname_place
 from mpitaskmap.providers.xname import parse_xname
 from mpitaskmap.runtime.gather import describe_network
-from test_slurm import all_same, gathered_machine, run_remap, world
+from mpi_helpers import all_same, gathered_machine, run_remap, world
 
 ENV_VARS = ("MPITASKMAP_PROVIDER", "MPITASKMAP_COORDS_FILE", "MPITASKMAP_RCA_LIB", "MPITASKMAP_BGQ_LIB",
             "MPITASKMAP_FJMPI_LIB", "MPITASKMAP_CXI_NIC", "MPITASKMAP_XNAME_FILE", "SLURM_TOPOLOGY_ADDR",

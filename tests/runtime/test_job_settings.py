@@ -22,6 +22,7 @@ import pytest
 from mpitaskmap import MappingError
 from mpitaskmap.runtime.job_settings import (JOB_VARIABLES, PROVIDER_ARGUMENT, RANK_VARIABLES, describe_differences,
                                              local_settings)
+from mpi_helpers import all_same, world
 
 TITAN = "sim:titan:ppn=1"
 TORUS = "sim:torus:dims=4x4"
@@ -102,17 +103,6 @@ def test_every_variable_of_the_code_has_a_rule():
 
 
 # -- under mpiexec: every rank its own environment -----------------------------------------------
-
-
-def world():
-    from mpi4py import MPI
-
-    return MPI.COMM_WORLD
-
-
-def all_same(comm, value) -> bool:
-    everyone = comm.allgather(value)
-    return all(v == everyone[0] for v in everyone)
 
 
 def others(n: int, odd: int) -> str:
