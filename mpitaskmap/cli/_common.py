@@ -19,6 +19,7 @@ from ..mapping import Mapping, check_fit
 from ..metrics import DEFAULT_MESSAGE_MODEL, METRICS, MessageModel, evaluate
 from ..sim.fluid import DEFAULT_NETWORK_MODEL, NETWORK_MODELS
 from ..mappers.geometric.mj import ORDERINGS
+from ..mappers.geometric.options import GEOMETRIC_DEFAULTS
 from ..search.registry import METHOD_TABLE
 from ._inputs import MACHINE_FORMS, TASK_FORMS, MachineInput, TaskInput, load_machine, load_tasks
 from ._methods import Context, run_method
@@ -291,7 +292,7 @@ def message_model(args) -> MessageModel:
 def add_method_options(parser: argparse.ArgumentParser, *, auto_metric: bool = True) -> None:
     """Add the geometric options and the auto-search options."""
     g = parser.add_argument_group("method options")
-    g.add_argument("--ordering", default="fz", choices=list(ORDERINGS),
+    g.add_argument("--ordering", default=GEOMETRIC_DEFAULTS["ordering"], choices=list(ORDERINGS),
                    help="geometric part numbering (default fz)")
     g.add_argument("--no-shift", action="store_true", help="geometric: no torus shift of processor coordinates")
     g.add_argument("--bandwidth", action="store_true", help="geometric: scale coordinates by link bandwidth")

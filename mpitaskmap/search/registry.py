@@ -25,6 +25,7 @@ from .._options import (parse_choice, parse_flag, parse_float, parse_int, parse_
                         parse_options)
 from ..errors import InvalidInputError
 from ..mappers.geometric.mj import ORDERINGS
+from ..mappers.geometric.options import GEOMETRIC_OPTIONS
 from ..mappers.grid.heuristics import GRID_METHODS
 from ..mappers.grid.onto_2d import HEURISTICS_2D
 from ..mappers.grid.onto_3d import CURVES
@@ -212,7 +213,9 @@ class Method:
 
 
 _DELTA = Option("delta", "int", "refinement neighbourhood (default 8)")
-_ORDERING = Option("ordering", "choice", "part numbering (default fz)", ORDERINGS)
+#: The geometric mapper's options (declared once, :mod:`mpitaskmap.mappers.geometric.options`).
+_GEOMETRIC = {o.name: Option(o.name, o.kind, o.help, o.choices) for o in GEOMETRIC_OPTIONS}
+_ORDERING = _GEOMETRIC["ordering"]
 _GRAPH = dict(family="graph", options=(_DELTA,))
 _UWH = dict(_GRAPH, uwh=True)
 _FOLD_ONLY = ("fold_dim",)
@@ -220,15 +223,8 @@ _FOLD_ONLY = ("fold_dim",)
 #: Method name -> :class:`Method`, in the order of the documentation.
 METHOD_TABLE: dict[str, Method] = {m.name: m for m in (
     Method(IDENTITY, "the default order: task t on processor t", IDENTITY),
-    Method("geometric", "geometric (Multi-Jagged) mapping", "geometric", needs_coords=True, options=(
-        _ORDERING,
-        Option("shift", "flag", "shift torus coordinates to the largest gap (default 1)"),
-        Option("bandwidth", "flag", "scale processor coordinates by link bandwidth (default 0)"),
-        Option("box", "lengths", "router box transform, e.g. 2x2x8 (Gemini)"),
-        Option("drop", "ints", "processor dimensions to drop, e.g. 4"),
-        Option("task_perm", "ints", "task dimension order for the cuts, e.g. 2x0x1"),
-        Option("proc_perm", "ints", "processor dimension order for the cuts, e.g. 2x0x1"),
-    )),
+    Method("geometric", "geometric (Multi-Jagged) mapping", "geometric", needs_coords=True,
+           options=tuple(_GEOMETRIC.values())),
     Method("greedy", "greedy graph growth (UG)", **_GRAPH),
     Method("greedy+uwh", "greedy growth, then weighted-hop swap refinement (UWH)", **_UWH),
     Method("geometric+uwh", "geometric (option ordering), then weighted-hop swap refinement", needs_coords=True,

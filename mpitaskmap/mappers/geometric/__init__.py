@@ -2,7 +2,8 @@
 
 :mod:`~.mj` (the MJ partitioner and its part orderings Z/Gray/FZ/MFZ/Hilbert),
 :mod:`~.transforms` (rotations, torus shift, bandwidth scaling, boxes), :mod:`~.mapper`
-(:func:`map_geometric`: both sides partitioned, parts matched).
+(:func:`map_geometric`: both sides partitioned, parts matched), :mod:`~.options` (its options,
+declared once for the mapper, the search and the method table).
 """
 
 from .mapper import map_geometric, processor_coords

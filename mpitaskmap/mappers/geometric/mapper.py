@@ -26,6 +26,7 @@ from ...errors import InvalidInputError
 from ...machines import Machine, require_router_grid
 from ...mapping import Mapping, check_fit
 from .mj import ORDERINGS, _partition_finite, mj_partition
+from .options import GEOMETRIC_DEFAULTS as _DEFAULT
 from ...graphs.taskgraph import TaskGraph
 from .transforms import bandwidth_scale, box_transform, drop_constant_dimensions, drop_dimensions, torus_shift
 
@@ -35,10 +36,10 @@ __all__ = ["map_geometric", "processor_coords", "select_compact_subset"]
 def processor_coords(
     machine: Machine,
     *,
-    shift: bool = True,
-    bandwidth: bool = False,
-    box: Sequence[int] | None = None,
-    drop: Sequence[int] = (),
+    shift: bool = _DEFAULT["shift"],
+    bandwidth: bool = _DEFAULT["bandwidth"],
+    box: Sequence[int] | None = _DEFAULT["box"],
+    drop: Sequence[int] = _DEFAULT["drop"],
 ) -> np.ndarray:
     """Return the machine's processor coordinates as the geometric mapper sees them.
 
@@ -209,13 +210,13 @@ def map_geometric(
     tasks,
     machine: Machine,
     *,
-    ordering: str = "fz",
-    task_perm: Sequence[int] | None = None,
-    proc_perm: Sequence[int] | None = None,
-    shift: bool = True,
-    bandwidth: bool = False,
-    box: Sequence[int] | None = None,
-    drop: Sequence[int] = (),
+    ordering: str = _DEFAULT["ordering"],
+    task_perm: Sequence[int] | None = _DEFAULT["task_perm"],
+    proc_perm: Sequence[int] | None = _DEFAULT["proc_perm"],
+    shift: bool = _DEFAULT["shift"],
+    bandwidth: bool = _DEFAULT["bandwidth"],
+    box: Sequence[int] | None = _DEFAULT["box"],
+    drop: Sequence[int] = _DEFAULT["drop"],
     prime_split: bool = True,
     task_coords=None,
     oversubscribe: bool = False,

@@ -25,15 +25,13 @@ from ...mappers.geometric.hierarchy import map_tree_split
 from ...mappers.geometric.mapper import map_geometric, processor_coords
 from ...mapping import Mapping
 from ...mappers.geometric.mj import ORDERINGS
+from ...mappers.geometric.options import GEOMETRIC_DEFAULTS as _DEFAULT
 from ..problem import Candidate, Problem
 
 __all__ = ["candidates", "apply", "rotations", "coordinate_variants", "candidate", "tree_candidate", "GEMINI_BOX"]
 
 #: Box lengths of the Gemini box variant (two nodes per router, 2x2x8 routers per box).
 GEMINI_BOX = (2, 2, 8)
-
-_VARIANT_KEYS = ("shift", "bandwidth", "box", "drop")
-
 
 def rotations(n_dims: int, *, max_all: int = 4) -> list[tuple[int, ...]]:
     """Return the dimension permutations tried for one side.
@@ -119,14 +117,14 @@ def coordinate_variants(problem: Problem, which: str | Sequence[dict] = "auto") 
 
 
 def candidate(
-    ordering: str = "fz",
+    ordering: str = _DEFAULT["ordering"],
     *,
-    task_perm: Sequence[int] | None = None,
-    proc_perm: Sequence[int] | None = None,
-    shift: bool = True,
-    bandwidth: bool = False,
-    box: Sequence[int] | None = None,
-    drop: Sequence[int] = (),
+    task_perm: Sequence[int] | None = _DEFAULT["task_perm"],
+    proc_perm: Sequence[int] | None = _DEFAULT["proc_perm"],
+    shift: bool = _DEFAULT["shift"],
+    bandwidth: bool = _DEFAULT["bandwidth"],
+    box: Sequence[int] | None = _DEFAULT["box"],
+    drop: Sequence[int] = _DEFAULT["drop"],
 ) -> Candidate:
     """Return the geometric candidate with these :func:`~mpitaskmap.mappers.geometric.mapper.map_geometric` options.
 
@@ -251,8 +249,5 @@ def apply(candidate: Candidate, problem: Problem, *, prime_split: bool = True) -
     if candidate.method == "tree":
         return map_tree_split(problem.graph, problem.machine, task_perm=o.get("task_perm"),
                               oversubscribe=problem.oversubscribe)
-    return map_geometric(
-        problem.graph, problem.machine, ordering=o.get("ordering", "fz"), task_perm=o.get("task_perm"),
-        proc_perm=o.get("proc_perm"), shift=o.get("shift", True), bandwidth=o.get("bandwidth", False),
-        box=o.get("box"), drop=o.get("drop", ()), prime_split=prime_split, oversubscribe=problem.oversubscribe,
-    )
+    return map_geometric(problem.graph, problem.machine, **{k: o.get(k, v) for k, v in _DEFAULT.items()},
+                         prime_split=prime_split, oversubscribe=problem.oversubscribe)
