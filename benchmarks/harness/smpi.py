@@ -13,6 +13,7 @@ and ``smpirun`` line (the pieces of ``mpitaskmap simgrid``, :mod:`mpitaskmap.cli
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import os
 import re
@@ -54,8 +55,9 @@ def machine_from_spec(spec: str, n_ranks: int):
     return load_machine(spec, n_ranks)
 
 
+@functools.lru_cache(maxsize=None)
 def example_module(name: str) -> ModuleType:
-    """``examples/NAME.py`` as a module (``examples/`` is not a package: loaded from its file)."""
+    """``examples/NAME.py`` as a module (``examples/`` is not a package: loaded from its file, once)."""
     spec = importlib.util.spec_from_file_location(f"examples_{name}", ROOT / "examples" / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
