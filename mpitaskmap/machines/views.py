@@ -243,13 +243,15 @@ def split_half(weights: np.ndarray) -> int:
 
 @dataclass(frozen=True)
 class DomainTree:
-    """A binary tree of node domains that follows a :class:`NodeHierarchy` (domain 0 = every node).
+    """A binary tree of node domains, the recursive bisection of a machine's nodes (domain 0 = every node).
 
-    Built by :meth:`NodeHierarchy.domain_tree`.  Every domain is either one node (a leaf)
-    or two halves; the children of one switch are halved by capacity
-    (:func:`split_half`, in group order) until single children remain, which are then
-    split by the level below, so two halves of a domain meet at the switch of its
-    ``level`` and never lower.
+    Every domain is either one node (a leaf) or two halves.  Built by
+    :meth:`NodeHierarchy.domain_tree` on a hierarchy of switches: the children of one switch
+    are halved by capacity (:func:`split_half`, in group order) until single children
+    remain, which are then split by the level below, so two halves of a domain meet at the
+    switch of its ``level`` and never lower.  The dual recursive bisection
+    (:func:`~mpitaskmap.mappers.graph.bisection.processor_tree`) builds one on any machine,
+    by coordinates or hops where there is no hierarchy.
 
     Attributes
     ----------
@@ -259,17 +261,20 @@ class DomainTree:
         The node index of a leaf, -1 elsewhere.
     capacity : (n_domains,) ndarray of int64
         Processors in the domain.
-    level : (n_domains,) ndarray of int64
-        The switch level where the two halves meet (0 for a leaf).
-    first_node : (n_domains,) ndarray of int64
-        The domain's lowest node index.
+    representative : (n_domains,) ndarray of int64
+        The node that stands for the domain (the distance between two domains is the
+        distance between their representatives): on a hierarchy the domain's lowest node
+        index.
+    level : (n_domains,) ndarray of int64 or None
+        On a hierarchy, the switch level where the two halves meet (0 for a leaf); None
+        for a tree not built from one.
     """
 
     children: np.ndarray
     node: np.ndarray
     capacity: np.ndarray
-    level: np.ndarray
-    first_node: np.ndarray
+    representative: np.ndarray
+    level: np.ndarray | None = None
 
     @property
     def n_domains(self) -> int:
@@ -384,6 +389,6 @@ class NodeHierarchy:
             queue.append((k, units[:cut]))
             queue.append((k, units[cut:]))
         return DomainTree(np.asarray(children, dtype=np.int64).reshape(-1, 2), np.asarray(node, dtype=np.int64),
-                          np.asarray(capacity_out, dtype=np.int64), np.asarray(level, dtype=np.int64),
-                          np.asarray(first, dtype=np.int64))
+                          np.asarray(capacity_out, dtype=np.int64), np.asarray(first, dtype=np.int64),
+                          np.asarray(level, dtype=np.int64))
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -34,41 +33,13 @@ from ...mapping import Mapping
 from ...graphs.taskgraph import TaskGraph
 from .node_network import NodeNetwork, _check_inputs, _torus_geometry, _undirected
 from .umpa import MAX_SOURCES, _check_max_sources, _refine_passes
-from ...machines.views import split_half
+from ...machines.views import DomainTree, split_half
 from .partition import MULTILEVEL_MIN_TASKS
 
-__all__ = ["map_bisection", "processor_tree", "ProcessorTree", "PARTITIONERS", "MULTILEVEL_MIN_TASKS"]
+__all__ = ["map_bisection", "processor_tree", "PARTITIONERS", "MULTILEVEL_MIN_TASKS"]
 
 
-@dataclass(frozen=True)
-class ProcessorTree:
-    """The recursive bisection of a machine's nodes (domain 0 = every node).
-
-    Attributes
-    ----------
-    children : (n_domains, 2) ndarray of int64
-        The two halves of every domain; -1 for a leaf (one node).
-    node : (n_domains,) ndarray of int64
-        The node index of a leaf, -1 elsewhere.
-    capacity : (n_domains,) ndarray of int64
-        Processors in the domain.
-    representative : (n_domains,) ndarray of int64
-        The domain's node nearest its centre (the distance between two domains is the
-        distance between their representatives).
-    """
-
-    children: np.ndarray
-    node: np.ndarray
-    capacity: np.ndarray
-    representative: np.ndarray
-
-    @property
-    def n_domains(self) -> int:
-        """Number of domains (2 * n_nodes - 1)."""
-        return int(self.node.size)
-
-
-def processor_tree(machine: Machine) -> ProcessorTree:
+def processor_tree(machine: Machine) -> DomainTree:
     """Bisect the machine's nodes recursively (see the module docstring).
 
     Parameters
@@ -80,7 +51,7 @@ def processor_tree(machine: Machine) -> ProcessorTree:
 
     Returns
     -------
-    ProcessorTree
+    DomainTree
         2 * n_nodes - 1 domains; halves hold about half the capacity each.
 
     Notes
@@ -115,13 +86,12 @@ def processor_tree(machine: Machine) -> ProcessorTree:
     rep = np.zeros(2 * n - 1, dtype=np.int64)
     hierarchy = machine.node_hierarchy()
     if hierarchy is not None:  # a tree of switches: halves meet at the lowest switch possible
-        tree = hierarchy.domain_tree(cap)
-        return ProcessorTree(tree.children, tree.node, tree.capacity, tree.first_node)
+        return hierarchy.domain_tree(cap)
     geometry = _torus_geometry(machine, view)
     if geometry is not None:
         coords, dims, wrap = geometry  # one row a node, the coordinates' type kept
         _graphmap.torus_tree(coords, dims, wrap, cap, children, node, capacity, rep)
-        return ProcessorTree(children, node, capacity, rep)
+        return DomainTree(children, node, capacity, rep)
     hop = view.hop_matrix()
     members = {0: np.arange(n, dtype=np.int64)}
     next_id = 1
@@ -144,7 +114,7 @@ def processor_tree(machine: Machine) -> ProcessorTree:
             members[next_id] = np.sort(part)
             queue.append(next_id)
             next_id += 1
-    return ProcessorTree(children, node, capacity, rep)
+    return DomainTree(children, node, capacity, rep)
 
 
 #: Values of ``partitioner`` of :func:`map_bisection`.

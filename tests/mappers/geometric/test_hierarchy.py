@@ -8,7 +8,7 @@ import pytest
 import mpitaskmap as mt
 from mpitaskmap.errors import InvalidInputError, NotApplicableError
 from mpitaskmap.machines import FatTreeMachine, NodeHierarchy
-from mpitaskmap.machines.fattree_presets import fattree_machine
+from mpitaskmap.machines.fattree.presets import fattree_machine
 from mpitaskmap.mappers.geometric.hierarchy import map_tree_split
 from mpitaskmap.mappers.graph.bisection import processor_tree
 from mpitaskmap.metrics import evaluate, predicted_time
@@ -27,7 +27,7 @@ def test_domain_tree_halves_the_children_of_each_switch_by_capacity():
     assert t.node[2] == 3 and t.level[2] == 0  # a leaf switch with one allocated node is that node
     assert t.node[4] == 2 and t.capacity[3] == 2 and t.children[3].tolist() == [5, 6]
     assert t.node[5] == 0 and t.node[6] == 1 and t.level[3] == 1
-    assert t.first_node.tolist()[:5] == [0, 0, 3, 0, 2]
+    assert t.representative.tolist()[:5] == [0, 0, 3, 0, 2]  # a domain of the hierarchy: its lowest node
     assert t.n_domains == 7 and sorted(t.node[t.node >= 0].tolist()) == [0, 1, 2, 3]
 
 

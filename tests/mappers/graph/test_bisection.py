@@ -8,6 +8,8 @@ import pytest
 import mpitaskmap
 from mpitaskmap import FlatMachine, InvalidInputError, TaskGraph, TorusMachine, metrics, torus_machine
 from mpitaskmap import _graphmap
+from mpitaskmap.machines import FatTreeMachine
+from mpitaskmap.machines.views import DomainTree
 from mpitaskmap.mappers.graph import bisection as bm
 from mpitaskmap.mappers.graph import greedy as gm
 from mpitaskmap.mappers.graph import umpa
@@ -438,3 +440,18 @@ def test_walkthrough_bisection_wins_on_hops_and_loses_on_the_slow_links():
     assert note["value"] == named.metric("predicted_time") and note["default"] == ident.metric("predicted_time")
     best = mpitaskmap.best_of(g, m, ["identity", "bisection"])
     assert best.index == 0 and best.mapping.task_to_proc.tolist() == list(range(512))
+
+
+def test_processor_tree_is_the_machines_domain_tree():
+    # one domain-tree type: on a hierarchy the tree is the hierarchy's own (its switch levels
+    # kept), elsewhere the bisection's with no levels
+    m = FatTreeMachine.regular([2, 2], [1, 1], 1.0, [0, 1, 2, 3])
+    view = m.node_view()
+    t = bm.processor_tree(m)
+    want = m.node_hierarchy().domain_tree(view.capacity)
+    assert isinstance(t, DomainTree)
+    for field in ("children", "node", "capacity", "representative", "level"):
+        assert np.array_equal(getattr(t, field), getattr(want, field)), field
+    assert t.level.tolist()[:3] == [2, 1, 1] and t.representative.tolist()[:3] == [0, 0, 2]
+    line_tree = bm.processor_tree(line(4))
+    assert isinstance(line_tree, DomainTree) and line_tree.level is None
