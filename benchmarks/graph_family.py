@@ -48,14 +48,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
 from benchmarks import _inputs13  # noqa: E402
-from benchmarks.harness import print_table, write_json  # noqa: E402
+from benchmarks.harness import median_time, print_table, write_json  # noqa: E402
 from benchmarks.harness.peers import scotch_best  # noqa: E402
 
 from mpitaskmap.search.families import graph as graph_family  # noqa: E402
@@ -86,33 +85,27 @@ def _has_pymetis() -> bool:
     return True
 
 
-def timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - t0
-
-
 def family_rows(name, graph, machine, with_scotch: bool, family: bool = True) -> list[dict]:
     rows = []
     ref = scotch_best(graph, machine, per_weight) if with_scotch else None
     if ref is not None:
         rows.append(dict(input=name, method="Scotch best", value=ref[0], seconds=ref[2], note=ref[1]))
-    m, s = timed(lambda: map_greedy(graph, machine, refine=True))
+    s, m = median_time(lambda: map_greedy(graph, machine, refine=True), 1)
     rows.append(dict(input=name, method="greedy+uwh", value=per_weight(graph, machine, m.task_to_proc), seconds=s,
                      note=""))
     if "bisection" in graph_family.METHODS:
         problem = Problem(graph, machine)
-        m, s = timed(lambda: graph_family.apply(graph_family.candidate("bisection"), problem))
+        s, m = median_time(lambda: graph_family.apply(graph_family.candidate("bisection"), problem), 1)
         rows.append(dict(input=name, method="bisection", value=per_weight(graph, machine, m.task_to_proc),
                          seconds=s, note=""))
     if _has_pymetis():
-        m, s = timed(lambda: map_bisection(graph, machine, partitioner="metis"))
+        s, m = median_time(lambda: map_bisection(graph, machine, partitioner="metis"), 1)
         rows.append(dict(input=name, method="bisection metis", value=per_weight(graph, machine, m.task_to_proc),
                          seconds=s, note=""))
     if family:
         problem = Problem(graph, machine)
         cands = graph_family.candidates(problem)
-        res, s = timed(lambda: best_of(problem, None, cands, metric="weighted_hops"))
+        s, res = median_time(lambda: best_of(problem, None, cands, metric="weighted_hops"), 1)
         rows.append(dict(input=name, method="family best", value=per_weight(graph, machine,
                                                                             res.mapping.task_to_proc),
                          seconds=s, note=res.mapping.info.get("candidate", "")))
@@ -131,13 +124,13 @@ def spmv_rows() -> list[dict]:
     deg = float(np.diff(g.indptr).mean())
     rows = []
     for label, opts in (("UWH unbounded (max_sources=0)", dict(max_sources=0)), ("UWH bounded (default)", {})):
-        out, s = timed(lambda: refine_wh(start, **opts))
+        s, out = median_time(lambda: refine_wh(start, **opts), 1)
         rows.append(dict(input=f"Laplacian 2D SpMV (avg degree {deg:.0f})", method=label,
                          value=per_weight(g, m, out.task_to_proc), seconds=s,
                          note=f"{out.info['refine_passes']} passes, {out.info['refine_moves']} moves"))
     rows.append(dict(input=rows[0]["input"], method="greedy start", value=per_weight(g, m, start.task_to_proc),
                      seconds=float("nan"), note=""))
-    out, s = timed(lambda: map_bisection(g, m))
+    s, out = median_time(lambda: map_bisection(g, m), 1)
     rows.append(dict(input=rows[0]["input"], method="bisection", value=per_weight(g, m, out.task_to_proc),
                      seconds=s, note=f"bisection {out.info['bisection_seconds']:.2f} s + UWH"))
     return rows

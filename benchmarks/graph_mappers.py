@@ -74,7 +74,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-from benchmarks.harness import print_table, write_json  # noqa: E402
+from benchmarks.harness import median_time, print_table, write_json  # noqa: E402
 
 from mpitaskmap import (  # noqa: E402
     TaskGraph, best_of, candidate_list, identity_mapping, map_geometric, map_greedy, refine_congestion,
@@ -292,15 +292,6 @@ def tasks_sharing(ttp, n_procs: int) -> int:
     return int(c[c > 1].sum())
 
 
-def timed(fn, repeat: int):
-    times, out = [], None
-    for _ in range(max(1, repeat)):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
-
-
 def call_with_timeout(fn, timeout: float):
     """Run ``fn()`` in a forked child; return (status, result or error text, wall seconds).
 
@@ -353,29 +344,29 @@ def run_input(inp: Input, peers: bool, repeat: int, peer_timeout: float = 300.0)
         rows.append({"input": inp.name, "method": method, "family": family, "status": "n/a", "valid": None,
                      **{k: None for k in METRIC_NAMES}, "seconds": None, "step_seconds": None, "note": why})
 
-    t, ident = timed(lambda: identity_mapping(g, m), repeat)
+    t, ident = median_time(lambda: identity_mapping(g, m), max(1, repeat))
     add("default", ident.task_to_proc, t, "task i on processor i")
     geo = None
     if inp.has_coords:
-        t_geo, geo = timed(lambda: map_geometric(g, m), repeat)
+        t_geo, geo = median_time(lambda: map_geometric(g, m), max(1, repeat))
         add("geometric", geo.task_to_proc, t_geo, "MJ fz, longest/longest, shift (1 candidate)")
     else:
         na("geometric", "n/a (no coordinates)")
-    t_ug, ug = timed(lambda: map_greedy(g, m), repeat)
+    t_ug, ug = median_time(lambda: map_greedy(g, m), max(1, repeat))
     ug_note = f"n_bfs (0,1); two-phase={ug.info.get('two_phase')}"
     if ug.info.get("two_phase"):
         ug_note += f" ({ug.info.get('partitioner')})"
     add("UG", ug.task_to_proc, t_ug, ug_note)
-    t_uwh, uwh = timed(lambda: refine_wh(ug), repeat)
+    t_uwh, uwh = median_time(lambda: refine_wh(ug), max(1, repeat))
     add("UWH", uwh.task_to_proc, t_ug + t_uwh, f"UG + refine_wh: {uwh.info.get('refine_moves')} moves, "
         f"{uwh.info.get('refine_passes')} passes", step_seconds=t_uwh)
     for name, obj in (("UMC", "latency"), ("UMMC", "max_messages")):
-        t_c, c = timed(lambda: refine_congestion(uwh, objective=obj), repeat)
+        t_c, c = median_time(lambda: refine_congestion(uwh, objective=obj), max(1, repeat))
         add(name, c.task_to_proc, t_ug + t_uwh + t_c,
             f"UWH + refine_congestion({obj}): {c.info.get('congestion_swaps')} swaps, "
             f"{c.info.get('congestion_iterations')} iterations", step_seconds=t_c)
     if geo is not None:
-        t_gw, gw = timed(lambda: refine_wh(geo), repeat)
+        t_gw, gw = median_time(lambda: refine_wh(geo), max(1, repeat))
         add("geometric+UWH", gw.task_to_proc, t_geo + t_gw, f"{gw.info.get('refine_moves')} moves",
             step_seconds=t_gw)
     else:
@@ -383,7 +374,7 @@ def run_input(inp: Input, peers: bool, repeat: int, peer_timeout: float = 300.0)
 
     # without task coordinates both families leave out their coordinate-based candidates
     cands = candidate_list(g, m, families=["geometric", "graph"], rotate=False, include_identity=True)
-    t_best, best = timed(lambda: best_of(g, m, cands, metric="weighted_hops"), repeat)
+    t_best, best = median_time(lambda: best_of(g, m, cands, metric="weighted_hops"), max(1, repeat))
     add("best candidate", best.mapping.task_to_proc, t_best,
         f"{len(cands)} candidates by WH; winner: {cands[best.index].label()}")
 
@@ -594,9 +585,9 @@ def speed(quick: bool, repeat: int = 3) -> list[dict]:
         g = TaskGraph.stencil(list(shape))
         m = sparse_titan(n // 16)
         la0 = loadavg()
-        t_ug, ug = timed(lambda: map_greedy(g, m), repeat)
-        t_uwh, uwh = timed(lambda: refine_wh(ug), repeat)
-        t_umc, umc = timed(lambda: refine_congestion(uwh, objective="latency"), repeat)
+        t_ug, ug = median_time(lambda: map_greedy(g, m), max(1, repeat))
+        t_uwh, uwh = median_time(lambda: refine_wh(ug), max(1, repeat))
+        t_umc, umc = median_time(lambda: refine_congestion(uwh, objective="latency"), max(1, repeat))
         r = {"tasks": n, "shape": "x".join(map(str, shape)), "nodes": n // 16,
              "UG_s": t_ug, "UWH_s": t_uwh, "UMC_s": t_umc,
              "partitioner": ug.info.get("partitioner"),
