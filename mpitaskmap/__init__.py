@@ -79,7 +79,7 @@ __all__ = [
 
 def __getattr__(name):
     # The runtime imports mpi4py (and so initialises MPI); load it only when asked for.
-    modules = {"remap": ".runtime.remapping", "RemapReport": ".runtime.remapping",
+    modules = {"remap": ".runtime.remapping", "RemapReport": ".runtime.report",
                "create_cart": ".runtime.topology_comms", "create_dist_graph_adjacent": ".runtime.topology_comms"}
     if name in modules:
         import importlib

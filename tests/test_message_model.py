@@ -238,7 +238,7 @@ def test_every_replay_defaults_to_smpis_network_model():
 
 
 def test_the_remap_report_names_each_time_by_its_model():
-    from mpitaskmap.runtime.remapping import RemapReport
+    from mpitaskmap.runtime.report import RemapReport
 
     # the judge decided: the replayed change first (the default order's replayed step beside the winner's), the
     # predicted change second

@@ -23,7 +23,7 @@ def test_simulated_machine_and_metrics_identical_on_all_ranks(comm):
 def test_default_objective_is_predicted_time_and_agrees_with_the_serial_search(comm):
     """The parallel search scores by PredictedTime by default, the same on every rank as serially."""
     from mpitaskmap import best_of, candidate_list
-    from mpitaskmap.runtime.remapping import search_candidates
+    from mpitaskmap.runtime.mpi_search import search_candidates
     from mpitaskmap.search.scoring import REFINE_TOP
 
     m = titan_machine(32, cores_per_node=2, seed=5)

@@ -1,10 +1,14 @@
 """Serial and MPI search cannot drift: ``map(g, m, "auto")`` and ``remap()``'s search agree exactly.
 
-A cross-cutting concern, not one module's test: the serial search (:func:`mpitaskmap.map`,
-``mpitaskmap/search/methods.py`` over :func:`~mpitaskmap.search.scoring.best_of`) and the MPI
-search of :func:`~mpitaskmap.remap` (``mpitaskmap/runtime/remapping.py``: the candidates spread
-over the ranks, one ``allgather`` per stage, the judge's replays spread too) are two
-implementations of one search.  On every input below both must return
+A cross-cutting concern, not one module's test: the search is written once, in the search
+engine (:func:`mpitaskmap.search.engine.run`: the two stages and the judge stage), and run by
+two executors: the serial one (:class:`~mpitaskmap.search.serial.SerialExecutor`) for
+:func:`mpitaskmap.map` and :func:`~mpitaskmap.best_of`, the MPI one
+(:class:`~mpitaskmap.runtime.mpi_search.MPIExecutor`: the candidates spread over the ranks, one
+``allgather`` per stage, the judge's replays spread too) for :func:`~mpitaskmap.remap`.  Every
+test here records the engine's runs and checks that ``map()`` ran it on the serial executor,
+``remap()``'s search on the MPI one, with equal requests (candidates, objective, stages, judge
+and its options).  On every input below both must return
 
 * the same winner (index, label and mapping) and the same objective pick;
 * the same candidate list, both stages, with the same scores, bit for bit (``float.hex``);
@@ -20,7 +24,7 @@ the MPI search reports ``[]`` / nan: the same thing.
 
 The ten inputs (:data:`INPUTS`) are searched with the families ``map(g, m, "auto")`` searches
 by default (:func:`~mpitaskmap.search.scoring.families_for`; ``remap()`` is given the same
-``families``), through :func:`~mpitaskmap.runtime.remapping.search_candidates`, the search
+``families``), through :func:`~mpitaskmap.runtime.mpi_search.search_candidates`, the search
 ``remap()`` runs, on the world communicator: ``remap()`` on P ranks maps P tasks, and these
 inputs have their own sizes whatever ``mpiexec -n`` is.  The machines are those the providers
 assemble for a job of that size, as ``remap()`` assembles them.
@@ -40,16 +44,17 @@ assemble for a job of that size, as ``remap()`` assembles them.
 judge keeping the objective's pick, keeping the default order, taking another mapping, a
 replay past its budget, and no judge.
 
-The drift this test found: with a replay past its budget (``fattree-4096-4to1``), the serial
-judge stops replaying there (:func:`~mpitaskmap.search.judge.replay_in_turn`) and its later
-rows say nan, while the other MPI ranks replayed their own shares, so their rows had times
-(and which ones depended on the number of ranks).  The winner was the same (the objective's
-pick); the shortlist rows were not.  :func:`~mpitaskmap.search.judge.judge_stage`, shared by
-both searches, now keeps no time after the first replay past its budget in shortlist order.
+The drift this test found, when the two searches were two implementations: with a replay past
+its budget (``fattree-4096-4to1``), the serial judge stops replaying there
+(:func:`~mpitaskmap.search.judge.replay_in_turn`) and its later rows say nan, while the other MPI
+ranks replayed their own shares, so their rows had times (and which ones depended on the number
+of ranks).  The winner was the same (the objective's pick); the shortlist rows were not.
+:func:`~mpitaskmap.search.judge.judge_stage`, the engine's judge stage, keeps no time after the
+first replay past its budget in shortlist order.
 
 :func:`test_remap_reports_what_map_finds` goes through ``remap()`` itself (``report=True``)
 on P tasks (a 3-D stencil over ``MPI.Compute_dims(P, 3)``) on five providers and compares
-its :class:`~mpitaskmap.runtime.remapping.RemapReport` with ``map()``'s info.
+its :class:`~mpitaskmap.runtime.report.RemapReport` with ``map()``'s info.
 
 Run under ``mpiexec -n 4`` and ``-n 16`` with ``--with-mpi -m mpi``.  The serial search runs
 once, on rank 0, while the other ranks wait asleep (:func:`on_root`), not spinning in a
@@ -58,6 +63,7 @@ collective: oversubscribed, a spinning rank takes the CPU rank 0 needs.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import time
@@ -70,6 +76,7 @@ import mpitaskmap
 from mpitaskmap import TaskGraph, best_of, candidate_list, remap
 from mpitaskmap.providers import Location, NetworkInfo, Provider, assemble_machine, get_provider
 from mpitaskmap.providers.hostname import FLAT_NETWORK
+from mpitaskmap.search import engine
 from mpitaskmap.search.problem import Problem
 from mpitaskmap.search.scoring import REFINE_TOP, families_for
 
@@ -228,14 +235,43 @@ def all_same(comm, value) -> bool:
     return all(v == everyone[0] for v in everyone)
 
 
+@pytest.fixture
+def engine_runs(monkeypatch):
+    """Every run of the search engine in this test, as ``(executor class name, request)``."""
+    runs = []
+    real = engine.run
+
+    def record(request, executor):
+        runs.append((type(executor).__name__, request))
+        return real(request, executor)
+
+    monkeypatch.setattr(engine, "run", record)
+    return runs
+
+
+def what_is_searched(request: engine.SearchRequest) -> dict:
+    """A request without its problem (each side builds its own from equal data)."""
+    return {f.name: getattr(request, f.name) for f in dataclasses.fields(request) if f.name != "problem"}
+
+
+def assert_one_engine(comm, runs: list) -> None:
+    """The MPI search ran the engine on the MPI executor (its last run, on every rank); on rank 0
+    map()'s search (the first run) ran it on the serial executor, with an equal request."""
+    assert runs[-1][0] == "MPIExecutor"
+    if comm.rank == 0:
+        assert [name for name, _ in runs] == ["SerialExecutor", "SerialExecutor", "MPIExecutor"]  # map, best_of, MPI
+        assert what_is_searched(runs[0][1]) == what_is_searched(runs[-1][1])
+
+
 @pytest.mark.mpi
 @pytest.mark.parametrize("name", INPUTS)
-def test_the_mpi_search_finds_what_map_finds(name):
+def test_the_mpi_search_finds_what_map_finds(name, engine_runs):
     """remap()'s search (``search_candidates``, the default judge, ``REFINE_TOP`` refined) on the
-    world communicator, given the candidate list of map()'s default families."""
+    world communicator, given the candidate list of map()'s default families: the one engine on
+    the MPI executor, with map()'s request."""
     from mpi4py import MPI
 
-    from mpitaskmap.runtime.remapping import search_candidates
+    from mpitaskmap.runtime.mpi_search import search_candidates
 
     world = MPI.COMM_WORLD
     graph, machine = INPUTS[name]()
@@ -251,13 +287,15 @@ def test_the_mpi_search_finds_what_map_finds(name):
     assert_same(mpi, serial)
     assert all_same(world, (mpi["winner"], mpi["scores"], mpi["judged"]))
     assert (res.judge, res.index, res.objective_index) == OUTCOMES[name]
+    assert_one_engine(world, engine_runs)
 
 
 @pytest.mark.mpi
 @pytest.mark.parametrize("kind", REMAP_PROVIDERS)
-def test_remap_reports_what_map_finds(kind):
+def test_remap_reports_what_map_finds(kind, engine_runs):
     """remap() itself, P ranks running the P tasks of a stencil over ``Compute_dims(P, 3)``, with
-    the families map() searches by default: its report says what map()'s info says."""
+    the families map() searches by default: its report says what map()'s info says, from the
+    one engine on the MPI executor, with map()'s request."""
     from mpi4py import MPI
 
     world = MPI.COMM_WORLD
@@ -289,5 +327,6 @@ def test_remap_reports_what_map_finds(kind):
                     "scores": [scores[0], scores[serial["winner"][0]]]}
         assert_same(mpi, expected, keys=mpi)
         assert new.rank == serial["mapping"].index(r)
+        assert_one_engine(world, engine_runs)
     finally:
         new.Free()

@@ -99,7 +99,8 @@ def test_cli_refuses_more_tasks_than_ranks_unless_oversubscribe(capsys, tmp_path
 def test_remap_takes_every_metric_name():
     from mpi4py import MPI
 
-    from mpitaskmap.runtime.remapping import METRIC_NAMES, search_candidates
+    from mpitaskmap.runtime.mpi_search import search_candidates
+    from mpitaskmap.runtime.remapping import METRIC_NAMES
 
     assert set(METRIC_NAMES) == set(mt.METRICS)
     new, rep = mt.remap(MPI.COMM_SELF, (0.0,), provider="sim:torus:dims=4", metric="total_hops", report=True)

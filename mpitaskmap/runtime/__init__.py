@@ -1,5 +1,6 @@
-"""The in-job runtime: :func:`mpitaskmap.remap` (:mod:`~.remapping`) and what it gathers (:mod:`~.gather`).
+"""The in-job runtime: :func:`mpitaskmap.remap` (:mod:`~.remapping`), what it gathers (:mod:`~.gather`),
+its search over the ranks (:mod:`~.mpi_search`) and its report (:mod:`~.report`).
 
-Only :mod:`~.remapping` imports mpi4py at module level; this package imports nothing so
-that ``import mpitaskmap`` does not initialise MPI.
+Only :mod:`~.remapping` and :mod:`~.mpi_search` import mpi4py at module level; this package
+imports nothing so that ``import mpitaskmap`` does not initialise MPI.
 """

@@ -3,8 +3,10 @@
 Collective.  Every rank says which task it runs (its task coordinate, optionally its
 communication partners); a coordinate provider says where every rank sits in the
 network; the ranks evaluate the deterministic candidate list in parallel (rank ``r``
-takes candidates ``r, r + size, ...``), agree on the best by the chosen metric, and get
-back a communicator in which new rank ``t`` is the process that runs task ``t``.
+takes candidates ``r, r + size, ...``: the search engine of ``map(method="auto")`` on the
+MPI executor of :mod:`~.mpi_search`), agree on the best by the chosen metric, and get
+back a communicator in which new rank ``t`` is the process that runs task ``t``; the
+:class:`~.report.RemapReport` says what was done.
 
 Collectives (a constant number, whatever the candidate count): one ``Allreduce`` that
 compares the ranks' job-level settings (:mod:`~.job_settings`), one ``allgather`` of every
@@ -43,33 +45,31 @@ from __future__ import annotations
 import functools
 import logging
 import sys
-import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
 from mpi4py import MPI
 
 from ..errors import MappingError, ProviderError
-from ..search.families import identity as identity_family
-from ..search.judge import (DEFAULT_JUDGE, DEFAULT_ORDER, JUDGE_TOP, TIED, judge_change, judge_stage, mapping_digest,
-                            replay_function, replay_in_turn, resolve_judge)
-from ..mapping import IDENTITY
-from ..sim.fluid import DEFAULT_NETWORK_MODEL
-from ..metrics import METRICS, change_text
+from ..graphs.taskgraph import TaskGraph
 from ..mappers.geometric.mj import ORDERINGS
+from ..mapping import IDENTITY
+from ..metrics import METRICS
+from ..providers import Provider, assemble_machine_arrays, get_provider
+from ..search.engine import SearchRequest
+from ..search.families import identity as identity_family
+from ..search.judge import DEFAULT_JUDGE, resolve_judge
 from ..search.problem import Candidate, Problem
 from ..search.registry import as_candidate
-from .job_settings import agree_settings
+from ..search.scoring import DEFAULT_FAMILIES, REFINE_TOP, candidate_list, resolve_metric
 from .gather import (LocalRank, NodeShare, describe_network, gather_job, input_error, network_digest,
                      network_mismatch)
-from ..providers import Provider, assemble_machine_arrays, get_provider
-from ..search.scoring import (DEFAULT_FAMILIES, REFINE_TOP, apply, candidate_list, polishes_nodes,
-                              refinement_candidates, resolve_metric, score_candidates, top_indices, winner)
-from ..graphs.taskgraph import TaskGraph
+from .job_settings import agree_settings
+from .mpi_search import run_search
+from .report import RemapReport
 
-__all__ = ["remap", "remap_task", "RemapReport", "search_candidates", "SearchResult", "METRIC_NAMES",
-           "shared_job_data"]
+__all__ = ["remap", "remap_task", "RemapRequest", "METRIC_NAMES", "shared_job_data"]
 
 logger = logging.getLogger("mpitaskmap")
 
@@ -83,144 +83,50 @@ METRIC_NAMES = tuple(METRICS)
 TASK_ERROR = "task: rank "
 
 
-@dataclass
-class RemapReport:
-    """What :func:`remap` did, identical on every rank.
+@dataclass(frozen=True)
+class RemapRequest:
+    """What a front door asked :func:`remap_task` for, checked: the task, where to look, what to search.
 
     Attributes
     ----------
-    status : str
-        "remapped", "identity" (the default order won, or was returned after an error
-        with ``on_error="identity"``) or "disabled".
-    provider : str
-        Provider that located the ranks.
-    machine : str
-        Description of the assembled machine.
-    metric : str
-        Metric optimised.
-    n_candidates : int
-        Candidates evaluated, both stages.
-    n_refined : int
-        Of those, second-stage refinements of the best first-stage candidates.
-    winner : str
-        Label of the winning candidate.
-    winner_index : int
-        Its index in the candidate list (0 = identity).
-    before, after : float
-        Metric of the default order and of the result.
-    seconds : dict
-        Wall seconds per phase on rank 0 (``gather``, ``map_max`` = slowest rank's
-        candidate evaluation, ``judge`` when the judge ran, ``bcast``, ``split``,
-        ``total``).
-    candidates_per_rank : list of int
-        How many candidates each rank evaluated.
-    gathered_bytes : int
-        Bytes each rank (each node leader with ``shared_memory=True``) received in the
-        collectives that gather the job's data.
-    shared_bytes : int
-        Bytes of the node's shared-memory windows holding the task graph and machine
-        (``shared_memory=True``; 0 without).
-    error : str
-        The agreed error, when one happened.
-    new_rank_of : list of int
-        ``new_rank_of[old_rank]``: the new rank of every process.
+    task : callable
+        ``task()`` -> this rank's ``(coords, neighbors, weights)`` (see :func:`remap_task`).
+    provider : str, Provider or None
+        The provider (None: ``MPITASKMAP_PROVIDER``, else ``"auto"``).
+    metric : str or None
+        The objective (None: the machine's default).
+    options : dict
+        Options of the candidate list: ``orderings``, ``rotate``, ``variants``, ``families``.
+    candidates : sequence of Candidate or None
+        An explicit candidate list (None: :func:`~mpitaskmap.search.scoring.candidate_list`).
+    refine : int
+        Candidates of the first stage refined in a second.
     judge : str or None
-        The judge that picked the winner among the objective's best and the default order
-        (``"fluid"``), None when the objective decided alone; ``judge_why`` says why.
-    judged : list of dict
-        The mappings the judge replayed (:class:`~mpitaskmap.search.judge.JudgeOutcome`), the
-        default order's among them: ``index``, ``candidate``, ``score`` (objective),
-        ``simulated_s`` (replayed seconds of an exchange step: the fluid judge's mean over its
-        steps), ``objective_rank``, ``simulated_rank``, ``chosen_by``.
-    default_simulated_s : float
-        The default order's replayed seconds (nan when the judge did not replay it).  Where
-        the judge decided, :meth:`summary` leads with it beside the winner's, and says "no
-        gain found" when the default order is kept.
-    objective_winner : str
-        The objective's own pick (the winner when no judge ran).
-    nothing_to_map : str
-        Why there was nothing to map ("" otherwise): all ranks on one node, where every
-        order costs the same and the default order is kept; the summary says so instead
-        of the metric before and after.
+        ``"default"``, ``"fluid"`` or None.
+    shared_memory : bool
+        Gather to node leaders into shared windows.
+    on_error : str
+        ``"raise"`` or ``"identity"``.
     call : str
-        The call that mapped: ``"remap"``, ``"create_cart"``, ``"cart_order"``, ... (the first
-        words of :meth:`summary` and of the log lines).
+        The call's name in the report and the log.
+    split : bool
+        Return the reordered communicator (False: the order only).
+    fallback_on_task_error : bool
+        With ``on_error="identity"``, also fall back when ``task()`` failed.
     """
 
-    status: str = IDENTITY
-    provider: str = ""
-    machine: str = ""
-    metric: str = ""
-    n_candidates: int = 0
-    n_refined: int = 0
-    winner: str = ""
-    winner_index: int = 0
-    before: float = float("nan")
-    after: float = float("nan")
-    seconds: dict = field(default_factory=dict)
-    candidates_per_rank: list = field(default_factory=list)
-    gathered_bytes: int = 0
-    shared_bytes: int = 0
-    error: str = ""
-    new_rank_of: list = field(default_factory=list)
-    judge: str | None = None
-    judge_why: str = ""
-    judged: list = field(default_factory=list)
-    default_simulated_s: float = float("nan")
-    objective_winner: str = ""
-    nothing_to_map: str = ""
-    call: str = "remap"
-
-    def summary(self) -> str:
-        """Return a short multi-line text report.
-
-        Where the judge decided, the first figures are the replayed step of the default
-        order and of the winner (or "no gain found" when the default order is kept), the
-        objective's change second, labelled as predicted
-        (:func:`~mpitaskmap.search.judge.judge_change`); otherwise the objective's change.
-        """
-        lines = [f"mpitaskmap.{self.call}: {self.status}"]
-        if self.error:
-            lines.append(f"  error: {self.error}")
-        if self.provider:
-            lines.append(f"  provider: {self.provider}; machine: {self.machine}")
-        if self.nothing_to_map:
-            lines.append(f"  nothing to map: {self.nothing_to_map}")
-        elif self.n_candidates and self.judge:
-            replayed, objective = judge_change(self.judge, self.judged, self.winner_index, self.metric)
-            refined = f"{self.n_refined} refined" if self.n_refined else ""
-            if self.winner_index:
-                lines.append(f"  {replayed}; winner #{self.winner_index} {self.winner} of {self.n_candidates} "
-                             "candidates" + (f" ({refined})" if refined else ""))
-            else:
-                lines.append(f"  {replayed} ({self.n_candidates} candidates" + (f", {refined})" if refined else ")"))
-            lines.append(f"  {objective}")
-        elif self.n_candidates:
-            gain = change_text(self.before, self.after) if self.before > 0 or self.after == self.before else "higher"
-            # every printed time names its model: the objective's seconds are "predicted"
-            unit, model = (" s", "predicted, ") if self.metric == "predicted_time" else ("", "")
-            lines.append(
-                f"  {self.metric}: default {self.before:.6g}{unit} -> {self.after:.6g}{unit} ({model}{gain}); "
-                f"winner #{self.winner_index} {self.winner} of {self.n_candidates} candidates"
-                + (f" ({self.n_refined} refined)" if self.n_refined else "")
-            )
-        if self.judge:
-            best = [j for j in self.judged if j.get("chosen_by") not in (TIED, DEFAULT_ORDER)]
-            tied = [j for j in self.judged if j.get("chosen_by") == TIED]
-            times = ", ".join(f"#{j['index']} {j['simulated_s']:.4g} s" for j in best)
-            if tied:
-                fastest = min(tied, key=lambda j: (j["simulated_s"], j["index"]))
-                times += (f"; {len(tied)} more tied with the last of them, the fastest #{fastest['index']} "
-                          f"{fastest['simulated_s']:.4g} s")
-            also = " and the default order" if any(j.get("chosen_by") == DEFAULT_ORDER for j in self.judged) else ""
-            lines.append(f"  judge: {self.judge} replay ({DEFAULT_NETWORK_MODEL.name} network model) of the "
-                         f"objective's {len(best)} best{also}, replayed {times}; "
-                         f"the objective's pick: {self.objective_winner}")
-        elif self.judge_why:
-            lines.append(f"  judge: none ({self.judge_why})")
-        if self.seconds:
-            lines.append("  seconds: " + ", ".join(f"{k} {v:.3f}" for k, v in self.seconds.items()))
-        return "\n".join(lines)
+    task: Callable[[], tuple]
+    provider: str | Provider | None
+    metric: str | None
+    options: dict
+    candidates: Sequence[Candidate] | None
+    refine: int
+    judge: str | None
+    shared_memory: bool
+    on_error: str
+    call: str
+    split: bool
+    fallback_on_task_error: bool
 
 
 class _RankFilter(logging.Filter):
@@ -319,13 +225,6 @@ def _task_coordinate(coords) -> np.ndarray:
     return entries.astype(np.float64)
 
 
-def _first_error(items, what: str) -> str | None:
-    for rank, err in enumerate(items):
-        if err:
-            return f"{what}: rank {rank}: {err}"
-    return None
-
-
 def remap(
     comm: MPI.Intracomm,
     coords=None,
@@ -419,7 +318,7 @@ def remap(
         On any failure on any rank: every rank raises the same ``MappingError``
         (default), or every rank returns ``comm.Dup()`` and the report says why.
     report : bool, optional
-        Also return a :class:`RemapReport`.
+        Also return a :class:`~mpitaskmap.runtime.report.RemapReport`.
 
     Returns
     -------
@@ -530,22 +429,25 @@ def remap_task(
     if not isinstance(comm, MPI.Intracomm):
         raise TypeError(f"comm: expected an mpi4py Intracomm; got {type(comm).__name__}")
     t_start = MPI.Wtime()
-    rank, size = comm.Get_rank(), comm.Get_size()
+    rank = comm.Get_rank()
     config = agree_settings(comm, provider)  # one Allreduce; settings that differ between ranks: config["error"]
     handler = _configure_logging(config["log"], rank)
     try:
-        options = dict(orderings=orderings, rotate=rotate, variants=variants, families=families)
-        if shared_memory is None:
-            shared_memory = MPI.Get_version() >= (3, 0)
-        return _remap(comm, rank, size, config, t_start, task, provider, metric, options, candidates, int(refine),
-                      judge, bool(shared_memory), on_error, call, bool(split), bool(fallback_on_task_error))
+        request = RemapRequest(
+            task=task, provider=provider, metric=metric,
+            options=dict(orderings=orderings, rotate=rotate, variants=variants, families=families),
+            candidates=candidates, refine=int(refine), judge=judge,
+            shared_memory=bool(MPI.Get_version() >= (3, 0) if shared_memory is None else shared_memory),
+            on_error=on_error, call=call, split=bool(split), fallback_on_task_error=bool(fallback_on_task_error))
+        return _remap(comm, config, t_start, request)
     finally:
         if handler is not None:
             logger.removeHandler(handler)
 
 
-def _finish(comm, rep: RemapReport, on_error: str, new=None, share=None, split: bool = True):
-    if rep.error and on_error == "raise":
+def _finish(comm, rep: RemapReport, request: RemapRequest, new=None, share=None, on_error: str | None = None):
+    """The call's end on every rank alike: the agreed error raised, or the communicator (or order) returned."""
+    if rep.error and (on_error or request.on_error) == "raise":
         raise MappingError(rep.error)
     if not rep.new_rank_of:  # disabled or failed: the unchanged order
         rep.new_rank_of = list(range(comm.Get_size()))
@@ -553,7 +455,7 @@ def _finish(comm, rep: RemapReport, on_error: str, new=None, share=None, split: 
             rep.status = "identity"
             if comm.Get_rank() == 0:
                 logger.warning("%s returns the unchanged order: %s", rep.call, rep.error)
-        if split:
+        if request.split:
             new = comm.Dup()
     if new is None:  # the order alone: nothing outlives the call
         if share is not None:
@@ -584,37 +486,36 @@ def shared_job_data(comm: MPI.Intracomm):
     return comm.Get_attr(_share_keyval())
 
 
-def _remap(comm, rank, size, config, t_start, task, provider, metric, options, candidates, refine, judge,
-           shared_memory, on_error, call, split, fallback_on_task_error):
-    rep = RemapReport(metric=metric, call=call)
+def _remap(comm, config: dict, t_start: float, request: RemapRequest):
+    rep = RemapReport(metric=request.metric, call=request.call)
     if config["disable"]:
         rep.status = "disabled"
-        if rank == 0:
-            logger.info("MPITASKMAP_DISABLE is set: %s keeps the unchanged order", call)
-        return _finish(comm, rep, on_error, split=split)
-    share = NodeShare(comm) if shared_memory else None
+        if comm.Get_rank() == 0:
+            logger.info("MPITASKMAP_DISABLE is set: %s keeps the unchanged order", request.call)
+        return _finish(comm, rep, request)
+    share = NodeShare(comm) if request.shared_memory else None
     try:
-        return _remap_shared(comm, rank, size, t_start, config, task, provider, metric, options, candidates,
-                             refine, judge, share, on_error, split, fallback_on_task_error, rep)
+        return _remap_shared(comm, config, t_start, request, share, rep)
     except BaseException:
         if share is not None:  # raised only as the agreed MappingError, on every rank alike
             share.free()
         raise
 
 
-def _remap_shared(comm, rank, size, t_start, config, task, provider, metric, options, candidates, refine, judge,
-                  share, on_error, split, fallback_on_task_error, rep):
+def _remap_shared(comm, config: dict, t_start: float, request: RemapRequest, share, rep: RemapReport):
+    rank, size = comm.Get_rank(), comm.Get_size()
 
     # -- local phase: never raises --------------------------------------------------
     local = LocalRank()
     try:
-        local.coords, local.neighbors, local.weights = task()
+        local.coords, local.neighbors, local.weights = request.task()
     except Exception as exc:  # travels to every rank in the gather
         local.task_error = f"{type(exc).__name__}: {exc}"
     prov_name, network = "", None
     try:
         if config["error"]:  # settings differ between ranks: no provider is asked; the error is agreed below
             raise ProviderError(config["error"])
+        provider = request.provider
         prov = provider if isinstance(provider, Provider) else get_provider(provider or config["provider"])
         prov_name = prov.spec
         # providers describe the whole job: locate by world rank, whatever comm is
@@ -651,27 +552,17 @@ def _remap_shared(comm, rank, size, t_start, config, task, provider, metric, opt
     rep.shared_bytes = job.shared_bytes
     if err:
         rep.error = err
-        if not fallback_on_task_error and err.startswith(TASK_ERROR):
-            on_error = "raise"
-        return _finish(comm, rep, on_error, share=share, split=split)
+        raise_anyway = not request.fallback_on_task_error and err.startswith(TASK_ERROR)
+        return _finish(comm, rep, request, share=share, on_error="raise" if raise_anyway else request.on_error)
     rep.machine = machine.name
-    metric_given = metric is not None
-    metric = resolve_metric(metric, machine)  # the same machine on every rank: the same name
-    rep.metric = metric
 
     # -- candidate search (two collectives, one more for the judge) ----------------------
-    problem = Problem(graph, machine)
-    identity = identity_family.CANDIDATE
-    try:
-        base = [as_candidate(c) for c in candidates] if candidates is not None else candidate_list(problem, **options)
-        cands, list_err = [identity] + [c for c in base if c.family != IDENTITY], ""
-    except Exception as exc:  # deterministic, so every rank fails alike; still agreed below
-        cands, list_err = [identity], f"candidate list: {type(exc).__name__}: {exc}"
-    judge_name, judge_why, judge_options = resolve_judge(problem, judge, metric_given)  # the same everywhere
-    search = _search(comm, problem, cands, metric, list_err, refine, judge_name, judge_options, judge_why)
+    search_request, list_err = _search_request(Problem(graph, machine), request)
+    rep.metric = search_request.metric  # the same machine on every rank: the same name
+    search = run_search(comm, search_request, error=list_err)
     if search.error:
         rep.error = search.error
-        return _finish(comm, rep, on_error, share=share, split=split)
+        return _finish(comm, rep, request, share=share)
     rep.n_candidates = len(search.candidates)
     rep.n_refined = search.n_refined
     rep.candidates_per_rank = search.candidates_per_rank
@@ -685,28 +576,41 @@ def _remap_shared(comm, rank, size, t_start, config, task, provider, metric, opt
     if machine.n_nodes == 1 and search.index == 0 and rep.before == rep.after:  # no network: every order ties
         ranks = "the 1 rank runs" if size == 1 else f"all {size} ranks run"
         rep.nothing_to_map = f"{ranks} on one node (no network between them); the default order is kept"
-    task_to_proc = search.task_to_proc
-    t_map, t_bcast = search.seconds["map_max"], search.seconds["bcast"]
 
     # process p runs task t where task_to_proc[t] = p: its new rank is t
     new_rank_of = np.empty(size, dtype=np.int64)
-    new_rank_of[task_to_proc] = np.arange(size)
+    new_rank_of[search.task_to_proc] = np.arange(size)
     t0 = MPI.Wtime()
-    new = comm.Split(0, int(new_rank_of[rank])) if split else None
+    new = comm.Split(0, int(new_rank_of[rank])) if request.split else None
     t_split = MPI.Wtime() - t0
     rep.new_rank_of = new_rank_of.tolist()
     rep.status = IDENTITY if search.index == 0 else "remapped"
     rep.seconds = {
         "gather": t_gather,
-        "map_max": t_map,
+        "map_max": search.seconds["map_max"],
         **({"judge": search.seconds["judge"]} if "judge" in search.seconds else {}),
-        "bcast": t_bcast,
-        **({"split": t_split} if split else {}),
+        "bcast": search.seconds["bcast"],
+        **({"split": t_split} if request.split else {}),
         "total": MPI.Wtime() - t_start,
     }
     if rank == 0:
         logger.info("%s", rep.summary())
-    return _finish(comm, rep, on_error, new, share=share, split=split)
+    return _finish(comm, rep, request, new, share=share)
+
+
+def _search_request(problem: Problem, request: RemapRequest) -> tuple[SearchRequest, str]:
+    """The search remap runs (the identity first) and the candidate list's error, the same on every rank."""
+    identity = identity_family.CANDIDATE
+    try:
+        base = ([as_candidate(c) for c in request.candidates] if request.candidates is not None
+                else candidate_list(problem, **request.options))
+        cands, list_err = [identity] + [c for c in base if c.family != IDENTITY], ""
+    except Exception as exc:  # deterministic, so every rank fails alike; still agreed in the search's first gather
+        cands, list_err = [identity], f"candidate list: {type(exc).__name__}: {exc}"
+    judge, why, judge_options = resolve_judge(problem, request.judge, request.metric is not None)
+    search = SearchRequest(problem, tuple(cands), resolve_metric(request.metric, problem.machine),
+                           refine=request.refine, judge=judge, judge_why=why, judge_options=judge_options)
+    return search, list_err
 
 
 def _network_mismatch(comm, odd: int, mine: str) -> str:
@@ -737,235 +641,3 @@ def _build_inputs(job, network, name: str):
     except Exception as exc:
         return input_error(exc), None, None
     return None, graph, machine
-
-
-@dataclass
-class SearchResult:
-    """Outcome of :func:`search_candidates`, identical on every rank.
-
-    Attributes
-    ----------
-    task_to_proc : (n_tasks,) ndarray of int64
-        The winning mapping.
-    score : float
-        Its metric value.
-    index : int
-        Its index in the candidate list (ties to the lowest).
-    scores : list of float
-        Every candidate's score, in list order.
-    candidates_per_rank : list of int
-        Candidates each rank evaluated.
-    seconds : dict
-        ``map_max`` (slowest rank's evaluation), ``map_cpu`` (CPU seconds per rank, a
-        list), ``bcast``.
-    error : str
-        The agreed error ("" when all went well).
-    candidates : list of Candidate
-        Everything evaluated: the given list, then the second stage (``index`` points
-        here).
-    n_refined : int
-        Second-stage candidates evaluated.
-    judge : str or None
-        The judge that picked the winner (None: the objective alone); ``judge_why`` why.
-    judged : list of dict
-        What the judge replayed, in objective order, the default order last (the rows of
-        :class:`~mpitaskmap.search.judge.JudgeOutcome`).
-    default_simulated_s : float
-        The default order's replayed seconds (nan when not replayed).
-    objective_index : int
-        The objective's own pick (= ``index`` when no judge ran).
-    """
-
-    task_to_proc: np.ndarray | None = None
-    score: float = float("inf")
-    index: int = -1
-    scores: list = field(default_factory=list)
-    candidates_per_rank: list = field(default_factory=list)
-    seconds: dict = field(default_factory=dict)
-    error: str = ""
-    candidates: list = field(default_factory=list)
-    n_refined: int = 0
-    judge: str | None = None
-    judge_why: str = ""
-    judged: list = field(default_factory=list)
-    default_simulated_s: float = float("nan")
-    objective_index: int = -1
-
-
-def search_candidates(
-    comm: MPI.Intracomm, graph: TaskGraph, machine, candidates: Sequence[Candidate], *, metric: str | None = None,
-    refine: int = 0, judge: str | None = None, judge_options: dict | None = None,
-) -> SearchResult:
-    """Evaluate a candidate list in parallel and agree on the best mapping.
-
-    Collective over ``comm``.  Rank ``r`` evaluates candidates ``r, r + size, ...``; one
-    ``allgather`` of the scores (and of any mapper error) and one ``Bcast`` of the winning
-    mapping from the rank that computed it: two collectives whatever the list length.
-    With ``refine > 0`` a second stage refines the ``refine`` best candidates
-    (:func:`~mpitaskmap.search.scoring.refinement_candidates`), spread over the ranks the same
-    way, with one more ``allgather``.
-    Every rank must pass the same graph, machine and list (as :func:`remap` guarantees by
-    building them from gathered data).
-
-    Parameters
-    ----------
-    comm : mpi4py.MPI.Intracomm
-        Ranks sharing the work.
-    graph : TaskGraph
-        The task graph (any number of tasks, independent of ``comm.size``).
-    machine : Machine
-        The processors.
-    candidates : sequence of Candidate
-        Candidate list, e.g. :func:`~mpitaskmap.search.scoring.candidate_list`.
-    metric : str, optional
-        A name from :data:`mpitaskmap.metrics.METRICS` (default None: the machine's
-        default objective, :func:`~mpitaskmap.search.scoring.resolve_metric`).
-    refine : int, optional
-        Candidates of the first stage refined in a second (default 0: one stage).
-    judge : {None, "fluid", "default"}, optional
-        Replay the objective's best distinct mappings and the default order, and keep the
-        fastest, the default order unless one replays faster (see :func:`remap`; default
-        None: the objective alone), with one more ``allgather``.
-    judge_options : dict, optional
-        Keywords of the fluid replay (:data:`~mpitaskmap.search.judge.FLUID_OPTIONS`).
-
-    Returns
-    -------
-    SearchResult
-        The same on every rank; ``error`` names the first failing rank and candidate if a
-        mapper raised anywhere (no rank raises inside this function).
-
-    Notes
-    -----
-    Per-rank work is about ``len(candidates) / comm.size`` candidate evaluations.
-    """
-    problem = Problem(graph, machine)
-    name, why, added = resolve_judge(problem, judge, metric is not None)
-    return _search(comm, problem, list(candidates), resolve_metric(metric, machine), "", refine, name,
-                   {**added, **(judge_options or {})}, why)
-
-
-def _score_share(comm, problem: Problem, cands: list, first: int, metric: str, err: str, digests: bool = False):
-    """Score this rank's share of ``cands[first:]`` (never raises) and gather every rank's.
-
-    With ``digests`` each rank also sends the :func:`~mpitaskmap.search.judge.mapping_digest` of
-    every mapping it computed (what the judge's shortlist needs to tell mappings apart).
-    """
-    rank, size = comm.Get_rank(), comm.Get_size()
-    t0 = MPI.Wtime()
-    mine, best_local, c_map, seen = [], None, 0.0, []
-
-    def keep(index, mapping, score, seconds):
-        if mapping is not None:
-            seen.append((index, mapping_digest(mapping.task_to_proc)))
-
-    if not err:
-        try:
-            found = score_candidates(problem, cands, range(first + rank, len(cands), size), metric, catch=True,
-                                     keep=keep if digests else None)
-            err, mine, best_local, c_map = found.error, found.scores, found.best, found.cpu_seconds
-        except Exception as exc:  # e.g. an unknown metric: still agreed below, never raised here
-            err = f"{type(exc).__name__}: {exc}"
-        if err:
-            logger.debug("%s\n%s", err, traceback.format_exc())
-    results = comm.allgather((err, mine, MPI.Wtime() - t0, c_map, seen))
-    return results, best_local
-
-
-def _owner(index: int, n_first: int, size: int) -> int:
-    """The rank that computed candidate ``index``: ``i % size`` in either stage."""
-    return (index if index < n_first else index - n_first) % size
-
-
-def _search(comm, problem: Problem, cands: list, metric: str, list_err: str, refine: int = 0,
-            judge: str | None = None, judge_options: dict | None = None, judge_why: str = "") -> SearchResult:
-    rank, size = comm.Get_rank(), comm.Get_size()
-    results, best_local = _score_share(comm, problem, cands, 0, metric, list_err, digests=judge is not None)
-    res = SearchResult(
-        candidates_per_rank=[len(r[1]) for r in results],
-        seconds={"map_max": max(r[2] for r in results), "map_cpu": [r[3] for r in results]},
-        candidates=list(cands),
-        judge_why=judge_why,
-    )
-    res.error = _first_error([r[0] for r in results], "mapper") or ""
-    if res.error:
-        return res
-    every = [pair for r in results for pair in r[1]]
-    digests = dict(pair for r in results for pair in r[4])
-    # second stage: the top candidates refined, spread over the ranks like the first
-    second = refinement_candidates([cands[i] for i in top_indices(every, refine)], metric,
-                                   node_swaps=polishes_nodes(problem)) if refine else []
-    if second:
-        res.candidates = list(cands) + second
-        results2, best2 = _score_share(comm, problem, res.candidates, len(cands), metric, "",
-                                       digests=judge is not None)
-        res.error = _first_error([r[0] for r in results2], "mapper") or ""
-        if res.error:
-            return res
-        every += [pair for r in results2 for pair in r[1]]
-        digests.update(pair for r in results2 for pair in r[4])
-        res.candidates_per_rank = [a + len(r[1]) for a, r in zip(res.candidates_per_rank, results2)]
-        res.seconds["map_max"] += max(r[2] for r in results2)
-        res.seconds["map_cpu"] = [a + r[3] for a, r in zip(res.seconds["map_cpu"], results2)]
-        if best2 is not None and (best_local is None or best2[:2] < best_local[:2]):
-            best_local = best2
-    res.n_refined = len(second)
-    res.score, res.index = winner(every)
-    res.objective_index = res.index
-    res.scores = [s for _, s in sorted(every)]
-    # the rank that computed the winner holds it: its best is the winner (lowest globally)
-    mapping_of = {res.index: best_local[2]} if best_local is not None and best_local[1] == res.index else {}
-    if judge is not None:
-        t0 = MPI.Wtime()
-        _judge_stage(comm, problem, res, digests, judge_options or {}, mapping_of)
-        res.seconds["judge"] = MPI.Wtime() - t0
-    owner = _owner(res.index, len(cands), size)
-    t0 = MPI.Wtime()
-    task_to_proc = np.empty(problem.graph.n_tasks, dtype=np.int64)
-    if rank == owner:
-        task_to_proc[:] = mapping_of[res.index].task_to_proc
-    comm.Bcast(task_to_proc, root=owner)
-    res.seconds["bcast"] = MPI.Wtime() - t0
-    res.task_to_proc = task_to_proc
-    return res
-
-
-def _judge_stage(comm, problem: Problem, res: SearchResult, digests: dict, options: dict, mapping_of: dict) -> None:
-    """The judge stage (:func:`~mpitaskmap.search.judge.judge_stage`) with its replays spread over the ranks.
-
-    Each shortlisted mapping is replayed by the rank that computed it (the default order,
-    candidate 0, by rank 0, which then holds it should it be kept); one allgather shares
-    the times and any failure.  Never raises: a failed or over-budget replay anywhere
-    leaves the objective's pick, on every rank alike.  Updates ``res`` (``index``,
-    ``score``, ``judge``, ``judge_why``, ``judged``, ``default_simulated_s``) and
-    ``mapping_of`` (the mappings this rank recomputed).
-    """
-    rank, size = comm.Get_rank(), comm.Get_size()
-    n_first = len(res.candidates) - res.n_refined
-
-    def compute(i: int):
-        if i not in mapping_of:
-            mapping_of[i] = apply(res.candidates[i], problem)
-        return mapping_of[i]
-
-    def replay(shortlist: list) -> tuple[dict, str]:  # the one difference from map(): the MPI exchange
-        err, mine = "", {}
-        try:
-            seconds_of = replay_function(problem, "fluid", options)
-            mine = replay_in_turn([i for i in shortlist if _owner(i, n_first, size) == rank], compute, seconds_of)
-        except Exception as exc:  # travels to every rank below
-            err = f"{type(exc).__name__}: {exc}"
-            logger.debug("judge: %s\n%s", err, traceback.format_exc())
-        gathered = comm.allgather((err, mine))
-        return {i: t for g in gathered for i, t in g[1].items()}, _first_error([g[0] for g in gathered], "judge") or ""
-
-    outcome = judge_stage("fluid", res.candidates, res.scores, digests, replay, top=JUDGE_TOP,
-                          max_work=options.get("max_work"))
-    res.judged = outcome.judged
-    res.default_simulated_s = outcome.default_simulated_s
-    if outcome.index is None:
-        res.judge_why = outcome.why
-        return
-    res.index = outcome.index
-    res.score = res.scores[res.index]
-    res.judge = "fluid"

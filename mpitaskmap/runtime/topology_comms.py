@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING, NamedTuple, Sequence
 import numpy as np
 
 from ..graphs.taskgraph import TaskGraph
-from .remapping import RemapReport, _local_task, remap_task
+from .remapping import _local_task, remap_task
+from .report import RemapReport
 
 if TYPE_CHECKING:
     from mpi4py import MPI
@@ -291,7 +292,7 @@ def cart_order(comm: MPI.Intracomm, dims: Sequence[int], periods: Sequence[bool]
     comm, dims, periods, weights, **remap_options
         As for :func:`create_cart` (``periods`` may hold C logicals, ints).
     report : bool, optional
-        Also return the :class:`~mpitaskmap.runtime.remapping.RemapReport`.
+        Also return the :class:`~mpitaskmap.runtime.report.RemapReport`.
 
     Returns
     -------
@@ -340,7 +341,7 @@ def create_cart(comm: MPI.Intracomm, dims: Sequence[int], periods: Sequence[bool
         Volume of one message to a grid neighbour, one number or one per dimension
         (default 1.0; bytes when the objective is the predicted time).
     report : bool, optional
-        Also return a :class:`~mpitaskmap.runtime.remapping.RemapReport` (``call``
+        Also return a :class:`~mpitaskmap.runtime.report.RemapReport` (``call``
         ``"create_cart"``; ``new_rank_of[old_rank]`` is the rank in the returned
         communicator, for old ranks whose new rank is below ``prod(dims)``).
     **remap_options
@@ -639,7 +640,7 @@ def dist_graph_order(comm: MPI.Intracomm, sources: Sequence[int], destinations: 
     comm, sources, destinations, sourceweights, destweights, coords, **remap_options
         As for :func:`create_dist_graph_adjacent`.
     report : bool, optional
-        Also return the :class:`~mpitaskmap.runtime.remapping.RemapReport`.
+        Also return the :class:`~mpitaskmap.runtime.report.RemapReport`.
 
     Returns
     -------
@@ -696,7 +697,7 @@ def create_dist_graph_adjacent(comm: MPI.Intracomm, sources: Sequence[int], dest
         This vertex's coordinate for the geometric mapper (e.g. the centre of its
         subdomain); default its number ``(rank,)``.
     report : bool, optional
-        Also return a :class:`~mpitaskmap.runtime.remapping.RemapReport` (``call``
+        Also return a :class:`~mpitaskmap.runtime.report.RemapReport` (``call``
         ``"create_dist_graph_adjacent"``).
     **remap_options
         Keywords of :func:`mpitaskmap.remap`; ``families`` defaults to

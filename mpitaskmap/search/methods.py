@@ -47,15 +47,17 @@ from ..machines import Machine
 from ..mappers.grid._shared import proc_grid
 from ..mappers.grid.heuristics import map_grid
 from ..mapping import IDENTITY, Mapping
-from ..metrics import METRICS, weighted_hops
+from ..metrics import weighted_hops
 from .families import grid as grid_family
 from .families import identity as identity_family
-from .judge import (DEFAULT_JUDGE, JUDGE_ALSO, JUDGE_TOP, judge_metrics, judge_stage, mapping_digest, replay_function,
-                    replay_in_turn, resolve_judge)
+from . import engine
+from .engine import SearchRequest, metric_name
+from .judge import DEFAULT_JUDGE, JUDGE_ALSO, JUDGE_TOP, judge_metrics, resolve_judge
 from .problem import Problem
 from .registry import METHOD_TABLE, find_method, method_candidate
-from .scoring import (REFINE_TOP, SEVERAL_PER_PROC, apply, best_of, candidate_list, families_for,
+from .scoring import (REFINE_TOP, SEVERAL_PER_PROC, apply, candidate_list, families_for, resolve_metric,
                       score_candidates)
+from .serial import SerialExecutor, label_winner
 
 __all__ = ["map", "METHODS", "method_candidate", "map_regular", "RegularResult"]
 
@@ -190,14 +192,10 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
         ran, why, added = resolve_judge(problem, judge, metric is not None)
         if ran is None and judge != DEFAULT_JUDGE and (judge_also is not None or judge_options is not None):
             raise InvalidInputError("judge_also, judge_options: only with a judge ('fluid' or 'simulate')")
-        if ran is None:
-            mapping = _auto(problem, metric, families, progress, options)
-            mapping.info.update(judge=None, judge_why=why)
-            return mapping
-        if judge == DEFAULT_JUDGE and judge_also is None:
+        if ran is not None and judge == DEFAULT_JUDGE and judge_also is None:
             judge_also = ()  # the default judge replays the objective's best only, as remap() does
-        return _judged(problem, metric, families, progress, options, ran, why, judge_top,
-                       {**added, **(judge_options or {})}, judge_also)
+        return _auto(problem, options, metric=metric, families=families, progress=progress, judge=ran, why=why,
+                     top=judge_top, judge_options={**added, **(judge_options or {})}, judge_also=judge_also)
     if name == "regular":
         return map_regular(graph, machine, **options).mapping
     # the table says which progress callbacks the method reports to
@@ -218,63 +216,43 @@ def _check_several_per_proc(problem: Problem, families: Sequence[str], what: str
         )
 
 
-def _judged(problem: Problem, metric, families, progress, options, judge, why, top, judge_options,
-            judge_also) -> Mapping:
-    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
-        raise InvalidInputError(f"judge_top: expected an int >= 1; got {top!r}")
-    also = judge_metrics(problem, JUDGE_ALSO if judge_also is None else judge_also)
-    seconds_of = replay_function(problem, judge, judge_options)  # checked before the search, not after it
-    other: dict[str, dict[int, float]] = {name: {} for name in also}
-    digests: dict[int, bytes] = {}
-
-    def keep(index, mapping, score, seconds):  # digests and the other metrics, in the search's own pass
-        if mapping is not None:
-            digests[index] = mapping_digest(mapping.task_to_proc)
-            for name in also:
-                other[name][index] = float(METRICS[name](problem.graph, problem.machine, mapping.task_to_proc))
-
-    result = _auto(problem, metric, families, progress, options, keep_result=True, keep=keep)
-    computed = {result.index: result.mapping}
-
-    def mapping_of(i: int) -> Mapping:
-        if i not in computed:
-            computed[i] = apply(result.candidates[i], problem)
-        return computed[i]
-
-    outcome = judge_stage(judge, result.candidates, result.scores, digests,
-                          lambda shortlist: (replay_in_turn(shortlist, mapping_of, seconds_of), ""),
-                          top=top, also=other, max_work=(judge_options or {}).get("max_work"))
-    # the search's own keys; the method's keys (ordering, shift, ...) stay those of the mapping chosen
-    info = {k: result.mapping.info[k] for k in _SEARCH_INFO if k in result.mapping.info}
-    info.update(objective_winner=result.candidates[result.index].label(), judged=outcome.judged,
-                default_simulated_s=outcome.default_simulated_s)
-    if outcome.index is None:  # the objective decides
-        info.update(judge=None, judge_why=outcome.why)
-        mapping = result.mapping
-    else:
-        mapping = computed[outcome.index]
-        info.update(candidate=result.candidates[outcome.index].label(), candidate_index=outcome.index, judge=judge,
-                    judge_why=why)
-    mapping.info.update(info)
-    return mapping
-
-
-#: ``info`` keys of a whole search (:func:`_auto`, :func:`best_of`), not of one candidate's method
-_SEARCH_INFO = ("metric", "candidates", "refined", "families", "search_seconds", "candidate_list")
-
-
-def _auto(problem: Problem, metric, families, progress, options, keep_result: bool = False, keep=None):
+def _auto(problem: Problem, options: dict, *, metric, families, progress, judge: str | None, why: str, top: int,
+          judge_options: dict, judge_also) -> Mapping:
+    """``map(method="auto")``: the search engine on a serial executor; the search named in ``info``."""
+    also: tuple = ()
+    if judge is not None:
+        if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+            raise InvalidInputError(f"judge_top: expected an int >= 1; got {top!r}")
+        also = judge_metrics(problem, JUDGE_ALSO if judge_also is None else judge_also)
+    # the replay's options are checked here, before the search, not after it
+    executor = SerialExecutor(problem, progress=progress, judge=judge, judge_options=judge_options)
     names = families_for(problem) if families is None else ([families] if isinstance(families, str) else
                                                             list(families))
     if "geometric" in names and problem.task_dims == 0:
         raise InvalidInputError("families: geometric needs task coordinates; the tasks have none")
     refine = options.pop("refine", REFINE_TOP)
     cands = candidate_list(problem, families=names, include_identity=True, **options)
-    result = best_of(problem, None, cands, metric=metric, refine=refine, progress=progress, keep=keep)
+    t0 = time.perf_counter()
+    request = SearchRequest(problem, tuple(cands), resolve_metric(metric, problem.machine), refine=refine,
+                            judge=judge, judge_why=why, judge_top=top, judge_also=also, judge_options=judge_options)
+    result = engine.run(request, executor)
+    if result.error:
+        raise InvalidInputError(result.error)
     mapping = result.mapping
-    mapping.info.update(candidates=len(result.candidates), refined=len(result.candidates) - len(cands),
-                        families=",".join(names), search_seconds=result.seconds, candidate_list=result.candidates)
-    return result if keep_result else mapping
+    # the search's own keys; the method's keys (ordering, shift, ...) stay those of the mapping chosen
+    judge_picked = result.index != result.objective_index
+    if not judge_picked:
+        label_winner(result, request.metric)
+    mapping.info.update(metric=metric_name(request.metric), candidates=len(result.candidates),
+                        refined=result.n_refined, families=",".join(names),
+                        search_seconds=time.perf_counter() - t0, candidate_list=result.candidates)
+    if judge is not None:
+        mapping.info.update(objective_winner=result.candidates[result.objective_index].label(),
+                            judged=result.judged, default_simulated_s=result.default_simulated_s)
+        if judge_picked:
+            mapping.info.update(candidate=result.candidates[result.index].label(), candidate_index=result.index)
+    mapping.info.update(judge=result.judge, judge_why=result.judge_why)
+    return mapping
 
 
 @dataclass

@@ -1,11 +1,11 @@
 """The search layer: the table of mapper families, the candidate list and the one scoring loop.
 
-Every search of the library — :func:`best_of`, ``remap()``'s parallel search
-(:func:`mpitaskmap.runtime.remapping.search_candidates`), the ``regular`` method's table and the
-``auto`` method of :func:`mpitaskmap.map` and the command line — evaluates candidates
-with :func:`score_candidates` and picks the winner with :func:`winner`: the lowest score,
-ties to the lowest index.  The identity (default order) is index 0 of every list built
-with ``include_identity=True``, so it wins every tie.
+Every search of the library — the search engine's stages (:mod:`~.engine`:
+:func:`~.serial.best_of`, the ``auto`` method of :func:`mpitaskmap.map` and the command line,
+``remap()``'s parallel search :func:`mpitaskmap.runtime.mpi_search.search_candidates`) and the
+``regular`` method's table — evaluates candidates with :func:`score_candidates` and picks the
+winner with :func:`winner`: the lowest score, ties to the lowest index.  The identity (default
+order) is index 0 of every list built with ``include_identity=True``, so it wins every tie.
 
 The families are plain modules of :mod:`mpitaskmap.search.families`; :data:`FAMILIES` is the
 literal table from name to module, in the order :func:`candidate_list` concatenates them.
@@ -27,7 +27,6 @@ from ..mapping import Mapping
 from ..metrics import METRICS, default_metric, evaluate
 from .judge import judge_steps
 from .problem import Candidate, Problem
-from .registry import as_candidate
 from ..graphs.taskgraph import TaskGraph
 
 __all__ = [
@@ -40,13 +39,12 @@ __all__ = [
     "score_candidates",
     "Scores",
     "winner",
-    "best_of",
-    "BestOf",
     "REFINE_TOP",
     "refinement_candidates",
     "polishes_nodes",
     "top_indices",
     "resolve_metric",
+    "as_problem",
 ]
 
 #: Family name -> module with ``candidates(problem, **options)`` and ``apply(candidate, problem)``.
@@ -142,7 +140,7 @@ def candidate_list(
     >>> len(cands), cands[0].label()
     (49, 'geometric fz T* P* shift')
     """
-    problem = _problem(graph, machine, oversubscribe)
+    problem = as_problem(graph, machine, oversubscribe)
     names = _family_names(families)
     unknown = sorted(set(options) - {"orderings", "rotate", "variants", "max_all_rotations"})
     if unknown:
@@ -159,7 +157,14 @@ def candidate_list(
     return out
 
 
-def _problem(graph, machine, oversubscribe: bool = False) -> Problem:
+def as_problem(graph: TaskGraph | Problem, machine: Machine | None, oversubscribe: bool = False) -> Problem:
+    """``graph`` if it is a Problem (then ``machine`` must be None), else ``Problem(graph, machine)``.
+
+    Raises
+    ------
+    InvalidInputError
+        When both or neither of a Problem and a machine are given.
+    """
     if isinstance(graph, Problem):
         if machine is not None:
             raise InvalidInputError("machine: pass either a Problem or (graph, machine), not both")
@@ -432,128 +437,3 @@ def winner(scores: Iterable[tuple[int, float]]) -> tuple[float, int]:
     (5.0, 0)
     """
     return min((s, i) for i, s in scores)
-
-
-@dataclass
-class BestOf:
-    """Result of :func:`best_of`.
-
-    Attributes
-    ----------
-    mapping : Mapping
-        The winning mapping.
-    score : float
-        Its metric value.
-    index : int
-        Its position in the candidate list.
-    scores : list of float
-        Every candidate's score, in list order (infinity = did not apply): the given
-        list, then the second-stage candidates.
-    seconds : float
-        Total wall time spent.
-    candidates : list of Candidate
-        Everything evaluated: the given list, then the second stage (``index`` points
-        here).
-    """
-
-    mapping: Mapping
-    score: float
-    index: int
-    scores: list = field(default_factory=list)
-    seconds: float = 0.0
-    candidates: list = field(default_factory=list)
-
-    def __repr__(self) -> str:
-        """A one-line summary; the lists are in :attr:`scores` and :attr:`candidates`.
-
-        Examples
-        --------
-        >>> from mpitaskmap import TaskGraph, torus_machine
-        >>> best_of(TaskGraph.stencil([4, 4]), torus_machine([4, 4]), ["identity", "geometric"])
-        BestOf(winner #0 'identity (default order)', score 1.01e-07, 2 candidates, 0 not applicable, ... s)
-        """
-        skipped = sum(s == float("inf") for s in self.scores)
-        label = self.candidates[self.index].label() if 0 <= self.index < len(self.candidates) else "?"
-        return (f"BestOf(winner #{self.index} {label!r}, score {self.score:.6g}, {len(self.candidates)} candidates, "
-                f"{skipped} not applicable, {self.seconds:.3g} s)")
-
-
-def best_of(
-    graph: TaskGraph | Problem,
-    machine: Machine | None,
-    candidates: Iterable[Candidate],
-    *,
-    metric=None,
-    refine: int = 0,
-    progress: Callable[[int, int], None] | None = None,
-    keep: Callable[[int, Mapping | None, float, float], None] | None = None,
-    oversubscribe: bool = False,
-) -> BestOf:
-    """Evaluate candidates one after another and return the best (serial).
-
-    Parameters
-    ----------
-    graph : TaskGraph or Problem
-        The tasks (or a Problem, then ``machine`` is None).
-    machine : Machine or None
-        The processors.
-    candidates : iterable of Candidate or str
-        Usually :func:`candidate_list`; a method name of
-        :data:`~mpitaskmap.search.registry.METHOD_TABLE` stands for its candidate
-        (:func:`~mpitaskmap.search.registry.method_candidate`).
-    metric : str, callable or None, optional
-        See :func:`score_candidates` (default None: the machine's default objective).
-    refine : int, optional
-        Second stage: refine the ``refine`` best candidates of the list
-        (:func:`refinement_candidates`) and keep the best of both stages (default 0: one
-        stage; :data:`REFINE_TOP` is what ``map(method="auto")`` and ``remap`` use).  No
-        second stage with more tasks than processors (the refinements move one task per
-        processor).
-    progress : callable, optional
-        Called as ``progress(done, total)`` after each first-stage candidate.
-    keep : callable, optional
-        ``keep(index, mapping, score, seconds)`` for every candidate of both stages
-        (:func:`score_candidates`), e.g. to score them by a second metric in the same pass.
-    oversubscribe : bool, optional
-        Allow more tasks than processors (default False; see
-        :class:`~mpitaskmap.search.problem.Problem`); ignored when a Problem is passed.
-
-    Returns
-    -------
-    BestOf
-        Ties go to the lowest index, so a refinement wins only when strictly better than
-        every first-stage candidate; the mapping's ``info`` holds ``candidate`` (label)
-        and ``candidate_index``.
-
-    Raises
-    ------
-    InvalidInputError
-        On an empty candidate list, an unknown metric name, when no candidate applies, or
-        on more tasks than processors without ``oversubscribe``.
-    """
-    t0 = time.perf_counter()
-    problem = _problem(graph, machine, oversubscribe)
-    cands = [as_candidate(c) for c in candidates]
-    if not cands:
-        raise InvalidInputError("candidates: the list is empty")
-    found = score_candidates(problem, cands, metric=metric, progress=progress, keep=keep)
-    if found.best is None:
-        raise InvalidInputError(f"candidates: none of the {len(cands)} candidates applies to this input")
-    best, scores = found.best, list(found.scores)
-    metric = resolve_metric(metric, problem.machine)
-    several = problem.graph.n_tasks > problem.machine.n_procs  # no refinement: it moves one task per processor
-    second = refinement_candidates([cands[i] for i in top_indices(scores, refine)], metric,
-                                   node_swaps=polishes_nodes(problem)) if refine and not several else []
-    if second:
-        more = score_candidates(problem, cands + second, range(len(cands), len(cands) + len(second)), metric,
-                                keep=keep)
-        scores += more.scores
-        if more.best is not None and more.best[:2] < best[:2]:
-            best = more.best
-    score, index, mapping = best
-    cands += second
-    mapping.info["candidate"] = cands[index].label()
-    mapping.info["candidate_index"] = index
-    mapping.info["metric"] = metric if isinstance(metric, str) else getattr(metric, "__name__", "custom")
-    return BestOf(mapping=mapping, score=score, index=index, scores=[s for _, s in sorted(scores)],
-                  seconds=time.perf_counter() - t0, candidates=cands)

@@ -111,7 +111,7 @@ def test_remap_tie_with_the_identity_keeps_the_identity(comm, orderings):
     it is the mesh turned by 180 degrees, just as good) and every candidate ties with it.  Ties go to the lowest index, so candidate 0 (the identity) wins: status
     "identity", winner_index 0, every rank keeps its rank.
 
-    Mutation checks: ranking ties to the highest index in ``_search`` makes the last
+    Mutation checks: ranking ties to the highest index in ``winner`` (the engine's pick) makes the last
     candidate win (winner_index != 0, status "remapped"); keeping the *last* tied candidate
     on a rank (``<=`` in the local best) makes rank 0 broadcast a tied candidate that
     transposes the mesh while the report still says 0 ("fz" list at -n 4: index 8; full
@@ -423,7 +423,7 @@ def search_case():
 
 @pytest.mark.mpi
 def test_search_candidates_spreads_work_and_matches_serial_best_of(comm):
-    from mpitaskmap.runtime.remapping import search_candidates
+    from mpitaskmap.runtime.mpi_search import search_candidates
 
     if comm.size < 2:
         pytest.skip("one rank evaluates every candidate, as the serial reference does: nothing to spread")
@@ -645,7 +645,7 @@ def judged_case():
 @pytest.mark.mpi
 def test_search_candidates_judge_matches_the_serial_judge(comm):
     import mpitaskmap
-    from mpitaskmap.runtime.remapping import search_candidates
+    from mpitaskmap.runtime.mpi_search import search_candidates
     from mpitaskmap.search.scoring import REFINE_TOP
 
     graph, machine = judged_case()
@@ -674,7 +674,7 @@ def test_search_candidates_judge_matches_the_serial_judge(comm):
 @pytest.mark.mpi(min_size=2)
 def test_a_judge_failure_on_one_rank_leaves_the_objectives_pick_everywhere(comm, monkeypatch):
     import mpitaskmap.search.judge as judge_mod
-    from mpitaskmap.runtime.remapping import search_candidates
+    from mpitaskmap.runtime.mpi_search import search_candidates
     from mpitaskmap.search.scoring import REFINE_TOP
 
     skip_single_rank(comm)
@@ -760,7 +760,7 @@ def frontier_demo_serial():
 def test_the_frontier_demo_search_keeps_the_default_order_as_the_serial_search_does(comm):
     """remap()'s MPI search on the demo's input (16 tasks on a simulated Frontier, any number of ranks):
     every shortlisted mapping replays as the default order does, which is kept, as map() keeps it."""
-    from mpitaskmap.runtime.remapping import search_candidates
+    from mpitaskmap.runtime.mpi_search import search_candidates
     from mpitaskmap.search.scoring import REFINE_TOP
 
     serial = frontier_demo_serial() if comm.rank == 0 else None
@@ -808,7 +808,7 @@ def test_a_failing_default_replay_leaves_the_objectives_pick_everywhere(comm, mo
     """The default order's replay (on rank 0, which computed candidate 0) raises: every rank ends alike,
     with the objective's pick and the judge's failure as the reason."""
     import mpitaskmap.search.judge as judge_mod
-    from mpitaskmap.runtime.remapping import search_candidates
+    from mpitaskmap.runtime.mpi_search import search_candidates
     from mpitaskmap.search.scoring import REFINE_TOP
 
     first = frontier_demo_serial()[0] if comm.rank == 0 else None

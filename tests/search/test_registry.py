@@ -251,11 +251,11 @@ def test_judge_stage_leaves_the_objective_to_decide_on_failure_or_budget():
 
 
 def test_map_auto_runs_the_shared_judge_stage(monkeypatch):
-    import mpitaskmap.search.methods as methods
+    import mpitaskmap.search.engine as engine
 
     runs = []
-    real = methods.judge_stage
-    monkeypatch.setattr(methods, "judge_stage", lambda *a, **k: runs.append(a[0]) or real(*a, **k))
+    real = engine.judge_stage
+    monkeypatch.setattr(engine, "judge_stage", lambda *a, **k: runs.append(a[0]) or real(*a, **k))
     g, m = TaskGraph.stencil([4, 4, 2]), torus_machine([4, 4, 2])
     assert mpitaskmap.map(g, m).info["judge"] in ("fluid", None) and runs == ["fluid"]
 
