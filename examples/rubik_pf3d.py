@@ -19,7 +19,7 @@ import numpy as np
 from mpitaskmap.mapping import identity_mapping
 from mpitaskmap.mappers.rubik import box
 from mpitaskmap.mappers.rubik.analysis import group_link_loads, groups_alltoall_graph
-from mpitaskmap.machines.presets import torus_machine
+from mpitaskmap.machines.torus.presets import torus_machine
 from mpitaskmap.graphs.taskgraph import TaskGraph
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from mpitaskmap.mapping import identity_mapping
 from mpitaskmap.mappers.rubik import box, div, mod
 from mpitaskmap.mappers.rubik.analysis import group_link_loads, groups_alltoall_graph
-from mpitaskmap.machines.presets import torus_machine
+from mpitaskmap.machines.torus.presets import torus_machine
 
 HEADER = (f"{'mapping':<28} {'links/col':>9} {'col MMC':>7} {'all MMC':>7} {'col hops':>8} "
           f"{'row hops':>8} {'row MMC':>7}")

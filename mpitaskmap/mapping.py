@@ -98,7 +98,7 @@ class Mapping:
 
     Examples
     --------
-    >>> from mpitaskmap.machines.presets import torus_machine
+    >>> from mpitaskmap.machines.torus.presets import torus_machine
     >>> m = Mapping([1, 0, 2, 3], torus_machine([4]), TaskGraph.stencil([4]))
     >>> m.metric("total_hops")
     8

@@ -134,7 +134,7 @@ def total_hops(graph: TaskGraph, machine: Machine, task_to_proc) -> int:
 
     Examples
     --------
-    >>> from mpitaskmap.machines.presets import torus_machine
+    >>> from mpitaskmap.machines.torus.presets import torus_machine
     >>> g = TaskGraph.stencil([4], periodic=True)
     >>> total_hops(g, torus_machine([4]), [0, 2, 1, 3])
     12
@@ -153,7 +153,7 @@ def weighted_hops(graph: TaskGraph, machine: Machine, task_to_proc) -> float:
 
     Examples
     --------
-    >>> from mpitaskmap.machines.presets import torus_machine
+    >>> from mpitaskmap.machines.torus.presets import torus_machine
     >>> g = TaskGraph.from_edges([0], [3], [5.0], n_tasks=4)
     >>> weighted_hops(g, torus_machine([4], wrap=False), [0, 1, 2, 3])
     15.0
@@ -305,7 +305,7 @@ def predicted_time(
 
     Examples
     --------
-    >>> from mpitaskmap.machines.presets import torus_machine
+    >>> from mpitaskmap.machines.torus.presets import torus_machine
     >>> g = TaskGraph.from_edges([0, 1], [2, 2], [64.0, 1280.0], n_tasks=3)
     >>> m = torus_machine([3], wrap=False)  # 1 GB/s links
     >>> # link 1->2: 1344 B (1.344 us) and the 2-hop 64-B message's full 200 ns
@@ -457,7 +457,7 @@ def time_objective(bytes_per_weight: float = DEFAULT_BYTES_PER_WEIGHT, hop_laten
 
     Examples
     --------
-    >>> from mpitaskmap.machines.presets import torus_machine
+    >>> from mpitaskmap.machines.torus.presets import torus_machine
     >>> f = time_objective(bytes_per_weight=64.0)  # weight 1: one 64-B message, 64 ns + 100 ns
     >>> f.__name__, round(f(TaskGraph.from_edges([0], [1], [1.0], n_tasks=2), torus_machine([2]), [0, 1]) * 1e9, 6)
     ('predicted_time', 164.0)

@@ -14,7 +14,7 @@ from mpitaskmap.cli import main
 from mpitaskmap.cli._common import align_columns
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.machines.machine_file import read_machine_file
-from mpitaskmap.machines.presets import torus_machine
+from mpitaskmap.machines.torus.presets import torus_machine
 from mpitaskmap.mapfiles import read_mapping_csv
 from mpitaskmap.metrics import change_text
 

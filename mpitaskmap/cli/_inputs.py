@@ -2,8 +2,10 @@
 
 Machine specs
 -------------
-``sim:KIND[:k=v,...]``     a simulated machine, parsed by :func:`mpitaskmap.providers.get_provider`
-                           and built for a job of ``--ranks`` ranks (default: one per task)
+Read by :func:`mpitaskmap.machines.machine_from_spec` (:mod:`mpitaskmap.machines.specs`):
+
+``sim:KIND[:k=v,...]``     a simulated machine of a network kind (:mod:`mpitaskmap.machines.kinds`),
+                           built for a job of ``--ranks`` ranks (default: one per task)
 ``file:PATH`` or ``PATH``  a machine file (:mod:`mpitaskmap.machines.machine_file`)
 ``hopper``                 the bundled real 512-rank Cray allocation
 ``percs:ns=N,nd=D[,routing=direct|indirect]``  an IBM PERCS two-level network
@@ -11,7 +13,7 @@ Machine specs
                            a fat tree: Slurm's ``topology.conf`` (or saved ``scontrol show
                            topology``) and the job's nodes as a host list (``node[01-64]``),
                            ranks filling the nodes in list order
-                           (:func:`mpitaskmap.machines.slurm_topology.read_topology_spec`)
+                           (:func:`mpitaskmap.machines.fattree.slurm_topology.read_topology_spec`)
 
 Task specs
 ----------
@@ -31,7 +33,8 @@ import numpy as np
 
 from .._options import parse_flag, parse_float, parse_int, parse_options
 from ..errors import InvalidInputError
-from ..machines import Machine
+from ..machines import Machine, machine_from_spec
+from ..machines.specs import MACHINE_FORMS
 from ..mapfiles import MAP_FORMATS, detect_map_format, format_from_name, read_map
 from ..mapping import Mapping
 from ..graphs.taskgraph import TaskGraph
@@ -39,11 +42,6 @@ from ..graphs.taskgraph import TaskGraph
 __all__ = ["MachineInput", "TaskInput", "load_machine", "load_tasks", "split_format_path", "guess_format",
            "read_mapping_file", "MACHINE_FORMS", "TASK_FORMS"]
 
-MACHINE_FORMS = ("sim:titan:nodes=64,ppn=16,seed=1 | sim:bgq:... | sim:torus:dims=4x4x4 | "
-                 "sim:fattree:leaves=32,nodes_per_leaf=16,taper=4,nodes=64,ppn=8 | sim:frontera:nodes=64 | "
-                 "sim:frontier:nodes=64,ppn=8,groups=4,routing=minimal|valiant | sim:perlmutter:... | sim:aries:... | "
-                 "sim:dragonfly:n_groups=9,switches=4|6x16,nodes_per_switch=2,global_links=1,nodes=16 | file:PATH | "
-                 "PATH | hopper | percs:ns=4,nd=8 | topology.conf:NODELIST[:ppn=8,taper=4]")
 TASK_FORMS = "stencil3d:16x8x8[:points=27,periodic=1,weight=1] | transpose:PxQ | coords:PATH | matrix:PATH | PATH"
 
 
@@ -85,43 +83,13 @@ class TaskInput:
 
 # -- machines ----------------------------------------------------------------------------------
 def load_machine(spec: str, n_ranks: int) -> MachineInput:
-    """Return the machine named by ``spec`` for a job of ``n_ranks`` ranks (see the module doc)."""
-    text = spec.strip()
-    low = text.lower()
-    if low.startswith("sim"):
-        from ..providers import get_provider, machine_from_provider
+    """Return the machine named by ``spec`` for a job of ``n_ranks`` ranks (see the module doc).
 
-        provider = get_provider(text)
-        machine = machine_from_provider(provider, n_ranks)
-        view = machine.node_view()
-        # by node id, as host_names reads a list (a fat tree's node ids are tree node numbers: ids without a
-        # node of the job get no name)
-        hosts = [""] * (int(view.nodes.max()) + 1)
-        for k, r in zip(view.nodes.tolist(), view.representative.tolist()):
-            hosts[k] = provider.locate(int(r), n_ranks).node
-        return MachineInput(machine, provider.spec, hosts)
-    if low == "hopper":
-        from ..machines.machine_file import hopper_machine
-
-        return MachineInput(hopper_machine(), "hopper")
-    if low.startswith("percs:") or low == "percs":  # the sim:percs: provider's machine, by the same builder
-        from ..machines.specs import PERCS_KEYS, percs_from_options
-
-        what = f"--machine {text!r}"
-        return MachineInput(percs_from_options(parse_options(text.partition(":")[2], PERCS_KEYS, what), what), text)
-    path = text[5:] if low.startswith("file:") else text
-    from ..machines.slurm_topology import is_topology_spec, read_topology_spec
-
-    if is_topology_spec(path):  # the file provider's topology spec, by the same builder
-        topo = read_topology_spec(path, f"--machine {spec!r}")
-        machine = topo.machine()
-        return MachineInput(machine, path, list(machine.node_names))
-    if not os.path.exists(path):
-        raise InvalidInputError(f"--machine: no such machine file and not a known spec ({MACHINE_FORMS}); got {spec!r}")
-    from ..machines.machine_file import machine_file_hosts, read_machine_file
-
-    machine = read_machine_file(path)
-    return MachineInput(machine, path, machine_file_hosts(path, machine))
+    Every form is read by :func:`mpitaskmap.machines.machine_from_spec`, the parser the
+    providers and the benchmarks share.
+    """
+    machine, name, hosts = machine_from_spec(spec, n_ranks, what="--machine")
+    return MachineInput(machine, name, hosts)
 
 
 # -- tasks ---------------------------------------------------------------------------------------

@@ -8,8 +8,8 @@ and reads.
 
 Every example is a file the library reads: ``tests/test_cli_formats.py`` writes each one
 and reads it back with the reader named beside it (:func:`~mpitaskmap.machines.machine_file.read_machine_file`,
-:func:`~mpitaskmap.machines.slurm_topology.read_topology_spec`,
-:func:`~mpitaskmap.machines.hostlist.expand_hostlist`, the ``--tasks`` reader and
+:func:`~mpitaskmap.machines.fattree.slurm_topology.read_topology_spec`,
+:func:`~mpitaskmap.machines.fattree.hostlist.expand_hostlist`, the ``--tasks`` reader and
 :func:`~mpitaskmap.mapfiles.read_map`), so this help cannot drift from the parsers.  The
 map-file examples all describe one mapping (:data:`EXAMPLE_MAPPING`) on the 8 ranks of
 the machine-file example.
@@ -139,7 +139,7 @@ TOPOLOGY_FILE:NODELIST[:OPTIONS]: the job's nodes as a Slurm host list (see 'mpi
 formats nodelist') in rank order, and the options ppn (ranks per node, default 1),
 taper (up-link taper, default 1), bw (a node link's GB/s, default 12.5),
 routing (dmodk or ecmp, default dmodk).  Ranks fill the nodes in node-list order, ppn each.
-Reader: mpitaskmap.machines.slurm_topology.read_topology_spec (parse_topology_conf for the text).""",
+Reader: mpitaskmap.machines.fattree.slurm_topology.read_topology_spec (parse_topology_conf for the text).""",
     (("topology.conf", """\
 # two leaf switches of 4 nodes under one spine (topology/tree)
 SwitchName=leaf1 Nodes=node[01-04]
@@ -162,7 +162,7 @@ ranges, comma-separated; a range keeps the width of its first number ([08-10] gi
 10); several bracket groups multiply, the last one varying fastest; text may follow the last
 ']'.  A node list of the TOPOLOGY_FILE:NODELIST spec is in rank order.  The example expands
 to node01 node02 node05 gpu1n08 gpu1n09 gpu1n10 gpu2n08 gpu2n09 gpu2n10.
-Reader: mpitaskmap.machines.hostlist.expand_hostlist.""",
+Reader: mpitaskmap.machines.fattree.hostlist.expand_hostlist.""",
     (("nodelist.txt", "node[01-02,05],gpu[1-2]n[08-10]\n"),),
 )
 

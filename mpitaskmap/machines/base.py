@@ -83,6 +83,10 @@ class Machine(abc.ABC):
     """
 
     name: str = "machine"
+    #: The routing rule's name (``"minimal"`` unless the kind has a choice: fat trees ``"dmodk"``
+    #: or ``"ecmp"``, dragonflies ``"minimal"``, ``"ecmp"`` or ``"valiant"``, PERCS ``"direct"``
+    #: or ``"indirect"``); consumers (SimGrid's platform) read it from every machine.
+    routing: str = "minimal"
 
     def __init__(self, n_procs: int, node_ids=None, name: str | None = None) -> None:
         if int(n_procs) < 1:
@@ -257,6 +261,30 @@ class Machine(abc.ABC):
         scaling are defined on such a grid; they ask this (:func:`require_router_grid`),
         never the machine's class.
         """
+        return False
+
+    # -- optional capabilities a simulator asks for (defaults: none) -----------------------
+    def fat_tree_shape(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """``(down, up)`` of a regular fat tree numbering its nodes as SimGrid's FAT_TREE cluster does, or None.
+
+        ``down[l]`` children of a level-``l + 1`` switch, ``up[l]`` parents of a level-``l``
+        element; SimGrid can then express the machine natively (:mod:`mpitaskmap.sim.simgrid`).
+        None (the default) for every other machine.
+        """
+        return None
+
+    def single_path_routes(self, src, dst) -> Routes:
+        """Return one path per processor pair, for simulators that follow one route per pair (SimGrid).
+
+        The default is :meth:`routes` (a simulator then refuses a pair whose traffic splits);
+        a kind whose routing spreads traffic but that can name one path per pair (a
+        dragonfly's minimal routes) overrides it and :attr:`single_paths_differ`.
+        """
+        return self.routes(src, dst)
+
+    @property
+    def single_paths_differ(self) -> bool:
+        """Whether :meth:`single_path_routes` follow other paths than :meth:`routes` (default False)."""
         return False
 
     # -- the network: links and routes ---------------------------------------------------

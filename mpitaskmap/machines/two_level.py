@@ -20,7 +20,7 @@ free self-loop which the machine skips while keeping the hops inside the group.
 
 The rules of the machines (:data:`GROUP_ROUTINGS` with the keywords of :func:`group_paths`;
 the dragonfly's table is :data:`~mpitaskmap.machines.dragonfly.DRAGONFLY_GROUP_RULE`, PERCS's
-:data:`~mpitaskmap.machines.percs_routing.GROUP_RULES`):
+:data:`~mpitaskmap.machines.percs.routing.GROUP_RULES`):
 
 =====================================  ====================================================
 machine routing                        group-level rule

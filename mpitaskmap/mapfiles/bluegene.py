@@ -60,7 +60,7 @@ def coords_to_procs(coords, machine: TorusMachine) -> np.ndarray:
 
     Examples
     --------
-    >>> from mpitaskmap.machines.presets import torus_machine
+    >>> from mpitaskmap.machines.torus.presets import torus_machine
     >>> coords_to_procs([[1, 1], [0, 0]], torus_machine([2], cores_per_node=2)).tolist()
     [3, 0]
     """
@@ -92,7 +92,7 @@ def write_bluegene_map(mapping: Mapping, path) -> None:
 
     Examples
     --------
-    >>> from mpitaskmap.machines.presets import torus_machine
+    >>> from mpitaskmap.machines.torus.presets import torus_machine
     >>> m = Mapping([1, 2, 0], torus_machine([3]))
     >>> write_bluegene_map(m, sys.stdout)
     1 0

@@ -41,7 +41,7 @@ def write_mpich_rank_order(mapping: Mapping, path, *, ranges: bool = False) -> N
 
     Examples
     --------
-    >>> from mpitaskmap.machines.presets import torus_machine
+    >>> from mpitaskmap.machines.torus.presets import torus_machine
     >>> m = Mapping([0, 2, 1, 3], torus_machine([2], cores_per_node=2))
     >>> write_mpich_rank_order(m, sys.stdout)
     # mpitaskmap rank order: use with MPICH_RANK_REORDER_METHOD=3

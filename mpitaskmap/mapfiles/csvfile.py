@@ -31,7 +31,7 @@ def write_mapping_csv(mapping: Mapping, path) -> None:
 
     Examples
     --------
-    >>> from mpitaskmap.machines.presets import torus_machine
+    >>> from mpitaskmap.machines.torus.presets import torus_machine
     >>> write_mapping_csv(Mapping([1, 0], torus_machine([2])), sys.stdout)
     rank,proc,node,X,slot
     0,1,1,1,0

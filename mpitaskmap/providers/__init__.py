@@ -8,7 +8,9 @@ remapped).
 API
 ---
 ``NetworkInfo(dims, wrap, bandwidth, dim_names, kind="torus")``
-    The network the coordinates live in (frozen, hashable; equal on every rank).
+    The network the coordinates live in (frozen, hashable; equal on every rank); with
+    ``Location`` and ``assemble_machine`` it lives in :mod:`mpitaskmap.machines.network_record`,
+    where each network kind defines its record (:mod:`mpitaskmap.machines.kinds`).
 ``Location(coords, node)``
     Where one process runs: router coordinate and node string.
 ``Provider``
@@ -20,16 +22,16 @@ API
     ``None`` -> ``$MPITASKMAP_PROVIDER`` -> ``"auto"``.
 ``available_providers() -> list[str]``
     The names ``get_provider`` accepts.
-``assemble_machine(locations, network, *, name) -> TorusMachine``
+``assemble_machine(locations, network, *, name) -> Machine``
     Rank order = list order; node ids by first appearance of each node string;
-    validation errors name the rank.
+    validation errors name the rank; the network's kind builds the machine.
 ``machine_from_provider(provider, size)``
     Offline: the whole job's machine from a rank-addressable provider.
 
 Providers
 ---------
 ==============  ===================================================================================
-``sim``         simulated Titan / BG/Q / torus / PERCS / fat trees (:mod:`.sim`); demos and tests
+``sim``         the simulated machines of the network kinds (:mod:`.sim`); demos and tests
 ``file``        a machine file, or ``topology.conf:NODELIST`` (:mod:`.file`, ``$MPITASKMAP_COORDS_FILE``)
 ``rca``         Cray XE/XK Gemini torus or Cray XC Aries dragonfly via the RCA library (:mod:`.rca`)
 ``bgq``         IBM Blue Gene/Q via ``MPIX_Rank2torus`` (:mod:`.bgq`)
@@ -72,7 +74,8 @@ Examples
 (8, 4, [0, 2])
 """
 
-from ._base import Location, NetworkInfo, Provider, assemble_machine, assemble_machine_arrays, machine_from_provider
+from ..machines.network_record import Location, NetworkInfo, assemble_machine, assemble_machine_arrays
+from ._base import Provider, machine_from_provider
 from ._registry import get_provider
 from ._spec import available_providers
 from .auto import AUTO_ORDER, detect_provider

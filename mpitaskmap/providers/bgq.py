@@ -40,29 +40,18 @@ import sys
 
 from .._options import parse_lengths, parse_wrap
 from ..errors import ProviderError
+from ..machines.torus.presets import BGQ_DIM_NAMES, bgq_node_name
 from ._base import Location, NetworkInfo, Provider, check_rank
 from ._util import load_library, read_env
 
-__all__ = ["BgqProvider", "bgq_node_name", "MPIX_TORUS_MAX_DIMS", "BGQ_DIM_NAMES"]
+__all__ = ["BgqProvider", "MPIX_TORUS_MAX_DIMS"]
 
 MPIX_TORUS_MAX_DIMS = 5
-BGQ_DIM_NAMES = ("A", "B", "C", "D", "E")
 _SYMBOLS = ("MPIX_Torus_ndims", "MPIX_Rank2torus")
 _BUFFER_INTS = 16
 _SENTINEL = -0x7FFF_FFF0
 _PROC_MAPS = "/proc/self/maps"
 _MPI_LIB_RE = re.compile(r"^lib(mpi|mpich)([_.\-][^/]*)?\.so(\.[0-9.]+)?$")
-
-
-def bgq_node_name(coords) -> str:
-    """Return the node string of a BG/Q node from its A..E coordinates.
-
-    Examples
-    --------
-    >>> bgq_node_name((0, 1, 3, 2, 1))
-    'bgq-0.1.3.2.1'
-    """
-    return "bgq-" + ".".join(str(int(c)) for c in coords)
 
 
 def mapped_mpi_libraries(maps_path: str | None = None) -> list[str]:
@@ -122,26 +111,11 @@ class BgqProvider(Provider):
         self._lib_arg = lib
         self._shape_arg = shape
         self._wrap_arg = wrap
+        self._record_options({"lib": lib or None, "shape": shape, "wrap": wrap})
         self._lib = None
         self._lib_label: str | None = None
         self._bbox: dict[int, tuple] = {}
         self._last_size: int | None = None
-
-    @property
-    def spec(self) -> str:
-        """Spec string of this provider (``bgq`` plus any explicit options)."""
-        opts = []
-        if self._lib_arg:
-            opts.append(f"lib={self._lib_arg}")
-        if self._shape_arg is not None:
-            shape = self._shape_arg if isinstance(self._shape_arg, str) else "x".join(map(str, self._shape_arg))
-            opts.append(f"shape={shape}")
-        if self._wrap_arg is not None:
-            wrap = self._wrap_arg if isinstance(self._wrap_arg, str) else "x".join(
-                str(int(w)) for w in (self._wrap_arg if not isinstance(self._wrap_arg, bool) else [self._wrap_arg])
-            )
-            opts.append(f"wrap={wrap}")
-        return "bgq" + (":" + ",".join(opts) if opts else "")
 
     def library_candidates(self) -> list:
         """Return the libraries tried, in order (None = the main program)."""

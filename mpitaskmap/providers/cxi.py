@@ -42,7 +42,7 @@ node link is one NIC link.  Node key: ``HOST/cxiN``, so the ranks of a host that
 are one node and a host's NICs are different nodes.  The shape of the network is not in the
 NIC's address; it comes from ``preset=`` (``frontier``, default, or ``perlmutter``:
 groups, switches per group, global links per pair of groups, from
-:data:`~mpitaskmap.machines.dragonfly_presets.DRAGONFLY_PRESETS`) and the keys that
+:data:`~mpitaskmap.machines.dragonfly.presets.DRAGONFLY_PRESETS`) and the keys that
 override it; when the spec gives none of them, rank 0 logs a warning saying which shape it
 assumed.  Switches of a group are joined all-to-all (Slingshot).
 
@@ -70,9 +70,9 @@ from .._textio import counted
 from .._options import parse_choice, parse_float, parse_int, parse_options
 from ..errors import InvalidInputError, ProviderError
 from ..machines import DragonflyMachine
-from ..machines.dragonfly import DRAGONFLY_ROUTINGS
-from ..machines.dragonfly_presets import DRAGONFLY_PRESETS
-from ._base import Location, NetworkInfo, Provider, check_rank, dragonfly_network
+from ..machines.dragonfly import DRAGONFLY_ROUTINGS, dragonfly_network
+from ..machines.dragonfly.presets import DRAGONFLY_PRESETS
+from ._base import Location, NetworkInfo, Provider, check_rank
 from ._util import load_library, read_env
 
 __all__ = ["CxiProvider", "CxiNic", "decode_nic_address", "CXI_KEYS", "CXI_PRESETS", "DEFAULT_CXI_LIBS"]
@@ -252,10 +252,9 @@ class CxiProvider(Provider):
 
     def __init__(self, **options) -> None:
         super().__init__()
-        given = {k: str(v) for k, v in options.items() if v is not None}
-        self._spec = "cxi" + (":" + ",".join(f"{k}={v}" for k, v in given.items()) if given else "")
-        what = f"provider {self._spec!r}"
-        o = parse_options(",".join(f"{k}={v}" for k, v in given.items()), CXI_KEYS, what)
+        text = self._record_options(options)
+        what = f"provider {self.spec!r}"
+        o = parse_options(text, CXI_KEYS, what)
         self._lib_arg, self._nic_arg = o.get("lib"), o.get("nic")
         self.source = parse_choice(o.get("source", "auto"), "source", what, CXI_SOURCES)
         self.preset = parse_choice(o.get("preset", "frontier"), "preset", what, CXI_PRESETS)
@@ -285,11 +284,6 @@ class CxiProvider(Provider):
         self._lib = None
         self._lib_label: str | None = None
         self.last_nic: CxiNic | None = None
-
-    @property
-    def spec(self) -> str:
-        """Spec string of this provider (``cxi`` plus the options given)."""
-        return self._spec
 
     def library_candidates(self) -> list[str]:
         """Return the libraries tried, in order."""

@@ -8,7 +8,7 @@ processes of one node read a file once each, not once per call.
 
 A Slurm topology instead: ``TOPOLOGY_FILE:NODELIST[:ppn=8,taper=4,bw=12.5,routing=dmodk]``
 (a ``topology.conf`` or saved ``scontrol show topology``, the job's nodes as a host list,
-:func:`~mpitaskmap.machines.slurm_topology.read_topology_spec`): rank ``r`` runs on node
+:func:`~mpitaskmap.machines.fattree.slurm_topology.read_topology_spec`): rank ``r`` runs on node
 ``r // ppn`` of the list, located by the ``SLURM_TOPOLOGY_ADDR`` that node has in that
 topology, so the job's machine is the fat tree the ``slurm`` provider would give on those
 nodes.
@@ -19,10 +19,12 @@ from __future__ import annotations
 import os
 
 from ..errors import ProviderError
-from ..machines import DragonflyMachine, Machine, TorusMachine
+from ..machines import Machine
+from ..machines.kinds import NetworkKind, kind_of
 from ..machines.machine_file import read_machine_file
-from ..machines.slurm_topology import TopologySpec, is_topology_spec, read_topology_spec
-from ._base import Location, NetworkInfo, Provider, check_rank, dragonfly_network, fattree_network
+from ..machines.fattree.slurm_topology import TopologySpec, is_topology_spec, read_topology_spec
+from ..machines.fattree import fattree_network
+from ._base import Location, NetworkInfo, Provider, check_rank
 from ._util import read_env
 
 __all__ = ["FileProvider", "clear_file_cache"]
@@ -51,7 +53,7 @@ def _load_topology(spec: str) -> tuple[TopologySpec, list[str]]:
     return found
 
 
-def _load(path: str) -> TorusMachine | DragonflyMachine:
+def _load(path: str) -> Machine:
     try:
         st = os.stat(path)
     except OSError as exc:
@@ -149,25 +151,27 @@ class FileProvider(Provider):
                 f"file: {self.path} describes {m.n_procs} ranks but the job has {size}; "
                 "the file needs one row per rank"
             )
-        if isinstance(m, DragonflyMachine):  # the dragonfly form: (group, switch, slot) in a "dragonfly" network
-            return Location(tuple(int(c) for c in m.locate(rank)[0]), f"node{int(m.node_ids[rank])}")
-        return Location(tuple(int(c) for c in m.router_coords[rank]), f"node{int(m.node_ids[rank])}")
+        # the coordinate the file's kind reports (a dragonfly file: (group, switch, slot) in a "dragonfly" network)
+        return Location(self._kind(m).coords_of(m, rank), f"node{int(m.node_ids[rank])}")
 
     def network(self, *, size: int | None = None) -> NetworkInfo:
         """Return the file's dims, wrap flags, bandwidths and dimension names.
 
-        A ``"fattree"`` network for a topology spec, the machine's ``"dragonfly"`` network
-        (:func:`~mpitaskmap.providers._base.dragonfly_network`) for the dragonfly form.
+        A ``"fattree"`` network for a topology spec; else the network the file's kind
+        records for its machine (:attr:`~mpitaskmap.machines.kinds.NetworkKind.network_of`): the
+        ``"dragonfly"`` network (:func:`~mpitaskmap.machines.dragonfly.dragonfly_network`) for the
+        dragonfly form.
         """
         if self.is_topology:
             topo = _load_topology(self.path)[0]
             return fattree_network(topo.pattern, taper=topo.taper, bandwidth=topo.bandwidth, routing=topo.routing)
         m = self.machine()
-        if isinstance(m, DragonflyMachine):
-            return dragonfly_network(m)
-        return NetworkInfo(
-            dims=tuple(int(d) for d in m.dims),
-            wrap=tuple(bool(w) for w in m.wrap),
-            bandwidth=[b.tolist() for b in m.link_bandwidth],
-            dim_names=tuple(m.dim_names),
-        )
+        return self._kind(m).network_of(m)
+
+    def _kind(self, m: Machine) -> NetworkKind:
+        """The network kind of the machine the file describes, which says what its ranks report."""
+        kind = kind_of(m)
+        if kind is None or kind.network_of is None or kind.coords_of is None:
+            raise ProviderError(f"file: {self.path}: a {type(m).__name__} cannot be located rank by rank (its "
+                                "network kind registers no network_of/coords_of)")
+        return kind

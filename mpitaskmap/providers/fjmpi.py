@@ -115,11 +115,9 @@ class FjmpiProvider(Provider):
 
     def __init__(self, **options) -> None:
         super().__init__()
-        given = {k: "x".join(map(str, v)) if isinstance(v, (tuple, list)) else str(v)
-                 for k, v in options.items() if v is not None}
-        self._spec = "fjmpi" + (":" + ",".join(f"{k}={v}" for k, v in given.items()) if given else "")
-        what = f"provider {self._spec!r}"
-        o = parse_options(",".join(f"{k}={v}" for k, v in given.items()), FJMPI_KEYS, what)
+        text = self._record_options(options)
+        what = f"provider {self.spec!r}"
+        o = parse_options(text, FJMPI_KEYS, what)
         self._lib_arg = o.get("lib")
         self.view = parse_int(o.get("view", FJMPI_TOFU_SYS), "view", what, minimum=None)
         self._view_note = (f"view {self.view} as given for FJMPI_TOFU_SYS" if "view" in o else
@@ -135,11 +133,6 @@ class FjmpiProvider(Provider):
         self._handle = None
         self._bbox: dict[int, tuple] = {}
         self._last_size: int | None = None
-
-    @property
-    def spec(self) -> str:
-        """Spec string of this provider (``fjmpi`` plus the options given)."""
-        return self._spec
 
     def library_candidates(self) -> list:
         """Return the libraries tried, in order (None = the main program)."""

@@ -22,7 +22,7 @@ or ``network=aries`` forces either reading.
   nodes per router; a rank's location is ``(group, row * columns + column, node)``, its
   node on the blade (0-3) read from the node's cname (``/proc/cray_xt/cname``,
   ``c0-0c1s3n2``: node 2), which RCA does not give.  Not in RCA, taken from the ``"aries"``
-  preset (:data:`~mpitaskmap.machines.dragonfly_presets.DRAGONFLY_PRESETS`): link bandwidths
+  preset (:data:`~mpitaskmap.machines.dragonfly.presets.DRAGONFLY_PRESETS`): link bandwidths
   and 5 global connections per router; the global links per pair of groups are every
   connection of a group spread over the groups, ``rows * columns * 5 // groups`` (at least
   1; ``global_links=`` sets it).
@@ -70,9 +70,9 @@ import re
 from .._options import parse_choice, parse_int
 from ..errors import InvalidInputError, ProviderError
 from ..machines import DragonflyMachine
-from ..machines.dragonfly import DRAGONFLY_ROUTINGS
-from ..machines.dragonfly_presets import DRAGONFLY_PRESETS
-from ._base import Location, NetworkInfo, Provider, check_rank, dragonfly_network
+from ..machines.dragonfly import DRAGONFLY_ROUTINGS, dragonfly_network
+from ..machines.dragonfly.presets import DRAGONFLY_PRESETS
+from ._base import Location, NetworkInfo, Provider, check_rank
 from ._util import load_library, read_env
 
 __all__ = ["RcaProvider", "DEFAULT_NID_FILE", "DEFAULT_CNAME_FILE", "DEFAULT_RCA_LIBS", "RCA_KEYS", "RCA_NETWORKS",
@@ -157,9 +157,8 @@ class RcaProvider(Provider):
         self._lib_arg = lib
         self._nid_arg = nid_file
         self._cname_arg = cname_file
-        self._given = {k: str(v) for k, v in (("lib", lib), ("nid_file", nid_file), ("network", network),
-                                              ("cname_file", cname_file), ("routing", routing),
-                                              ("global_links", global_links)) if v is not None}
+        self._record_options({"lib": lib, "nid_file": nid_file, "network": network, "cname_file": cname_file,
+                              "routing": routing, "global_links": global_links})
         what = f"provider {self.spec!r}"
         self.network_choice = parse_choice(network or "auto", "network", what, RCA_NETWORKS)
         self.routing = parse_choice(routing or "minimal", "routing", what, DRAGONFLY_ROUTINGS)
@@ -167,11 +166,6 @@ class RcaProvider(Provider):
         self._lib = None
         self._lib_label: str | None = None
         self._extents: tuple | None = None
-
-    @property
-    def spec(self) -> str:
-        """Spec string of this provider (``rca`` plus any explicit options)."""
-        return "rca" + (":" + ",".join(f"{k}={v}" for k, v in self._given.items()) if self._given else "")
 
     @property
     def cname_file(self) -> str:

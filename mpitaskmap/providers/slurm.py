@@ -2,7 +2,7 @@
 
 Where Slurm runs a topology plugin, ``slurmstepd`` gives every task of a step
 ``SLURM_TOPOLOGY_ADDR`` and ``SLURM_TOPOLOGY_ADDR_PATTERN`` (no privilege needed;
-:func:`~mpitaskmap.machines.slurm_topology.parse_topology_addr` reads them):
+:func:`~mpitaskmap.machines.fattree.slurm_topology.parse_topology_addr` reads them):
 
 ==================  =========================  ==============================================
 plugin              pattern                    the rank's location
@@ -17,11 +17,11 @@ topology/torus3d    ``torus:x:y:z.node``       router ``(x, y, z)`` on a 3-D tor
 none (flat)         ``node``                   the node name in a flat network
 ==================  =========================  ==============================================
 
-The pattern is part of the network (:func:`~mpitaskmap.providers._base.fattree_network`),
+The pattern is part of the network (:func:`~mpitaskmap.machines.fattree.fattree_network`),
 so ranks whose trees differ in depth or plugin fail the runtime's network check on every
 rank alike; a rank without the variables raises :class:`~mpitaskmap.errors.ProviderError`,
 which ``remap()`` agrees on like any other provider error.  The machine
-(:func:`~mpitaskmap.machines.slurm_topology.fattree_from_node_paths`) is the part of the
+(:func:`~mpitaskmap.machines.fattree.slurm_topology.fattree_from_node_paths`) is the part of the
 tree the job's nodes span: a node's link has ``bw`` GB/s, a switch's up-link the links
 below it over ``taper`` (default 1, full bisection: Slurm does not tell the taper).
 
@@ -36,9 +36,9 @@ from __future__ import annotations
 
 from .._options import parse_choice, parse_float, parse_lengths
 from ..errors import InvalidInputError, ProviderError
-from ..machines.fattree import FAT_TREE_ROUTINGS
-from ..machines.slurm_topology import TopologyAddress, parse_topology_addr
-from ._base import Location, NetworkInfo, Provider, check_rank, fattree_network
+from ..machines.fattree import FAT_TREE_ROUTINGS, fattree_network
+from ..machines.fattree.slurm_topology import TopologyAddress, parse_topology_addr
+from ._base import Location, NetworkInfo, Provider, check_rank
 from ._util import read_env
 from .hostname import FLAT_NETWORK
 
@@ -90,8 +90,8 @@ class SlurmProvider(Provider):
     def __init__(self, taper=None, bw=None, routing=None, dims=None) -> None:
         super().__init__()
         given = {k: v for k, v in (("taper", taper), ("bw", bw), ("routing", routing), ("dims", dims)) if v is not None}
-        self._spec = "slurm" + (":" + ",".join(f"{k}={_text(v)}" for k, v in given.items()) if given else "")
-        what = f"provider {self._spec!r}"
+        self._record_options(given)
+        what = f"provider {self.spec!r}"
         self.taper = parse_float(given.get("taper", 1.0), "taper", what)
         self.bandwidth = parse_float(given.get("bw", 12.5), "bw", what)
         for key, value in (("taper", self.taper), ("bw", self.bandwidth)):
@@ -99,11 +99,7 @@ class SlurmProvider(Provider):
                 raise InvalidInputError(f"{what}: {key} must be positive; got {value:g}")
         self.routing = parse_choice(given.get("routing", "dmodk"), "routing", what, FAT_TREE_ROUTINGS)
         self.dims = parse_lengths(given["dims"], "dims", what, n=3) if "dims" in given else None
-
-    @property
-    def spec(self) -> str:
-        """Spec string of this provider (``slurm`` plus the options given)."""
-        return self._spec
+        self._parsed: tuple | None = None  # ((address, pattern), TopologyAddress) of the last address()
 
     def address(self) -> TopologyAddress:
         """Return this task's parsed topology address.
@@ -121,6 +117,8 @@ class SlurmProvider(Provider):
                                 "its topology variables)")
         if pattern is None:
             raise ProviderError(f"slurm: {ADDR_VARIABLE}={addr} is set but {PATTERN_VARIABLE} is not")
+        if self._parsed is not None and self._parsed[0] == (addr, pattern):
+            return self._parsed[1]  # check(), locate() and network() all ask: the address is parsed once
         try:
             out = parse_topology_addr(addr, pattern)
         except InvalidInputError as exc:
@@ -139,6 +137,7 @@ class SlurmProvider(Provider):
                 k = outside[0]
                 raise ProviderError(f"slurm: {ADDR_VARIABLE}={addr}: coordinate {'xyz'[k]}={out.coords[k]} lies "
                                     f"outside dims {'x'.join(map(str, self.dims))}")
+        self._parsed = ((addr, pattern), out)
         return out
 
     def check(self) -> None:
@@ -173,11 +172,3 @@ class SlurmProvider(Provider):
             return FLAT_NETWORK
         return fattree_network(read_env(PATTERN_VARIABLE), taper=self.taper, bandwidth=self.bandwidth,
                                routing=self.routing)
-
-
-def _text(value) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (tuple, list)):
-        return "x".join(str(v) for v in value)
-    return f"{value:g}" if isinstance(value, float) else str(value)

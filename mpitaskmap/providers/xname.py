@@ -7,7 +7,7 @@ fallback where libfabric's ``cxi`` provider cannot answer (no libfabric, a domai
 not open).
 
 **What it tells, what it cannot.**  Known: the group (the cabinet) and where the node sits
-in it.  Not known, assumed and said (:data:`~mpitaskmap.providers._base.XNAME_APPROXIMATION`
+in it.  Not known, assumed and said (:data:`~mpitaskmap.machines.dragonfly.xname.XNAME_APPROXIMATION`
 in the machine's name, and a warning on rank 0 when a rank is located):
 
 * the switch of a node: taken as its compute blade slot, ``switch = chassis * slots +
@@ -20,7 +20,7 @@ in the machine's name, and a warning on rank 0 when a rank is located):
   machine of ``n_groups`` groups (default: the job's cabinets, at least 2).
 
 The node key of a rank is its xname; every rank assembles the same machine from the
-gathered xnames (:func:`~mpitaskmap.providers._base.xname_dragonfly_network`).
+gathered xnames (:func:`~mpitaskmap.machines.dragonfly.xname.xname_dragonfly_network`).
 
 Spec: ``xname[:file=PATH,chassis=8,slots=8,boards=2,nodes_per_board=2,n_groups=,
 global_links=1,global_ports=,bw=25,routing=minimal]``; ``auto`` tries it after ``cxi``.
@@ -38,8 +38,8 @@ import logging
 from .._options import parse_choice, parse_float, parse_int, parse_options
 from ..errors import InvalidInputError, ProviderError
 from ..machines.dragonfly import DRAGONFLY_ROUTINGS
-from ._base import (XNAME_APPROXIMATION, Location, NetworkInfo, Provider, check_rank, parse_xname,
-                    xname_dragonfly_network, xname_place)
+from ..machines.dragonfly.xname import XNAME_APPROXIMATION, parse_xname, xname_dragonfly_network, xname_place
+from ._base import Location, NetworkInfo, Provider, check_rank
 from ._util import read_env
 
 __all__ = ["XnameProvider", "XNAME_KEYS", "DEFAULT_XNAME_FILE", "parse_xname"]
@@ -91,10 +91,9 @@ class XnameProvider(Provider):
 
     def __init__(self, **options) -> None:
         super().__init__()
-        given = {k: str(v) for k, v in options.items() if v is not None}
-        self._spec = "xname" + (":" + ",".join(f"{k}={v}" for k, v in given.items()) if given else "")
-        what = f"provider {self._spec!r}"
-        o = parse_options(",".join(f"{k}={v}" for k, v in given.items()), XNAME_KEYS, what)
+        text = self._record_options(options)
+        what = f"provider {self.spec!r}"
+        o = parse_options(text, XNAME_KEYS, what)
         self._file_arg = o.get("file")
         self.shape = tuple(parse_int(o.get(k, d), k, what) for k, d in _SHAPE_DEFAULTS)
         n_groups = parse_int(o["n_groups"], "n_groups", what, minimum=2) if "n_groups" in o else None
@@ -110,11 +109,6 @@ class XnameProvider(Provider):
         self._network = xname_dragonfly_network(self.shape, n_groups=n_groups, global_links=links,
                                                 global_ports=ports, bandwidth=bw, routing=routing)
         self._warned = False
-
-    @property
-    def spec(self) -> str:
-        """Spec string of this provider (``xname`` plus the options given)."""
-        return self._spec
 
     @property
     def xname_file(self) -> str:
@@ -162,7 +156,7 @@ class XnameProvider(Provider):
         if rank == 0 and not self._warned:
             self._warned = True
             logger.warning("xname: %s of %s; the machine's name says so (%s): the cxi provider (libfabric) knows "
-                           "the switches", XNAME_APPROXIMATION, value, self._spec)
+                           "the switches", XNAME_APPROXIMATION, value, self.spec)
         return Location((), value)
 
     def network(self, *, size: int | None = None) -> NetworkInfo:

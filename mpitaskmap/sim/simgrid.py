@@ -115,7 +115,7 @@ install it with ``apt-get install libsimgrid-dev`` (Debian's SimGrid 3.32, which
 
 Examples
 --------
->>> from mpitaskmap.machines.presets import torus_machine
+>>> from mpitaskmap.machines.torus.presets import torus_machine
 >>> xml = platform_xml(torus_machine([4, 4]), link_latency=1e-6, hosts="n%d")
 >>> 'topology="TORUS"' in xml and 'topo_parameters="4,4"' in xml
 True
@@ -343,7 +343,7 @@ def _platform(machine, *, link_latency, node_link, hosts, bandwidth_unit, host_s
     view = machine.node_view()
     nodes, first, counts = view.nodes, view.representative, view.capacity
 
-    tree = _fat_tree_shape(machine) if machine.has_link_model else None
+    tree = machine.fat_tree_shape() if machine.has_link_model else None
     if tree is not None:
         why_not = _fat_tree_cluster_obstacle(machine, hosts, node_link, node_pairs)
     elif machine.has_link_model:
@@ -390,23 +390,9 @@ def _torus_cluster_obstacle(machine: Machine, hosts, node_link, node_pairs) -> s
     return _naming_obstacle(hosts)
 
 
-def _fat_tree_shape(machine: Machine) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """``(down, up)`` of a regular fat tree in SimGrid's FAT_TREE terms, or None for any other machine.
-
-    Asks capabilities, not the class: a machine whose ``down_links`` (``m_l``, children of a
-    level-``l`` switch) is set and that has ``up_links`` (``w_l``) numbers its nodes as
-    SimGrid's FAT_TREE numbers its hosts (see the module notes).
-    """
-    down = getattr(machine, "down_links", None)
-    up = getattr(machine, "up_links", None)
-    if down is None or up is None:
-        return None
-    return tuple(int(m) for m in down), tuple(int(w) for w in up)
-
-
 def _fat_tree_cluster_obstacle(machine: Machine, hosts, node_link, node_pairs) -> str:
     """Why SimGrid's FAT_TREE cluster does not say the same as the explicit form ('' if it does)."""
-    routing = getattr(machine, "routing", None)
+    routing = machine.routing
     if routing != "dmodk":
         return (f"routing {routing!r} (SimGrid's FAT_TREE cluster routes d-mod-k, one path per pair; "
                 "machine.with_routing('dmodk') is the tree it simulates)")
@@ -499,17 +485,15 @@ def _hosts_of_pairs(nodes, first, counts, pairs, node_pairs):
 def _routes_of_pairs(machine: Machine, names, nodes, first, pairs, split_note: str = "") -> tuple[np.ndarray, np.ndarray]:
     """CSR (indptr, links) of the single-path routes of node pairs, from :meth:`Machine.routes` in batches.
 
-    A machine that names one path per pair for simulators that follow one route per pair
-    (a ``single_path_routes`` method, as a dragonfly has: module notes) gives those; a
-    machine routed otherwise than ``"minimal"`` then gets a logged warning.
+    :meth:`Machine.single_path_routes <mpitaskmap.machines.Machine.single_path_routes>`: the
+    routes, or the one path per pair a kind names for such simulators (a dragonfly's minimal
+    routes: module notes); when those differ from the routes (:attr:`single_paths_differ`)
+    a warning is logged.
 
     Raises InvalidInputError naming the first pair whose traffic splits (a fraction below 1).
     """
-    routes_of = getattr(machine, "single_path_routes", None)
-    routing = getattr(machine, "routing", "minimal")
-    if routes_of is None:
-        routes_of = machine.routes
-    elif routing != "minimal":
+    routes_of, routing = machine.single_path_routes, machine.routing
+    if machine.single_paths_differ:
         _log.warning("platform: %r routes %r, which SimGrid cannot follow (one route per host pair); the platform "
                      "has its minimal routes, one path per pair (the replay and the objective keep %r)",
                      machine.name, routing, routing)

@@ -19,11 +19,12 @@ from mpitaskmap.cli import main
 from mpitaskmap.cli._inputs import load_tasks
 from mpitaskmap.cli.formats import EXAMPLE_MAPPING, FORMATS, GROUPS, render
 from mpitaskmap.machines import DragonflyMachine, TorusMachine
-from mpitaskmap.machines.hostlist import expand_hostlist
+from mpitaskmap.machines.fattree.hostlist import expand_hostlist
 from mpitaskmap.machines import machine_file as machine_file_module
 from mpitaskmap.machines.dragonfly import DRAGONFLY_ROUTINGS
-from mpitaskmap.machines.machine_file import DRAGONFLY_FILE_KEYS, machine_file_hosts, read_machine_file
-from mpitaskmap.machines.slurm_topology import (_SPELLING, TOPOLOGY_DEFAULTS, TOPOLOGY_KEYS, parse_topology_conf,
+from mpitaskmap.machines.dragonfly.machine_file import DRAGONFLY_FILE_KEYS
+from mpitaskmap.machines.machine_file import machine_file_hosts, read_machine_file
+from mpitaskmap.machines.fattree.slurm_topology import (_SPELLING, TOPOLOGY_DEFAULTS, TOPOLOGY_KEYS, parse_topology_conf,
                                                 read_topology_spec)
 from mpitaskmap.mapfiles import MAP_FORMATS, read_map, write_map
 from mpitaskmap.mapping import Mapping

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 import mpitaskmap as mt
-import mpitaskmap.machines.dragonfly as dragonfly_module
+import mpitaskmap.machines.dragonfly.dragonfly as dragonfly_module
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.machines import DragonflyMachine, PercsMachine
 from mpitaskmap.machines.dragonfly import group_paths
-from mpitaskmap.machines.dragonfly_presets import (DRAGONFLY_PRESETS, dragonfly_machine, dragonfly_preset,
+from mpitaskmap.machines.dragonfly.presets import (DRAGONFLY_PRESETS, dragonfly_machine, dragonfly_preset,
                                                    scattered_group_nodes)
-from mpitaskmap.machines.percs_network import L_LINKS_PER_SUPERNODE
+from mpitaskmap.machines.percs.network import L_LINKS_PER_SUPERNODE
 from mpitaskmap.metrics import link_loads
 
 

@@ -11,16 +11,16 @@ import pytest
 
 import mpitaskmap as mt
 import mpitaskmap.machines.base as base_module
-import mpitaskmap.machines.dragonfly as dragonfly_module
-import mpitaskmap.machines.dragonfly_loads as loads_module
+import mpitaskmap.machines.dragonfly.dragonfly as dragonfly_module
+import mpitaskmap.machines.dragonfly.loads as loads_module
 import mpitaskmap.mappers.graph.node_network as node_network
 import mpitaskmap.mappers.graph.umpa as umpa
 from mpitaskmap.errors import InvalidInputError, NotApplicableError
 from mpitaskmap.machines import DragonflyMachine, Machine, two_level
 from mpitaskmap.machines.base import NodePairRoutes
 from mpitaskmap.machines.dragonfly import DRAGONFLY_GROUP_RULE
-from mpitaskmap.machines.dragonfly_loads import group_tables, node_pair_route_entries, routed_traffic
-from mpitaskmap.machines.dragonfly_presets import dragonfly_machine
+from mpitaskmap.machines.dragonfly.loads import group_tables, node_pair_route_entries, routed_traffic
+from mpitaskmap.machines.dragonfly.presets import dragonfly_machine
 from mpitaskmap.mapping import Mapping
 
 ROUTINGS = ("minimal", "ecmp", "valiant")

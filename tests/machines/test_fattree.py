@@ -8,7 +8,7 @@ import pytest
 import mpitaskmap as mt
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.machines import FatTreeMachine
-from mpitaskmap.machines.fattree_presets import fattree_machine, fattree_preset, scattered_nodes
+from mpitaskmap.machines.fattree.presets import fattree_machine, fattree_preset, scattered_nodes
 from mpitaskmap.metrics import link_loads
 
 

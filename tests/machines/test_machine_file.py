@@ -8,7 +8,7 @@ from mpitaskmap.errors import ProviderError
 from mpitaskmap.machines import DragonflyMachine
 from mpitaskmap.machines.machine_file import machine_file_hosts
 from mpitaskmap.providers import FileProvider, machine_from_provider
-from mpitaskmap.providers._base import dragonfly_network
+from mpitaskmap.machines.dragonfly import dragonfly_network
 
 
 def test_header_and_rank_lines(tmp_path):

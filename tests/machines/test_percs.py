@@ -12,7 +12,7 @@ from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.mappers.percs.patterns import halo_graph
 from mpitaskmap.machines import LinkLoads
 from mpitaskmap.machines.percs import PercsMachine
-from mpitaskmap.machines.percs_network import bucket_width, d_link_node
+from mpitaskmap.machines.percs.network import bucket_width, d_link_node
 from mpitaskmap.mappers.percs import throughput
 
 # ---------------------------------------------------------------- reference ---------

@@ -6,8 +6,8 @@ import pytest
 
 from mpitaskmap import InvalidInputError
 from mpitaskmap.machines import FatTreeMachine
-from mpitaskmap.machines.hostlist import MAX_HOSTS, compress_hostlist, expand_hostlist, natural_key
-from mpitaskmap.machines.slurm_topology import (TopologyAddress, fattree_from_node_paths, fattree_from_topology,
+from mpitaskmap.machines.fattree.hostlist import MAX_HOSTS, compress_hostlist, expand_hostlist, natural_key
+from mpitaskmap.machines.fattree.slurm_topology import (TopologyAddress, fattree_from_node_paths, fattree_from_topology,
                                                 is_topology_spec, node_paths, parse_topology_addr, parse_topology_conf,
                                                 read_topology_spec)
 

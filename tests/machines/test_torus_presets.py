@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from mpitaskmap import InvalidInputError, bgq_machine, hopper_machine, titan_machine, torus_machine
-from mpitaskmap.machines.presets import alps_node_order
+from mpitaskmap.machines.torus.presets import alps_node_order
 
 
 def test_torus_machine_rank_order_and_nodes():

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 import mpitaskmap.machines as machines
-import mpitaskmap.machines.dragonfly as dragonfly
+import mpitaskmap.machines.dragonfly.dragonfly as dragonfly
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.machines import two_level
-from mpitaskmap.machines.percs_routing import GROUP_RULES, ROUTINGS
+from mpitaskmap.machines.percs.routing import GROUP_RULES, ROUTINGS
 from mpitaskmap.machines.two_level import GROUP_ROUTINGS, GroupPaths, group_paths
 
 

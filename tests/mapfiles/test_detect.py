@@ -16,7 +16,7 @@ from mpitaskmap.cli import main
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.mapfiles import MAP_FORMATS, detect_map_format, format_from_name, node_canonical, write_map
 from mpitaskmap.mapping import Mapping
-from mpitaskmap.machines.presets import torus_machine
+from mpitaskmap.machines.torus.presets import torus_machine
 from mpitaskmap.metrics import DEFAULT_MESSAGE_MODEL
 from mpitaskmap.providers import get_provider, machine_from_provider
 

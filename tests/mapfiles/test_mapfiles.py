@@ -27,7 +27,7 @@ from mpitaskmap.mapfiles import (
 )
 from mpitaskmap.mapping import Mapping
 from mpitaskmap.mappers.rubik import box
-from mpitaskmap.machines.presets import bgq_machine, titan_machine, torus_machine
+from mpitaskmap.machines.torus.presets import bgq_machine, titan_machine, torus_machine
 from mpitaskmap.graphs.taskgraph import TaskGraph
 
 

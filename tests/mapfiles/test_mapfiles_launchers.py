@@ -27,7 +27,7 @@ from mpitaskmap.mapfiles import (
 )
 from mpitaskmap.mapping import Mapping
 from mpitaskmap.metrics import evaluate
-from mpitaskmap.machines.presets import bgq_machine, titan_machine, torus_machine
+from mpitaskmap.machines.torus.presets import bgq_machine, titan_machine, torus_machine
 from mpitaskmap.graphs.taskgraph import TaskGraph
 
 

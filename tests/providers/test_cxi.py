@@ -25,7 +25,7 @@ from mpitaskmap.providers import (AUTO_ORDER, CxiProvider, Location, NetworkInfo
                                   machine_from_provider)
 from mpitaskmap.providers import bgq as bgq_module
 from mpitaskmap.providers import cxi as cxi_module
-from mpitaskmap.providers._base import dragonfly_network
+from mpitaskmap.machines.dragonfly import dragonfly_network
 from mpitaskmap.providers.cxi import CxiNic, decode_nic_address
 from mpi_helpers import all_same, gathered_machine, run_remap, world
 

@@ -31,7 +31,7 @@ from mpitaskmap.providers import (
 from mpitaskmap.providers import bgq as bgq_module
 from mpitaskmap.providers import file as file_module
 from mpitaskmap.providers import hostname as hostname_module
-from mpitaskmap.machines.presets import bgq_machine, titan_machine, torus_machine
+from mpitaskmap.machines.torus.presets import bgq_machine, titan_machine, torus_machine
 
 ENV_VARS = (
     "MPITASKMAP_PROVIDER",
@@ -505,8 +505,8 @@ def test_aries_shaped_rule():
 
 def test_rca_xc_coordinates_build_the_aries_dragonfly(fake_rca, nid_file, cname_file, monkeypatch):
     from mpitaskmap.machines import DragonflyMachine
-    from mpitaskmap.machines.dragonfly_presets import DRAGONFLY_PRESETS
-    from mpitaskmap.providers._base import dragonfly_network
+    from mpitaskmap.machines.dragonfly.presets import DRAGONFLY_PRESETS
+    from mpitaskmap.machines.dragonfly import dragonfly_network
 
     monkeypatch.setenv("MPITASKMAP_RCA_LIB", fake_rca)
     monkeypatch.setenv("FAKE_RCA_MACHINE", "xc")

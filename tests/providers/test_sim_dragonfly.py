@@ -16,10 +16,10 @@ from mpitaskmap import InvalidInputError, ProviderError
 from mpitaskmap.cli import main
 from mpitaskmap.graphs.taskgraph import TaskGraph
 from mpitaskmap.machines import DragonflyMachine
-from mpitaskmap.machines.dragonfly_presets import dragonfly_machine, dragonfly_preset
+from mpitaskmap.machines.dragonfly.presets import dragonfly_machine, dragonfly_preset
 from mpitaskmap.providers import (Location, NetworkInfo, SimProvider, assemble_machine, get_provider,
                                   machine_from_provider)
-from mpitaskmap.providers._base import dragonfly_network
+from mpitaskmap.machines.dragonfly import dragonfly_network
 from mpitaskmap.runtime.gather import describe_network
 from mpi_helpers import all_same, world
 

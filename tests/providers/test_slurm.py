@@ -17,13 +17,13 @@ from mpitaskmap import InvalidInputError, ProviderError
 from mpitaskmap._textio import rank_ranges
 from mpitaskmap.cli import main
 from mpitaskmap.machines import FatTreeMachine, TorusMachine
-from mpitaskmap.machines.fattree_presets import fattree_machine, fattree_preset
-from mpitaskmap.machines.slurm_topology import fattree_from_topology, parse_topology_conf
+from mpitaskmap.machines.fattree.presets import fattree_machine, fattree_preset
+from mpitaskmap.machines.fattree.slurm_topology import fattree_from_topology, parse_topology_conf
 from mpitaskmap.providers import (AUTO_ORDER, FileProvider, HostnameProvider, Location, NetworkInfo, SimProvider,
                                   SlurmProvider, assemble_machine, get_provider, machine_from_provider)
 from mpitaskmap.providers import bgq as bgq_module
 from mpitaskmap.providers import file as file_module
-from mpitaskmap.providers._base import fattree_network
+from mpitaskmap.machines.fattree import fattree_network
 from mpitaskmap.providers.hostname import FLAT_NETWORK
 from mpi_helpers import all_same, gathered_machine, run_remap, task_of, world
 

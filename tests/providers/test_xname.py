@@ -20,8 +20,8 @@ from mpitaskmap.machines.dragonfly import DRAGONFLY_ROUTINGS
 from mpitaskmap.providers import (AUTO_ORDER, Location, NetworkInfo, XnameProvider, assemble_machine, get_provider,
                                   machine_from_provider)
 from mpitaskmap.providers import bgq as bgq_module
-from mpitaskmap.providers._base import XNAME_APPROXIMATION, xname_dragonfly_network, xname_place
-from mpitaskmap.providers.xname import parse_xname
+from mpitaskmap.machines.dragonfly.xname import XNAME_APPROXIMATION, xname_dragonfly_network, xname_place
+from mpitaskmap.machines.dragonfly.xname import parse_xname
 from mpitaskmap.runtime.gather import describe_network
 from mpi_helpers import all_same, gathered_machine, run_remap, world
 

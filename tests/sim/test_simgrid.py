@@ -27,7 +27,7 @@ from mpitaskmap.sim.simgrid import (
     smpirun,
     torus_link_id,
 )
-from mpitaskmap.machines.presets import bgq_machine, titan_machine, torus_machine
+from mpitaskmap.machines.torus.presets import bgq_machine, titan_machine, torus_machine
 from mpitaskmap.graphs.taskgraph import TaskGraph
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 from mpitaskmap.machines import DragonflyMachine
-from mpitaskmap.machines.dragonfly_presets import dragonfly_preset
+from mpitaskmap.machines.dragonfly.presets import dragonfly_preset
 from mpitaskmap.mapfiles import host_names, write_smpi_hostfile
 from mpitaskmap.mapping import Mapping
 from mpitaskmap.sim.simgrid import SMPI_DETERMINISTIC, SMPI_UNIT_FACTORS, platform_xml, simgrid_missing, smpirun

@@ -28,7 +28,7 @@ import pytest
 
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.machines.fattree import FatTreeMachine
-from mpitaskmap.machines.fattree_presets import fattree_machine
+from mpitaskmap.machines.fattree.presets import fattree_machine
 from mpitaskmap.mapfiles import host_names, write_smpi_hostfile
 from mpitaskmap.mapping import Mapping
 from mpitaskmap.sim.simgrid import (

@@ -16,7 +16,7 @@ from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.machines import FlatMachine
 from mpitaskmap.metrics import edge_hops, link_loads
 from mpitaskmap.viz.report_html import html_report, write_html_report
-from mpitaskmap.machines.presets import titan_machine
+from mpitaskmap.machines.torus.presets import titan_machine
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -90,7 +90,7 @@ from ...graphs.taskgraph import TaskGraph
 from .colouring import mod_colouring
 from ...machines import LinkLoads
 from ...machines.percs import PercsMachine, as_percs_machine
-from ...machines.percs_network import PROCS_PER_NODE, PROCS_PER_SUPERNODE
+from ...machines.percs.network import PROCS_PER_NODE, PROCS_PER_SUPERNODE
 from .patterns import grid_shape
 
 __all__ = [

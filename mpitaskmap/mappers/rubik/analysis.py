@@ -177,7 +177,7 @@ def group_link_usage(mapping: Mapping, groups) -> np.ndarray:
     Examples
     --------
     >>> from mpitaskmap.mappers.rubik import box
-    >>> from mpitaskmap.machines.presets import torus_machine
+    >>> from mpitaskmap.machines.torus.presets import torus_machine
     >>> app = box([2, 4]); app.div([2, 1])          # two groups of 4 ranks
     >>> net = box([4, 2]); net.div([1, 2]); net.map(app)
     >>> group_link_usage(net.to_mapping(torus_machine([4, 2])), app).tolist()

@@ -580,7 +580,7 @@ class Box:
 
         Examples
         --------
-        >>> from mpitaskmap.machines.presets import torus_machine
+        >>> from mpitaskmap.machines.torus.presets import torus_machine
         >>> b = box([2, 2]); b.tilt(0, 1, 1)
         >>> b.to_mapping(torus_machine([2], cores_per_node=2)).task_to_proc.tolist()
         [0, 3, 2, 1]

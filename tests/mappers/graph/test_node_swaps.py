@@ -10,7 +10,7 @@ import mpitaskmap as mt
 from mpitaskmap import _graphmap
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.machines import FatTreeMachine, FlatMachine
-from mpitaskmap.machines.fattree_presets import fattree_machine
+from mpitaskmap.machines.fattree.presets import fattree_machine
 from mpitaskmap.mappers.graph.node_network import NodeNetwork
 from mpitaskmap.mappers.graph.node_swaps import _content_graph, refine_node_swaps
 from mpitaskmap.mapping import Mapping

@@ -23,7 +23,7 @@ from mpitaskmap.mappers.rubik.analysis import (
     rank_groups,
 )
 from mpitaskmap.mappers.rubik.permute import zigzag_shifts, zorder_points
-from mpitaskmap.machines.presets import bgq_machine, torus_machine
+from mpitaskmap.machines.torus.presets import bgq_machine, torus_machine
 from mpitaskmap.graphs.taskgraph import TaskGraph
 
 ROOT = Path(__file__).resolve().parents[3]

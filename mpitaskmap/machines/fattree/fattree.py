@@ -42,13 +42,13 @@ from typing import Sequence
 
 import numpy as np
 
-from .._validate import as_index_array
-from ..errors import InvalidInputError
-from .base import Machine
-from .links import Routes
-from .views import NodeHierarchy
+from ..._validate import as_index_array
+from ...errors import InvalidInputError
+from ..base import Machine
+from ..links import Routes
+from ..views import NodeHierarchy
 
-__all__ = ["FatTreeMachine", "FAT_TREE_ROUTINGS", "is_fat_tree"]
+__all__ = ["FatTreeMachine", "FAT_TREE_ROUTINGS"]
 
 #: Routing rules of :class:`FatTreeMachine`.
 FAT_TREE_ROUTINGS = ("dmodk", "ecmp")
@@ -335,6 +335,12 @@ class FatTreeMachine(Machine):
         return cls(groups, [1] * len(groups), bws, proc_nodes, routing=routing, node_names=list(node_names),
                    switch_names=names, name=name)
 
+    def fat_tree_shape(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """``(down, up)`` of a tree built by :meth:`regular` (SimGrid's FAT_TREE terms), else None."""
+        if self.down_links is None:
+            return None
+        return tuple(int(m) for m in self.down_links), tuple(int(w) for w in self.up_links)
+
     def with_routing(self, routing: str) -> "FatTreeMachine":
         """Return the same allocation with another routing rule (``"dmodk"`` or ``"ecmp"``)."""
         out = FatTreeMachine(self.groups, self.up_links, self._bandwidth, self.node_ids, routing=routing,
@@ -455,8 +461,3 @@ class FatTreeMachine(Machine):
             fractions[up_pos] = frac
             fractions[down_pos] = frac
         return Routes(indptr, links, fractions)
-
-
-def is_fat_tree(machine) -> bool:
-    """Whether ``machine`` is a :class:`FatTreeMachine`."""
-    return isinstance(machine, FatTreeMachine)

@@ -81,11 +81,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _percs
-from ..errors import InvalidInputError
-from . import two_level
-from .links import Routes
-from .percs_network import NODES_PER_DRAWER, NODES_PER_SUPERNODE, PROCS_PER_NODE, check_network
+from ... import _percs
+from ...errors import InvalidInputError
+from .. import two_level
+from ..links import Routes
+from .network import NODES_PER_DRAWER, NODES_PER_SUPERNODE, PROCS_PER_NODE, check_network
 
 __all__ = ["ROUTINGS", "GROUP_RULES", "MODELS", "check_routing", "check_model", "compact_index"]
 
@@ -106,7 +106,7 @@ def compact_index(n_s: int, n_d: int) -> np.ndarray:
     The full numbering (used internally and by the kernel) has a slot per ordered node
     pair ``s * 1024 + y * 32 + z`` and per ``(a, j, b)`` D triple
     ``n_s * 1024 + (a * n_d + j) * n_s + b``, self-loops included; the compact numbering
-    of :mod:`mpitaskmap.machines.percs_network` drops the self-loops.
+    of :mod:`mpitaskmap.machines.percs.network` drops the self-loops.
 
     Examples
     --------

@@ -72,9 +72,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import InvalidInputError
-from . import two_level
-from .base import Machine, _Traffic
+from ...errors import InvalidInputError
+from .. import two_level
+from ..base import Machine, _Traffic
 
 __all__ = ["GroupTables", "group_tables", "routed_traffic", "node_pair_route_entries"]
 

@@ -12,9 +12,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..curves import hilbert_keys
-from ..errors import InvalidInputError
-from .views import strides
+from ...curves import hilbert_keys
+from ...errors import InvalidInputError
+from ..views import strides
 from .torus import TorusMachine
 
 __all__ = [
@@ -24,7 +24,12 @@ __all__ = [
     "alps_node_order",
     "TITAN_DIMS",
     "BGQ_ORDERS",
+    "bgq_node_name",
+    "BGQ_DIM_NAMES",
 ]
+
+#: The names of the five BG/Q torus dimensions.
+BGQ_DIM_NAMES = ("A", "B", "C", "D", "E")
 
 TITAN_DIMS = (25, 16, 24)
 BGQ_LETTERS = "ABCDET"
@@ -279,3 +284,14 @@ def bgq_machine(
         dim_names=list("ABCDE"),
         name=f"bgq {'x'.join(map(str, dims_t))} x {rpn} ranks/node, order {order}",
     )
+
+
+def bgq_node_name(coords) -> str:
+    """Return the node string of a BG/Q node from its A..E coordinates.
+
+    Examples
+    --------
+    >>> bgq_node_name((0, 1, 3, 2, 1))
+    'bgq-0.1.3.2.1'
+    """
+    return "bgq-" + ".".join(str(int(c)) for c in coords)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidInputError
+from ...errors import InvalidInputError
 from .fattree import FatTreeMachine
 
 __all__ = ["fattree_machine", "scattered_nodes", "FATTREE_PRESETS", "fattree_preset"]

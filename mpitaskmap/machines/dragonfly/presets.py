@@ -1,7 +1,7 @@
 """Simulated dragonflies: a generic one and the published shapes of Frontier, Perlmutter and a Cray XC (Aries).
 
 Allocations are drawn as a busy machine hands them out, as the simulated fat trees of
-:mod:`~mpitaskmap.machines.fattree_presets` are: ``nodes`` nodes scattered at random
+:mod:`~mpitaskmap.machines.fattree.presets` are: ``nodes`` nodes scattered at random
 (``seed``) over the whole machine -- or, with ``groups=k``, over ``k`` groups drawn at random
 first (a job the scheduler confined to a few groups) -- listed in ascending node number,
 ``ppn`` ranks on each, rank ``r`` on the ``r // ppn``-th node.  Every constructor is
@@ -49,9 +49,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidInputError
+from ...errors import InvalidInputError
 from .dragonfly import DragonflyMachine, _shape
-from .fattree_presets import _count, scattered_nodes
+from ..fattree.presets import _count, scattered_nodes
 
 __all__ = ["DRAGONFLY_PRESETS", "dragonfly_machine", "dragonfly_preset", "scattered_group_nodes"]
 
@@ -73,7 +73,7 @@ def scattered_group_nodes(n_groups: int, nodes_per_group: int, nodes: int | None
     """Return ``nodes`` distinct node numbers drawn at random (``seed``), ascending, within ``groups`` groups if given.
 
     Node ``v`` is in group ``v // nodes_per_group``.  Without ``groups`` the nodes are drawn
-    over the whole machine (:func:`~mpitaskmap.machines.fattree_presets.scattered_nodes`);
+    over the whole machine (:func:`~mpitaskmap.machines.fattree.presets.scattered_nodes`);
     with ``groups=k``, ``k`` groups are drawn first (same seed), then the nodes among theirs.
 
     Parameters

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import as_index_array
-from ..errors import InvalidInputError
-from .base import Machine, as_machine
-from .links import LinkLoads, Routes
-from .percs_network import (
+from ..._validate import as_index_array
+from ...errors import InvalidInputError
+from ..base import Machine, as_machine
+from ..links import LinkLoads, Routes
+from .network import (
     DRAWERS_PER_SUPERNODE,
     L_LINKS_PER_SUPERNODE,
     LINK_CLASSES,
@@ -27,7 +27,7 @@ from .percs_network import (
     check_network,
     link_tables,
 )
-from .percs_routing import _aggregate_loads, _node_routes, check_model, check_routing
+from .routing import _aggregate_loads, _node_routes, check_model, check_routing
 
 __all__ = ["PercsMachine", "EMBEDDING_SPACING", "as_percs_machine", "is_percs_machine"]
 
@@ -53,7 +53,7 @@ class PercsMachine(Machine):
         L-link model of :meth:`routes` and :meth:`link_loads` (default "paper": intra-supernode messages
         striped over the source drawer, each L hop of an L-D-L route one L link;
         "striped": every L hop striped too; "uniform": every segment spread over all 32
-        nodes).  See :mod:`mpitaskmap.machines.percs_routing`.
+        nodes).  See :mod:`mpitaskmap.machines.percs.routing`.
     name : str, optional
         Description used in reports.
 
@@ -74,11 +74,11 @@ class PercsMachine(Machine):
     when one of them is, 3 otherwise.
 
     **Links** (:attr:`n_links`, :meth:`link_classes`, :meth:`link_bandwidths`,
-    :meth:`link_name`): the compact numbering of :mod:`mpitaskmap.machines.percs_network`,
+    :meth:`link_name`): the compact numbering of :mod:`mpitaskmap.machines.percs.network`,
     the ``n_s * 992`` L links (classes LL, 21 GB/s, and LR, 5 GB/s) then the
     ``n_s * n_d * (n_s - 1)`` D links (class D, 10 GB/s); self-loops are not links.
 
-    **Routes** (:meth:`routes`) follow :mod:`mpitaskmap.machines.percs_routing`: striped
+    **Routes** (:meth:`routes`) follow :mod:`mpitaskmap.machines.percs.routing`: striped
     intra-supernode segments, direct (L-D-L) or indirect (L-D-L-D-L) inter-supernode
     routes -- their supernodes and D links the group-level paths that PERCS shares with the
     dragonflies (:func:`~mpitaskmap.machines.two_level.group_paths`) -- whose L hops are
@@ -228,7 +228,7 @@ class PercsMachine(Machine):
 
         Route ``i`` lists every link one of the pair's paths crosses, once, with the share of
         the pair's traffic it carries, summed over those paths (the routing and L model of
-        the machine; module notes of :mod:`mpitaskmap.machines.percs_routing`), in the order
+        the machine; module notes of :mod:`mpitaskmap.machines.percs.routing`), in the order
         the paths first reach it.  Processors of one node have an empty route.
 
         Parameters

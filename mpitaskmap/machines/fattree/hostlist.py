@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import InvalidInputError
+from ...errors import InvalidInputError
 
 __all__ = ["expand_hostlist", "compress_hostlist", "natural_key", "MAX_HOSTS"]
 

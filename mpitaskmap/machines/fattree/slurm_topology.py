@@ -50,8 +50,8 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from .._options import parse_choice, parse_float, parse_int, parse_options
-from ..errors import InvalidInputError
+from ..._options import parse_choice, parse_float, parse_int, parse_options
+from ...errors import InvalidInputError
 from .fattree import FAT_TREE_ROUTINGS, FatTreeMachine
 from .hostlist import compress_hostlist, expand_hostlist, natural_key
 

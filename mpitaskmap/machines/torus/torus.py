@@ -19,12 +19,12 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import _torus
-from .._validate import as_index_array, as_int_matrix
-from ..errors import InvalidInputError, NotApplicableError
-from .base import Machine
-from .links import LinkLoads, Routes
-from .views import BoxShape, NodeView, _position_in_group, default_dim_names, strides
+from ... import _torus
+from ..._validate import as_index_array, as_int_matrix
+from ...errors import InvalidInputError, NotApplicableError
+from ..base import Machine
+from ..links import LinkLoads, Routes
+from ..views import BoxShape, NodeView, _position_in_group, default_dim_names, strides
 
 __all__ = ["TorusMachine", "gemini_bandwidth"]
 

@@ -76,14 +76,14 @@ from typing import Mapping
 
 import numpy as np
 
-from .._validate import as_index_array
-from ..errors import InvalidInputError
-from .base import ROUTE_CHUNK_ENTRIES, Machine, NodePairRoutes, _Traffic
-from .fattree_presets import _count
-from .links import Routes
-from . import two_level
-from .two_level import GROUP_ROUTINGS, GroupPaths, group_paths
-from .views import NodeHierarchy
+from ..._validate import as_index_array
+from ...errors import InvalidInputError
+from ..base import ROUTE_CHUNK_ENTRIES, Machine, NodePairRoutes, _Traffic
+from ..fattree.presets import _count
+from ..links import Routes
+from .. import two_level
+from ..two_level import GROUP_ROUTINGS, GroupPaths, group_paths
+from ..views import NodeHierarchy
 
 __all__ = ["DragonflyMachine", "DRAGONFLY_ROUTINGS", "GroupPaths", "group_paths"]
 
@@ -611,11 +611,16 @@ class DragonflyMachine(Machine):
         """
         return (self if self.routing == "minimal" else self.with_routing("minimal")).routes(src, dst)
 
+    @property
+    def single_paths_differ(self) -> bool:
+        """Whether :meth:`single_path_routes` (minimal) differ from the routes: under ``"ecmp"`` or ``"valiant"``."""
+        return self.routing != "minimal"
+
     # -- link loads -------------------------------------------------------------------------
     def _routed_traffic(self, indptr, indices, weights, task_to_proc, overlap_weight: float | None = None) -> _Traffic:
         """Data(e), Congestion(e) and the slowest route through every link, leg by leg where routes are long.
 
-        :func:`mpitaskmap.machines.dragonfly_loads.routed_traffic` gives the values of the
+        :func:`mpitaskmap.machines.dragonfly.loads.routed_traffic` gives the values of the
         base's node-pair routing in time independent of the route lengths, after a fixed
         cost of a few milliseconds: used under ``"valiant"`` (thousands of links per pair),
         and under ``"ecmp"`` (``2 + 5 h`` links) once the messages could hold more than
@@ -627,7 +632,7 @@ class DragonflyMachine(Machine):
             self.routing == "ecmp" and len(indices) * (2 + 5 * self.global_links) > ROUTE_CHUNK_ENTRIES)
         if not long_routes:
             return super()._routed_traffic(indptr, indices, weights, task_to_proc, overlap_weight)
-        from .dragonfly_loads import routed_traffic
+        from .loads import routed_traffic
         return routed_traffic(self, DRAGONFLY_GROUP_RULE[self.routing], indptr, indices, weights, task_to_proc,
                               overlap_weight)
 
@@ -635,7 +640,7 @@ class DragonflyMachine(Machine):
         """Return the routes between every ordered pair of nodes (:meth:`Machine.node_pair_routes`), a too big table refused at once.
 
         Under ``"ecmp"`` and ``"valiant"`` the table's entries are counted first, exactly and
-        without routing (:func:`mpitaskmap.machines.dragonfly_loads.node_pair_route_entries`):
+        without routing (:func:`mpitaskmap.machines.dragonfly.loads.node_pair_route_entries`):
         a Valiant pair lists thousands of links, so a table over ``max_entries`` would
         otherwise be routed up to the limit before being refused.
 
@@ -645,7 +650,7 @@ class DragonflyMachine(Machine):
         NodePairRoutes(routes=None, entries=14, complete=True)
         """
         if self.routing != "minimal":
-            from .dragonfly_loads import node_pair_route_entries
+            from .loads import node_pair_route_entries
             entries = node_pair_route_entries(self, DRAGONFLY_GROUP_RULE[self.routing])
             if entries > int(max_entries):
                 return NodePairRoutes(None, entries, True)

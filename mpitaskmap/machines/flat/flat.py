@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import as_index_array
-from .base import Machine
+from ..._validate import as_index_array
+from ..base import Machine
 
 __all__ = ["FlatMachine"]
 
