@@ -55,6 +55,18 @@ def test_verdicts_name_the_targets(bench, capsys):
            "n/a (no peer ran)" in out
 
 
+def test_table_declares_its_columns_and_prints_a_failed_mapping_as_its_error(bench, capsys):
+    failed = dict(_row(bench, "kahip", None), metrics=None, error="mapping failed: no library")
+    bench.print_table([_row(bench, "identity", 1e-4), _row(bench, "auto", 5e-5), failed])
+    assert capsys.readouterr().out.splitlines() == [
+        "taper ranks ppn seed  method        AvgHops Latency(M)   PredTime     comm s vs identity  map s",
+        "-" * 95,
+        "  4:1   512   8    1  identity        1.000          1          1 1.0000e-04       +0.0%    0.0",
+        "  4:1   512   8    1  auto            1.000          1          1 5.0000e-05      -50.0%    0.0",
+        "  4:1   512   8    1  kahip         mapping failed: no library",
+        ""]
+
+
 @pytest.mark.skipif(WHY is not None, reason=str(WHY))
 def test_small_run_end_to_end(bench, tmp_path, capsys):
     out = tmp_path / "r.json"

@@ -236,3 +236,43 @@ def test_candidates_verdict_is_within_two_percent_inclusive():
     assert candidates_verdict({"auto_gap_pct": 2.3}) == "no (+2.3%)"
     assert candidates_verdict({"auto_gap_pct": None}) == "n/a (no run)"
     assert candidates_verdict(None) == "not simulated (--all-candidates)"
+
+
+def test_run_methods_rows_a_failed_mapping_and_reuses_identical_runs(capsys):
+    from types import SimpleNamespace
+
+    from mpitaskmap import torus_machine
+    from mpitaskmap.metrics import evaluate
+
+    from benchmarks.harness.smpi import AppCase, run_methods
+
+    graph, machine = TaskGraph.stencil((2, 2)), torus_machine((2, 2))
+    runs = []
+
+    class Runs:  # the first mapping runs, the others reuse its run (as CaseRuns does for one host order)
+        def run(self, task_to_proc, label):
+            runs.append(label)
+            return SimpleNamespace(figure=1.5, simulated=2.0, wall=3.0, error=None), (runs[0] if len(runs) > 1 else None)
+
+    def map_row(method, case):
+        if method == "peer":
+            raise RuntimeError("driver crashed")
+        return np.arange(4), {"label": method.upper()}
+
+    case = AppCase("c1", {"n": 4}, (2, 2), graph, machine, Runs())
+    rows = run_methods(case, ["identity", "peer", "again"], map_row, end_time=True,
+                       extra=lambda method, info: {"label": info["label"]})
+    assert [r["method"] for r in rows] == ["identity", "peer", "again"] and runs == ["identity", "again"]
+    assert rows[0] == {"n": 4, "method": "identity", "metrics": evaluate(graph, machine, np.arange(4), list(SELECTORS)),
+                       "map_s": rows[0]["map_s"], "comm_s": 1.5, "end_s": 2.0, "wall_s": 3.0, "same_as": None,
+                       "error": None, "label": "IDENTITY"}
+    assert rows[1] == {"n": 4, "method": "peer", "metrics": None, "map_s": rows[1]["map_s"], "comm_s": None,
+                       "end_s": None, "wall_s": None, "same_as": None, "error": "mapping failed: driver crashed"}
+    assert rows[2]["same_as"] == "identity" and rows[2]["wall_s"] is None
+    assert capsys.readouterr().err == ("# c1 identity: comm 1.5 s, end 2 s, wall 3 s\n"
+                                       "# c1 peer: mapping failed: driver crashed\n"
+                                       "# c1 again: comm 1.5 s, end 2 s, same run as identity\n")
+    # without end_time: no end_s, nor in the progress line
+    runs.clear()
+    (row,) = run_methods(case, ["identity"], map_row)
+    assert "end_s" not in row and capsys.readouterr().err == "# c1 identity: comm 1.5 s, wall 3 s\n"
