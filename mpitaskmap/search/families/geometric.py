@@ -16,7 +16,7 @@ ordering (which ignores them), and MFZ unless one dimension count divides the ot
 from __future__ import annotations
 
 import itertools
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -116,26 +116,38 @@ def coordinate_variants(problem: Problem, which: str | Sequence[dict] = "auto") 
     return kept
 
 
-def candidate(
-    ordering: str = _DEFAULT["ordering"],
-    *,
-    task_perm: Sequence[int] | None = _DEFAULT["task_perm"],
-    proc_perm: Sequence[int] | None = _DEFAULT["proc_perm"],
-    shift: bool = _DEFAULT["shift"],
-    bandwidth: bool = _DEFAULT["bandwidth"],
-    box: Sequence[int] | None = _DEFAULT["box"],
-    drop: Sequence[int] = _DEFAULT["drop"],
-) -> Candidate:
+def candidate(ordering: str = _DEFAULT["ordering"], **options: Any) -> Candidate:
     """Return the geometric candidate with these :func:`~mpitaskmap.mappers.geometric.mapper.map_geometric` options.
 
     Its label reads ``"geometric ORDERING T(..)|T* P(..)|P* [shift] [bw] [boxAxBxC] [dropI,J]"``
     (``*`` = longest dimension).
+
+    Parameters
+    ----------
+    ordering : {"fz", "mfz", "z", "gray", "hilbert"}, optional
+        Part numbering (default "fz").
+    **options
+        The other options of the geometric mapper
+        (:data:`~mpitaskmap.mappers.geometric.options.GEOMETRIC_OPTIONS`: ``task_perm``,
+        ``proc_perm``, ``shift``, ``bandwidth``, ``box``, ``drop``), each its declared
+        default where not given.
+
+    Raises
+    ------
+    InvalidInputError
+        On an unknown ordering or option.
 
     Examples
     --------
     >>> candidate("z", proc_perm=(2, 0, 1)).label()
     'geometric z T* P(2,0,1) shift'
     """
+    unknown = [k for k in options if k not in _DEFAULT]
+    if unknown:
+        raise InvalidInputError(f"{unknown[0]}: not an option of the geometric mapper; valid: {list(_DEFAULT)}")
+    o = {**_DEFAULT, **options}
+    task_perm, proc_perm, shift, bandwidth, box, drop = (
+        o[k] for k in ("task_perm", "proc_perm", "shift", "bandwidth", "box", "drop"))
     if ordering not in ORDERINGS:
         raise InvalidInputError(f"ordering: unknown {ordering!r}; valid: {list(ORDERINGS)}")
     tp = None if task_perm is None else tuple(int(v) for v in task_perm)

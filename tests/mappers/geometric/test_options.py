@@ -4,8 +4,9 @@ import argparse
 import inspect
 
 import numpy as np
+import pytest
 
-from mpitaskmap import TaskGraph, torus_machine
+from mpitaskmap import InvalidInputError, TaskGraph, torus_machine
 from mpitaskmap.cli import _common
 from mpitaskmap.mappers.geometric.mapper import map_geometric, processor_coords
 from mpitaskmap.mappers.geometric.options import GEOMETRIC_DEFAULTS, GEOMETRIC_OPTIONS
@@ -28,7 +29,9 @@ def test_the_declaration():
 
 def test_mapper_candidate_and_cli_defaults_are_the_declared_ones():
     assert _defaults(map_geometric) == GEOMETRIC_DEFAULTS
-    assert _defaults(geometric_family.candidate) == GEOMETRIC_DEFAULTS
+    assert dict(geometric_family.candidate().options) == GEOMETRIC_DEFAULTS
+    with pytest.raises(InvalidInputError, match=r"^rotate: not an option of the geometric mapper; valid: \['ordering'"):
+        geometric_family.candidate(rotate=True)
     transforms = _defaults(processor_coords)
     assert list(transforms) == ["shift", "bandwidth", "box", "drop"]
     assert transforms == {k: GEOMETRIC_DEFAULTS[k] for k in transforms}
