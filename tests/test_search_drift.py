@@ -71,6 +71,7 @@ import time
 import numpy as np
 import pytest
 from demo_inputs import FACE_BYTES, FRONTIER, TITAN, minighost_input
+from mpi_helpers import all_same
 
 import mpitaskmap
 from mpitaskmap import TaskGraph, best_of, candidate_list, remap
@@ -228,11 +229,6 @@ def assert_same(mpi: dict, serial: dict, keys=None) -> None:
     """Every key of ``serial`` (or ``keys``) equal in ``mpi``, named on failure."""
     for key in keys or serial:
         assert mpi[key] == serial[key], f"{key}: the MPI search differs from map()"
-
-
-def all_same(comm, value) -> bool:
-    everyone = comm.allgather(value)
-    return all(v == everyone[0] for v in everyone)
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ import functools
 import math
 
 from demo_inputs import FRONTIER, minighost_input, minighost_task
+from mpi_helpers import all_same
 from mpitaskmap.search.judge import JUDGE_TIE
 
 import numpy as np
@@ -58,11 +59,6 @@ def comm_machine(comm, spec):
     provider = get_provider(spec)
     locations = [provider.locate(w, world.size) for w in comm.allgather(world.rank)]
     return assemble_machine(locations, provider.network(size=world.size), name=spec)
-
-
-def all_same(comm, value) -> bool:
-    everyone = comm.allgather(value)
-    return all(v == everyone[0] for v in everyone)
 
 
 @pytest.mark.mpi
