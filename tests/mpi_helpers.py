@@ -1,8 +1,11 @@
-"""Helpers of the tests that run under mpiexec: the world, agreement across ranks, and what a
-provider gives every rank (its gathered machine, the outcome of remap())."""
+"""Helpers of the tests that run under mpiexec: the world, agreement across ranks, what a
+provider gives every rank (its gathered machine, the outcome of remap()), a provider failing on one rank."""
 
 from mpitaskmap import MappingError
-from mpitaskmap.providers import assemble_machine
+from mpitaskmap.providers import Provider, assemble_machine, get_provider
+
+#: The simulated machine of the remap() tests.
+SIM = "sim:titan:ppn=1,seed=2"
 
 
 def world():
@@ -24,6 +27,17 @@ def gathered_machine(comm, provider):
     return assemble_machine(locs, provider.network(size=comm.size), name=provider.spec)
 
 
+def comm_machine(comm, spec):
+    """The machine ``remap(comm, ..., provider=spec)`` assembles: rank ``r`` of ``comm`` at
+    the location of its world rank in a job of the world's size.  Collective over comm."""
+    from mpi4py import MPI
+
+    world = MPI.COMM_WORLD
+    provider = get_provider(spec)
+    locations = [provider.locate(w, world.size) for w in comm.allgather(world.rank)]
+    return assemble_machine(locations, provider.network(size=world.size), name=spec)
+
+
 def task_of(rank: int, size: int):
     """Task coordinates of ``rank``: two columns, one row per pair of ranks."""
     return (float(rank % 2), float(rank // 2))
@@ -41,3 +55,22 @@ def run_remap(comm, provider, on_error):
     outcome = ("returned", rep.status, rep.error, new.rank == comm.rank)
     new.Free()
     return outcome
+
+
+class FailingProvider(Provider):
+    """The sim provider, except that one rank cannot locate itself."""
+
+    name = "failing"
+
+    def __init__(self, bad_rank):
+        super().__init__()
+        self.inner = get_provider(SIM)
+        self.bad_rank = bad_rank
+
+    def locate(self, rank, size):
+        if rank == self.bad_rank:
+            raise RuntimeError("no coordinates on this node")
+        return self.inner.locate(rank, size)
+
+    def network(self, *, size=None):
+        return self.inner.network(size=size)

@@ -14,7 +14,7 @@ import functools
 import math
 
 from demo_inputs import FRONTIER, minighost_input, minighost_task
-from mpi_helpers import all_same
+from mpi_helpers import SIM, FailingProvider, all_same, comm_machine
 from mpitaskmap.search.judge import JUDGE_TIE
 
 import numpy as np
@@ -22,12 +22,9 @@ import pytest
 
 from mpitaskmap import MappingError, TaskGraph, best_of, candidate_list, remap, evaluate
 from mpitaskmap.search.families import geometric as geometric_family
-from mpitaskmap.providers import Provider, assemble_machine, get_provider
+from mpitaskmap.providers import get_provider
 
 pytestmark = pytest.mark.timeout(240)
-
-SIM = "sim:titan:ppn=1,seed=2"
-
 
 def grid_for(size):
     from mpi4py import MPI
@@ -48,17 +45,6 @@ def neighbors_of(rank, grid):
         if all(0 <= v < n for v, n in zip(c, grid)):
             out.append(c[0] + grid[0] * (c[1] + grid[1] * c[2]))
     return out
-
-
-def comm_machine(comm, spec):
-    """The machine ``remap(comm, ..., provider=spec)`` assembles: rank ``r`` of ``comm`` at
-    the location of its world rank in a job of the world's size.  Collective over comm."""
-    from mpi4py import MPI
-
-    world = MPI.COMM_WORLD
-    provider = get_provider(spec)
-    locations = [provider.locate(w, world.size) for w in comm.allgather(world.rank)]
-    return assemble_machine(locations, provider.network(size=world.size), name=spec)
 
 
 @pytest.mark.mpi
@@ -189,25 +175,6 @@ def test_disable_env_returns_unchanged_duplicate(comm, monkeypatch):
 
 
 # -- faults on one rank: every rank must end the same way --------------------------------
-
-
-class FailingProvider(Provider):
-    """The sim provider, except that one rank cannot locate itself."""
-
-    name = "failing"
-
-    def __init__(self, bad_rank):
-        super().__init__()
-        self.inner = get_provider(SIM)
-        self.bad_rank = bad_rank
-
-    def locate(self, rank, size):
-        if rank == self.bad_rank:
-            raise RuntimeError("no coordinates on this node")
-        return self.inner.locate(rank, size)
-
-    def network(self, *, size=None):
-        return self.inner.network(size=size)
 
 
 def exploding_apply(original, bad_world_rank):

@@ -23,8 +23,7 @@ from mpitaskmap.runtime.remapping import TASK_ERROR
 from mpitaskmap.runtime.topology_comms import (DIST_GRAPH_FAMILIES, Adjacency, cart_neighbors, cart_order,
                                                cart_task_graph, create_cart, create_dist_graph_adjacent,
                                                dist_graph_order, dist_graph_task_graph)
-from mpi_helpers import all_same
-from test_remapping import SIM, FailingProvider, comm_machine
+from mpi_helpers import SIM, FailingProvider, all_same, comm_machine
 
 pytestmark = pytest.mark.timeout(300)
 
