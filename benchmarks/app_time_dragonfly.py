@@ -45,13 +45,14 @@ import numpy as np
 
 import mpitaskmap
 from mpitaskmap.graphs.taskgraph import TaskGraph
+from mpitaskmap.machines import machine_from_spec
 from mpitaskmap.mapping import IDENTITY
 from mpitaskmap.sim.simgrid import simgrid_missing
 
 from benchmarks.harness.cases import group_by, run_cases
 from benchmarks.harness.output import read_json
-from benchmarks.harness.smpi import (GRIDS, add_app_arguments, app_case, build_halo3d, comm_change, comm_text, machine_from_spec, parse_cases,
-                                     parse_ints, run_methods)
+from benchmarks.harness.smpi import (GRIDS, add_app_arguments, app_case, build_halo3d, comm_change, comm_text,
+                                     parse_cases, parse_ints, run_methods)
 from benchmarks.harness.tables import Column, print_columns
 from benchmarks.peers import kahip, scotch, zoltan2
 from benchmarks.peers.zoltan2_dragonfly import map_zoltan2_dragonfly

@@ -68,6 +68,7 @@ import sys
 import numpy as np
 
 import mpitaskmap
+from mpitaskmap.machines import machine_from_spec
 from mpitaskmap.mapping import IDENTITY
 from mpitaskmap.sim.simgrid import simgrid_missing
 
@@ -77,8 +78,7 @@ from benchmarks.harness.candidates import print_candidates as print_candidates_t
 from benchmarks.harness.cases import group_by, run_cases
 from benchmarks.harness.peers import ZOLTAN2_ROTATION_RANKS, zoltan2_mapping
 from benchmarks.harness.smpi import (GRIDS, SELECTORS, add_app_arguments, app_case, build_halo3d, comm_change,
-                                     comm_text, example_module, machine_from_spec, parse_cases, parse_ints,
-                                     run_methods)
+                                     comm_text, example_module, parse_cases, parse_ints, run_methods)
 from benchmarks.harness.tables import Column, print_columns
 from benchmarks.peers import zoltan2
 

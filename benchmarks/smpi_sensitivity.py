@@ -37,6 +37,7 @@ import numpy as np
 
 import mpitaskmap
 from mpitaskmap.graphs.taskgraph import TaskGraph
+from mpitaskmap.machines import machine_from_spec
 from mpitaskmap.metrics import DEFAULT_MESSAGE_MODEL
 from mpitaskmap.search.judge import JUDGE_CONFIG
 from mpitaskmap.search.problem import Problem
@@ -46,7 +47,7 @@ from mpitaskmap.sim.simgrid import simgrid_missing
 from mpitaskmap.sim.simgrid_replay import simulate_exchange
 
 from benchmarks.harness.output import write_json
-from benchmarks.harness.smpi import GRIDS, machine_from_spec  # halo3d's task grid per job size
+from benchmarks.harness.smpi import GRIDS  # halo3d's task grid per job size
 
 #: Network models of the replays: label -> SimGrid settings (SMPI's, then one correction off each).
 MODELS: dict[str, tuple[str, ...]] = {

@@ -28,7 +28,6 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from mpitaskmap.cli._inputs import load_machine
 from mpitaskmap.cli.smpi import SmpiRun, run_smpi, smpirun_command
 from mpitaskmap.graphs.taskgraph import TaskGraph
 from mpitaskmap.mapfiles import write_smpi_hostfile
@@ -41,18 +40,6 @@ ROOT = Path(__file__).resolve().parents[2]
 GRIDS = {512: (8, 8, 8), 4096: (16, 16, 16), 64: (4, 4, 4), 1024: (16, 8, 8), 2048: (16, 16, 8)}
 #: The metrics every application row is evaluated by (and the candidates' selectors).
 SELECTORS = ("predicted_time", "average_hops", "weighted_hops", "latency", "max_data", "max_messages", "max_hops")
-
-
-def machine_from_spec(spec: str, n_ranks: int):
-    """The machine of a ``sim:...`` spec for a job of ``n_ranks`` ranks, with its host names.
-
-    Returns
-    -------
-    object
-        With ``machine`` (the :class:`~mpitaskmap.machines.Machine`) and ``hosts`` (host name by
-        node id), as the command line reads ``--machine``.
-    """
-    return load_machine(spec, n_ranks)
 
 
 @functools.lru_cache(maxsize=None)

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from mpitaskmap.cli._inputs import load_machine
+from mpitaskmap.machines import machine_from_spec
 from mpitaskmap.machines import DragonflyMachine
 from mpitaskmap.sim.simgrid import simgrid_missing
 
@@ -23,9 +23,9 @@ def bench(benchmark_loader):
 def test_case_specs_scatter_or_confine_the_allocation(bench):
     assert bench.spec("frontier", "scattered", 512, 8, 2, 4) == "sim:frontier:nodes=64,ppn=8,seed=2"
     assert bench.spec("aries", "confined", 4096, 8, 1, 3) == "sim:aries:nodes=512,ppn=8,seed=1,groups=3"
-    m = load_machine(bench.spec("frontier", "confined", 512, 8, 1, 4), 512).machine
+    m = machine_from_spec(bench.spec("frontier", "confined", 512, 8, 1, 4), 512).machine
     assert m.n_procs == 512 and len(set(m.locate(range(512))[:, 0].tolist())) <= 4
-    wide = load_machine(bench.spec("frontier", "scattered", 512, 8, 1, 4), 512).machine
+    wide = machine_from_spec(bench.spec("frontier", "scattered", 512, 8, 1, 4), 512).machine
     assert len(set(wide.locate(range(512))[:, 0].tolist())) > 4
 
 
@@ -93,7 +93,7 @@ def test_zoltan2_coordinates_hand_computed():
 def test_zoltan2_maps_a_dragonfly_allocation_one_to_one(bench):
     from mpitaskmap.graphs.taskgraph import TaskGraph
 
-    m = load_machine(bench.spec("aries", "scattered", 64, 8, 1, 4), 64).machine
+    m = machine_from_spec(bench.spec("aries", "scattered", 64, 8, 1, 4), 64).machine
     g = TaskGraph.stencil((4, 4, 4), weight=1.0)
     t2p, _ = zoltan2_dragonfly.map_zoltan2_dragonfly(g.coords, g.indptr, g.indices, g.weights, m)
     assert sorted(t2p.tolist()) == list(range(64))

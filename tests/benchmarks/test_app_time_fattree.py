@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from mpitaskmap.cli._inputs import load_machine
+from mpitaskmap.machines import machine_from_spec
 from mpitaskmap.graphs.taskgraph import TaskGraph
 from mpitaskmap.sim.simgrid import simgrid_missing
 
@@ -23,12 +23,12 @@ def bench(benchmark_loader):
 def test_case_spec_is_a_scattered_tapered_two_level_tree(bench):
     assert bench.spec(512, 8, 2, 4) == ("sim:fattree:leaves=32,nodes_per_leaf=16,taper=4,levels=2,nodes=64,ppn=8,"
                                         "seed=2")
-    m = load_machine(bench.spec(512, 16, 1, 2), 512).machine
+    m = machine_from_spec(bench.spec(512, 16, 1, 2), 512).machine
     assert m.n_procs == 512 and m.n_nodes == 32 and m.up_links == (1, 8)
 
 
 def test_node_packing_fills_nodes_without_looking_at_the_tree(bench):
-    m = load_machine(bench.spec(64, 8, 1, 4), 64).machine
+    m = machine_from_spec(bench.spec(64, 8, 1, 4), 64).machine
     g = TaskGraph.stencil((4, 4, 4), weight=1.0)
     t2p = bench.node_packing(g, m)
     assert sorted(t2p.tolist()) == list(range(64))

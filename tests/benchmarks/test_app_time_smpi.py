@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import mpitaskmap
-from mpitaskmap.cli._inputs import load_machine
+from mpitaskmap.machines import machine_from_spec
 from mpitaskmap.sim.simgrid import simgrid_missing
 from mpitaskmap.graphs.taskgraph import TaskGraph
 
@@ -49,7 +49,7 @@ def test_rows_of_the_library_pin_nothing_for_auto(bench, monkeypatch):
 
 
 def test_generated_candidates_are_what_auto_evaluated(bench):
-    mi = load_machine("sim:titan:nodes=8,ppn=4,seed=1", 32)
+    mi = machine_from_spec("sim:titan:nodes=8,ppn=4,seed=1", 32)
     graph = TaskGraph.stencil((4, 4, 2))
     t2p, info = bench.map_row("auto", graph, mi.machine, (4, 4, 2))
     np.testing.assert_array_equal(t2p, mpitaskmap.map(graph, mi.machine).task_to_proc)

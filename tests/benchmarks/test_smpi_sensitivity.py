@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import mpitaskmap
-from mpitaskmap.cli._inputs import load_machine
+from mpitaskmap.machines import machine_from_spec
 from mpitaskmap.search.judge import JUDGE_CONFIG
 from mpitaskmap.sim.simgrid import simgrid_missing
 from mpitaskmap.sim.fluid import CM02
@@ -31,7 +31,7 @@ def test_models_switch_off_one_correction_each(bench):
 
 
 def test_best_distinct_starts_with_the_objectives_pick_and_ranks_by_the_objective(bench):
-    machine = load_machine("sim:titan:nodes=8,ppn=4,seed=1", 32).machine
+    machine = machine_from_spec("sim:titan:nodes=8,ppn=4,seed=1", 32).machine
     graph = TaskGraph.stencil((4, 4, 2), weight=2560.0)
     best = bench.best_distinct(graph, machine, 4)
     auto = mpitaskmap.map(graph, machine, "auto")
@@ -76,7 +76,7 @@ def test_bad_arguments_are_named(bench, capsys, args, message):
 
 @pytest.mark.skipif(bool(WHY), reason=WHY or "")
 def test_small_run_replays_each_candidate_under_every_model(bench, tmp_path, capsys):
-    machine = load_machine("sim:titan:ppn=8,seed=1", 64).machine
+    machine = machine_from_spec("sim:titan:ppn=8,seed=1", 64).machine
     (i1, *_), (i2, *_) = bench.best_distinct(machine=machine, graph=TaskGraph.stencil((4, 4, 4), weight=2560.0),
                                              top=2)
     app = tmp_path / "app.json"  # the application's times of the two, as app_time_smpi.py writes them
