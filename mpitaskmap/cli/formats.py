@@ -6,7 +6,7 @@ The forms: the machine file (torus and dragonfly forms), Slurm's ``topology.conf
 lists, the task-graph specs and files, and the map files :mod:`mpitaskmap.mapfiles` writes
 and reads.
 
-Every example is a file the library reads: ``tests/test_cli_formats.py`` writes each one
+Every example is a file the library reads: ``tests/cli/test_formats.py`` writes each one
 and reads it back with the reader named beside it (:func:`~mpitaskmap.machines.machine_file.read_machine_file`,
 :func:`~mpitaskmap.machines.fattree.slurm_topology.read_topology_spec`,
 :func:`~mpitaskmap.machines.fattree.hostlist.expand_hostlist`, the ``--tasks`` reader and

@@ -47,7 +47,7 @@ Two forms
     job's ranks sit on the allocated ones through the hostfile).  SimGrid's up-port at level
     ``l`` is ``(k_dst // (w_1 ... w_l)) mod w_{l+1}`` and its down path the unique one, links
     split up/down (``SPLITDUPLEX``, the DTD's default, written out): link for link the
-    routes of the machine's ``"dmodk"`` rule (``tests/test_simgrid_fattree.py`` reads
+    routes of the machine's ``"dmodk"`` rule (``tests/sim/test_simgrid_fattree.py`` reads
     SimGrid's routes back and compares every pair).  An ``"ecmp"`` tree splits a pair's
     traffic over its up-paths, which no SimGrid route can say: both forms refuse it (the
     message names the pair; ``machine.with_routing("dmodk")`` is the same tree as SimGrid's

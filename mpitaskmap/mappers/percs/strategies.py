@@ -36,7 +36,7 @@ unit, 1/4 to each neighbour, four tasks per node).  Closed forms below hold for 
 P x Q halo with P a multiple of 64 (the study's grids 64 x 32 for n_s = 16, 64 x 64 for
 n_s = 32) under the default machine model (``model="paper"``: striped intra-supernode
 messages, single-link L hops of inter-supernode routes, bucket wiring ``jW + (b mod W)``);
-``tests/test_percs_closed_forms.py`` checks each of them against the simulator on
+``tests/mappers/percs/test_strategies_closed_forms.py`` checks each of them against the simulator on
 n_s = 16 and 32 for n_d = 1, 2, 4, 8, 16.
 
 Direct routing: a supernode pair exchanging ``V`` units loads each of its ``n_d`` D links
