@@ -67,6 +67,7 @@ from .gather import (LocalRank, NodeShare, describe_network, gather_job, input_e
                      network_mismatch)
 from .job_settings import agree_settings
 from .mpi_search import run_search
+from .rank_task import rank_task
 from .report import RemapReport
 
 __all__ = ["remap", "remap_task", "RemapRequest", "METRIC_NAMES", "shared_job_data"]
@@ -148,81 +149,6 @@ def _configure_logging(level: str | None, rank: int) -> logging.Handler | None:
     logger.addHandler(handler)
     logger.setLevel(level.upper())
     return handler
-
-
-def _local_task(comm, coords, neighbors, weights):
-    """This rank's task: (coords, neighbors, weights) arrays (None without neighbours); raises on bad input."""
-    if coords is None and isinstance(comm, MPI.Cartcomm):
-        coords = comm.Get_coords(comm.Get_rank())
-    if coords is None:
-        raise ValueError("coords: this rank gave no task coordinate (and comm is not a Cartcomm)")
-    c = _task_coordinate(coords)
-    if c.size == 0:
-        raise ValueError("coords: empty coordinate")
-    bad = np.flatnonzero(~np.isfinite(c))
-    if bad.size:
-        raise ValueError(f"coords: non-finite value in dimension {int(bad[0])}; got {float(c[bad[0]])!r}")
-    size = comm.Get_size()
-    if neighbors is None:
-        if isinstance(comm, MPI.Distgraphcomm):
-            _, dests, w = comm.Get_dist_neighbors()
-            neighbors = list(dests)
-            if w is not None and weights is None and w is not MPI.UNWEIGHTED:
-                weights = list(w[1])
-        elif isinstance(comm, MPI.Cartcomm):
-            neighbors = []
-            for d in range(comm.Get_dim()):
-                for disp in (-1, 1):
-                    _, dest = comm.Shift(d, disp)
-                    if dest != MPI.PROC_NULL and dest != comm.Get_rank():
-                        neighbors.append(dest)
-    if neighbors is not None:
-        neighbors = [int(v) for v in neighbors]
-        for i, v in enumerate(neighbors):
-            if not 0 <= v < size:
-                raise ValueError(f"neighbors: entry {i} names rank {v}, outside [0, {size})")
-        if weights is None:
-            weights = [1.0] * len(neighbors)
-        weights = [float(v) for v in weights]
-        if len(weights) != len(neighbors):
-            raise ValueError(f"weights: {len(weights)} values for {len(neighbors)} neighbors")
-        for i, v in enumerate(weights):
-            if not np.isfinite(v) or v < 0:
-                raise ValueError(f"weights: entry {i} must be finite and >= 0; got {v!r}")
-        return c, np.asarray(neighbors, dtype=np.int64), np.asarray(weights, dtype=np.float64)
-    return c, None, None
-
-
-def _task_coordinate(coords) -> np.ndarray:
-    """This rank's task coordinate as a flat float64 array; a ValueError says what is wrong with ``coords``.
-
-    Examples
-    --------
-    >>> _task_coordinate((1, 2.5)).tolist()
-    [1.0, 2.5]
-    >>> _task_coordinate("abc")
-    Traceback (most recent call last):
-    ...
-    ValueError: coords: expected this rank's task coordinate as numbers, e.g. (x, y, z); got the string 'abc'
-    >>> _task_coordinate([0, "y"])
-    Traceback (most recent call last):
-    ...
-    ValueError: coords: entry 1 is not a number; got 'y' (str)
-    """
-    if isinstance(coords, (str, bytes)):
-        kind = "string" if isinstance(coords, str) else "bytes"
-        raise ValueError(f"coords: expected this rank's task coordinate as numbers, e.g. (x, y, z); "
-                         f"got the {kind} {coords!r}")
-    if isinstance(coords, np.ndarray) and coords.dtype.kind in "iuf":
-        return coords.astype(np.float64).ravel()
-    try:
-        entries = np.asarray(coords, dtype=object).ravel()
-    except ValueError:  # ragged nesting numpy cannot hold
-        raise ValueError(f"coords: expected a flat sequence of numbers, e.g. (x, y, z); got {coords!r}") from None
-    for i, v in enumerate(entries):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
-            raise ValueError(f"coords: entry {i} is not a number; got {v!r} ({type(v).__name__})")
-    return entries.astype(np.float64)
 
 
 def remap(
@@ -340,7 +266,7 @@ def remap(
     by the chosen metric.  Ties go to the lowest candidate index; every rank computes
     from identical gathered data, so the result is deterministic.
     """
-    task = functools.partial(_local_task, comm, coords, neighbors, weights)
+    task = functools.partial(rank_task, comm, coords, neighbors, weights)
     new, rep = remap_task(comm, task, provider=provider, metric=metric, orderings=orderings, rotate=rotate,
                           variants=variants, families=families, candidates=candidates, refine=refine, judge=judge,
                           shared_memory=shared_memory, on_error=on_error)
@@ -414,7 +340,8 @@ def remap_task(
     --------
     >>> import functools
     >>> from mpi4py import MPI
-    >>> task = functools.partial(_local_task, MPI.COMM_SELF, (0.0, 0.0), None, None)
+    >>> from mpitaskmap.runtime.rank_task import rank_task
+    >>> task = functools.partial(rank_task, MPI.COMM_SELF, (0.0, 0.0), None, None)
     >>> new, rep = remap_task(MPI.COMM_SELF, task, split=False, provider="sim:torus:dims=2x2")
     >>> new is None, rep.new_rank_of, rep.call
     (True, [0], 'remap')

@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING, NamedTuple, Sequence
 import numpy as np
 
 from ..graphs.taskgraph import TaskGraph
-from .remapping import _local_task, remap_task
+from .rank_task import rank_task
+from .remapping import remap_task
 from .report import RemapReport
 
 if TYPE_CHECKING:
@@ -258,7 +259,7 @@ def _cart_task(comm, dims, periods, weights, shape_out: list):
                          f"MPI_Cart_create needs the same on every rank")
     shape_out.append(shape)
     neighbors, volumes_of = _neighbors_and_volumes(rank, shape[0], shape[1], volumes)
-    return _local_task(comm, _grid_coords(rank, shape[0]), neighbors, volumes_of)
+    return rank_task(comm, _grid_coords(rank, shape[0]), neighbors, volumes_of)
 
 
 def _shape_text(shape) -> str:
@@ -582,7 +583,7 @@ def _dist_graph_task(comm, sources, destinations, sourceweights, destweights, co
         if why:
             raise ValueError(why)
     adj_out.append(adj)
-    return _local_task(comm, (float(rank),) if coords is None else coords, dst, wts.astype(np.float64))
+    return rank_task(comm, (float(rank),) if coords is None else coords, dst, wts.astype(np.float64))
 
 
 def _weighted_text(weighted: bool) -> str:
