@@ -48,7 +48,7 @@ def test_change_text_needs_a_positive_reference():
 
 @pytest.mark.parametrize("after, words", [(1e-7, "50.0% lower"), (3e-7, "50.0% higher"), (2e-7, "unchanged")])
 def test_the_remap_summary_spells_the_change_in_words(after, words):
-    from mpitaskmap.runtime.remapping import RemapReport
+    from mpitaskmap.runtime.report import RemapReport
 
     rep = RemapReport(status="remapped", metric="predicted_time", n_candidates=10, winner="geometric", winner_index=3,
                       before=2e-7, after=after)
