@@ -248,7 +248,8 @@ def file_form(name: str | None) -> MachineFileForm | None:
     """Return the machine-file form of a ``network NAME`` line (None: the headerless form), or None if none."""
     for kind in _KINDS.values():
         form = kind.file_form
-        if form is not None and (kind.name == name if name is not None else not form.network_line):
+        if form is not None and ((kind.name == name and form.network_line) if name is not None
+                                 else not form.network_line):
             return form
     return None
 

@@ -165,7 +165,7 @@ def _form(path, lines: list):
     if lines and lines[0][2][0].lower() == "network":
         lineno, raw, tok = lines[0]
         form = file_form(tok[1].lower()) if len(tok) >= 2 else None
-        if form is None or not form.network_line:
+        if form is None:
             named = file_networks()
             known = (f"{named[0]} is the only network a machine file names" if len(named) == 1 else
                      f"the networks a machine file names are {', '.join(named)}")

@@ -123,11 +123,11 @@ class SlurmProvider(Provider):
             out = parse_topology_addr(addr, pattern)
         except InvalidInputError as exc:
             raise ProviderError(f"slurm: {exc}") from None
-        if out.kind == "tree" and not all(out.path):
+        if out.plugin == "tree" and not all(out.path):
             level = len(out.path) - 1 - out.path.index("")
             raise ProviderError(f"slurm: {ADDR_VARIABLE}={addr} has no switch at level {level} ({PATTERN_VARIABLE}="
                                 f"{pattern}): a tree whose leaves hang at different depths is not modelled")
-        if out.kind == "torus3d":
+        if out.plugin == "torus3d":
             if self.dims is None:
                 raise ProviderError(f"slurm: {ADDR_VARIABLE}={addr} is on the 3-D torus {out.path[0]!r}, whose size "
                                     "Slurm's address does not give: pass dims=XxYxZ (topology.yaml's dims), e.g. "
@@ -142,7 +142,7 @@ class SlurmProvider(Provider):
 
     def check(self) -> None:
         """Raise ProviderError unless Slurm gives this task a topology address with switches, blocks or a torus."""
-        if self.address().kind == "node":
+        if self.address().plugin == "node":
             raise ProviderError(f"slurm: {PATTERN_VARIABLE}=node: Slurm knows no switches here (no topology plugin), "
                                 "as much as the host name says")
 
@@ -156,19 +156,19 @@ class SlurmProvider(Provider):
         """
         check_rank(rank, size)
         addr = self.address()
-        if addr.kind == "torus3d":
+        if addr.plugin == "torus3d":
             return Location(addr.coords, addr.node)
-        if addr.kind == "node":
+        if addr.plugin == "node":
             return Location((), addr.node)
         return Location((), ".".join(addr.path + (addr.node,)))
 
     def network(self, *, size: int | None = None) -> NetworkInfo:
         """Return the network of this task's address: a ``"fattree"`` with its pattern, a torus, or flat."""
         addr = self.address()
-        if addr.kind == "torus3d":
+        if addr.plugin == "torus3d":
             return NetworkInfo(dims=self.dims, wrap=True, bandwidth=self.bandwidth, dim_names=("X", "Y", "Z"),
                                options=(("torus", addr.path[0]),))
-        if addr.kind == "node":
+        if addr.plugin == "node":
             return FLAT_NETWORK
         return fattree_network(read_env(PATTERN_VARIABLE), taper=self.taper, bandwidth=self.bandwidth,
                                routing=self.routing)

@@ -23,6 +23,8 @@ from mpitaskmap.providers import (
     NetworkInfo,
     RcaProvider,
     SimProvider,
+    SlurmProvider,
+    XnameProvider,
     assemble_machine,
     available_providers,
     get_provider,
@@ -393,6 +395,22 @@ def test_rca_locations_and_network(fake_rca, nid_file, monkeypatch):
     assert m.node_ids.tolist() == [0, 1, 2, 3]
     # (3,5,7)-(15,7,23): X min(12,4)=4, Y min(2,6)=2, Z min(16,8)=8
     assert m.hops([0, 0, 1], [1, 2, 3]).tolist() == [0, 14, 3 + 3 + 7]
+
+
+@pytest.mark.parametrize("provider, spec", [
+    (lambda: RcaProvider(network="aries", global_links=2), "rca:network=aries,global_links=2"),
+    (lambda: BgqProvider(shape=(4, 4, 4, 4, 2), wrap=[True, False, True, True, True]),
+     "bgq:shape=4x4x4x4x2,wrap=1x0x1x1x1"),
+    (lambda: BgqProvider(lib="", wrap=False), "bgq:wrap=0"),
+    (lambda: get_provider("slurm:taper=4.0,dims=4x4x2"), "slurm:taper=4.0,dims=4x4x2"),
+    (lambda: SlurmProvider(taper=4.0, dims=(4, 4, 2)), "slurm:taper=4,dims=4x4x2"),
+    (lambda: XnameProvider(n_groups=4, bw=None), "xname:n_groups=4"),
+    (lambda: HostnameProvider(), "hostname"),
+])
+def test_one_helper_writes_every_providers_spec_from_its_name_and_options(provider, spec):
+    """The options given, in their order, None left out: lengths and flags joined by x, floats %g, text as given."""
+    p = provider()
+    assert p.spec == spec and get_provider(spec).spec == spec
 
 
 def test_rca_explicit_spec_options(fake_rca, tmp_path):

@@ -18,7 +18,7 @@ from mpitaskmap._textio import rank_ranges
 from mpitaskmap.cli import main
 from mpitaskmap.machines import FatTreeMachine, TorusMachine
 from mpitaskmap.machines.fattree.presets import fattree_machine, fattree_preset
-from mpitaskmap.machines.fattree.slurm_topology import fattree_from_topology, parse_topology_conf
+from mpitaskmap.machines.fattree.slurm_topology import fattree_from_topology, parse_topology_addr, parse_topology_conf
 from mpitaskmap.providers import (AUTO_ORDER, FileProvider, HostnameProvider, Location, NetworkInfo, SimProvider,
                                   SlurmProvider, assemble_machine, get_provider, machine_from_provider)
 from mpitaskmap.providers import bgq as bgq_module
@@ -83,6 +83,26 @@ def test_tree_address_is_the_node_key_of_a_fattree_network(monkeypatch):
         machine_from_provider(p, 2)
     assert get_provider("slurm").spec == "slurm" and get_provider("slurm").network() == fattree_network(
         "switch.switch.node", taper=1.0, bandwidth=12.5, routing="dmodk")
+
+
+def test_the_address_is_parsed_once_per_value_of_the_variables(monkeypatch):
+    """check(), locate() and network() all need the address: parsed once, again only when Slurm's variables change."""
+    import mpitaskmap.providers.slurm as slurm_module
+
+    calls = []
+
+    def counting(addr, pattern):
+        calls.append(addr)
+        return parse_topology_addr(addr, pattern)
+
+    monkeypatch.setattr(slurm_module, "parse_topology_addr", counting)
+    slurm_env(monkeypatch, "s0.s12.node0417", "switch.switch.node")
+    p = get_provider("slurm")
+    p.check()
+    assert p.locate(0, 2) == Location((), "s0.s12.node0417") and p.network().kind == "fattree"
+    assert calls == ["s0.s12.node0417"]
+    slurm_env(monkeypatch, "s0.s13.node0418", "switch.switch.node")
+    assert p.locate(1, 2) == Location((), "s0.s13.node0418") and calls == ["s0.s12.node0417", "s0.s13.node0418"]
 
 
 def test_block_torus3d_and_flat_addresses(monkeypatch):

@@ -82,14 +82,14 @@ def _assemble(gathered: Gathered, network: NetworkInfo, name: str) -> FatTreeMac
     if "down" in opts:  # a regular tree: the coordinate is the tree node
         return FatTreeMachine.regular(opts["down"], opts["up"], bandwidth, coords[:, 0], routing=routing, name=name)
     pattern = opts["pattern"]
-    paths, names, rank_of_name, kinds = [], [], {}, set()
+    paths, names, rank_of_name, plugins = [], [], {}, set()
     for r in first_rank.tolist():
         key = node_text(nodes[r])
         try:
             addr = parse_topology_addr(key, pattern)
         except InvalidInputError as exc:
             raise InvalidInputError(f"locations: rank {r}: {exc}") from None
-        if addr.kind not in ("tree", "block"):
+        if addr.plugin not in ("tree", "block"):
             raise InvalidInputError(f"locations: rank {r}: pattern {pattern!r} gives no switches; got {key!r}")
         if addr.node in rank_of_name:
             q = rank_of_name[addr.node]
@@ -98,10 +98,10 @@ def _assemble(gathered: Gathered, network: NetworkInfo, name: str) -> FatTreeMac
         rank_of_name[addr.node] = r
         paths.append(addr.path)
         names.append(addr.node)
-        kinds.add(addr.kind)
+        plugins.add(addr.plugin)
     machine = fattree_from_node_paths(paths, names, node_ids, bandwidth=bandwidth, taper=opts.get("taper", 1.0),
                                       routing=routing, name=name, what="locations")
-    if kinds == {"tree"}:  # after the structure's own checks, which name the fault more precisely
+    if plugins == {"tree"}:  # after the structure's own checks, which name the fault more precisely
         _check_common_top(paths, names, node_ids)
     return machine
 

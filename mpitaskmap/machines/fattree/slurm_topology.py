@@ -607,7 +607,7 @@ class TopologyAddress(NamedTuple):
 
     Attributes
     ----------
-    kind : {"tree", "block", "torus3d", "node"}
+    plugin : {"tree", "block", "torus3d", "node"}
         The topology plugin the pattern belongs to (``"node"``: no topology).
     path : tuple of str
         The switch components, top first (tree); ``(block,)``; ``(torus name,)``; ``()``.
@@ -617,7 +617,7 @@ class TopologyAddress(NamedTuple):
         The node name (the address's last component).
     """
 
-    kind: str
+    plugin: str
     path: tuple
     coords: tuple
     node: str
@@ -651,9 +651,9 @@ def parse_topology_addr(addr: str, pattern: str) -> TopologyAddress:
     Examples
     --------
     >>> parse_topology_addr("s0.s12.node0417", "switch.switch.node")
-    TopologyAddress(kind='tree', path=('s0', 's12'), coords=(), node='node0417')
+    TopologyAddress(plugin='tree', path=('s0', 's12'), coords=(), node='node0417')
     >>> parse_topology_addr("pod1:1:2:0.node05", "torus:x:y:z.node")
-    TopologyAddress(kind='torus3d', path=('pod1',), coords=(1, 2, 0), node='node05')
+    TopologyAddress(plugin='torus3d', path=('pod1',), coords=(1, 2, 0), node='node05')
     >>> parse_topology_addr("s0.node1", "switch.switch.node")
     Traceback (most recent call last):
     ...
@@ -667,11 +667,11 @@ def parse_topology_addr(addr: str, pattern: str) -> TopologyAddress:
         raise InvalidInputError(f"SLURM_TOPOLOGY_ADDR_PATTERN {pattern!r} does not end in 'node'")
     head = kinds[:-1]
     if all(k == "switch" for k in head):
-        kind = "tree" if head else "node"
+        plugin = "tree" if head else "node"
     elif head == ["block"]:
-        kind = "block"
+        plugin = "block"
     elif head == ["torus:x:y:z"]:
-        kind = "torus3d"
+        plugin = "torus3d"
     else:
         raise InvalidInputError(f"SLURM_TOPOLOGY_ADDR_PATTERN {pattern!r} is none of Slurm's topology/tree "
                                 "(switch.switch.node), topology/block (block.node), topology/torus3d "
@@ -682,15 +682,15 @@ def parse_topology_addr(addr: str, pattern: str) -> TopologyAddress:
         raise InvalidInputError(f"SLURM_TOPOLOGY_ADDR {addr!r} has {have} but SLURM_TOPOLOGY_ADDR_PATTERN "
                                 f"{pattern!r} has {len(kinds)}")
     node = parts[-1]
-    if kind == "torus3d":
+    if plugin == "torus3d":
         fields = parts[0].split(":")
         if len(fields) != 4 or not fields[0] or not all(f.isdigit() and f.isascii() for f in fields[1:]):
             raise InvalidInputError(f"SLURM_TOPOLOGY_ADDR {addr!r}: expected NAME:X:Y:Z (integers >= 0) before the "
                                     f"node, as the pattern {pattern!r} says; got {parts[0]!r}")
-        return TopologyAddress(kind, (fields[0],), tuple(int(f) for f in fields[1:]), node)
-    if kind == "block" and not parts[0]:
+        return TopologyAddress(plugin, (fields[0],), tuple(int(f) for f in fields[1:]), node)
+    if plugin == "block" and not parts[0]:
         raise InvalidInputError(f"SLURM_TOPOLOGY_ADDR {addr!r}: empty block name (pattern {pattern!r})")
-    return TopologyAddress(kind, tuple(parts[:-1]), (), node)
+    return TopologyAddress(plugin, tuple(parts[:-1]), (), node)
 
 
 # -- the machine ---------------------------------------------------------------------------------
