@@ -1,4 +1,4 @@
-"""Machine specs: the one parser behind ``--machine``, the ``sim`` and ``file`` providers, ``remap()`` and the benchmarks.
+"""Machine specs: the one parser behind ``--machine``, the ``sim`` provider, ``remap()`` and the benchmarks.
 
 =================================================  ==================================================
 spec                                               machine
@@ -60,9 +60,9 @@ class SimSpec:
     ('sim:torus:dims=4x4,ppn=2', Location(coords=(2, 0), node='node2'))
     """
 
-    def __init__(self, name: str = "titan", *, _what: str = "", **options) -> None:
+    def __init__(self, name: str = "titan", **options) -> None:
         name = str(name).lower()
-        self.form: SimForm = sim_form(name, _what)
+        self.form: SimForm = sim_form(name, "")
         self.name = name
         raw = ",".join(f"{k}={v}" for k, v in options.items())
         #: The spec string that :func:`parse_sim_spec` turns back into this spec.

@@ -70,9 +70,10 @@ class SimProvider(Provider):
     Parameters
     ----------
     kind : str or SimSpec
-        A parsed spec (:func:`~mpitaskmap.machines.specs.parse_sim_spec`), or the simulated machine (:func:`~mpitaskmap.machines.kinds.sim_forms`): ``"titan"``,
-        ``"bgq"``, ``"torus"``, ``"percs"``, ``"fattree"``, ``"frontera"``,
-        ``"supermuc-ng"``, ``"dragonfly"``, ``"frontier"``, ``"perlmutter"`` or ``"aries"``.
+        A parsed spec (:func:`~mpitaskmap.machines.specs.parse_sim_spec`), or the simulated
+        machine (:func:`~mpitaskmap.machines.kinds.sim_forms`): ``"titan"``, ``"bgq"``,
+        ``"torus"``, ``"percs"``, ``"fattree"``, ``"frontera"``, ``"supermuc-ng"``,
+        ``"dragonfly"``, ``"frontier"``, ``"perlmutter"`` or ``"aries"``.
     **options : str or int
         Its keys, as in the spec string.
 
