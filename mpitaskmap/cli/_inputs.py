@@ -106,14 +106,14 @@ def _lengths(text: str, what: str) -> tuple[int, ...]:
 def load_tasks(spec: str, task_coords: str | None = None) -> TaskInput:
     """Return the task graph named by ``spec`` (see the module doc)."""
     text = spec.strip()
-    kind, _, rest = text.partition(":")
-    kind = kind.lower()
-    if kind.startswith("stencil"):
+    form, _, rest = text.partition(":")
+    form = form.lower()
+    if form.startswith("stencil"):
         dims_text, _, opt_text = rest.partition(":")
         shape = _lengths(dims_text, "--tasks")
-        want = kind[len("stencil"):]
+        want = form[len("stencil"):]
         if want and want != f"{len(shape)}d":
-            raise InvalidInputError(f"--tasks: {kind} needs {want[:-1]} lengths; got {dims_text!r}")
+            raise InvalidInputError(f"--tasks: {form} needs {want[:-1]} lengths; got {dims_text!r}")
         what = f"--tasks {text!r}"
         opts = parse_options(opt_text, ("points", "periodic", "weight"), what)
         try:
@@ -125,16 +125,16 @@ def load_tasks(spec: str, task_coords: str | None = None) -> TaskInput:
         except ValueError as exc:
             raise InvalidInputError(f"--tasks: {exc}") from None
         return TaskInput(_attach(graph, task_coords), text, shape)
-    if kind == "transpose":
+    if form == "transpose":
         from ..mappers.percs.patterns import transpose_graph
 
         shape = _lengths(rest, "--tasks")
         if len(shape) != 2:
             raise InvalidInputError(f"--tasks: transpose needs PxQ; got {rest!r}")
         return TaskInput(transpose_graph(*shape), text, shape)
-    if kind == "coords":
+    if form == "coords":
         return TaskInput(TaskGraph.from_coordinate_proxy(_number_rows(rest)), text)
-    if kind == "matrix":
+    if form == "matrix":
         return TaskInput(_attach(_read_matrix(rest), task_coords), text)
     if not os.path.exists(text):
         raise InvalidInputError(f"--tasks: no such file and not a known spec ({TASK_FORMS}); got {spec!r}")
@@ -194,7 +194,7 @@ def _read_matrix(path: str) -> TaskGraph:
         header = fh.readline().lower().split()
         if len(header) < 5 or header[1] != "matrix" or header[2] != "coordinate":
             raise InvalidInputError(f"{path}:1: only Matrix Market 'matrix coordinate' files are read; got {' '.join(header)!r}")
-        field_kind, symmetry = header[3], header[4]
+        value_field, symmetry = header[3], header[4]
         lines = [(i, ln) for i, ln in enumerate(fh, start=2) if ln.strip() and not ln.startswith("%")]
     if not lines:
         raise InvalidInputError(f"{path}: no size line")
@@ -207,12 +207,12 @@ def _read_matrix(path: str) -> TaskGraph:
     if n_rows != n_cols:
         raise InvalidInputError(f"{path}:{size_line}: a communication matrix is square; got {n_rows} x {n_cols}")
     src_l, dst_l, w_l = [], [], []
-    want = 2 if field_kind == "pattern" else 3
+    want = 2 if value_field == "pattern" else 3
     for lineno, text in lines[1:]:
         e = text.split()
         try:
             i, j = int(e[0]), int(e[1])
-            w_l.append(1.0 if field_kind == "pattern" else float(e[2]))
+            w_l.append(1.0 if value_field == "pattern" else float(e[2]))
         except (ValueError, IndexError):
             raise InvalidInputError(f"{path}:{lineno}: expected {want} numbers 'ROW COLUMN"
                                     f"{'' if want == 2 else ' VALUE'}' (1-based indices); got {text.strip()!r}") from None
