@@ -13,7 +13,8 @@ mirrored folder (``mpitaskmap/<dir>`` or ``benchmarks/...``):
 * ``<name>`` is one of the above followed by ``_<aspect>``, one part of a large module's tests
   (``tests/sim/test_simgrid_fattree.py``).
 
-Anything else sits at the top of ``tests/``, is listed in :data:`CROSS_CUTTING` with the concern it
+At the top of ``tests/`` only the package's top-level modules count (``tests/test_metrics.py``):
+a sub-package's tests sit in its folder.  Anything else sits at the top of ``tests/``, is listed in :data:`CROSS_CUTTING` with the concern it
 checks, and says that concern in the first line of its module docstring.  Helper modules are
 listed in :data:`SUPPORT`; test files share no base name (pytest imports them by base name,
 the folders being no packages).
@@ -99,17 +100,26 @@ def naming_fault(test_file: Path, tests: Path, root: Path, cross_cutting: dict[s
     hint = ""
     # the whole name first, then ever shorter prefixes (name = module + "_" + aspect)
     cuts = [len(name)] + [i for i in range(len(name) - 1, 0, -1) if name[i] == "_"]
+    top = test_file.parent == tests
     for cut in cuts:
-        ok, why = _names_module(folder, name[:cut])
+        prefix = name[:cut]
+        if top:  # only the package's top-level modules: a sub-package's tests sit in its folder
+            if (folder / f"{prefix}.py").is_file():
+                return None
+            if not hint and any((folder / prefix).glob("*.py")):
+                hint = (f"tests of mpitaskmap/{prefix}/ sit in tests/{prefix}/ (or list a cross-cutting concern in "
+                        f"CROSS_CUTTING of tests/test_layout.py)")
+            continue
+        ok, why = _names_module(folder, prefix)
         if ok:
             return None
         hint = hint or why
-    if test_file.parent == tests and test_file.name in cross_cutting:
+    if top and test_file.name in cross_cutting:
         return None
     where = folder.relative_to(root).as_posix()
     if hint:
         return f"{rel}: {hint}"
-    if test_file.parent == tests:
+    if top:
         return (f"{rel}: no module '{name}' (or a prefix of it) in {where}/; name the file after the module it "
                 f"tests and move it to the folder mirroring that module, or list its cross-cutting concern in "
                 f"CROSS_CUTTING of tests/test_layout.py")
@@ -212,6 +222,16 @@ def test_a_module_name_shared_by_two_sub_packages_must_name_its_sub_package(tree
     assert _faults(tree, "machines/test_presets.py") == [
         "tests/machines/test_presets.py: 'presets' is a module of several sub-packages (fattree, torus): "
         "name it test_<sub-package>_presets.py"]
+
+
+def test_a_sub_package_is_tested_in_its_folder_not_at_the_top(tree):
+    assert _faults(tree, "test_machines_base.py", "test_sim.py") == [
+        "tests/test_machines_base.py: tests of mpitaskmap/machines/ sit in tests/machines/ (or list a cross-cutting "
+        "concern in CROSS_CUTTING of tests/test_layout.py)",
+        "tests/test_sim.py: tests of mpitaskmap/sim/ sit in tests/sim/ (or list a cross-cutting concern in "
+        "CROSS_CUTTING of tests/test_layout.py)"]
+    assert _faults(tree, "test_sim_drift.py", cross_cutting={"test_sim_drift.py": "drift", "test_sim.py": "x",
+                                                             "test_machines_base.py": "y"}) == []
 
 
 def test_cross_cutting_files_sit_at_the_top_listed_with_a_docstring(tree):
