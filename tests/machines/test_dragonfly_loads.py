@@ -1,4 +1,4 @@
-"""A dragonfly's link loads and predicted time leg by leg (machines/dragonfly_loads.py) against the routes, and the
+"""A dragonfly's link loads and predicted time leg by leg (machines/dragonfly/loads.py) against the routes, and the
 node-pair route table kept on the machine (Machine.node_pair_routes) that congestion refinement shares."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Machine model: hop distance, dimension-order routing, link bandwidths, validation."""
+"""The torus machine (machines/torus/): hop distance, dimension-order routing, link bandwidths, validation."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Simulated machines: laptop tori, Titan-like sparse allocations, BG/Q blocks, Hopper data."""
+"""The tori presets (machines/torus/presets.py): laptop tori, Titan-like allocations, BG/Q blocks, Hopper data."""
 
 import numpy as np
 import pytest

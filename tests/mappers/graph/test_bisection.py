@@ -1,4 +1,4 @@
-"""Dual recursive bisection (mappers/bisection.py), its kernel, and the bounded UWH candidate set."""
+"""Dual recursive bisection (mappers/graph/bisection.py), its kernel, and the bounded UWH candidate set."""
 
 import itertools
 

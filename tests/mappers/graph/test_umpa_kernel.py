@@ -1,4 +1,4 @@
-"""Graph-mapper kernel: incremental link loads of the congestion refinement (cext/_graphmap.pyx).
+"""UMPa's refinement kernel: incremental link loads of the congestion refinement (cext/_graphmap.pyx).
 
 The refinement keeps Data(e) and Congestion(e) up to date by removing and re-adding only
 the routes of moved tasks, and tries each candidate swap or move by moving, looking and

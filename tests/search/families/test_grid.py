@@ -1,4 +1,4 @@
-"""map_regular, the grid candidates in the one candidate list, and the stencil2d example."""
+"""The grid family of the search: map_regular, the grid candidates in the one candidate list, the stencil2d example."""
 
 import os
 import re
