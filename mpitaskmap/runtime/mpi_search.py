@@ -24,10 +24,9 @@ from mpi4py import MPI
 
 from ..graphs.taskgraph import TaskGraph
 from ..mapping import Mapping
-from ..metrics import METRICS
 from ..search import engine
 from ..search.engine import EngineResult, SearchRequest, StageScores
-from ..search.judge import mapping_digest, replay_function, replay_in_turn, resolve_judge
+from ..search.judge import replay_function, replay_in_turn, resolve_judge
 from ..search.problem import Candidate, Problem
 from ..search.scoring import apply, resolve_metric, score_candidates
 
@@ -93,17 +92,12 @@ class MPIExecutor:
         rank, size = comm.Get_rank(), comm.Get_size()
         if first == 0:
             self._n_first = len(candidates)
-        judged = request.judge is not None
         err, self._error = self._error, ""
         t0 = MPI.Wtime()
-        mine, c_map, applied, digests, also = [], 0.0, False, [], {name: [] for name in request.judge_also}
+        mine, c_map, applied, share = [], 0.0, False, StageScores()
 
         def keep(index, mapping, score, seconds):  # what the judge's shortlist needs, in the scoring pass
-            if judged and mapping is not None:
-                digests.append((index, mapping_digest(mapping.task_to_proc)))
-                for name in request.judge_also:
-                    also[name].append((index, float(METRICS[name](problem.graph, problem.machine,
-                                                                  mapping.task_to_proc))))
+            share.note(request, index, mapping)
 
         if not err:
             try:
@@ -116,15 +110,16 @@ class MPIExecutor:
                 err = f"{type(exc).__name__}: {exc}"
             if err:
                 logger.debug("%s\n%s", err, traceback.format_exc())
-        gathered = comm.allgather((err, mine, MPI.Wtime() - t0, c_map, applied, digests, also))
+        gathered = comm.allgather((err, mine, MPI.Wtime() - t0, c_map, applied, share.digests, share.also))
         self.candidates_per_rank = [n + len(g[1]) for n, g in zip(self.candidates_per_rank, gathered)]
         self.seconds["map_max"] += max(g[2] for g in gathered)
         self.seconds["map_cpu"] = [c + g[3] for c, g in zip(self.seconds["map_cpu"], gathered)]
         out = StageScores(error=first_error([g[0] for g in gathered], "mapper") or "")
         out.scores = [pair for g in gathered for pair in g[1]]
         out.applied = any(g[4] for g in gathered)
-        out.digests = dict(pair for g in gathered for pair in g[5])
-        out.also = {name: dict(pair for g in gathered for pair in g[6][name]) for name in request.judge_also}
+        out.digests = {i: d for g in gathered for i, d in g[5].items()}
+        out.also = {name: {i: v for g in gathered for i, v in g[6].get(name, {}).items()}
+                    for name in request.judge_also}
         return out
 
     def _mapping(self, candidates: Sequence[Candidate], index: int) -> Mapping:

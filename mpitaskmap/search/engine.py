@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
 from ..mapping import Mapping
-from .judge import JUDGE_TOP, judge_stage
+from ..metrics import METRICS
+from .judge import JUDGE_TOP, judge_stage, mapping_digest
 from .problem import Candidate, Problem
 from .scoring import polishes_nodes, refinement_candidates, top_indices, winner
 
@@ -92,9 +93,9 @@ class StageScores:
         Whether any candidate of the stage applied (gave a mapping).
     digests : dict of int to bytes
         :func:`~mpitaskmap.search.judge.mapping_digest` of every mapping computed (only with
-        a judge: its shortlist tells mappings apart by them).
+        a judge: its shortlist tells mappings apart by them; :meth:`note`).
     also : dict of str to (dict of int to float)
-        Per metric of ``judge_also``, its value for each candidate that applied.
+        Per metric of ``judge_also``, its value for each candidate that applied (:meth:`note`).
     error : str
         The first real error ("": none); the engine stops there.
     """
@@ -104,6 +105,18 @@ class StageScores:
     digests: dict = field(default_factory=dict)
     also: dict = field(default_factory=dict)
     error: str = ""
+
+    def note(self, request: SearchRequest, index: int, mapping: Mapping | None) -> None:
+        """Keep what the judge's shortlist needs of a scored mapping: its digest and its ``judge_also`` values.
+
+        Nothing without a judge, or when the candidate did not apply (``mapping`` None).
+        """
+        if request.judge is None or mapping is None:
+            return
+        graph, machine = request.problem.graph, request.problem.machine
+        self.digests[index] = mapping_digest(mapping.task_to_proc)
+        for name in request.judge_also:
+            self.also.setdefault(name, {})[index] = float(METRICS[name](graph, machine, mapping.task_to_proc))
 
 
 class Executor(Protocol):
@@ -213,7 +226,8 @@ def run(request: SearchRequest, executor: Executor) -> EngineResult:
     if found.error or not found.applied:
         out.error = found.error or no_candidate_applies(len(first))
         return out
-    every, digests, also = list(found.scores), dict(found.digests), {k: dict(v) for k, v in found.also.items()}
+    every, digests = list(found.scores), dict(found.digests)
+    also = {name: dict(found.also.get(name, {})) for name in request.judge_also}
     several = problem.graph.n_tasks > problem.machine.n_procs  # the refinements move one task per processor
     second = refinement_candidates([first[i] for i in top_indices(every, request.refine)], request.metric,
                                    node_swaps=polishes_nodes(problem)) if request.refine and not several else []
@@ -225,8 +239,8 @@ def run(request: SearchRequest, executor: Executor) -> EngineResult:
             return out
         every += more.scores
         digests.update(more.digests)
-        for name, values in more.also.items():
-            also.setdefault(name, {}).update(values)
+        for name in request.judge_also:
+            also[name].update(more.also.get(name, {}))
     out.n_refined = len(second)
     out.score, out.index = winner(every)
     out.objective_index = out.index

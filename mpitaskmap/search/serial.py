@@ -18,10 +18,9 @@ from ..errors import InvalidInputError
 from ..graphs.taskgraph import TaskGraph
 from ..machines import Machine
 from ..mapping import Mapping
-from ..metrics import METRICS
 from . import engine
 from .engine import SearchRequest, StageScores, metric_name
-from .judge import mapping_digest, replay_function, replay_in_turn
+from .judge import replay_function, replay_in_turn
 from .problem import Candidate, Problem
 from .registry import as_candidate
 from .scoring import apply, as_problem, resolve_metric, score_candidates
@@ -70,20 +69,15 @@ class SerialExecutor:
 
     def score(self, request: SearchRequest, candidates: Sequence[Candidate], first: int) -> StageScores:
         """Score ``candidates[first:]`` in turn (see :meth:`~mpitaskmap.search.engine.Executor.score`)."""
-        problem = self.problem
-        out = StageScores(also={name: {} for name in request.judge_also})
-        judged = request.judge is not None
+        out = StageScores()
 
         def keep(index: int, mapping: Mapping | None, score: float, seconds: float) -> None:
-            if judged and mapping is not None:  # what the judge's shortlist needs, in the scoring pass
-                out.digests[index] = mapping_digest(mapping.task_to_proc)
-                for name in request.judge_also:
-                    out.also[name][index] = float(METRICS[name](problem.graph, problem.machine, mapping.task_to_proc))
+            out.note(request, index, mapping)  # what the judge's shortlist needs, in the scoring pass
             if self._keep is not None:
                 self._keep(index, mapping, score, seconds)
 
         # progress counts the candidate list, the first stage, as map()'s progress always has
-        found = score_candidates(problem, candidates, range(first, len(candidates)), request.metric,
+        found = score_candidates(self.problem, candidates, range(first, len(candidates)), request.metric,
                                  progress=self._progress if first == 0 else None, keep=keep)
         out.scores, out.applied = found.scores, found.best is not None
         if found.best is not None:
