@@ -792,24 +792,33 @@ cdef class _LinkLoads:
                                    double peak) noexcept nogil:
         """Add (sign=+1) or remove (-1) one message of w words routed a -> b.
 
-        While ``saving``, a link's value before its first change is kept.  Returns
-        max(peak, objective of every link of the route) when adding tasks' messages, else peak.
+        While ``saving`` (data only), a link's value before its first change is kept.
+        Returns max(peak, objective of every link of the route) when adding with ``msgs``,
+        else peak.
         """
-        cdef Py_ssize_t k, h = self.route(a, b)
-        cdef long long link
+        cdef const long long* links
+        cdef const double* fractions
+        cdef Py_ssize_t k, h = self.net.route(a, b, self.buf, &links, &fractions)
+        cdef long long link, cur = self.cur
+        self.work += h
+        # the granularity's branch outside the loops over the route; in both, w alone on a
+        # single path: the torus mode's sums stay bit for bit what they were
+        if self.saving:
+            for k in range(h):
+                link = links[k]
+                if self.stamp[link] != cur:
+                    self.stamp[link] = cur
+                    self.touched.push_back(link)
+                    self.saved.push_back(self.data[link])
+                self.data[link] += sign * (w if fractions == NULL else w * fractions[k])
+            return peak
         for k in range(h):
-            link = self.links[k]
-            if self.saving and self.stamp[link] != self.cur:
-                self.stamp[link] = self.cur
-                self.touched.push_back(link)
-                self.saved.push_back(self.data[link])
-            # w alone on a single path: the torus mode's sums stay bit for bit what they were
-            self.data[link] += sign * (w if self.fractions == NULL else w * self.fractions[k])
+            link = links[k]
+            self.data[link] += sign * (w if fractions == NULL else w * fractions[k])
             if self.count_msgs:
                 self.msgs[link] += <long long> sign
                 if sign > 0:
                     peak = max(peak, self.obj(link))
-        self.work += h
         return peak
 
     cdef double _load_messages(self, long long t, long long s, double sign) noexcept nogil:
@@ -868,9 +877,10 @@ cdef class _LinkLoads:
     cdef int swap_if_lower(self, long long x, long long y, double eps) noexcept nogil:
         """Exchange the nodes of items x and y; keep it if the touched links' loads fall.
 
-        Returns 1 and keeps the swap when the touched links' objectives Data(e)/bw(e),
-        sorted high to low, are lexicographically lower than before (by more than eps at
-        the first difference); else undoes it exactly (saved values restored) and returns 0.
+        For a tracker of Data(e) alone (no ``msgs``: the node granularity).  Returns 1 and
+        keeps the swap when the touched links' objectives Data(e)/bw(e), sorted high to low,
+        are lexicographically lower than before (by more than eps at the first difference);
+        else undoes it exactly (saved values restored) and returns 0.
         """
         cdef Py_ssize_t k, n
         cdef long long px = self.where[x], py = self.where[y]
