@@ -94,8 +94,8 @@ def parse_int(value, key: str, what: str, *, minimum: int | None = 1) -> int:
     return out
 
 
-def parse_float(value, key: str, what: str) -> float:
-    """Return ``value`` (text or a number) as a finite float.
+def parse_float(value, key: str, what: str, *, positive: bool = False) -> float:
+    """Return ``value`` (text or a number) as a finite float (> 0 with ``positive``).
 
     Examples
     --------
@@ -108,6 +108,8 @@ def parse_float(value, key: str, what: str) -> float:
         raise InvalidInputError(f"{what}: {key} must be a number; got {value!r}") from None
     if not np.isfinite(out):
         raise InvalidInputError(f"{what}: {key} must be finite; got {value!r}")
+    if positive and out <= 0:
+        raise InvalidInputError(f"{what}: {key} must be positive; got {out:g}")
     return out
 
 

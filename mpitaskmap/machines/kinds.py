@@ -20,15 +20,16 @@ A kind defined elsewhere (a test's ring network) registers the same way and gets
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from .._options import parse_choice, parse_int
 from ..errors import InvalidInputError
 
 __all__ = ["NetworkKind", "SimForm", "MachineFileForm", "SpecForm", "Gathered", "register_kind", "unregister_kind",
-           "network_kind", "known_kinds", "sim_form", "sim_forms", "spec_forms", "file_form", "file_form_of",
-           "file_networks", "kind_of"]
+           "network_kind", "known_kinds", "parse_sim_job", "sim_form", "sim_forms", "spec_forms", "file_form",
+           "file_form_of", "file_networks", "kind_of"]
 
 
 class Gathered(NamedTuple):
@@ -83,6 +84,47 @@ class SimForm:
     build: Callable
     network: Callable
     locate: Callable
+
+
+def parse_sim_job(o: dict, what: str, *, ppn: int = 1, routing: str | None = None,
+                  routings: Sequence[str] = ()) -> dict:
+    """The job's options of a simulated machine (a :attr:`SimForm.parse`'s first ones), checked in this order.
+
+    Parameters
+    ----------
+    o : dict
+        The spec's options, ``{key: text}``.
+    what : str
+        What errors start with (the spec).
+    ppn : int, optional
+        Default processes per node.
+    routing : str or None, optional
+        Default routing, one of ``routings``; None: the machine takes no ``routing=``.
+    routings : sequence of str, optional
+        The routings it knows.
+
+    Returns
+    -------
+    dict
+        ``ppn``, ``nodes`` (None when not given: enough nodes for the job), ``seed`` (of the
+        node allocation) and, with a ``routing`` default, ``routing``.
+
+    Raises
+    ------
+    InvalidInputError
+        On a bad value, naming it.
+
+    Examples
+    --------
+    >>> parse_sim_job({"nodes": "4"}, "demo", routing="minimal", routings=("minimal", "valiant"))
+    {'ppn': 1, 'nodes': 4, 'seed': 0, 'routing': 'minimal'}
+    """
+    p: dict = {"ppn": parse_int(o.get("ppn", ppn), "ppn", what)}
+    p["nodes"] = parse_int(o["nodes"], "nodes", what) if "nodes" in o else None
+    p["seed"] = parse_int(o.get("seed", 0), "seed", what, minimum=0)
+    if routing is not None:
+        p["routing"] = parse_choice(o.get("routing", routing), "routing", what, routings)
+    return p
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._options import parse_options
 from ..errors import ProviderError
 from ..machines import Machine
 from ..machines.network_record import Location, NetworkInfo, assemble_machine, check_rank
@@ -48,6 +49,17 @@ class Provider:
         """Remember the options given (None values left out), for :attr:`spec`; return them as ``k=v,...`` text."""
         self._given = {k: _spec_text(v) for k, v in given.items() if v is not None}
         return ",".join(f"{k}={v}" for k, v in self._given.items())
+
+    def _read_options(self, given: dict, keys: tuple[str, ...]) -> tuple[dict[str, str], str]:
+        """Remember the options given (:meth:`_record_options`) and read them as spec text.
+
+        Returns ``(options, what)``: the options by key, checked against ``keys``
+        (:func:`~mpitaskmap._options.parse_options`), and ``"provider 'SPEC'"``, which every
+        error about them starts with.
+        """
+        text = self._record_options(given)
+        what = f"provider {self.spec!r}"
+        return parse_options(text, keys, what), what
 
     @property
     def spec(self) -> str:

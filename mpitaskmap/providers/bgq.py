@@ -42,12 +42,14 @@ from .._options import parse_lengths, parse_wrap
 from ..errors import ProviderError
 from ..machines.torus.presets import BGQ_DIM_NAMES, bgq_node_name
 from ._base import Location, NetworkInfo, Provider, check_rank
-from ._util import load_library, read_env
+from ._util import CLibrary, read_env
 
 __all__ = ["BgqProvider", "MPIX_TORUS_MAX_DIMS"]
 
 MPIX_TORUS_MAX_DIMS = 5
-_SYMBOLS = ("MPIX_Torus_ndims", "MPIX_Rank2torus")
+#: The MPIX functions called, and their signatures (restype, argtypes).
+_FUNCTIONS = {"MPIX_Torus_ndims": (ctypes.c_int, [ctypes.POINTER(ctypes.c_int)]),
+              "MPIX_Rank2torus": (ctypes.c_int, [ctypes.c_int, ctypes.POINTER(ctypes.c_int)])}
 _BUFFER_INTS = 16
 _SENTINEL = -0x7FFF_FFF0
 _PROC_MAPS = "/proc/self/maps"
@@ -87,6 +89,19 @@ def mpi_library_candidates(explicit: str | None) -> list:
     return cands
 
 
+
+def _check_dimensions(lib, label: str) -> None:
+    """Raise ProviderError unless ``MPIX_Torus_ndims`` answers with a BG/Q torus's 5 (or 6) dimensions."""
+    n = ctypes.c_int(-1)
+    rc = lib.MPIX_Torus_ndims(ctypes.byref(n))
+    if rc != 0:
+        raise ProviderError(f"bgq: MPIX_Torus_ndims returned {rc} (library {label})")
+    if n.value not in (MPIX_TORUS_MAX_DIMS, MPIX_TORUS_MAX_DIMS + 1):
+        raise ProviderError(
+            f"bgq: MPIX_Torus_ndims reports {n.value} dimensions; a BG/Q torus has 5 "
+            f"(A..E, or 6 counting T) (library {label})"
+        )
+
 class BgqProvider(Provider):
     """Locate ranks on an IBM Blue Gene/Q 5-D torus through ``MPIX_Rank2torus``.
 
@@ -112,8 +127,8 @@ class BgqProvider(Provider):
         self._shape_arg = shape
         self._wrap_arg = wrap
         self._record_options({"lib": lib or None, "shape": shape, "wrap": wrap})
-        self._lib = None
-        self._lib_label: str | None = None
+        self._clib = CLibrary("bgq (MPIX_Torus_ndims, MPIX_Rank2torus)", _FUNCTIONS, self.library_candidates,
+                              _check_dimensions)
         self._bbox: dict[int, tuple] = {}
         self._last_size: int | None = None
 
@@ -121,42 +136,23 @@ class BgqProvider(Provider):
         """Return the libraries tried, in order (None = the main program)."""
         return mpi_library_candidates(self._lib_arg or read_env("MPITASKMAP_BGQ_LIB"))
 
-    def _library(self):
-        if self._lib is None:
-            lib, label = load_library(self.library_candidates(), _SYMBOLS, "bgq (MPIX_Torus_ndims, MPIX_Rank2torus)")
-            lib.MPIX_Torus_ndims.argtypes = [ctypes.POINTER(ctypes.c_int)]
-            lib.MPIX_Torus_ndims.restype = ctypes.c_int
-            lib.MPIX_Rank2torus.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_int)]
-            lib.MPIX_Rank2torus.restype = ctypes.c_int
-            n = ctypes.c_int(-1)
-            rc = lib.MPIX_Torus_ndims(ctypes.byref(n))
-            if rc != 0:
-                raise ProviderError(f"bgq: MPIX_Torus_ndims returned {rc} (library {label})")
-            if n.value not in (MPIX_TORUS_MAX_DIMS, MPIX_TORUS_MAX_DIMS + 1):
-                raise ProviderError(
-                    f"bgq: MPIX_Torus_ndims reports {n.value} dimensions; a BG/Q torus has 5 "
-                    f"(A..E, or 6 counting T) (library {label})"
-                )
-            self._lib, self._lib_label = lib, label
-        return self._lib
-
     def check(self) -> None:
         """Raise ProviderError unless a library with working MPIX torus functions is found."""
-        self._library()
+        self._clib.get()
 
     def rank_to_torus(self, rank: int) -> tuple[tuple[int, ...], int]:
         """Return ``((a, b, c, d, e), t)`` of world rank ``rank`` from ``MPIX_Rank2torus``."""
-        lib = self._library()
+        lib = self._clib.get()
         buf = (ctypes.c_int * _BUFFER_INTS)(*([_SENTINEL] * _BUFFER_INTS))
         rc = lib.MPIX_Rank2torus(int(rank), buf)
         if rc != 0:
-            raise ProviderError(f"bgq: MPIX_Rank2torus({rank}) returned {rc} (library {self._lib_label})")
+            raise ProviderError(f"bgq: MPIX_Rank2torus({rank}) returned {rc} (library {self._clib.label})")
         n = MPIX_TORUS_MAX_DIMS + 1
         if any(buf[i] == _SENTINEL for i in range(n)) or any(buf[i] != _SENTINEL for i in range(n, _BUFFER_INTS)):
             written = [i for i in range(_BUFFER_INTS) if buf[i] != _SENTINEL]
             raise ProviderError(
                 f"bgq: MPIX_Rank2torus({rank}) wrote entries {written}; expected exactly 0..{n - 1} "
-                f"(A, B, C, D, E, T) (library {self._lib_label})"
+                f"(A, B, C, D, E, T) (library {self._clib.label})"
             )
         vals = [int(buf[i]) for i in range(n)]
         if any(v < 0 for v in vals):

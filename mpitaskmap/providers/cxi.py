@@ -67,13 +67,13 @@ import socket
 from typing import NamedTuple
 
 from .._textio import counted
-from .._options import parse_choice, parse_float, parse_int, parse_options
+from .._options import parse_choice, parse_float, parse_int
 from ..errors import InvalidInputError, ProviderError
 from ..machines import DragonflyMachine
 from ..machines.dragonfly import DRAGONFLY_ROUTINGS, dragonfly_network
 from ..machines.dragonfly.presets import DRAGONFLY_PRESETS
 from ._base import Location, NetworkInfo, Provider, check_rank
-from ._util import load_library, read_env
+from ._util import CLibrary, read_env
 
 __all__ = ["CxiProvider", "CxiNic", "decode_nic_address", "CXI_KEYS", "CXI_PRESETS", "DEFAULT_CXI_LIBS"]
 
@@ -97,7 +97,6 @@ FI_ADDR_CXI = 15
 FI_CLASS_DOMAIN = 2
 #: The domain extension holding the topology call (``FI_CXI_DOM_OPS_1``).
 DOM_OPS_NAME = b"dom_ops_v1"
-_SYMBOLS = ("fi_version", "fi_getinfo", "fi_freeinfo", "fi_fabric")
 _P = ctypes.sizeof(ctypes.c_void_p)
 
 
@@ -156,6 +155,13 @@ class _CxiDomOps(ctypes.Structure):  # the first slots of struct fi_cxi_dom_ops
 _OPS_OPEN_END = _FiOps.ops_open.offset + _P
 _CLOSE_END = _FiOps.close.offset + _P
 _DOMAIN_END = _FiOpsFabric.domain.offset + _P
+#: The exported functions called, and their signatures (restype, argtypes).
+_FUNCTIONS = {
+    "fi_version": (ctypes.c_uint32, []),
+    "fi_getinfo": (ctypes.c_int, [ctypes.c_uint32, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64, ctypes.c_void_p,
+                                  ctypes.POINTER(ctypes.POINTER(_Info))]),
+    "fi_freeinfo": (None, [ctypes.POINTER(_Info)]),
+    "fi_fabric": (ctypes.c_int, [ctypes.POINTER(_FabricAttr), ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p])}
 
 
 def decode_nic_address(nic_addr: int) -> tuple[int, int, int]:
@@ -252,9 +258,7 @@ class CxiProvider(Provider):
 
     def __init__(self, **options) -> None:
         super().__init__()
-        text = self._record_options(options)
-        what = f"provider {self.spec!r}"
-        o = parse_options(text, CXI_KEYS, what)
+        o, what = self._read_options(options, CXI_KEYS)
         self._lib_arg, self._nic_arg = o.get("lib"), o.get("nic")
         self.source = parse_choice(o.get("source", "auto"), "source", what, CXI_SOURCES)
         self.preset = parse_choice(o.get("preset", "frontier"), "preset", what, CXI_PRESETS)
@@ -265,9 +269,7 @@ class CxiProvider(Provider):
                                                what),
                  "global_links": parse_int(o.get("global_links", p["global_links"]), "global_links", what)}
         ports = o.get("global_ports", p["global_ports"])
-        bw = parse_float(o.get("bw", 25.0), "bw", what)
-        if bw <= 0:
-            raise InvalidInputError(f"{what}: bw must be positive; got {bw:g}")
+        bw = parse_float(o.get("bw", 25.0), "bw", what, positive=True)
         routing = parse_choice(o.get("routing", "minimal"), "routing", what, DRAGONFLY_ROUTINGS)
         try:
             shape_machine = DragonflyMachine(
@@ -281,29 +283,13 @@ class CxiProvider(Provider):
         #: Whether the spec says the network's shape; if not, rank 0 warns what it assumes.
         self._shape_given = any(k in o for k in ("preset", "n_groups", "switches", "global_links", "global_ports"))
         self._warned = False
-        self._lib = None
-        self._lib_label: str | None = None
+        self._clib = CLibrary("cxi (libfabric)", _FUNCTIONS, self.library_candidates)
         self.last_nic: CxiNic | None = None
 
     def library_candidates(self) -> list[str]:
         """Return the libraries tried, in order."""
         explicit = self._lib_arg or read_env("MPITASKMAP_CXI_LIB")
         return [explicit] if explicit else list(DEFAULT_CXI_LIBS)
-
-    def _library(self):
-        if self._lib is None:
-            lib, label = load_library(self.library_candidates(), _SYMBOLS, "cxi (libfabric)")
-            lib.fi_version.argtypes = []
-            lib.fi_version.restype = ctypes.c_uint32
-            lib.fi_getinfo.argtypes = [ctypes.c_uint32, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64,
-                                       ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(_Info))]
-            lib.fi_getinfo.restype = ctypes.c_int
-            lib.fi_freeinfo.argtypes = [ctypes.POINTER(_Info)]
-            lib.fi_freeinfo.restype = None
-            lib.fi_fabric.argtypes = [ctypes.POINTER(_FabricAttr), ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
-            lib.fi_fabric.restype = ctypes.c_int
-            self._lib, self._lib_label = lib, label
-        return self._lib
 
     def nic(self) -> CxiNic:
         """Return this process's NIC and its place (module notes); also kept in ``last_nic``.
@@ -315,11 +301,11 @@ class CxiProvider(Provider):
             or neither the topology call nor the NIC address giving the place (with
             ``source=topology``: the call failing; with ``source=address``: no address).
         """
-        lib = self._library()
+        lib = self._clib.get()
         head = ctypes.POINTER(_Info)()
         rc = lib.fi_getinfo(lib.fi_version(), None, None, 0, None, ctypes.byref(head))
         if rc != 0:
-            raise ProviderError(f"cxi: fi_getinfo returned {rc} ({_errno_text(rc)}) (library {self._lib_label})")
+            raise ProviderError(f"cxi: fi_getinfo returned {rc} ({_errno_text(rc)}) (library {self._clib.label})")
         try:
             info, domain = self._pick(head)
             self.last_nic = self._place(info, domain)
@@ -343,12 +329,12 @@ class CxiProvider(Provider):
             entry = entry.contents.next
         if not nics:
             seen = ", ".join(p for p in providers if p) or "none"
-            raise ProviderError(f"cxi: libfabric ({self._lib_label}) lists no CXI NIC (providers: {seen}): not an "
+            raise ProviderError(f"cxi: libfabric ({self._clib.label}) lists no CXI NIC (providers: {seen}): not an "
                                 "HPE Slingshot node")
         if wanted is None:
             wanted = next(iter(nics))
         elif wanted not in nics:
-            raise ProviderError(f"cxi: no CXI NIC named {wanted!r}; libfabric ({self._lib_label}) lists "
+            raise ProviderError(f"cxi: no CXI NIC named {wanted!r}; libfabric ({self._clib.label}) lists "
                                 f"{list(nics)}")
         return nics[wanted], wanted
 
@@ -374,7 +360,7 @@ class CxiProvider(Provider):
 
     def _topology(self, info, domain: str) -> tuple[int, int, int]:
         """``(group, switch, port)`` from the CXI domain extension's topology call."""
-        lib = self._library()
+        lib = self._clib.get()
         fabric = ctypes.c_void_p()
         rc = lib.fi_fabric(info.contents.fabric_attr, ctypes.byref(fabric), None)
         if rc != 0 or not fabric:

@@ -47,10 +47,10 @@ from __future__ import annotations
 
 import ctypes
 
-from .._options import parse_int, parse_lengths, parse_options, parse_wrap
+from .._options import parse_int, parse_lengths, parse_wrap
 from ..errors import ProviderError
 from ._base import Location, NetworkInfo, Provider, check_rank
-from ._util import load_library, read_env
+from ._util import CLibrary, read_env
 from .bgq import mpi_library_candidates
 
 __all__ = ["FjmpiProvider", "FJMPI_KEYS", "FJMPI_TOFU_SYS", "TOFU_DIM_NAMES", "TOFU_UNIT", "tofu_node_name"]
@@ -115,9 +115,7 @@ class FjmpiProvider(Provider):
 
     def __init__(self, **options) -> None:
         super().__init__()
-        text = self._record_options(options)
-        what = f"provider {self.spec!r}"
-        o = parse_options(text, FJMPI_KEYS, what)
+        o, what = self._read_options(options, FJMPI_KEYS)
         self._lib_arg = o.get("lib")
         self.view = parse_int(o.get("view", FJMPI_TOFU_SYS), "view", what, minimum=None)
         self._view_note = (f"view {self.view} as given for FJMPI_TOFU_SYS" if "view" in o else
@@ -128,8 +126,8 @@ class FjmpiProvider(Provider):
             shape, where = read_env("MPITASKMAP_FJMPI_SHAPE"), "provider fjmpi (MPITASKMAP_FJMPI_SHAPE)"
         self.shape = parse_lengths(shape, "shape", where, n=3) if shape is not None else None
         self.wrap = parse_wrap(o["wrap"], "wrap", what, 3) if "wrap" in o else (self.shape is not None,) * 3
-        self._lib = None
-        self._lib_label: str | None = None
+        self._clib = CLibrary("fjmpi (FJMPI_Topology_get_coords)", {"FJMPI_Topology_get_coords": None},
+                              self.library_candidates, self._declare)
         self._handle = None
         self._bbox: dict[int, tuple] = {}
         self._last_size: int | None = None
@@ -138,16 +136,12 @@ class FjmpiProvider(Provider):
         """Return the libraries tried, in order (None = the main program)."""
         return mpi_library_candidates(self._lib_arg or read_env("MPITASKMAP_FJMPI_LIB"))
 
-    def _library(self):
-        if self._lib is None:
-            lib, label = load_library(self.library_candidates(), ("FJMPI_Topology_get_coords",),
-                                      "fjmpi (FJMPI_Topology_get_coords)")
-            comm_type, handle = _world_handle()
-            lib.FJMPI_Topology_get_coords.argtypes = [comm_type, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-                                                      ctypes.POINTER(ctypes.c_int)]
-            lib.FJMPI_Topology_get_coords.restype = ctypes.c_int
-            self._lib, self._lib_label, self._handle = lib, label, handle
-        return self._lib
+    def _declare(self, lib, label: str) -> None:
+        """Declare the call's signature, whose ``MPI_Comm`` is the type of the MPI library mpi4py uses."""
+        comm_type, self._handle = _world_handle()
+        lib.FJMPI_Topology_get_coords.argtypes = [comm_type, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                                  ctypes.POINTER(ctypes.c_int)]
+        lib.FJMPI_Topology_get_coords.restype = ctypes.c_int
 
     def check(self) -> None:
         """Raise ProviderError unless the library answers for world rank 0 with a Tofu coordinate."""
@@ -161,16 +155,16 @@ class FjmpiProvider(Provider):
         ProviderError
             No library, the call failing, or an answer that is not a Tofu coordinate.
         """
-        lib = self._library()
+        lib = self._clib.get()
         buf = (ctypes.c_int * _BUFFER_INTS)(*([_SENTINEL] * _BUFFER_INTS))
         call = f"FJMPI_Topology_get_coords(MPI_COMM_WORLD, {rank}, view={self.view}, 6)"
         rc = lib.FJMPI_Topology_get_coords(self._handle, int(rank), self.view, _N, buf)
         if rc != 0:
-            raise ProviderError(f"fjmpi: {call} returned {rc} (library {self._lib_label}; {self._view_note})")
+            raise ProviderError(f"fjmpi: {call} returned {rc} (library {self._clib.label}; {self._view_note})")
         written = [i for i in range(_BUFFER_INTS) if buf[i] != _SENTINEL]
         if written != list(range(_N)):
             raise ProviderError(f"fjmpi: {call} wrote entries {written}; expected exactly 0..5 (x, y, z, a, b, c): "
-                                f"is view {self.view} FJMPI_TOFU_SYS? (library {self._lib_label})")
+                                f"is view {self.view} FJMPI_TOFU_SYS? (library {self._clib.label})")
         vals = tuple(int(buf[i]) for i in range(_N))
         bad = [k for k in range(_N) if vals[k] < 0 or (k >= 3 and vals[k] >= TOFU_UNIT[k - 3])]
         if bad:

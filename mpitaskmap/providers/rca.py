@@ -73,7 +73,7 @@ from ..machines import DragonflyMachine
 from ..machines.dragonfly import DRAGONFLY_ROUTINGS, dragonfly_network
 from ..machines.dragonfly.presets import DRAGONFLY_PRESETS
 from ._base import Location, NetworkInfo, Provider, check_rank
-from ._util import load_library, read_env
+from ._util import CLibrary, read_env
 
 __all__ = ["RcaProvider", "DEFAULT_NID_FILE", "DEFAULT_CNAME_FILE", "DEFAULT_RCA_LIBS", "RCA_KEYS", "RCA_NETWORKS",
            "aries_shaped"]
@@ -81,6 +81,9 @@ __all__ = ["RcaProvider", "DEFAULT_NID_FILE", "DEFAULT_CNAME_FILE", "DEFAULT_RCA
 DEFAULT_NID_FILE = "/proc/cray_xt/nid"
 DEFAULT_CNAME_FILE = "/proc/cray_xt/cname"
 DEFAULT_RCA_LIBS = ("librca.so.0", "librca.so")
+#: The functions called, and their signatures (restype, argtypes).
+_FUNCTIONS = {"rca_get_meshcoord": (ctypes.c_int, [ctypes.c_uint16, ctypes.c_void_p]),
+              "rca_get_max_dimension": (ctypes.c_int, [ctypes.c_void_p])}
 #: Keys of the ``rca`` spec.
 RCA_KEYS = ("lib", "nid_file", "network", "cname_file", "routing", "global_links")
 #: Readings of RCA's coordinates: decided by :func:`aries_shaped`, or forced.
@@ -163,8 +166,7 @@ class RcaProvider(Provider):
         self.network_choice = parse_choice(network or "auto", "network", what, RCA_NETWORKS)
         self.routing = parse_choice(routing or "minimal", "routing", what, DRAGONFLY_ROUTINGS)
         self._global_links = None if global_links is None else parse_int(global_links, "global_links", what)
-        self._lib = None
-        self._lib_label: str | None = None
+        self._clib = CLibrary("rca", _FUNCTIONS, self.library_candidates)
         self._extents: tuple | None = None
 
     @property
@@ -181,18 +183,6 @@ class RcaProvider(Provider):
         """Return the libraries tried, in order."""
         explicit = self._lib_arg or read_env("MPITASKMAP_RCA_LIB")
         return [explicit] if explicit else list(DEFAULT_RCA_LIBS)
-
-    def _library(self):
-        if self._lib is None:
-            lib, label = load_library(
-                self.library_candidates(), ("rca_get_meshcoord", "rca_get_max_dimension"), "rca"
-            )
-            lib.rca_get_meshcoord.argtypes = [ctypes.c_uint16, ctypes.c_void_p]
-            lib.rca_get_meshcoord.restype = ctypes.c_int
-            lib.rca_get_max_dimension.argtypes = [ctypes.c_void_p]
-            lib.rca_get_max_dimension.restype = ctypes.c_int
-            self._lib, self._lib_label = lib, label
-        return self._lib
 
     def read_nid(self) -> int:
         """Return this node's nid from the nid file.
@@ -221,14 +211,14 @@ class RcaProvider(Provider):
         rc = func(*args, ctypes.byref(buf))
         if rc != 0:
             arg = f"({args[0]})" if args else "()"
-            raise ProviderError(f"rca: {fname}{arg} returned {rc} (library {self._lib_label})")
+            raise ProviderError(f"rca: {fname}{arg} returned {rc} (library {self._clib.label})")
         size = ctypes.sizeof(_MeshCoord)
         written = [i for i in range(size, _BUFFER_BYTES) if buf[i] != _SENTINEL]
         if written:
             raise ProviderError(
                 f"rca: {fname} wrote byte {written[-1]} of its output, past the assumed {size}-byte "
                 f"rca_mesh_coord_t (3 x uint{8 * ctypes.sizeof(RCA_COORD_FIELD)}_t); the layout assumption is wrong for "
-                f"{self._lib_label}: change RCA_COORD_FIELD in mpitaskmap/providers/rca.py"
+                f"{self._clib.label}: change RCA_COORD_FIELD in mpitaskmap/providers/rca.py"
             )
         mc = _MeshCoord.from_buffer(buf)
         return int(mc.mesh_x), int(mc.mesh_y), int(mc.mesh_z)
@@ -236,7 +226,7 @@ class RcaProvider(Provider):
     def extents(self) -> tuple[int, int, int]:
         """Return the torus lengths of the whole machine (``rca_get_max_dimension`` + 1)."""
         if self._extents is None:
-            lib = self._library()
+            lib = self._clib.get()
             mx = self._call(lib.rca_get_max_dimension, "rca_get_max_dimension")
             self._extents = tuple(v + 1 for v in mx)
         return self._extents
@@ -289,7 +279,7 @@ class RcaProvider(Provider):
         """
         rank, size = check_rank(rank, size)
         nid = self.read_nid()
-        lib = self._library()
+        lib = self._clib.get()
         xyz = self._call(lib.rca_get_meshcoord, "rca_get_meshcoord", nid)
         dims = self.extents()
         if any(not 0 <= c < d for c, d in zip(xyz, dims)):

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import logging
 
-from .._options import parse_choice, parse_float, parse_int, parse_options
+from .._options import parse_choice, parse_float, parse_int
 from ..errors import InvalidInputError, ProviderError
 from ..machines.dragonfly import DRAGONFLY_ROUTINGS
 from ..machines.dragonfly.xname import XNAME_APPROXIMATION, parse_xname, xname_dragonfly_network, xname_place
@@ -91,17 +91,13 @@ class XnameProvider(Provider):
 
     def __init__(self, **options) -> None:
         super().__init__()
-        text = self._record_options(options)
-        what = f"provider {self.spec!r}"
-        o = parse_options(text, XNAME_KEYS, what)
+        o, what = self._read_options(options, XNAME_KEYS)
         self._file_arg = o.get("file")
         self.shape = tuple(parse_int(o.get(k, d), k, what) for k, d in _SHAPE_DEFAULTS)
         n_groups = parse_int(o["n_groups"], "n_groups", what, minimum=2) if "n_groups" in o else None
         links = parse_int(o.get("global_links", 1), "global_links", what)
         ports = parse_int(o["global_ports"], "global_ports", what) if "global_ports" in o else None
-        bw = parse_float(o.get("bw", 25.0), "bw", what)
-        if bw <= 0:
-            raise InvalidInputError(f"{what}: bw must be positive; got {bw:g}")
+        bw = parse_float(o.get("bw", 25.0), "bw", what, positive=True)
         routing = parse_choice(o.get("routing", "minimal"), "routing", what, DRAGONFLY_ROUTINGS)
         if routing == "valiant" and (n_groups or 0) < 3:
             raise InvalidInputError(f"{what}: routing 'valiant' needs an intermediate group: pass n_groups= (at "

@@ -25,10 +25,10 @@ from mpi4py import MPI
 from ..graphs.taskgraph import TaskGraph
 from ..mapping import Mapping
 from ..search import engine
-from ..search.engine import EngineResult, SearchRequest, StageScores
+from ..search.engine import ComputedMappings, EngineResult, SearchRequest, StageScores
 from ..search.judge import replay_function, replay_in_turn, resolve_judge
 from ..search.problem import Candidate, Problem
-from ..search.scoring import apply, resolve_metric, score_candidates
+from ..search.scoring import resolve_metric, score_candidates
 
 __all__ = ["MPIExecutor", "search_candidates", "run_search", "SearchResult", "first_error"]
 
@@ -79,7 +79,7 @@ class MPIExecutor:
         self.candidates_per_rank: list[int] = [0] * comm.Get_size()
         self.seconds: dict = {"map_max": 0.0, "map_cpu": [0.0] * comm.Get_size()}
         self._error = error
-        self._mappings: dict[int, Mapping] = {}  # the mappings this rank computed that the search may need
+        self._mappings = ComputedMappings(problem)  # the mappings this rank computed that the search may need
         self._n_first: int | None = None
 
     def _owner(self, index: int) -> int:
@@ -104,8 +104,7 @@ class MPIExecutor:
                 found = score_candidates(problem, candidates, range(first + rank, len(candidates), size),
                                          request.metric, catch=True, keep=keep)
                 err, mine, c_map, applied = found.error, found.scores, found.cpu_seconds, found.best is not None
-                if found.best is not None:  # this rank's best of the stage: the winner, if it is the lowest anywhere
-                    self._mappings[found.best[1]] = found.best[2]
+                self._mappings.keep_best(found)  # this rank's best of the stage: the winner, if the lowest anywhere
             except Exception as exc:  # e.g. an unknown metric: still agreed below, never raised here
                 err = f"{type(exc).__name__}: {exc}"
             if err:
@@ -121,11 +120,6 @@ class MPIExecutor:
         out.also = {name: {i: v for g in gathered for i, v in g[6].get(name, {}).items()}
                     for name in request.judge_also}
         return out
-
-    def _mapping(self, candidates: Sequence[Candidate], index: int) -> Mapping:
-        if index not in self._mappings:
-            self._mappings[index] = apply(candidates[index], self.problem)
-        return self._mappings[index]
 
     def replay(self, request: SearchRequest, candidates: Sequence[Candidate],
                shortlist: list[int]) -> tuple[dict[int, float], str]:
@@ -143,7 +137,7 @@ class MPIExecutor:
         try:
             seconds_of = replay_function(self.problem, request.judge, request.judge_options)
             mine = replay_in_turn([i for i in shortlist if self._owner(i) == rank],
-                                  lambda i: self._mapping(candidates, i), seconds_of)
+                                  lambda i: self._mappings.get(candidates, i), seconds_of)
         except Exception as exc:  # travels to every rank below
             err = f"{type(exc).__name__}: {exc}"
             logger.debug("judge: %s\n%s", err, traceback.format_exc())
@@ -157,7 +151,7 @@ class MPIExecutor:
         t0 = MPI.Wtime()
         task_to_proc = np.empty(self.problem.graph.n_tasks, dtype=np.int64)
         if self.comm.Get_rank() == owner:
-            task_to_proc[:] = self._mapping(candidates, index).task_to_proc
+            task_to_proc[:] = self._mappings.get(candidates, index).task_to_proc
         self.comm.Bcast(task_to_proc, root=owner)
         self.seconds["bcast"] = MPI.Wtime() - t0
         return Mapping(task_to_proc, self.problem.machine, self.problem.graph,

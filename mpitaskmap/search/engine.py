@@ -32,9 +32,10 @@ from ..mapping import Mapping
 from ..metrics import METRICS
 from .judge import JUDGE_TOP, judge_stage, mapping_digest
 from .problem import Candidate, Problem
-from .scoring import polishes_nodes, refinement_candidates, top_indices, winner
+from .scoring import Scores, apply, polishes_nodes, refinement_candidates, top_indices, winner
 
-__all__ = ["SearchRequest", "StageScores", "Executor", "EngineResult", "run", "metric_name", "no_candidate_applies"]
+__all__ = ["SearchRequest", "StageScores", "ComputedMappings", "Executor", "EngineResult", "run", "metric_name",
+           "no_candidate_applies"]
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,34 @@ class StageScores:
         self.digests[index] = mapping_digest(mapping.task_to_proc)
         for name in request.judge_also:
             self.also.setdefault(name, {})[index] = float(METRICS[name](graph, machine, mapping.task_to_proc))
+
+
+class ComputedMappings:
+    """The mappings an executor computed that the search may still need, by candidate index.
+
+    Each stage's best, kept from the scoring pass (:meth:`keep_best`), and those computed
+    again when asked for (a shortlisted mapping to replay, the winner to hand over).
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem the candidates are applied to.
+    """
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self._by_index: dict[int, Mapping] = {}
+
+    def keep_best(self, found: Scores) -> None:
+        """Keep the best mapping of a scoring pass (:attr:`~mpitaskmap.search.scoring.Scores.best`), if any applied."""
+        if found.best is not None:
+            self._by_index[found.best[1]] = found.best[2]
+
+    def get(self, candidates: Sequence[Candidate], index: int) -> Mapping:
+        """The mapping of ``candidates[index]``: the one kept, else computed now and kept."""
+        if index not in self._by_index:
+            self._by_index[index] = apply(candidates[index], self.problem)
+        return self._by_index[index]
 
 
 class Executor(Protocol):

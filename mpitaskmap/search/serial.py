@@ -19,11 +19,11 @@ from ..graphs.taskgraph import TaskGraph
 from ..machines import Machine
 from ..mapping import Mapping
 from . import engine
-from .engine import SearchRequest, StageScores, metric_name
+from .engine import ComputedMappings, SearchRequest, StageScores, metric_name
 from .judge import replay_function, replay_in_turn
 from .problem import Candidate, Problem
 from .registry import as_candidate
-from .scoring import apply, as_problem, resolve_metric, score_candidates
+from .scoring import as_problem, resolve_metric, score_candidates
 
 __all__ = ["SerialExecutor", "best_of", "BestOf", "label_winner"]
 
@@ -65,7 +65,7 @@ class SerialExecutor:
         self.problem = problem
         self._progress, self._keep = progress, keep
         self._seconds_of = replay_function(problem, judge, judge_options) if judge is not None else None
-        self._mappings: dict[int, Mapping] = {}
+        self._mappings = ComputedMappings(problem)
 
     def score(self, request: SearchRequest, candidates: Sequence[Candidate], first: int) -> StageScores:
         """Score ``candidates[first:]`` in turn (see :meth:`~mpitaskmap.search.engine.Executor.score`)."""
@@ -80,23 +80,17 @@ class SerialExecutor:
         found = score_candidates(self.problem, candidates, range(first, len(candidates)), request.metric,
                                  progress=self._progress if first == 0 else None, keep=keep)
         out.scores, out.applied = found.scores, found.best is not None
-        if found.best is not None:
-            self._mappings[found.best[1]] = found.best[2]
+        self._mappings.keep_best(found)
         return out
-
-    def _mapping(self, candidates: Sequence[Candidate], index: int) -> Mapping:
-        if index not in self._mappings:
-            self._mappings[index] = apply(candidates[index], self.problem)
-        return self._mappings[index]
 
     def replay(self, request: SearchRequest, candidates: Sequence[Candidate],
                shortlist: list[int]) -> tuple[dict[int, float], str]:
         """Replay the shortlist in turn, stopping after the first past its budget; a failure raises."""
-        return replay_in_turn(shortlist, lambda i: self._mapping(candidates, i), self._seconds_of), ""
+        return replay_in_turn(shortlist, lambda i: self._mappings.get(candidates, i), self._seconds_of), ""
 
     def fetch(self, request: SearchRequest, candidates: Sequence[Candidate], index: int) -> Mapping:
         """The mapping of ``candidates[index]``: the one computed while scoring or replaying, else computed now."""
-        return self._mapping(candidates, index)
+        return self._mappings.get(candidates, index)
 
 
 @dataclass

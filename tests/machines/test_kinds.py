@@ -77,3 +77,17 @@ def test_the_capabilities_a_simulator_asks_have_defaults_and_kinds_override_them
     valiant = DragonflyMachine(3, 3, 2, range(18), routing="valiant")
     assert valiant.single_paths_differ and not valiant.with_routing("minimal").single_paths_differ
     assert isinstance(torus, TorusMachine)
+
+
+def test_a_simulated_jobs_options_are_checked_in_order_with_the_machines_defaults():
+    from mpitaskmap.machines.kinds import parse_sim_job
+    assert parse_sim_job({}, "demo", ppn=16) == {"ppn": 16, "nodes": None, "seed": 0}
+    assert parse_sim_job({"nodes": "8", "seed": "3", "routing": "Valiant"}, "demo", routing="minimal",
+                         routings=("minimal", "valiant")) == {"ppn": 1, "nodes": 8, "seed": 3, "routing": "valiant"}
+    with pytest.raises(InvalidInputError) as exc:  # ppn before nodes before seed before routing
+        parse_sim_job({"ppn": "0", "nodes": "x", "seed": "-1", "routing": "ecmp"}, "demo", routing="minimal",
+                      routings=("minimal",))
+    assert str(exc.value) == "demo: ppn must be >= 1; got 0"
+    with pytest.raises(InvalidInputError) as exc:
+        parse_sim_job({"seed": "-1", "routing": "ecmp"}, "demo", routing="minimal", routings=("minimal",))
+    assert str(exc.value) == "demo: seed must be >= 0; got -1"

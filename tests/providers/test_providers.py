@@ -861,3 +861,27 @@ def test_auto_falls_back_to_hostname(monkeypatch, tmp_path):
     assert p.probes[-2] == ("slurm", "slurm: SLURM_TOPOLOGY_ADDR is not set (not a task of a Slurm step, or Slurm older "
                                      "than its topology variables)")
     assert p.probes[-1] == ("hostname", "selected")
+
+
+def test_a_c_library_declares_its_signatures_and_a_failed_check_leaves_it_unopened():
+    import ctypes
+    import ctypes.util
+    from mpitaskmap.providers._util import CLibrary
+    checks = []
+
+    def ready(lib, label):
+        checks.append(label)
+        if len(checks) == 1:
+            raise ProviderError("not yet")
+
+    clib = CLibrary("demo", {"abs": (ctypes.c_long, [ctypes.c_long]), "labs": None},
+                    lambda: [ctypes.util.find_library("c")], ready)
+    with pytest.raises(ProviderError, match="not yet"):
+        clib.get()
+    assert clib.label is None
+    lib = clib.get()  # tried again, and checked again
+    assert checks == [clib.label, clib.label] and clib.get() is lib and len(checks) == 2
+    assert lib.abs.restype is ctypes.c_long and lib.abs.argtypes == [ctypes.c_long] and lib.abs(-7) == 7
+    missing = CLibrary("demo", {"no_such_function_here": None}, lambda: [ctypes.util.find_library("c")])
+    with pytest.raises(ProviderError, match="demo: no usable library; tried: .*lacks no_such_function_here"):
+        missing.get()

@@ -206,3 +206,16 @@ def test_the_serial_and_the_mpi_executor_give_the_same_result_on_every_rank():
     serial, mpi, result = serial_and_mpi(world)
     check_the_small_case(serial, mpi, result)
     assert all(m == mpi for m in world.allgather(mpi))
+
+
+def test_computed_mappings_keep_a_stages_best_and_compute_any_other_once():
+    from mpitaskmap.search.engine import ComputedMappings
+    from mpitaskmap.search.scoring import score_candidates
+    problem = Problem(TaskGraph.stencil([4, 4]), torus_machine([4, 4]))
+    candidates = candidate_list(problem.graph, problem.machine)[:3]
+    found = score_candidates(problem, candidates, range(3), "weighted_hops")
+    kept = ComputedMappings(problem)
+    kept.keep_best(found)
+    assert kept.get(candidates, found.best[1]) is found.best[2]  # the scoring pass's own mapping, not a new one
+    other = next(i for i in range(3) if i != found.best[1])
+    assert kept.get(candidates, other) is kept.get(candidates, other)

@@ -13,9 +13,9 @@ import math
 
 import numpy as np
 
-from ..._options import parse_choice, parse_float, parse_int, parse_lengths
+from ..._options import parse_float, parse_int, parse_lengths
 from ...errors import InvalidInputError, ProviderError
-from ..kinds import Gathered, MachineFileForm, NetworkKind, SimForm, register_kind
+from ..kinds import Gathered, MachineFileForm, NetworkKind, SimForm, parse_sim_job, register_kind
 from ..network_record import NetworkInfo, node_text
 from .dragonfly import DRAGONFLY_ROUTINGS, DragonflyMachine
 from .machine_file import read_dragonfly_file
@@ -121,10 +121,7 @@ def _xname_places(nodes: np.ndarray, first_index: np.ndarray, inverse: np.ndarra
 # -- the simulated dragonflies ---------------------------------------------------------------------
 def _sim_parse(kind: str, o: dict, s: str) -> dict:
     """The options of a simulated dragonfly; its shape (and group limit) checked now by building it with one node."""
-    p: dict = {"ppn": parse_int(o.get("ppn", 1), "ppn", s)}
-    p["nodes"] = parse_int(o["nodes"], "nodes", s) if "nodes" in o else None
-    p["seed"] = parse_int(o.get("seed", 0), "seed", s, minimum=0)
-    p["routing"] = parse_choice(o.get("routing", "minimal"), "routing", s, DRAGONFLY_ROUTINGS)
+    p = parse_sim_job(o, s, routing="minimal", routings=DRAGONFLY_ROUTINGS)
     if kind == "dragonfly":
         shape: dict = {"n_groups": parse_int(o.get("n_groups", 9), "n_groups", s, minimum=2)}
         switches = parse_lengths(o.get("switches", 4), "switches", s)
@@ -135,10 +132,7 @@ def _sim_parse(kind: str, o: dict, s: str) -> dict:
         for key in ("nodes_per_switch", "global_links", "global_ports"):
             if key in o:
                 shape[key] = parse_int(o[key], key, s)
-        bw = parse_float(o.get("bw", 25.0), "bw", s)
-        if bw <= 0:
-            raise InvalidInputError(f"{s}: bw must be positive; got {bw:g}")
-        shape["bandwidth"] = bw
+        shape["bandwidth"] = parse_float(o.get("bw", 25.0), "bw", s, positive=True)
         build = functools.partial(dragonfly_machine, **shape)
     else:
         build = functools.partial(dragonfly_preset, kind)

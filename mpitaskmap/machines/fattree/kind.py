@@ -12,10 +12,10 @@ import math
 
 import numpy as np
 
-from ..._options import parse_choice, parse_float, parse_int
+from ..._options import parse_float, parse_int
 from ..._textio import rank_ranges
 from ...errors import InvalidInputError, ProviderError
-from ..kinds import Gathered, NetworkKind, SimForm, SpecForm, register_kind
+from ..kinds import Gathered, NetworkKind, SimForm, SpecForm, parse_sim_job, register_kind
 from ..network_record import NetworkInfo, node_text
 from .fattree import FAT_TREE_ROUTINGS, FatTreeMachine
 from .hostlist import compress_hostlist
@@ -135,17 +135,11 @@ def _check_common_top(paths: list, names: list, node_ids: np.ndarray) -> None:
 # -- the simulated fat trees -----------------------------------------------------------------------
 def _sim_parse(kind: str, o: dict, s: str) -> dict:
     """The options of a simulated fat tree; its shape checked now by building it with one node."""
-    p: dict = {"ppn": parse_int(o.get("ppn", 1), "ppn", s)}
-    p["nodes"] = parse_int(o["nodes"], "nodes", s) if "nodes" in o else None
-    p["seed"] = parse_int(o.get("seed", 0), "seed", s, minimum=0)
-    p["routing"] = parse_choice(o.get("routing", "dmodk"), "routing", s, FAT_TREE_ROUTINGS)
+    p = parse_sim_job(o, s, routing="dmodk", routings=FAT_TREE_ROUTINGS)
     if kind == "fattree":
         shape = {key: parse_int(o[key], key, s) for key in ("leaves", "nodes_per_leaf", "taper", "levels",
                                                             "leaves_per_pod") if key in o}
-        bw = parse_float(o.get("bw", 12.5), "bw", s)
-        if bw <= 0:
-            raise InvalidInputError(f"{s}: bw must be positive; got {bw:g}")
-        shape["bandwidth"] = bw
+        shape["bandwidth"] = parse_float(o.get("bw", 12.5), "bw", s, positive=True)
         p["shape"] = shape
         build = functools.partial(fattree_machine, **shape)
     else:

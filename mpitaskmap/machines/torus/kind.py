@@ -12,7 +12,7 @@ import math
 from ..._options import parse_float, parse_int, parse_lengths, parse_wrap
 from ..._validate import as_narrowest_coords
 from ...errors import InvalidInputError, ProviderError
-from ..kinds import Gathered, MachineFileForm, NetworkKind, SimForm, SpecForm, register_kind
+from ..kinds import Gathered, MachineFileForm, NetworkKind, SimForm, SpecForm, parse_sim_job, register_kind
 from ..network_record import NetworkInfo
 from .machine_file import hopper_machine, read_torus_file, torus_file_hosts, torus_file_lines
 from .presets import BGQ_DIM_NAMES, BGQ_ORDERS, TITAN_DIMS, bgq_machine, bgq_node_name, titan_machine, torus_machine
@@ -44,9 +44,7 @@ def _router_location(machine, rank: int, node: str) -> tuple:
 
 # -- sim:titan -------------------------------------------------------------------------------------
 def _titan_parse(o: dict, s: str) -> dict:
-    p: dict = {"ppn": parse_int(o.get("ppn", 16), "ppn", s)}
-    p["nodes"] = parse_int(o["nodes"], "nodes", s) if "nodes" in o else None
-    p["seed"] = parse_int(o.get("seed", 0), "seed", s, minimum=0)
+    p = parse_sim_job(o, s, ppn=16)
     p["dims"] = parse_lengths(o.get("dims", TITAN_DIMS), "dims", s, n=3)
     busy = parse_float(o.get("busy", 0.5), "busy", s)
     if not 0.0 <= busy < 1.0:
