@@ -51,8 +51,8 @@ from mpitaskmap.sim.simgrid import simgrid_missing
 
 from benchmarks.harness.cases import group_by, run_cases
 from benchmarks.harness.output import read_json
-from benchmarks.harness.smpi import (GRIDS, add_app_arguments, app_case, build_halo3d, comm_change, comm_text,
-                                     parse_cases, parse_ints, run_methods)
+from benchmarks.harness.smpi import (GRIDS, add_app_arguments, app_case, build_halo3d, method_columns, parse_cases,
+                                     parse_ints, run_methods)
 from benchmarks.harness.tables import Column, print_columns
 from benchmarks.peers import kahip, scotch, zoltan2
 from benchmarks.peers.zoltan2_dragonfly import map_zoltan2_dragonfly
@@ -152,15 +152,7 @@ CASE_COLUMNS = [Column("machine", 8, lambda r: r["machine"], "<"), Column("alloc
                 Column("ranks", 5, lambda r: r["n"]), Column("ppn", 3, lambda r: r["ppn"]),
                 Column("seed", 4, lambda r: r["seed"])]
 #: The per-method table (rows carry ``base``, the case's identity time).
-COLUMNS = CASE_COLUMNS + [
-    Column("method", 17, lambda r: r["method"], "<", "  "),
-    Column("AvgHops", 7, lambda r: f"{r['metrics']['average_hops']:.3f}"),
-    Column("Latency(M)", 10, lambda r: f"{r['metrics']['latency']:.4g}"),
-    Column("PredTime", 10, lambda r: f"{r['metrics']['predicted_time']:.4g}"),
-    Column("comm s", 10, comm_text),
-    Column("vs identity", 11, lambda r: comm_change(r, r["base"])),
-    Column("map s", 6, lambda r: f"{r['map_s']:.1f}"),
-]
+COLUMNS = CASE_COLUMNS + method_columns(17, ('AvgHops', 'Latency(M)', 'PredTime', 'comm s', 'vs identity', 'map s'))
 
 
 def _case_order(key: tuple) -> tuple:

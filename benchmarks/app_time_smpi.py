@@ -77,8 +77,8 @@ from benchmarks.harness.candidates import (WITHIN, candidate_columns, candidates
 from benchmarks.harness.candidates import print_candidates as print_candidates_table
 from benchmarks.harness.cases import group_by, run_cases
 from benchmarks.harness.peers import ZOLTAN2_ROTATION_RANKS, zoltan2_mapping
-from benchmarks.harness.smpi import (GRIDS, SELECTORS, add_app_arguments, app_case, build_halo3d, comm_change,
-                                     comm_text, example_module, parse_cases, parse_ints, run_methods)
+from benchmarks.harness.smpi import (GRIDS, SELECTORS, add_app_arguments, app_case, build_halo3d, example_module,
+                                     method_columns, parse_cases, parse_ints, run_methods)
 from benchmarks.harness.tables import Column, print_columns
 from benchmarks.peers import zoltan2
 
@@ -208,18 +208,8 @@ def run_case(n: int, ppn: int, seed: int, args, app: str, work: str) -> tuple[li
 CASE_COLUMNS = [Column("ranks", 5, lambda r: r["n"]), Column("ppn", 3, lambda r: r["ppn"]),
                 Column("seed", 4, lambda r: r["seed"])]
 #: The per-method table (rows carry ``base``, the case's identity time).
-COLUMNS = CASE_COLUMNS + [
-    Column("method", 18, lambda r: r["method"], "<", "  "),
-    Column("AvgHops", 7, lambda r: f"{r['metrics']['average_hops']:.3f}"),
-    Column("WeightedHops", 13, lambda r: f"{r['metrics']['weighted_hops']:,.0f}"),
-    Column("Latency(M)", 10, lambda r: f"{r['metrics']['latency']:.4g}"),
-    Column("PredTime", 10, lambda r: f"{r['metrics']['predicted_time']:.4g}"),
-    Column("comm s", 10, comm_text),
-    Column("vs identity", 11, lambda r: comm_change(r, r["base"])),
-    Column("end s", 10, lambda r: "-" if r["end_s"] is None else f"{r['end_s']:.4e}"),
-    Column("map s", 6, lambda r: f"{r['map_s']:.1f}"),
-    Column("wall s", 6, lambda r: "same" if r.get("same_as") else "-" if r["wall_s"] is None else f"{r['wall_s']:.0f}"),
-]
+COLUMNS = CASE_COLUMNS + method_columns(18, ('AvgHops', 'WeightedHops', 'Latency(M)', 'PredTime', 'comm s', 'vs identity',
+                                             'end s', 'map s', 'wall s'))
 
 
 def print_table(rows: list[dict]) -> None:

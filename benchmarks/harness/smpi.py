@@ -35,6 +35,8 @@ from mpitaskmap.mapping import Mapping
 from mpitaskmap.metrics import DEFAULT_HOP_LATENCY, evaluate
 from mpitaskmap.sim.simgrid import platform_xml
 
+from .tables import Column
+
 ROOT = Path(__file__).resolve().parents[2]
 #: halo3d's task grid per job size (ranks).
 GRIDS = {512: (8, 8, 8), 4096: (16, 16, 16), 64: (4, 4, 4), 1024: (16, 8, 8), 2048: (16, 16, 8)}
@@ -258,3 +260,31 @@ def comm_change(row: dict, base: float | None) -> str:
 def comm_text(row: dict) -> str:
     """A row's ``comm_s`` in the tables (``failed`` when the run failed)."""
     return "failed" if row["comm_s"] is None else f"{row['comm_s']:.4e}"
+
+
+#: The app-time studies' per-method columns after ``method``, by header (rows carry ``metrics``, ``comm_s``,
+#: ``base`` (the case's identity time), ``end_s``, ``map_s``, ``wall_s``); each study picks its own with
+#: :func:`method_columns`.
+METHOD_COLUMNS = {c.header: c for c in (
+    Column("AvgHops", 7, lambda r: f"{r['metrics']['average_hops']:.3f}"),
+    Column("WeightedHops", 13, lambda r: f"{r['metrics']['weighted_hops']:,.0f}"),
+    Column("Latency(M)", 10, lambda r: f"{r['metrics']['latency']:.4g}"),
+    Column("PredTime", 10, lambda r: f"{r['metrics']['predicted_time']:.4g}"),
+    Column("comm s", 10, comm_text),
+    Column("vs identity", 11, lambda r: comm_change(r, r["base"])),
+    Column("end s", 10, lambda r: "-" if r["end_s"] is None else f"{r['end_s']:.4e}"),
+    Column("map s", 6, lambda r: f"{r['map_s']:.1f}"),
+    Column("wall s", 6, lambda r: "same" if r.get("same_as") else "-" if r["wall_s"] is None else f"{r['wall_s']:.0f}"),
+)}
+
+
+def method_columns(method_width: int, headers: Sequence[str]) -> list[Column]:
+    """The ``method`` column (``method_width`` wide) and the :data:`METHOD_COLUMNS` named by ``headers``, in order.
+
+    Raises
+    ------
+    KeyError
+        A header that is not one of :data:`METHOD_COLUMNS`.
+    """
+    return [Column("method", method_width, lambda r: r["method"], "<", "  ")] + [METHOD_COLUMNS[h] for h in headers]
+

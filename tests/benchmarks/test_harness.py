@@ -17,7 +17,8 @@ from benchmarks.harness.candidates import (candidate_columns, candidates_verdict
                                            fastest_group, gap_percent, metric_picks, print_candidates)
 from benchmarks.harness.shapes import stencil_dims
 from benchmarks.harness.smpi import (SELECTORS, check_task_numbering, comm_change, example_module, halo3d_task,
-                                     host_order, parse_cases, parse_ints)
+                                     host_order, method_columns, parse_cases, parse_ints)
+from benchmarks.harness.tables import header_line, row_line
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "benchmarks"
@@ -151,6 +152,18 @@ def test_candidates_table_with_and_without_notes(capsys):
         "   64        3         2 1.0000e+00 1.0200e+00    +2.0%  -\n"
         "1 case\n"
         "\n")
+
+
+def test_method_columns_are_picked_by_header_in_the_order_given():
+    cols = method_columns(6, ("comm s", "vs identity", "AvgHops"))
+    assert [c.header for c in cols] == ["method", "comm s", "vs identity", "AvgHops"]
+    row = {"method": "auto", "comm_s": 7.5e-06, "base": 1e-05, "metrics": {"average_hops": 1.25}}
+    assert header_line(cols) == "method     comm s vs identity AvgHops"
+    assert row_line(cols, row) == "auto   7.5000e-06      -25.0%   1.250"
+    # a failed run's row
+    assert row_line(cols, dict(row, comm_s=None)) == "auto       failed           -   1.250"
+    with pytest.raises(KeyError):
+        method_columns(6, ("no such column",))
 
 
 def test_comm_change_against_identity():
