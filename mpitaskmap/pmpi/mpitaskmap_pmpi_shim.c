@@ -50,13 +50,35 @@ typedef void (*f_cart_fn)(void*, void*, void*, void*, void*, void*, void*);
 typedef void (*f_dist_fn)(void*, void*, void*, void*, void*, void*, void*, void*, void*, void*, void*);
 typedef int (*f_dist_core_fn)(void*, void*, void*, void*, void*, void*, void*, void*, void*, void*, void*);
 
+/* The recorder's entry points (mpitaskmap_pmpi_record.c); kind 0..3: standard, buffered, synchronous, ready. */
+typedef int (*rec_start_fn)(const char*);
+typedef int (*rec_level_fn)(int);
+typedef int (*rec_void_fn)(void);
+typedef int (*rec_send_fn)(int, const void*, int, handle, int, int, handle);
+typedef int (*rec_isend_fn)(int, const void*, int, handle, int, int, handle, void*);
+typedef int (*rec_req_fn)(void*);
+typedef int (*rec_startall_fn)(int, void*);
+typedef int (*rec_sendrecv_fn)(const void*, int, handle, int, int, void*, int, handle, int, int, handle, void*);
+typedef int (*rec_replace_fn)(void*, int, handle, int, int, int, int, handle, void*);
+
 static struct {
   cart_fn cart;
   dist_fn dist;
   f_cart_fn f_cart;
   f_dist_core_fn f_dist;
+  rec_start_fn record_start;
+  rec_level_fn pcontrol;
+  rec_void_fn finalize;
+  rec_send_fn send;
+  rec_isend_fn isend, send_init;
+  rec_req_fn start, request_free;
+  rec_startall_fn startall;
+  rec_sendrecv_fn sendrecv;
+  rec_replace_fn sendrecv_replace;
 } core;
-static int core_ready; /* set once by decide() */
+static int recording; /* set once, after MPI_Init succeeded and the core's recorder started */
+static int core_ready;              /* set once by decide() */
+static char core_why[2048];         /* why not, when not */
 static pthread_once_t decided = PTHREAD_ONCE_INIT;
 
 /* A symbol of this process other than this library's own: the next definition after this library
@@ -171,27 +193,45 @@ static void decide(void)
         *(void**)&core.dist = dlsym(h, "mpitaskmap_dist_graph_create_adjacent");
         *(void**)&core.f_cart = dlsym(h, "mpitaskmap_f_cart_create");
         *(void**)&core.f_dist = dlsym(h, "mpitaskmap_f_dist_graph_create_adjacent");
-        if (!core.cart || !core.dist || !core.f_cart || !core.f_dist)
+        *(void**)&core.record_start = dlsym(h, "mpitaskmap_record_start");
+        *(void**)&core.pcontrol = dlsym(h, "mpitaskmap_record_pcontrol");
+        *(void**)&core.finalize = dlsym(h, "mpitaskmap_record_finalize");
+        *(void**)&core.send = dlsym(h, "mpitaskmap_record_send");
+        *(void**)&core.isend = dlsym(h, "mpitaskmap_record_isend");
+        *(void**)&core.send_init = dlsym(h, "mpitaskmap_record_send_init");
+        *(void**)&core.start = dlsym(h, "mpitaskmap_record_start_request");
+        *(void**)&core.request_free = dlsym(h, "mpitaskmap_record_request_free");
+        *(void**)&core.startall = dlsym(h, "mpitaskmap_record_startall");
+        *(void**)&core.sendrecv = dlsym(h, "mpitaskmap_record_sendrecv");
+        *(void**)&core.sendrecv_replace = dlsym(h, "mpitaskmap_record_sendrecv_replace");
+        if (!core.cart || !core.dist || !core.f_cart || !core.f_dist || !core.record_start || !core.pcontrol ||
+            !core.finalize || !core.send || !core.isend || !core.send_init || !core.start || !core.request_free ||
+            !core.startall || !core.sendrecv || !core.sendrecv_replace)
           snprintf(why, sizeof why, "%s lacks its entry points (a stale build? rebuild: mpitaskmap --pmpi-lib)", path);
         else
           core_ready = 1;
       }
     }
   }
-  if (!core_ready && speaks()) {
-    fprintf(stderr,
-            "mpitaskmap: the PMPI library was built for %s but %s: it leaves MPI_Cart_create and "
-            "MPI_Dist_graph_create_adjacent to this MPI, not reordered (build it with this MPI's mpicc: "
-            "MPICC=... mpitaskmap --pmpi-lib)\n",
-            CFG_BUILT_FOR, why);
+  memcpy(core_why, why, sizeof core_why);
+}
+
+/* Whether the core runs here; if not, rank 0 says so once per `what` (a flag of the caller's). */
+static int core_for(int* said, const char* what)
+{
+  pthread_once(&decided, decide);
+  if (!core_ready && !__atomic_exchange_n(said, 1, __ATOMIC_RELAXED) && speaks()) {
+    fprintf(stderr, "mpitaskmap: the PMPI library was built for %s but %s: %s (build it with this MPI's mpicc: "
+            "MPICC=... mpitaskmap --pmpi-lib)\n", CFG_BUILT_FOR, core_why, what);
     fflush(stderr);
   }
+  return core_ready;
 }
 
 static int use_core(void)
 {
-  pthread_once(&decided, decide);
-  return core_ready;
+  static int said;
+  return core_for(&said, "it leaves MPI_Cart_create and MPI_Dist_graph_create_adjacent to this MPI, not reordered");
 }
 
 /* The process's own definition of name (the next after this library), or a message and abort:
@@ -266,3 +306,128 @@ F_DIST(mpi_dist_graph_create_adjacent_)
 F_DIST(mpi_dist_graph_create_adjacent__)
 F_DIST(mpi_dist_graph_create_adjacent)
 F_DIST(MPI_DIST_GRAPH_CREATE_ADJACENT)
+
+
+/* -- the traffic recorder (mpitaskmap_pmpi_record.c) ------------------------------------------------
+ * With MPITASKMAP_RECORD=PATH set, the core's recorder starts after MPI_Init / MPI_Init_thread
+ * succeeded and every call below goes to it (it calls MPI's own PMPI_ function and returns its
+ * code); otherwise each goes straight to the process's own MPI, found once. */
+
+#define OWN(type, name)                                                                                               \
+  static __typeof__(type) own;                                                                                        \
+  if (!own)                                                                                                           \
+  *(void**)&own = next(name)
+
+static void start_recording(void)
+{
+  const char* path = getenv("MPITASKMAP_RECORD");
+  static int said;
+  if (path && *path && core_for(&said, "MPITASKMAP_RECORD is ignored: no traffic is recorded"))
+    recording = core.record_start(path);
+}
+
+int MPI_Init(int* argc, char*** argv)
+{
+  OWN(int (*)(int*, char***), "MPI_Init");
+  int rc = own(argc, argv);
+  if (rc == 0)
+    start_recording();
+  return rc;
+}
+
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided)
+{
+  OWN(int (*)(int*, char***, int, int*), "MPI_Init_thread");
+  int rc = own(argc, argv, required, provided);
+  if (rc == 0)
+    start_recording();
+  return rc;
+}
+
+int MPI_Finalize(void)
+{
+  if (recording)
+    return core.finalize();
+  OWN(int (*)(void), "MPI_Finalize");
+  return own();
+}
+
+int MPI_Pcontrol(const int level, ...)
+{
+  if (recording)
+    return core.pcontrol(level);
+  OWN(int (*)(int, ...), "MPI_Pcontrol");
+  return own(level);
+}
+
+#define SEND(name, kind)                                                                                              \
+  int name(const void* buf, int count, handle type, int dest, int tag, handle comm)                                  \
+  {                                                                                                                   \
+    if (recording)                                                                                                    \
+      return core.send(kind, buf, count, type, dest, tag, comm);                                                      \
+    OWN(int (*)(const void*, int, handle, int, int, handle), #name);                                                  \
+    return own(buf, count, type, dest, tag, comm);                                                                    \
+  }
+SEND(MPI_Send, 0)
+SEND(MPI_Bsend, 1)
+SEND(MPI_Ssend, 2)
+SEND(MPI_Rsend, 3)
+
+#define ISEND(name, kind, entry)                                                                                      \
+  int name(const void* buf, int count, handle type, int dest, int tag, handle comm, void* request)                   \
+  {                                                                                                                   \
+    if (recording)                                                                                                    \
+      return core.entry(kind, buf, count, type, dest, tag, comm, request);                                            \
+    OWN(int (*)(const void*, int, handle, int, int, handle, void*), #name);                                           \
+    return own(buf, count, type, dest, tag, comm, request);                                                           \
+  }
+ISEND(MPI_Isend, 0, isend)
+ISEND(MPI_Ibsend, 1, isend)
+ISEND(MPI_Issend, 2, isend)
+ISEND(MPI_Irsend, 3, isend)
+ISEND(MPI_Send_init, 0, send_init)
+ISEND(MPI_Bsend_init, 1, send_init)
+ISEND(MPI_Ssend_init, 2, send_init)
+ISEND(MPI_Rsend_init, 3, send_init)
+
+int MPI_Start(void* request)
+{
+  if (recording)
+    return core.start(request);
+  OWN(int (*)(void*), "MPI_Start");
+  return own(request);
+}
+
+int MPI_Startall(int count, void* requests)
+{
+  if (recording)
+    return core.startall(count, requests);
+  OWN(int (*)(int, void*), "MPI_Startall");
+  return own(count, requests);
+}
+
+int MPI_Request_free(void* request)
+{
+  if (recording)
+    return core.request_free(request);
+  OWN(int (*)(void*), "MPI_Request_free");
+  return own(request);
+}
+
+int MPI_Sendrecv(const void* sbuf, int scount, handle stype, int dest, int stag, void* rbuf, int rcount, handle rtype,
+                 int source, int rtag, handle comm, void* status)
+{
+  if (recording)
+    return core.sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
+  OWN(int (*)(const void*, int, handle, int, int, void*, int, handle, int, int, handle, void*), "MPI_Sendrecv");
+  return own(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
+}
+
+int MPI_Sendrecv_replace(void* buf, int count, handle type, int dest, int stag, int source, int rtag, handle comm,
+                         void* status)
+{
+  if (recording)
+    return core.sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, status);
+  OWN(int (*)(void*, int, handle, int, int, int, int, handle, void*), "MPI_Sendrecv_replace");
+  return own(buf, count, type, dest, stag, source, rtag, comm, status);
+}

@@ -77,8 +77,8 @@ import numpy as np
 
 from ..sim.simgrid_replay import _cache_dir
 
-__all__ = ["LIBRARY_NAME", "CORE_NAME", "SOURCE", "SHIM_SOURCE", "FAMILY_MARKERS", "pmpi_library", "find_mpicc",
-           "mpi_family", "elf_needed", "libpython_path", "config_header", "shim_config_header", "cache_dir",
+__all__ = ["LIBRARY_NAME", "CORE_NAME", "SOURCE", "SHIM_SOURCE", "RECORD_SOURCE", "FAMILY_MARKERS", "pmpi_library",
+           "find_mpicc", "mpi_family", "elf_needed", "libpython_path", "config_header", "shim_config_header", "cache_dir",
            "cart_order_hook", "dist_graph_order_hook"]
 
 #: File name of the interposition library (the shim given to ``LD_PRELOAD``).
@@ -89,6 +89,8 @@ CORE_NAME = "libmpitaskmap_pmpi_core.so"
 SOURCE = Path(__file__).resolve().parents[1] / "pmpi" / "mpitaskmap_pmpi.c"
 #: The shim's C source (no MPI header, no MPI library).
 SHIM_SOURCE = SOURCE.with_name("mpitaskmap_pmpi_shim.c")
+#: The traffic recorder's C source (``MPITASKMAP_RECORD``), compiled into the core.
+RECORD_SOURCE = SOURCE.with_name("mpitaskmap_pmpi_record.c")
 #: A symbol each MPI family's library defines and no other does: the shim's check that the
 #: process runs the family the core was built for.
 FAMILY_MARKERS = {"Open MPI": "ompi_mpi_comm_world", "MPICH": "MPIR_Err_create_code"}
@@ -402,6 +404,7 @@ def _build_key(cc: str, header: str) -> str:
     h = hashlib.sha256()
     h.update(SOURCE.read_bytes())
     h.update(SHIM_SOURCE.read_bytes())
+    h.update(RECORD_SOURCE.read_bytes())
     h.update(header.encode())
     real = os.path.realpath(cc)
     h.update(real.encode())
@@ -450,8 +453,8 @@ def pmpi_library(mpicc: str | None = None, *, rebuild: bool = False) -> Path:
     with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
         (Path(tmp) / "mpitaskmap_pmpi_config.h").write_text(header)
         core = Path(tmp) / CORE_NAME
-        _compile([cc, "-shared", "-fPIC", "-O2", "-Wall", "-I", tmp, "-I", _python_include(), str(SOURCE), "-o",
-                  str(core), "-Wl,--as-needed", "-ldl"], core)
+        _compile([cc, "-shared", "-fPIC", "-O2", "-Wall", "-I", tmp, "-I", _python_include(), str(SOURCE),
+                  str(RECORD_SOURCE), "-o", str(core), "-Wl,--as-needed", "-ldl"], core)
         (Path(tmp) / "mpitaskmap_pmpi_shim_config.h").write_text(shim_config_header(built_for, marker,
                                                                                     elf_needed(core)))
         shim = Path(tmp) / LIBRARY_NAME

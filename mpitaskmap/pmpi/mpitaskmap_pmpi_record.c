@@ -1,0 +1,605 @@
+/* The traffic recorder of libmpitaskmap_pmpi_core: with MPITASKMAP_RECORD=PATH, the messages and bytes
+ * every rank sends to every other, in MPI_COMM_WORLD numbering, written at MPI_Finalize as one Matrix
+ * Market file (bytes), a second one (message counts) and a JSON sidecar.
+ *
+ * The preloaded shim (mpitaskmap_pmpi_shim.c) calls mpitaskmap_record_start after MPI_Init /
+ * MPI_Init_thread succeeded when MPITASKMAP_RECORD is set and the core can run in the process; from
+ * then on its MPI_Send ... entry points call the mpitaskmap_record_* functions below, which call MPI's
+ * own PMPI_ function and return exactly its return code, and count only when it returned MPI_SUCCESS
+ * (an erroneous call is MPI's to report, and its handler runs as without this library: no MPI call is
+ * made before it).  Recorded (point-to-point, on any communicator, intercommunicators included):
+ *
+ *   MPI_Send, MPI_Bsend, MPI_Ssend, MPI_Rsend, MPI_Isend, MPI_Ibsend, MPI_Issend, MPI_Irsend,
+ *   MPI_Sendrecv, MPI_Sendrecv_replace (their send part), and the persistent MPI_Send_init,
+ *   MPI_Bsend_init, MPI_Ssend_init, MPI_Rsend_init, counted at each MPI_Start / MPI_Startall.
+ *
+ * Data structures.  Each rank holds its own row only: msgs[P] and bytes[P] (uint64, P = the size of
+ * MPI_COMM_WORLD), so no rank holds P^2 entries.  A communicator's ranks are translated to world
+ * ranks once (MPI_Group_translate_ranks of its group, the remote group of an intercommunicator),
+ * kept as an attribute of the communicator (a keyval whose delete callback frees it when the
+ * application frees the communicator, so a reused handle never sees a stale table);
+ * MPI_COMM_WORLD needs none.  A persistent send request is kept in a small hash table from the
+ * request handle to (world destination, bytes), entered at MPI_*send_init, looked up at MPI_Start,
+ * removed at MPI_Request_free.  MPI_Pcontrol(0) pauses counting and MPI_Pcontrol(level != 0)
+ * resumes it (as mpiP and IPM read it); rank 0's windows are written to the sidecar.  Under
+ * MPI_THREAD_MULTIPLE the counters are added atomically and the tables are locked.
+ *
+ * The merge at MPI_Finalize, on a duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN (the
+ * application's communicators and handlers are not touched): rank 0 opens the files and broadcasts
+ * whether it could; the totals (nonzeros, messages, bytes, duration, nodes) are reduced to rank 0,
+ * which writes the headers (Matrix Market needs the nonzero count first) and its own row.  Then it
+ * pulls the other rows in rank order: it grants up to WINDOW ranks ahead (one int message each); a
+ * granted rank sends its nonzero count, then its nonzeros in chunks of at most CHUNK (column,
+ * messages, bytes) triples; rank 0 writes each chunk as it arrives.  So rank 0 holds at most
+ * WINDOW chunks in flight besides its own row, and ranks not yet granted send nothing (no
+ * unexpected-message pile-up at rank 0).  A file that cannot be opened or written gives one line on
+ * stderr from rank 0 and nothing else; every rank still finishes the protocol, so nothing hangs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CORE_API __attribute__((visibility("default")))
+#define CHUNK 4096 /* nonzeros per message of the merge */
+#define WINDOW 4   /* ranks granted ahead by rank 0 */
+#define MAX_WINDOWS 64
+
+enum { K_SEND, K_BSEND, K_SSEND, K_RSEND };
+
+static struct {
+  int on;     /* recording started (mpitaskmap_record_start) */
+  int paused; /* MPI_Pcontrol(0) */
+  int atomic; /* MPI_THREAD_MULTIPLE */
+  int size, rank;
+  uint64_t *msgs, *bytes;
+  double t0;
+  int keyval;
+  MPI_Group world;
+  double windows[MAX_WINDOWS][2], window_start;
+  int nwindows, pcontrol_calls, windows_cut;
+  char path[4096];
+} rec;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* -- counting ------------------------------------------------------------------------------- */
+
+static void add(int world_dest, uint64_t bytes)
+{
+  if (world_dest < 0 || world_dest >= rec.size)
+    return;
+  if (rec.atomic) {
+    __atomic_fetch_add(&rec.msgs[world_dest], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&rec.bytes[world_dest], bytes, __ATOMIC_RELAXED);
+  } else {
+    rec.msgs[world_dest]++;
+    rec.bytes[world_dest] += bytes;
+  }
+}
+
+typedef struct {
+  int n;
+  int world[]; /* world rank of each rank of the (remote) group; MPI_UNDEFINED outside the world */
+} translation;
+
+static int drop_translation(MPI_Comm comm, int keyval, void* value, void* extra)
+{
+  (void)comm, (void)keyval, (void)extra;
+  free(value);
+  return MPI_SUCCESS;
+}
+
+/* The world rank of rank `rank` of comm (of its remote group for an intercommunicator), or -1.
+ * Called after a successful call on comm only: comm and rank are valid. */
+static int world_rank(MPI_Comm comm, int rank)
+{
+  if (rank == MPI_PROC_NULL || rank < 0)
+    return -1;
+  if (comm == MPI_COMM_WORLD)
+    return rank;
+  translation* t = NULL;
+  int found = 0;
+  PMPI_Comm_get_attr(comm, rec.keyval, &t, &found);
+  if (!found) {
+    if (rec.atomic)
+      pthread_mutex_lock(&lock);
+    PMPI_Comm_get_attr(comm, rec.keyval, &t, &found); /* another thread may have made it */
+    if (!found) {
+      int inter = 0, n = 0;
+      MPI_Group group;
+      PMPI_Comm_test_inter(comm, &inter);
+      if (inter)
+        PMPI_Comm_remote_group(comm, &group);
+      else
+        PMPI_Comm_group(comm, &group);
+      PMPI_Group_size(group, &n);
+      t = malloc(sizeof(translation) + sizeof(int) * (size_t)(n > 0 ? n : 1));
+      int* ranks = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+      t->n = n;
+      for (int i = 0; i < n; i++)
+        ranks[i] = i;
+      PMPI_Group_translate_ranks(group, n, ranks, rec.world, t->world);
+      free(ranks);
+      PMPI_Group_free(&group);
+      PMPI_Comm_set_attr(comm, rec.keyval, t);
+    }
+    if (rec.atomic)
+      pthread_mutex_unlock(&lock);
+  }
+  if (rank >= t->n || t->world[rank] == MPI_UNDEFINED)
+    return -1;
+  return t->world[rank];
+}
+
+static uint64_t size_of(int count, MPI_Datatype type)
+{
+  MPI_Count size = 0;
+  if (count <= 0 || PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size < 0)
+    return 0;
+  return (uint64_t)count * (uint64_t)size;
+}
+
+static void count(int rc, int dest, int n, MPI_Datatype type, MPI_Comm comm)
+{
+  if (rc != MPI_SUCCESS || rec.paused || !rec.on || dest == MPI_PROC_NULL)
+    return;
+  add(world_rank(comm, dest), size_of(n, type));
+}
+
+/* -- persistent requests: request handle -> (world destination, bytes) ------------------------- */
+
+typedef struct entry {
+  uint64_t key;
+  int dest;
+  uint64_t bytes;
+  struct entry* next;
+} entry;
+
+#define BUCKETS 1024
+static entry* table[BUCKETS];
+
+static uint64_t key_of(MPI_Request r)
+{
+  uint64_t k = 0;
+  memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
+  return k;
+}
+
+static entry** slot(uint64_t key)
+{
+  entry** e = &table[(key ^ (key >> 17) ^ (key >> 31)) % BUCKETS];
+  while (*e && (*e)->key != key)
+    e = &(*e)->next;
+  return e;
+}
+
+static void remember(MPI_Request r, int dest, uint64_t bytes)
+{
+  if (rec.atomic)
+    pthread_mutex_lock(&lock);
+  entry** e = slot(key_of(r));
+  if (!*e) {
+    *e = calloc(1, sizeof(entry));
+    (*e)->key = key_of(r);
+  }
+  (*e)->dest = dest;
+  (*e)->bytes = bytes;
+  if (rec.atomic)
+    pthread_mutex_unlock(&lock);
+}
+
+static void forget(uint64_t key)
+{
+  if (rec.atomic)
+    pthread_mutex_lock(&lock);
+  entry** e = slot(key);
+  if (*e) {
+    entry* gone = *e;
+    *e = gone->next;
+    free(gone);
+  }
+  if (rec.atomic)
+    pthread_mutex_unlock(&lock);
+}
+
+static void started(uint64_t key)
+{
+  if (rec.paused || !rec.on)
+    return;
+  int dest = -1;
+  uint64_t bytes = 0;
+  if (rec.atomic)
+    pthread_mutex_lock(&lock);
+  entry* e = *slot(key);
+  if (e)
+    dest = e->dest, bytes = e->bytes;
+  if (rec.atomic)
+    pthread_mutex_unlock(&lock);
+  if (e)
+    add(dest, bytes);
+}
+
+/* -- the entry points the shim calls ----------------------------------------------------------- */
+
+static void window_open(void)
+{
+  rec.window_start = PMPI_Wtime() - rec.t0;
+}
+
+static void window_close(void)
+{
+  if (rec.nwindows < MAX_WINDOWS) {
+    rec.windows[rec.nwindows][0] = rec.window_start;
+    rec.windows[rec.nwindows][1] = PMPI_Wtime() - rec.t0;
+    rec.nwindows++;
+  } else {
+    rec.windows_cut = 1;
+  }
+}
+
+/* After MPI_Init succeeded, path = MPITASKMAP_RECORD: 1 when recording. */
+CORE_API int mpitaskmap_record_start(const char* path)
+{
+  int provided = MPI_THREAD_SINGLE;
+  if (rec.on || !path || !*path)
+    return rec.on;
+  PMPI_Query_thread(&provided);
+  rec.atomic = provided == MPI_THREAD_MULTIPLE;
+  PMPI_Comm_size(MPI_COMM_WORLD, &rec.size);
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rec.rank);
+  rec.msgs = calloc((size_t)rec.size, sizeof(uint64_t));
+  rec.bytes = calloc((size_t)rec.size, sizeof(uint64_t));
+  if (!rec.msgs || !rec.bytes)
+    return 0;
+  if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, drop_translation, &rec.keyval, NULL) != MPI_SUCCESS)
+    return 0;
+  PMPI_Comm_group(MPI_COMM_WORLD, &rec.world);
+  snprintf(rec.path, sizeof rec.path, "%s", path);
+  rec.t0 = PMPI_Wtime();
+  window_open();
+  rec.on = 1;
+  return 1;
+}
+
+CORE_API int mpitaskmap_record_pcontrol(int level)
+{
+  int rc = PMPI_Pcontrol(level);
+  rec.pcontrol_calls++;
+  if (level == 0 && !rec.paused) {
+    window_close();
+    rec.paused = 1;
+  } else if (level != 0 && rec.paused) {
+    window_open();
+    rec.paused = 0;
+  }
+  return rc;
+}
+
+CORE_API int mpitaskmap_record_send(int kind, const void* buf, int n, MPI_Datatype type, int dest, int tag,
+                                    MPI_Comm comm)
+{
+  int rc = kind == K_BSEND   ? PMPI_Bsend(buf, n, type, dest, tag, comm)
+           : kind == K_SSEND ? PMPI_Ssend(buf, n, type, dest, tag, comm)
+           : kind == K_RSEND ? PMPI_Rsend(buf, n, type, dest, tag, comm)
+                             : PMPI_Send(buf, n, type, dest, tag, comm);
+  count(rc, dest, n, type, comm);
+  return rc;
+}
+
+CORE_API int mpitaskmap_record_isend(int kind, const void* buf, int n, MPI_Datatype type, int dest, int tag,
+                                     MPI_Comm comm, MPI_Request* req)
+{
+  int rc = kind == K_BSEND   ? PMPI_Ibsend(buf, n, type, dest, tag, comm, req)
+           : kind == K_SSEND ? PMPI_Issend(buf, n, type, dest, tag, comm, req)
+           : kind == K_RSEND ? PMPI_Irsend(buf, n, type, dest, tag, comm, req)
+                             : PMPI_Isend(buf, n, type, dest, tag, comm, req);
+  count(rc, dest, n, type, comm);
+  return rc;
+}
+
+CORE_API int mpitaskmap_record_send_init(int kind, const void* buf, int n, MPI_Datatype type, int dest, int tag,
+                                         MPI_Comm comm, MPI_Request* req)
+{
+  int rc = kind == K_BSEND   ? PMPI_Bsend_init(buf, n, type, dest, tag, comm, req)
+           : kind == K_SSEND ? PMPI_Ssend_init(buf, n, type, dest, tag, comm, req)
+           : kind == K_RSEND ? PMPI_Rsend_init(buf, n, type, dest, tag, comm, req)
+                             : PMPI_Send_init(buf, n, type, dest, tag, comm, req);
+  if (rc == MPI_SUCCESS && rec.on && dest != MPI_PROC_NULL)
+    remember(*req, world_rank(comm, dest), size_of(n, type));
+  return rc;
+}
+
+CORE_API int mpitaskmap_record_start_request(MPI_Request* req)
+{
+  uint64_t key = key_of(*req);
+  int rc = PMPI_Start(req);
+  if (rc == MPI_SUCCESS)
+    started(key);
+  return rc;
+}
+
+CORE_API int mpitaskmap_record_startall(int n, MPI_Request reqs[])
+{
+  int rc = PMPI_Startall(n, reqs);
+  for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
+    started(key_of(reqs[i]));
+  return rc;
+}
+
+CORE_API int mpitaskmap_record_request_free(MPI_Request* req)
+{
+  uint64_t key = key_of(*req);
+  int rc = PMPI_Request_free(req);
+  if (rc == MPI_SUCCESS)
+    forget(key);
+  return rc;
+}
+
+CORE_API int mpitaskmap_record_sendrecv(const void* sbuf, int sn, MPI_Datatype stype, int dest, int stag, void* rbuf,
+                                        int rn, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
+                                        MPI_Status* status)
+{
+  int rc = PMPI_Sendrecv(sbuf, sn, stype, dest, stag, rbuf, rn, rtype, source, rtag, comm, status);
+  count(rc, dest, sn, stype, comm);
+  return rc;
+}
+
+CORE_API int mpitaskmap_record_sendrecv_replace(void* buf, int n, MPI_Datatype type, int dest, int stag, int source,
+                                                int rtag, MPI_Comm comm, MPI_Status* status)
+{
+  int rc = PMPI_Sendrecv_replace(buf, n, type, dest, stag, source, rtag, comm, status);
+  count(rc, dest, n, type, comm);
+  return rc;
+}
+
+/* -- the merge at MPI_Finalize ------------------------------------------------------------------- */
+
+static void json_string(FILE* f, const char* s)
+{
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static const char* base_name(const char* path)
+{
+  const char* s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+/* The first line of MPI_Get_library_version, runs of blanks as one. */
+static void library_version(char* out, size_t len)
+{
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
+  int n = 0;
+  PMPI_Get_library_version(buf, &n);
+  buf[MPI_MAX_LIBRARY_VERSION_STRING] = '\0';
+  char* end = strpbrk(buf, "\r\n");
+  if (end)
+    *end = '\0';
+  size_t w = 0;
+  for (char* r = buf; *r && w + 1 < len; r++) {
+    char c = *r == '\t' ? ' ' : *r;
+    if (c != ' ' || (w > 0 && out[w - 1] != ' '))
+      out[w++] = c;
+  }
+  while (w > 0 && out[w - 1] == ' ')
+    w--;
+  out[w] = '\0';
+}
+
+typedef struct {
+  FILE *bytes, *msgs;
+  int failed; /* errno of the first failed write */
+} outputs;
+
+static void write_entries(outputs* o, int row, const uint64_t* triples, int n)
+{
+  for (int i = 0; i < n && !o->failed; i++) {
+    const uint64_t* t = triples + 3 * (size_t)i;
+    if (fprintf(o->bytes, "%d %llu %llu\n", row + 1, (unsigned long long)t[0] + 1, (unsigned long long)t[2]) < 0 ||
+        fprintf(o->msgs, "%d %llu %llu\n", row + 1, (unsigned long long)t[0] + 1, (unsigned long long)t[1]) < 0)
+      o->failed = errno ? errno : EIO;
+  }
+}
+
+static const char RECORDED[] = "point-to-point: MPI_Send, MPI_Bsend, MPI_Ssend, MPI_Rsend, MPI_Isend, MPI_Ibsend, "
+                               "MPI_Issend, MPI_Irsend, MPI_Sendrecv, MPI_Sendrecv_replace, MPI_Start(all) of "
+                               "MPI_*send_init";
+
+static void write_headers(outputs* o, uint64_t nnz)
+{
+  const char* name = base_name(rec.path);
+  fprintf(o->bytes,
+          "%%%%MatrixMarket matrix coordinate real general\n"
+          "%% mpitaskmap traffic recording: bytes sent by the row's rank to the column's rank, MPI_COMM_WORLD ranks "
+          "numbered from 1\n%% %s\n%% message counts: %s.counts.mtx; job: %s.json\n%d %d %llu\n",
+          RECORDED, name, name, rec.size, rec.size, (unsigned long long)nnz);
+  fprintf(o->msgs,
+          "%%%%MatrixMarket matrix coordinate integer general\n"
+          "%% mpitaskmap traffic recording: messages sent by the row's rank to the column's rank, MPI_COMM_WORLD "
+          "ranks numbered from 1\n%% %s\n%% bytes: %s; job: %s.json\n%d %d %llu\n",
+          RECORDED, name, name, rec.size, rec.size, (unsigned long long)nnz);
+}
+
+/* This rank's nonzeros as (column, messages, bytes) triples; their number in *n. */
+static uint64_t* own_triples(int* n)
+{
+  int k = 0;
+  for (int j = 0; j < rec.size; j++)
+    k += rec.msgs[j] != 0;
+  uint64_t* t = malloc(sizeof(uint64_t) * 3 * (size_t)(k ? k : 1));
+  k = 0;
+  for (int j = 0; j < rec.size; j++)
+    if (rec.msgs[j]) {
+      t[3 * k] = (uint64_t)j, t[3 * k + 1] = rec.msgs[j], t[3 * k + 2] = rec.bytes[j];
+      k++;
+    }
+  *n = k;
+  return t;
+}
+
+static int open_all(outputs* o, char* why, size_t len)
+{
+  char name[sizeof rec.path + 16];
+  snprintf(name, sizeof name, "%s.counts.mtx", rec.path);
+  o->bytes = fopen(rec.path, "w");
+  if (!o->bytes) {
+    snprintf(why, len, "%s: %s", rec.path, strerror(errno));
+    return 0;
+  }
+  o->msgs = fopen(name, "w");
+  if (!o->msgs) {
+    snprintf(why, len, "%s: %s", name, strerror(errno));
+    fclose(o->bytes);
+    o->bytes = NULL;
+    return 0;
+  }
+  return 1;
+}
+
+static int write_json(const char* name, uint64_t nnz, uint64_t msgs, uint64_t bytes, double duration, int nodes,
+                      int per_node, int uniform)
+{
+  FILE* f = fopen(name, "w");
+  if (!f)
+    return errno ? errno : EIO;
+  char version[1024];
+  library_version(version, sizeof version);
+  fprintf(f, "{\n  \"format\": \"mpitaskmap traffic recording\",\n  \"version\": 1,\n  \"matrix\": ");
+  json_string(f, base_name(rec.path));
+  fprintf(f, ",\n  \"weight\": \"bytes\",\n  \"counts\": ");
+  char counts[sizeof rec.path + 16];
+  snprintf(counts, sizeof counts, "%s.counts.mtx", base_name(rec.path));
+  json_string(f, counts);
+  fprintf(f, ",\n  \"ranks\": %d,\n  \"nodes\": %d,\n  \"ranks_per_node\": ", rec.size, nodes);
+  if (uniform)
+    fprintf(f, "%d", per_node);
+  else
+    fprintf(f, "null");
+  fprintf(f, ",\n  \"mpi_library\": ");
+  json_string(f, version);
+  fprintf(f, ",\n  \"recorded\": ");
+  json_string(f, RECORDED);
+  fprintf(f, ",\n  \"duration_s\": %.6f,\n  \"nonzeros\": %llu,\n  \"messages\": %llu,\n  \"bytes\": %llu,\n",
+          duration, (unsigned long long)nnz, (unsigned long long)msgs, (unsigned long long)bytes);
+  fprintf(f, "  \"window\": {\"pcontrol_calls\": %d, \"rank\": 0, \"intervals_s\": [", rec.pcontrol_calls);
+  for (int i = 0; i < rec.nwindows; i++)
+    fprintf(f, "%s[%.6f, %.6f]", i ? ", " : "", rec.windows[i][0], rec.windows[i][1]);
+  fprintf(f, "], \"intervals_cut\": %s}\n}\n", rec.windows_cut ? "true" : "false");
+  int err = ferror(f) ? (errno ? errno : EIO) : 0;
+  if (fclose(f) != 0 && !err)
+    err = errno ? errno : EIO;
+  return err;
+}
+
+/* Called by the shim's MPI_Finalize before MPI's own: merge and write, then PMPI_Finalize. */
+CORE_API int mpitaskmap_record_finalize(void)
+{
+  if (!rec.on)
+    return PMPI_Finalize();
+  if (!rec.paused)
+    window_close();
+  rec.on = 0;
+  double duration = PMPI_Wtime() - rec.t0;
+  MPI_Comm comm;
+  PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  char why[5000] = "";
+  outputs o = {NULL, NULL, 0};
+  int opened = rec.rank == 0 ? open_all(&o, why, sizeof why) : 0;
+  PMPI_Bcast(&opened, 1, MPI_INT, 0, comm);
+
+  int n = 0;
+  uint64_t* mine = own_triples(&n);
+  uint64_t local[3] = {(uint64_t)n, 0, 0}, total[3] = {0, 0, 0};
+  for (int j = 0; j < rec.size; j++)
+    local[1] += rec.msgs[j], local[2] += rec.bytes[j];
+  PMPI_Reduce(local, total, 3, MPI_UINT64_T, MPI_SUM, 0, comm);
+  double longest = 0;
+  PMPI_Reduce(&duration, &longest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  MPI_Comm node;
+  int node_rank = 0, node_size = 1;
+  PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  PMPI_Comm_rank(node, &node_rank);
+  PMPI_Comm_size(node, &node_size);
+  PMPI_Comm_free(&node);
+  int leader[3] = {node_rank == 0, node_size, -node_size}, nodes[3] = {0, 0, 0};
+  PMPI_Reduce(leader, nodes, 1, MPI_INT, MPI_SUM, 0, comm);
+  PMPI_Reduce(leader + 1, nodes + 1, 2, MPI_INT, MPI_MAX, 0, comm);
+
+  if (opened) {
+    enum { GRANT = 1, COUNT = 2, DATA = 3 };
+    if (rec.rank == 0) {
+      write_headers(&o, total[0]);
+      write_entries(&o, 0, mine, n);
+      uint64_t* chunk = malloc(sizeof(uint64_t) * 3 * CHUNK);
+      int granted = 0;
+      for (int r = 1; r < rec.size; r++) {
+        while (granted < rec.size - 1 && granted < r - 1 + WINDOW) {
+          granted++;
+          PMPI_Send(&granted, 1, MPI_INT, granted, GRANT, comm);
+        }
+        int k = 0;
+        PMPI_Recv(&k, 1, MPI_INT, r, COUNT, comm, MPI_STATUS_IGNORE);
+        for (int done = 0; done < k; done += CHUNK) {
+          int m = k - done < CHUNK ? k - done : CHUNK;
+          PMPI_Recv(chunk, 3 * m, MPI_UINT64_T, r, DATA, comm, MPI_STATUS_IGNORE);
+          write_entries(&o, r, chunk, m);
+        }
+      }
+      free(chunk);
+    } else {
+      int token;
+      PMPI_Recv(&token, 1, MPI_INT, 0, GRANT, comm, MPI_STATUS_IGNORE);
+      PMPI_Send(&n, 1, MPI_INT, 0, COUNT, comm);
+      for (int done = 0; done < n; done += CHUNK) {
+        int m = n - done < CHUNK ? n - done : CHUNK;
+        PMPI_Send(mine + 3 * (size_t)done, 3 * m, MPI_UINT64_T, 0, DATA, comm);
+      }
+    }
+  }
+  free(mine);
+  PMPI_Comm_free(&comm);
+
+  if (rec.rank == 0) {
+    if (opened) {
+      if ((ferror(o.bytes) || ferror(o.msgs)) && !o.failed)
+        o.failed = EIO;
+      if (fclose(o.bytes) != 0 && !o.failed)
+        o.failed = errno ? errno : EIO;
+      if (fclose(o.msgs) != 0 && !o.failed)
+        o.failed = errno ? errno : EIO;
+      char json[sizeof rec.path + 8];
+      snprintf(json, sizeof json, "%s.json", rec.path);
+      if (o.failed) {
+        snprintf(why, sizeof why, "writing %s: %s", rec.path, strerror(o.failed));
+      } else {
+        int err = write_json(json, total[0], total[1], total[2], longest, nodes[0], nodes[1], nodes[1] == -nodes[2]);
+        if (err)
+          snprintf(why, sizeof why, "%s: %s", json, strerror(err));
+      }
+    }
+    if (*why) {
+      fprintf(stderr, "mpitaskmap: MPITASKMAP_RECORD: the traffic recording was not written: %s\n", why);
+      fflush(stderr);
+    }
+  }
+  free(rec.msgs), free(rec.bytes);
+  rec.msgs = rec.bytes = NULL;
+  PMPI_Group_free(&rec.world);
+  return PMPI_Finalize();
+}

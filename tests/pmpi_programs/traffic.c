@@ -1,0 +1,188 @@
+/* Known point-to-point patterns for the traffic recorder (MPITASKMAP_RECORD, tests/runtime/
+ * test_pmpi_recorder.py computes the matrix each must give).  P = the size of MPI_COMM_WORLD, r = the rank.
+ *
+ *   traffic ring          r sends (r + 1) ints to (r + 1) % P four times: MPI_Isend, MPI_Send,
+ *                         MPI_Ssend, MPI_Sendrecv (P even)
+ *   traffic halo PX PY PZ STEPS
+ *                         a periodic PX x PY x PZ MPI_Cart_create grid (reorder = 0, row-major ranks);
+ *                         each step, each rank sends to its two neighbours in dimension d a face of
+ *                         F_d doubles (F_0 = 6, F_1 = 10, F_2 = 15), MPI_Isend / MPI_Irecv on the grid
+ *   traffic transpose     r sends (1 + r + 2 j) ints to every j != r (MPI_Isend, MPI_Waitall)
+ *   traffic persistent    MPI_Send_init of (r + 1) doubles to (r + 1) % P, started 2 times with
+ *                         MPI_Start and 3 times with MPI_Startall; a second MPI_Ssend_init to
+ *                         (r + 2) % P never started; both freed (P even, >= 4)
+ *   traffic pcontrol      MPI_Pcontrol(0); 5 sends to (r + 1) % P; MPI_Pcontrol(1); 3 sends of
+ *                         (r + 1) ints to (r - 1) % P; MPI_Pcontrol(0); 2 sends to (r + 1) % P:
+ *                         only the 3 are recorded
+ *   traffic split         MPI_Comm_split(color r % 2, key -r): rank s of each half sends (r + 1)
+ *                         ints to rank (s + 1) % size of its half; an intercommunicator between the
+ *                         halves: every rank sends r + 100 chars to remote rank 0; the halves freed,
+ *                         MPI_Comm_dup(MPI_COMM_WORLD): r sends 1 int to (r + 1) % P on it
+ *
+ * Rank 0 prints "done MODE" at the end. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int P, r;
+static int buf_out[1 << 16], buf_in[1 << 16];
+
+static void ring(void)
+{
+  int right = (r + 1) % P, left = (r + P - 1) % P, n = r + 1, m = left + 1;
+  MPI_Request req;
+  MPI_Isend(buf_out, n, MPI_INT, right, 0, MPI_COMM_WORLD, &req);
+  MPI_Recv(buf_in, m, MPI_INT, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  for (int k = 0; k < 2; k++) {
+    int (*send)(const void*, int, MPI_Datatype, int, int, MPI_Comm) = k ? MPI_Ssend : MPI_Send;
+    if (r % 2 == 0) {
+      send(buf_out, n, MPI_INT, right, 1, MPI_COMM_WORLD);
+      MPI_Recv(buf_in, m, MPI_INT, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buf_in, m, MPI_INT, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      send(buf_out, n, MPI_INT, right, 1, MPI_COMM_WORLD);
+    }
+  }
+  MPI_Sendrecv(buf_out, n, MPI_INT, right, 2, buf_in, m, MPI_INT, left, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+static void halo(int px, int py, int pz, int steps)
+{
+  int dims[3] = {px, py, pz}, periods[3] = {1, 1, 1}, face[3] = {6, 10, 15};
+  MPI_Comm cart;
+  MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &cart);
+  static double out[6][16], in[6][16];
+  for (int s = 0; s < steps; s++) {
+    MPI_Request req[12];
+    int k = 0;
+    for (int d = 0; d < 3; d++) {
+      int lo, hi;
+      MPI_Cart_shift(cart, d, 1, &lo, &hi);
+      MPI_Irecv(in[2 * d], face[d], MPI_DOUBLE, lo, d, cart, &req[k++]);
+      MPI_Irecv(in[2 * d + 1], face[d], MPI_DOUBLE, hi, 10 + d, cart, &req[k++]);
+      MPI_Isend(out[2 * d], face[d], MPI_DOUBLE, hi, d, cart, &req[k++]);
+      MPI_Isend(out[2 * d + 1], face[d], MPI_DOUBLE, lo, 10 + d, cart, &req[k++]);
+    }
+    MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
+  }
+  MPI_Comm_free(&cart);
+}
+
+static void transpose(void)
+{
+  MPI_Request* req = malloc(sizeof(MPI_Request) * 2 * (size_t)P);
+  int* in = malloc(sizeof(int) * (size_t)P * (size_t)(3 * P + 1));
+  int k = 0;
+  for (int j = 0; j < P; j++)
+    if (j != r) {
+      MPI_Irecv(in + (size_t)j * (3 * P + 1), 1 + j + 2 * r, MPI_INT, j, 0, MPI_COMM_WORLD, &req[k++]);
+      MPI_Isend(buf_out, 1 + r + 2 * j, MPI_INT, j, 0, MPI_COMM_WORLD, &req[k++]);
+    }
+  MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
+  free(in);
+  free(req);
+}
+
+static void persistent(void)
+{
+  static double out[64], in[64], far_out[64], far_in[64];
+  int right = (r + 1) % P, left = (r + P - 1) % P;
+  MPI_Request req[2], unused[2];
+  MPI_Send_init(out, r + 1, MPI_DOUBLE, right, 0, MPI_COMM_WORLD, &req[0]);
+  MPI_Recv_init(in, left + 1, MPI_DOUBLE, left, 0, MPI_COMM_WORLD, &req[1]);
+  MPI_Ssend_init(far_out, 4, MPI_DOUBLE, (r + 2) % P, 1, MPI_COMM_WORLD, &unused[0]);
+  MPI_Recv_init(far_in, 4, MPI_DOUBLE, (r + P - 2) % P, 1, MPI_COMM_WORLD, &unused[1]);
+  for (int k = 0; k < 2; k++) {
+    MPI_Start(&req[1]);
+    MPI_Start(&req[0]);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+  }
+  for (int k = 0; k < 3; k++) {
+    MPI_Startall(2, req);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+  }
+  for (int k = 0; k < 2; k++) {
+    MPI_Request_free(&req[k]);
+    MPI_Request_free(&unused[k]);
+  }
+}
+
+static void pcontrol(void)
+{
+  int right = (r + 1) % P, left = (r + P - 1) % P;
+  MPI_Request req;
+  MPI_Pcontrol(0);
+  for (int k = 0; k < 5; k++) {
+    MPI_Isend(buf_out, 7, MPI_INT, right, 0, MPI_COMM_WORLD, &req);
+    MPI_Recv(buf_in, 7, MPI_INT, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  }
+  MPI_Pcontrol(1);
+  for (int k = 0; k < 3; k++) {
+    MPI_Isend(buf_out, r + 1, MPI_INT, left, 1, MPI_COMM_WORLD, &req);
+    MPI_Recv(buf_in, right + 1, MPI_INT, right, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  }
+  MPI_Pcontrol(0);
+  for (int k = 0; k < 2; k++) {
+    MPI_Isend(buf_out, 9, MPI_INT, right, 2, MPI_COMM_WORLD, &req);
+    MPI_Recv(buf_in, 9, MPI_INT, left, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  }
+}
+
+static void split(void)
+{
+  MPI_Comm half, inter, dup;
+  MPI_Comm_split(MPI_COMM_WORLD, r % 2, -r, &half);
+  int s, n;
+  MPI_Comm_rank(half, &s);
+  MPI_Comm_size(half, &n);
+  MPI_Request req;
+  MPI_Isend(buf_out, r + 1, MPI_INT, (s + 1) % n, 0, half, &req);
+  MPI_Recv(buf_in, sizeof buf_in / sizeof buf_in[0], MPI_INT, (s + n - 1) % n, 0, half, MPI_STATUS_IGNORE);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  /* the halves' rank 0 are world ranks P - 2 (even) and P - 1 (odd) */
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, r % 2 ? P - 2 : P - 1, 5, &inter);
+  MPI_Isend(buf_out, r + 100, MPI_CHAR, 0, 1, inter, &req);
+  if (s == 0)
+    for (int k = 0; k < n; k++)
+      MPI_Recv(buf_in, sizeof buf_in, MPI_CHAR, MPI_ANY_SOURCE, 1, inter, MPI_STATUS_IGNORE);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Sendrecv(buf_out, 1, MPI_INT, (r + 1) % P, 2, buf_in, 1, MPI_INT, (r + P - 1) % P, 2, dup, MPI_STATUS_IGNORE);
+  MPI_Comm_free(&dup);
+}
+
+int main(int argc, char** argv)
+{
+  MPI_Init(&argc, &argv);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  const char* mode = argc > 1 ? argv[1] : "";
+  if (!strcmp(mode, "ring"))
+    ring();
+  else if (!strcmp(mode, "halo") && argc == 6)
+    halo(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
+  else if (!strcmp(mode, "transpose"))
+    transpose();
+  else if (!strcmp(mode, "persistent"))
+    persistent();
+  else if (!strcmp(mode, "pcontrol"))
+    pcontrol();
+  else if (!strcmp(mode, "split"))
+    split();
+  else {
+    if (r == 0)
+      fprintf(stderr, "traffic: unknown mode or arguments: %s\n", mode);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  if (r == 0)
+    printf("done %s\n", mode);
+  MPI_Finalize();
+  return 0;
+}
