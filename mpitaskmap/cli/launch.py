@@ -65,7 +65,8 @@ PREFIX = "mpitaskmap launch"
 LAUNCHERS = {
     "slurm": "srun --distribution=arbitrary, SLURM_HOSTFILE=FILE (line r: the host of rank r)",
     "hydra": "MPICH Hydra mpiexec -f FILE (line r: the host of rank r)",
-    "openmpi": "Open MPI mpirun --rankfile FILE (5.x: --map-by rankfile:file=FILE): host and core of every rank",
+    "openmpi": "Open MPI mpirun --rankfile FILE (5.x: --map-by rankfile:file=FILE): host and core of every rank; "
+               "or, with --openmpi-map seq, --map-by seq --hostfile FILE (line r: the host of rank r)",
     "cray": "Cray MPICH: MPICH_RANK_REORDER_METHOD=3 with ./MPICH_RANK_ORDER (under srun or aprun)",
 }
 
@@ -78,6 +79,9 @@ _PLACING = {
                 "-ppr", "--ppr"),
     "cray": (),
 }
+
+#: Options that name the hosts, which Open MPI's ``--map-by seq`` takes from its own hostfile.
+_SEQ_PLACING = ("--hostfile", "-hostfile", "--machinefile", "-machinefile", "-H", "--host", "-host")
 
 #: The size options of every launcher (``-n 8``, ``-n8``, ``--ntasks=8``, ``-np 8``).
 _SIZE_OPTIONS = ("-n", "--n", "-np", "--np", "--ntasks")
@@ -332,9 +336,10 @@ def _write(workdir: str, name: str, mapping: Mapping, fmt: str, **options) -> tu
         return path, fh.read()
 
 
-def _check_placing(kind: str, args: Sequence[str]) -> None:
+def _check_placing(kind: str, args: Sequence[str], seq: bool = False) -> None:
+    hostfile = _SEQ_PLACING if kind == "openmpi" and seq else ()
     for _, name, _value in _options(args):
-        if name in _PLACING[kind] or (kind == "slurm" and re.fullmatch(r"-m\w+", name)):
+        if name in _PLACING[kind] or name in hostfile or (kind == "slurm" and re.fullmatch(r"-m\w+", name)):
             raise NotMapped(f"the command places its ranks itself ({name}); remove it to launch in the mapped order")
 
 
@@ -377,7 +382,7 @@ def _plan(args: argparse.Namespace, command: list, environ: dict, version) -> La
     kind = args.launcher or detect_launcher(command, version)
     launcher_args = command[1:]
     if kind != "cray":
-        _check_placing(kind, launcher_args)
+        _check_placing(kind, launcher_args, seq=args.openmpi_map == "seq")
     n = job_size(kind, launcher_args, environ)
     tasks = load_tasks(args.graph)
     if tasks.graph.n_tasks != n:
@@ -404,6 +409,9 @@ def _plan(args: argparse.Namespace, command: list, environ: dict, version) -> La
     elif kind == "hydra":
         path, text = _write(workdir, f"hydra_hostfile.{pid}", placed, "slurm_hostfile", hosts=hosts)
         out = Launch(head + ["-f", path] + rest, {}, [(path, text)])
+    elif kind == "openmpi" and args.openmpi_map == "seq":  # the node of every rank, one host a line
+        path, text = _write(workdir, f"openmpi_hostfile.{pid}", placed, "slurm_hostfile", hosts=hosts)
+        out = Launch(head + ["--map-by", "seq", "--hostfile", path] + rest, {}, [(path, text)])
     elif kind == "openmpi":
         path, text = _write(workdir, f"openmpi_rankfile.{pid}", placed, "openmpi_rankfile", hosts=hosts)
         major = _openmpi_major((version or _version_text)(command[0])) if args.launcher is None else None
@@ -467,6 +475,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                   "(default: the allocation's own names)")
     g = p.add_argument_group("launch")
     g.add_argument("--launcher", choices=list(LAUNCHERS), help="the launcher kind (default: from the command)")
+    g.add_argument("--openmpi-map", choices=["rankfile", "seq"], default="rankfile",
+                   help="Open MPI: a rankfile (host and core of every rank; default) or --map-by seq with a "
+                        "hostfile (the host of every rank, one a line)")
     g.add_argument("--method", default="auto", metavar="NAME[:ARG][:OPTIONS]", help="mapping method (default auto)")
     g.add_argument("--dir", default=".mpitaskmap-launch", metavar="DIR",
                    help="where the launcher's files are written (default .mpitaskmap-launch; Cray: ./MPICH_RANK_ORDER)")

@@ -271,3 +271,35 @@ def test_read_allocation_from_slurm_nodes():
 
 def test_launch_is_registered():
     assert "launch" in COMMANDS
+
+
+def test_read_allocation_from_scontrol_show_topology(tmp_path):
+    (tmp_path / "bin").mkdir()
+    scontrol = tmp_path / "bin" / "scontrol"
+    scontrol.write_text("#!/bin/sh\n[ \"$1 $2\" = 'show topology' ] || exit 1\n"
+                        "echo 'SwitchName=l1 Level=0 LinkSpeed=1 Nodes=n[1-2]'\n"
+                        "echo 'SwitchName=l2 Level=0 LinkSpeed=1 Nodes=n[3-4]'\n"
+                        "echo 'SwitchName=top Level=1 LinkSpeed=1 Switches=l[1-2]'\n")
+    scontrol.chmod(0o755)
+    mi = read_allocation(None, 4, workdir=str(tmp_path),
+                         environ={"SLURM_JOB_NODELIST": "n[2-3]", "PATH": str(tmp_path / "bin")})
+    saved = tmp_path / f"scontrol_topology.{os.getpid()}"
+    assert mi.spec == f"{saved}:n[2-3]:ppn=2" and mi.note == f"Slurm topology {saved}"
+    assert mi.hosts == ["n2", "n3"] and mi.machine.node_ids.tolist() == [0, 0, 1, 1]
+    assert mi.machine.hops([0, 0], [1, 2]).tolist() == [0, 4]  # n2 and n3 meet at the top switch
+
+
+def test_openmpi_map_by_seq_with_a_hostfile(tmp_path, ring):
+    mpirun = fake(tmp_path, "mpirun", OPENMPI5_VERSION)
+    status, err, record = launch(tmp_path, "--graph", ring, "-m", SPEC, "--openmpi-map", "seq", "--", mpirun, "-n",
+                                 "8", "./app")
+    assert status == 3, err
+    argv = record["argv"].splitlines()
+    assert argv[:3] == ["--map-by", "seq", "--hostfile"] and argv[4:] == ["-n", "8", "./app"]
+    assert os.path.basename(argv[3]).startswith("openmpi_hostfile.")
+    assert record["files"] == "".join(h + "\n" for h in HOSTS)
+    status, err, record = launch(tmp_path, "--graph", ring, "-m", SPEC, "--openmpi-map", "seq", "--", mpirun,
+                                 "--hostfile", "hosts.txt", "-n", "8", "./app")
+    assert status == 3 and record["argv"].splitlines() == ["--hostfile", "hosts.txt", "-n", "8", "./app"]
+    assert err == ("mpitaskmap launch: not mapped (the command places its ranks itself (--hostfile); remove it to "
+                   "launch in the mapped order); running the command unchanged\n")
