@@ -40,7 +40,7 @@ import subprocess
 import sys
 import traceback
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Mapping as Env, Sequence
 
 import numpy as np
 
@@ -50,7 +50,7 @@ from ..machines.flat.flat import FlatMachine
 from ..mapfiles import node_canonical, write_map
 from ..mapfiles.cray import RANK_ORDER_HEADER
 from ..mapping import Mapping, identity_mapping
-from ..search.judge import NO_GAIN
+from ..search.judge import NO_GAIN, judge_change
 from ._common import add_common_options, add_method_options, add_simulate_options, context_from
 from ._inputs import MACHINE_FORMS, TASK_FORMS, MachineInput, load_tasks
 from ._methods import run_method
@@ -207,7 +207,7 @@ def _options(args: Sequence[str]) -> list[tuple[int, str, str | None]]:
     return out
 
 
-def job_size(kind: str, args: Sequence[str], environ: dict | None = None) -> int:
+def job_size(kind: str, args: Sequence[str], environ: Env[str, str] | None = None) -> int:
     """Return the ranks the command starts: its ``-n``/``-np``/``--ntasks`` (``srun``: else ``SLURM_NTASKS``).
 
     Only the launcher's options count: those before the program (the first word that is a
@@ -225,7 +225,7 @@ def job_size(kind: str, args: Sequence[str], environ: dict | None = None) -> int
     >>> job_size("slurm", ["--ntasks=16", "-c", "2", "./app"])
     16
     """
-    environ = os.environ if environ is None else environ
+    env = os.environ if environ is None else environ
     head = list(args[:_program_index(args)])
     if ":" in args:
         raise NotMapped("the command starts several programs (':'); only one program is mapped")
@@ -240,13 +240,13 @@ def job_size(kind: str, args: Sequence[str], environ: dict | None = None) -> int
         if not text.isdigit() or int(text) < 1:
             raise NotMapped(f"the command's {name} is not a positive number; got {text!r}")
         return int(text)
-    if kind == "slurm" and environ.get("SLURM_NTASKS", "").isdigit():
-        return int(environ["SLURM_NTASKS"])
+    if kind == "slurm" and env.get("SLURM_NTASKS", "").isdigit():
+        return int(env["SLURM_NTASKS"])
     raise NotMapped("the command gives no job size (-n N)" + (" and SLURM_NTASKS is not set" if kind == "slurm" else ""))
 
 
 # -- the allocation ---------------------------------------------------------------------------------
-def _topology_file(given: str | None, workdir: str, environ: dict) -> str | None:
+def _topology_file(given: str | None, workdir: str, environ: Env[str, str]) -> str | None:
     """The topology file of the Slurm cluster: given, next to $SLURM_CONF, /etc/slurm, or scontrol's text saved."""
     if given:
         return given
@@ -271,7 +271,7 @@ def _topology_file(given: str | None, workdir: str, environ: dict) -> str | None
 
 
 def read_allocation(spec: str | None, n_ranks: int, *, topology: str | None = None, workdir: str = ".",
-                    environ: dict | None = None) -> MachineInput:
+                    environ: Env[str, str] | None = None) -> MachineInput:
     """Return the job's machine for ``n_ranks`` ranks, with the host names of its nodes.
 
     Parameters
@@ -298,18 +298,18 @@ def read_allocation(spec: str | None, n_ranks: int, *, topology: str | None = No
     NotMapped
         Without a spec outside a Slurm job, or when the ranks do not fill the nodes evenly.
     """
-    environ = os.environ if environ is None else environ
+    env = os.environ if environ is None else environ
     if spec is not None:
         machine, name, hosts = machine_from_spec(spec, n_ranks, what="-m")
         return MachineInput(machine, name, hosts)
-    nodelist = environ.get("SLURM_JOB_NODELIST") or environ.get("SLURM_NODELIST")
+    nodelist = env.get("SLURM_JOB_NODELIST") or env.get("SLURM_NODELIST")
     if not nodelist:
         raise NotMapped("no allocation: give -m SPEC, or run inside a Slurm job (SLURM_JOB_NODELIST)")
     nodes = expand_hostlist(nodelist)
     if n_ranks % len(nodes):
         raise NotMapped(f"{n_ranks} ranks do not fill the job's {len(nodes)} nodes evenly; give -m SPEC")
     ppn = n_ranks // len(nodes)
-    path = _topology_file(topology, workdir, environ)
+    path = _topology_file(topology, workdir, env)
     if path is not None:
         machine, name, hosts = machine_from_spec(f"{path}:{nodelist}:ppn={ppn}", n_ranks, what="the Slurm topology")
         return MachineInput(machine, name, hosts, note=f"Slurm topology {path}")
@@ -428,6 +428,12 @@ def _plan(args: argparse.Namespace, command: list, environ: dict, version) -> La
         out = Launch(list(command), {"MPICH_RANK_REORDER_METHOD": "3"}, [(path, text)])
     out.launcher = kind
     out.summary = f"{n} ranks of {args.graph} mapped by {args.method} on {mi.spec} ({mi.machine.n_nodes} nodes), for {kind}"
+    info = mapping.info
+    if "candidate" in info:
+        out.summary += f"; picked {info['candidate']}"
+    if info.get("judge"):
+        out.summary += "; " + judge_change(info["judge"], info["judged"], info["candidate_index"],
+                                           info.get("metric", "objective"))[0]
     return out
 
 

@@ -100,7 +100,8 @@ def test_srun_gets_arbitrary_distribution_and_the_hand_computed_hostfile(tmp_pat
     status, err, record = launch(tmp_path, "--graph", ring, "-m", SPEC, "--dir", "d", "--", srun, "-n", "8", "./app",
                                  "-n", "3")
     assert status == 3, err  # the launcher's own exit status: launch replaced itself by it
-    assert err.startswith(f"mpitaskmap launch: 8 ranks of {ring} mapped by auto on {SPEC} (2 nodes), for slurm\n")
+    assert err.startswith(f"mpitaskmap launch: 8 ranks of {ring} mapped by auto on {SPEC} (2 nodes), for slurm; "
+                          "picked ") and "; replayed step: default " in err and len(err.splitlines()) == 1
     assert record["argv"].splitlines() == ["--distribution=arbitrary", "-n", "8", "./app", "-n", "3"]
     hostfile = recorded_env(record)["SLURM_HOSTFILE"]
     assert os.path.dirname(hostfile) == str(tmp_path / "d") and os.path.basename(hostfile).startswith("slurm_hostfile.")
