@@ -115,7 +115,10 @@ static struct {
 static int py_state = 0;
 static char py_reason[MSG_LEN];
 static PyObject *cart_hook, *dist_graph_hook;
-static __thread int in_hook; /* an MPI call made by Python inside a hook goes to MPI as is */
+/* An MPI call made by Python inside a hook goes to MPI as is, and the recorder
+ * (mpitaskmap_pmpi_record.c) does not count it: it is the mapping's traffic, not the application's. */
+__attribute__((visibility("hidden"))) __thread int mpitaskmap_in_hook;
+#define in_hook mpitaskmap_in_hook
 
 static void set_reason(char* out, const char* fmt, ...)
 {

@@ -21,7 +21,9 @@
  * MPI_COMM_WORLD needs none.  A persistent send request is kept in a small hash table from the
  * request handle to (world destination, bytes), entered at MPI_*send_init, looked up at MPI_Start,
  * removed at MPI_Request_free.  MPI_Pcontrol(0) pauses counting and MPI_Pcontrol(level != 0)
- * resumes it (as mpiP and IPM read it); rank 0's windows are written to the sidecar.  Under
+ * resumes it (as mpiP and IPM read it); rank 0's windows are written to the sidecar.  The messages
+ * Python sends while it computes an MPI_Cart_create / MPI_Dist_graph_create_adjacent order
+ * (mpitaskmap_in_hook, set by mpitaskmap_pmpi.c) are not counted.  Under
  * MPI_THREAD_MULTIPLE the counters are added atomically and the tables are locked.
  *
  * The merge at MPI_Finalize, on a duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN (the
@@ -33,7 +35,8 @@
  * messages, bytes) triples; rank 0 writes each chunk as it arrives.  So rank 0 holds at most
  * WINDOW chunks in flight besides its own row, and ranks not yet granted send nothing (no
  * unexpected-message pile-up at rank 0).  A file that cannot be opened or written gives one line on
- * stderr from rank 0 and nothing else; every rank still finishes the protocol, so nothing hangs.
+ * stderr from rank 0 and nothing else (the Matrix Market files it made are removed: no half
+ * recording is left); every rank still finishes the protocol, so nothing hangs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -66,6 +69,9 @@ static struct {
 } rec;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Set by mpitaskmap_pmpi.c while Python computes a reordering: its messages are not the application's. */
+extern __thread int mpitaskmap_in_hook;
 
 /* -- counting ------------------------------------------------------------------------------- */
 
@@ -146,7 +152,7 @@ static uint64_t size_of(int count, MPI_Datatype type)
 
 static void count(int rc, int dest, int n, MPI_Datatype type, MPI_Comm comm)
 {
-  if (rc != MPI_SUCCESS || rec.paused || !rec.on || dest == MPI_PROC_NULL)
+  if (rc != MPI_SUCCESS || rec.paused || !rec.on || dest == MPI_PROC_NULL || mpitaskmap_in_hook)
     return;
   add(world_rank(comm, dest), size_of(n, type));
 }
@@ -209,7 +215,7 @@ static void forget(uint64_t key)
 
 static void started(uint64_t key)
 {
-  if (rec.paused || !rec.on)
+  if (rec.paused || !rec.on || mpitaskmap_in_hook)
     return;
   int dest = -1;
   uint64_t bytes = 0;
@@ -309,7 +315,7 @@ CORE_API int mpitaskmap_record_send_init(int kind, const void* buf, int n, MPI_D
            : kind == K_SSEND ? PMPI_Ssend_init(buf, n, type, dest, tag, comm, req)
            : kind == K_RSEND ? PMPI_Rsend_init(buf, n, type, dest, tag, comm, req)
                              : PMPI_Send_init(buf, n, type, dest, tag, comm, req);
-  if (rc == MPI_SUCCESS && rec.on && dest != MPI_PROC_NULL)
+  if (rc == MPI_SUCCESS && rec.on && dest != MPI_PROC_NULL && !mpitaskmap_in_hook)
     remember(*req, world_rank(comm, dest), size_of(n, type));
   return rc;
 }
@@ -466,6 +472,7 @@ static int open_all(outputs* o, char* why, size_t len)
     snprintf(why, len, "%s: %s", name, strerror(errno));
     fclose(o->bytes);
     o->bytes = NULL;
+    remove(rec.path); /* made here: no half recording is left */
     return 0;
   }
   return 1;
@@ -587,6 +594,10 @@ CORE_API int mpitaskmap_record_finalize(void)
       snprintf(json, sizeof json, "%s.json", rec.path);
       if (o.failed) {
         snprintf(why, sizeof why, "writing %s: %s", rec.path, strerror(o.failed));
+        char counts[sizeof rec.path + 16];
+        snprintf(counts, sizeof counts, "%s.counts.mtx", rec.path);
+        remove(rec.path); /* no half recording is left */
+        remove(counts);
       } else {
         int err = write_json(json, total[0], total[1], total[2], longest, nodes[0], nodes[1], nodes[1] == -nodes[2]);
         if (err)

