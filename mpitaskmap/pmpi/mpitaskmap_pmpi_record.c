@@ -48,7 +48,7 @@
 #include <string.h>
 
 #define CORE_API __attribute__((visibility("default")))
-#define CHUNK 4096 /* nonzeros per message of the merge */
+#define CHUNK 4096 /* nonzeros per message of the merge (MPITASKMAP_RECORD_CHUNK, read on rank 0, may lower it) */
 #define WINDOW 4   /* ranks granted ahead by rank 0 */
 #define MAX_WINDOWS 64
 
@@ -525,6 +525,11 @@ CORE_API int mpitaskmap_record_finalize(void)
   MPI_Comm comm;
   PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
   PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  int chunk = CHUNK; /* rank 0's, for every rank */
+  const char* asked = getenv("MPITASKMAP_RECORD_CHUNK");
+  if (rec.rank == 0 && asked && atoi(asked) > 0 && atoi(asked) < CHUNK)
+    chunk = atoi(asked);
+  PMPI_Bcast(&chunk, 1, MPI_INT, 0, comm);
   char why[5000] = "";
   outputs o = {NULL, NULL, 0};
   int opened = rec.rank == 0 ? open_all(&o, why, sizeof why) : 0;
@@ -553,7 +558,7 @@ CORE_API int mpitaskmap_record_finalize(void)
     if (rec.rank == 0) {
       write_headers(&o, total[0]);
       write_entries(&o, 0, mine, n);
-      uint64_t* chunk = malloc(sizeof(uint64_t) * 3 * CHUNK);
+      uint64_t* part = malloc(sizeof(uint64_t) * 3 * (size_t)chunk);
       int granted = 0;
       for (int r = 1; r < rec.size; r++) {
         while (granted < rec.size - 1 && granted < r - 1 + WINDOW) {
@@ -562,19 +567,19 @@ CORE_API int mpitaskmap_record_finalize(void)
         }
         int k = 0;
         PMPI_Recv(&k, 1, MPI_INT, r, COUNT, comm, MPI_STATUS_IGNORE);
-        for (int done = 0; done < k; done += CHUNK) {
-          int m = k - done < CHUNK ? k - done : CHUNK;
-          PMPI_Recv(chunk, 3 * m, MPI_UINT64_T, r, DATA, comm, MPI_STATUS_IGNORE);
-          write_entries(&o, r, chunk, m);
+        for (int done = 0; done < k; done += chunk) {
+          int m = k - done < chunk ? k - done : chunk;
+          PMPI_Recv(part, 3 * m, MPI_UINT64_T, r, DATA, comm, MPI_STATUS_IGNORE);
+          write_entries(&o, r, part, m);
         }
       }
-      free(chunk);
+      free(part);
     } else {
       int token;
       PMPI_Recv(&token, 1, MPI_INT, 0, GRANT, comm, MPI_STATUS_IGNORE);
       PMPI_Send(&n, 1, MPI_INT, 0, COUNT, comm);
-      for (int done = 0; done < n; done += CHUNK) {
-        int m = n - done < CHUNK ? n - done : CHUNK;
+      for (int done = 0; done < n; done += chunk) {
+        int m = n - done < chunk ? n - done : chunk;
         PMPI_Send(mine + 3 * (size_t)done, 3 * m, MPI_UINT64_T, 0, DATA, comm);
       }
     }

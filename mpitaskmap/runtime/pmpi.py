@@ -48,6 +48,8 @@ Environment read by the library (besides ``remap``'s ``MPITASKMAP_PROVIDER``,
                                 embedded interpreter takes (default: the building one,
                                 whose site-packages are then added too)
 ``MPITASKMAP_RECORD=PATH``      record the traffic (below); no Python is loaded for it
+``MPITASKMAP_RECORD_CHUNK=N``   nonzeros per message of the recorder's merge (default
+                                and most 4096; rank 0's value is taken)
 ``PYTHONPATH``, ``PYTHONHOME``  as Python reads them
 ==============================  ==========================================================
 

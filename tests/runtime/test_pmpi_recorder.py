@@ -1,7 +1,8 @@
 """The PMPI library's traffic recorder (``MPITASKMAP_RECORD=PATH``, ``mpitaskmap/pmpi/mpitaskmap_pmpi_record.c``).
 
 ``tests/pmpi_programs/traffic.c`` runs known point-to-point patterns under the MPICH wheel's
-``mpiexec -n 4`` and ``-n 16`` (oversubscribed on this machine) with the library preloaded; the
+``mpiexec -n 4`` and ``-n 16`` (oversubscribed on this machine), and under Debian's Open MPI
+(``mpiexec.openmpi --oversubscribe``) where it is installed, with the library preloaded; the
 Matrix Market files it writes (bytes in ``PATH``, messages in ``PATH.counts.mtx``, world ranks
 from 1) must hold exactly the matrix each pattern implies, computed here from the program's
 description, and the JSON sidecar ``PATH.json`` the job's totals.  A path that cannot be written
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -31,6 +33,10 @@ try:
 except FileNotFoundError:
     MPICC = None
 NO_MPICH = None if MPIEXEC.is_file() and MPICC else "no mpiexec/mpicc next to this Python (pip install mpich)"
+OMPI = {k: shutil.which(f"{k}.openmpi") for k in ("mpicc", "mpiexec")}
+NO_OMPI = None if all(OMPI.values()) else "no Open MPI here (Debian's openmpi-bin: mpicc.openmpi, mpiexec.openmpi)"
+#: The MPIs the patterns run under, and what each one's MPI_Get_library_version starts with.
+MPIS = {"mpich": "MPICH Version:", "debian-openmpi": "Open MPI v"}
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.skipif(NO_MPICH is not None, reason=str(NO_MPICH))]
 
@@ -150,17 +156,37 @@ def lib() -> Path:
 
 @pytest.fixture(scope="module")
 def traffic(tmp_path_factory) -> Path:
-    exe = tmp_path_factory.mktemp("traffic") / "traffic"
-    res = subprocess.run([MPICC, "-O2", "-Wall", "-o", exe, PROGRAM], capture_output=True, text=True)
+    return _build(MPICC, tmp_path_factory.mktemp("traffic") / "traffic")
+
+
+def _build(mpicc, exe: Path) -> Path:
+    res = subprocess.run([mpicc, "-O2", "-Wall", "-o", exe, PROGRAM], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     return exe
 
 
-def run(traffic: Path, lib: Path | None, mode: str, n: int, record: Path | None) -> subprocess.CompletedProcess:
+@pytest.fixture(scope="module")
+def builds(traffic, lib, tmp_path_factory) -> dict:
+    """{mpi: (traffic.c built with its mpicc, the library built for it)} for the MPIs here."""
+    out = {"mpich": (traffic, lib)}
+    if not NO_OMPI:
+        exe = _build(OMPI["mpicc"], tmp_path_factory.mktemp("traffic_ompi") / "traffic")
+        out["debian-openmpi"] = (exe, pmpi.pmpi_library(OMPI["mpicc"]))
+    return out
+
+
+def run(traffic: Path, lib: Path | None, mode: str, n: int, record: Path | None, mpi: str = "mpich",
+        **env) -> subprocess.CompletedProcess:
+    """``traffic MODE`` at ``-n n``, the library preloaded on the ranks, ``env`` (and MPITASKMAP_RECORD) set."""
     args = [mode] + ([str(d) for d in HALO_DIMS[n]] + [str(HALO_STEPS)] if mode == "halo" else [])
-    cmd = [str(MPIEXEC), "-n", str(n)] + (["-env", "LD_PRELOAD", str(lib)] if lib else []) + [str(traffic), *args]
-    env = clean_env(**({"MPITASKMAP_RECORD": record} if record else {}))
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env)
+    env = clean_env(**env, **({"MPITASKMAP_RECORD": record} if record else {}))
+    if mpi == "mpich":
+        cmd = [str(MPIEXEC), "-n", str(n)] + (["-env", "LD_PRELOAD", str(lib)] if lib else [])
+    else:
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        cmd = [OMPI["mpiexec"], "--oversubscribe", "-n", str(n)] + (["-x", f"LD_PRELOAD={lib}"] if lib else [])
+        cmd += [a for k in env if k.startswith("MPITASKMAP_") for a in ("-x", k)]
+    return subprocess.run(cmd + [str(traffic), *args], capture_output=True, text=True, timeout=240, env=env)
 
 
 def read_matrix(path: Path, field: str, n: int) -> Pairs:
@@ -182,9 +208,12 @@ def read_matrix(path: Path, field: str, n: int) -> Pairs:
 
 @pytest.mark.parametrize("n", [4, 16])
 @pytest.mark.parametrize("mode", list(PATTERNS))
-def test_a_pattern_is_recorded_exactly(traffic, lib, tmp_path, mode, n):
+@pytest.mark.parametrize("mpi", list(MPIS))
+def test_a_pattern_is_recorded_exactly(builds, tmp_path, mpi, mode, n):
+    if mpi == "debian-openmpi" and NO_OMPI:
+        pytest.skip(NO_OMPI)
     path = tmp_path / "traffic.mtx"
-    res = run(traffic, lib, mode, n, path)
+    res = run(*builds[mpi], mode, n, path, mpi)
     assert res.returncode == 0 and res.stdout.splitlines() == [f"done {mode}"], (res.stdout, res.stderr)
     assert res.stderr == "", res.stderr
     msgs, nbytes = PATTERNS[mode](n)
@@ -193,13 +222,24 @@ def test_a_pattern_is_recorded_exactly(traffic, lib, tmp_path, mode, n):
     job = json.loads(Path(f"{path}.json").read_text())
     assert job["matrix"] == "traffic.mtx" and job["counts"] == "traffic.mtx.counts.mtx" and job["weight"] == "bytes"
     assert job["ranks"] == n and job["nodes"] == 1 and job["ranks_per_node"] == n
-    assert job["mpi_library"].startswith("MPICH Version:"), job["mpi_library"]
+    assert job["mpi_library"].startswith(MPIS[mpi]), job["mpi_library"]
     assert job["nonzeros"] == len(nbytes)
     assert (job["messages"], job["bytes"]) == (sum(msgs.values()), sum(nbytes.values()))
     windows = job["window"]["intervals_s"]
     assert job["window"]["pcontrol_calls"] == (3 if mode == "pcontrol" else 0)
     assert len(windows) == (2 if mode == "pcontrol" else 1)  # pcontrol: [init, Pcontrol(0)], [Pcontrol(1), (0)]
     assert all(0 <= a <= b <= job["duration_s"] for a, b in windows), job
+
+
+@pytest.mark.parametrize("chunk", [1, 4, 15])
+def test_rows_merged_in_several_chunks_come_out_whole(traffic, lib, tmp_path, chunk):
+    # 15 nonzeros a row at -n 16: chunks of 1 (15 messages), 4 (4 + 4 + 4 + 3) and 15 (one, exactly full)
+    path = tmp_path / "traffic.mtx"
+    res = run(traffic, lib, "transpose", 16, path, MPITASKMAP_RECORD_CHUNK=chunk)
+    assert res.returncode == 0 and res.stderr == "", (res.stdout, res.stderr)
+    msgs, nbytes = transpose(16)
+    assert read_matrix(path, "real", 16) == nbytes
+    assert read_matrix(Path(f"{path}.counts.mtx"), "integer", 16) == msgs
 
 
 def test_the_program_runs_alike_without_the_library(traffic, lib):
