@@ -18,9 +18,14 @@
  *                         ints to rank (s + 1) % size of its half; an intercommunicator between the
  *                         halves: every rank sends r + 100 chars to remote rank 0; the halves freed,
  *                         MPI_Comm_dup(MPI_COMM_WORLD): r sends 1 int to (r + 1) % P on it
+ *   traffic threads       MPI_Init_thread(MPI_THREAD_MULTIPLE); 4 threads each send 500 messages of
+ *                         (r + 1) ints to (r + 1) % P (MPI_Send, their own tag) and receive as many
+ *                         from (r - 1) % P, all at once (built with -pthread; aborts where the MPI
+ *                         does not provide MPI_THREAD_MULTIPLE)
  *
  * Rank 0 prints "done MODE" at the end. */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,9 +163,42 @@ static void split(void)
   MPI_Comm_free(&dup);
 }
 
+#define THREADS 4
+#define PER_THREAD 500
+
+static void* one_thread(void* arg)
+{
+  int t = (int)(long)arg, right = (r + 1) % P, left = (r + P - 1) % P, in[64];
+  for (int k = 0; k < PER_THREAD; k++) {
+    MPI_Request req;
+    MPI_Irecv(in, 64, MPI_INT, left, t, MPI_COMM_WORLD, &req);
+    MPI_Send(buf_out, r + 1, MPI_INT, right, t, MPI_COMM_WORLD);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  }
+  return NULL;
+}
+
+static void threads(void)
+{
+  pthread_t th[THREADS];
+  for (long t = 0; t < THREADS; t++)
+    pthread_create(&th[t], NULL, one_thread, (void*)t);
+  for (int t = 0; t < THREADS; t++)
+    pthread_join(th[t], NULL);
+}
+
 int main(int argc, char** argv)
 {
-  MPI_Init(&argc, &argv);
+  int provided = MPI_THREAD_SINGLE;
+  if (argc > 1 && !strcmp(argv[1], "threads")) {
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided != MPI_THREAD_MULTIPLE) {
+      fprintf(stderr, "traffic: this MPI does not provide MPI_THREAD_MULTIPLE\n");
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   const char* mode = argc > 1 ? argv[1] : "";
@@ -176,6 +214,8 @@ int main(int argc, char** argv)
     pcontrol();
   else if (!strcmp(mode, "split"))
     split();
+  else if (!strcmp(mode, "threads"))
+    threads();
   else {
     if (r == 0)
       fprintf(stderr, "traffic: unknown mode or arguments: %s\n", mode);

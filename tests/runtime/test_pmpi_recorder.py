@@ -122,8 +122,17 @@ def split(p: int) -> tuple[Pairs, Pairs]:
     return msgs, nbytes
 
 
+def threads(p: int) -> tuple[Pairs, Pairs]:
+    """4 threads of each rank send 500 messages of (r + 1) ints to r + 1 at once (MPI_THREAD_MULTIPLE)."""
+    msgs, nbytes = Pairs(), Pairs()
+    for r in range(p):
+        msgs[r, (r + 1) % p] += 4 * 500
+        nbytes[r, (r + 1) % p] += 4 * 500 * 4 * (r + 1)
+    return msgs, nbytes
+
+
 PATTERNS = {"ring": ring, "halo": halo, "transpose": transpose, "persistent": persistent, "pcontrol": pcontrol,
-            "split": split}
+            "split": split, "threads": threads}
 
 
 def test_the_expected_matrices_are_what_the_patterns_say():
@@ -160,7 +169,7 @@ def traffic(tmp_path_factory) -> Path:
 
 
 def _build(mpicc, exe: Path) -> Path:
-    res = subprocess.run([mpicc, "-O2", "-Wall", "-o", exe, PROGRAM], capture_output=True, text=True)
+    res = subprocess.run([mpicc, "-O2", "-Wall", "-pthread", "-o", exe, PROGRAM], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     return exe
 
