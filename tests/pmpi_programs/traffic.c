@@ -3,10 +3,12 @@
  *
  *   traffic ring          r sends (r + 1) ints to (r + 1) % P four times: MPI_Isend, MPI_Send,
  *                         MPI_Ssend, MPI_Sendrecv (P even)
- *   traffic halo PX PY PZ STEPS
+ *   traffic halo PX PY PZ STEPS [reorder]
  *                         a periodic PX x PY x PZ MPI_Cart_create grid (reorder = 0, row-major ranks);
  *                         each step, each rank sends to its two neighbours in dimension d a face of
- *                         F_d doubles (F_0 = 6, F_1 = 10, F_2 = 15), MPI_Isend / MPI_Irecv on the grid
+ *                         F_d doubles (F_0 = 6, F_1 = 10, F_2 = 15), MPI_Isend / MPI_Irecv on the grid.
+ *                         "reorder": MPI_Cart_create with reorder = 1, and rank 0 prints
+ *                         "order C_0 ... C_{P-1}", the grid rank of each world rank
  *   traffic transpose     r sends (1 + r + 2 j) ints to every j != r (MPI_Isend, MPI_Waitall)
  *   traffic persistent    MPI_Send_init of (r + 1) doubles to (r + 1) % P, started 2 times with
  *                         MPI_Start and 3 times with MPI_Startall; a second MPI_Ssend_init to
@@ -53,11 +55,23 @@ static void ring(void)
   MPI_Sendrecv(buf_out, n, MPI_INT, right, 2, buf_in, m, MPI_INT, left, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
-static void halo(int px, int py, int pz, int steps)
+static void halo(int px, int py, int pz, int steps, int reorder)
 {
   int dims[3] = {px, py, pz}, periods[3] = {1, 1, 1}, face[3] = {6, 10, 15};
   MPI_Comm cart;
-  MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &cart);
+  MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, reorder, &cart);
+  if (reorder) {
+    int c, *order = malloc(sizeof(int) * (size_t)P);
+    MPI_Comm_rank(cart, &c);
+    MPI_Gather(&c, 1, MPI_INT, order, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (r == 0) {
+      printf("order");
+      for (int i = 0; i < P; i++)
+        printf(" %d", order[i]);
+      printf("\n");
+    }
+    free(order);
+  }
   static double out[6][16], in[6][16];
   for (int s = 0; s < steps; s++) {
     MPI_Request req[12];
@@ -204,8 +218,8 @@ int main(int argc, char** argv)
   const char* mode = argc > 1 ? argv[1] : "";
   if (!strcmp(mode, "ring"))
     ring();
-  else if (!strcmp(mode, "halo") && argc == 6)
-    halo(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
+  else if (!strcmp(mode, "halo") && (argc == 6 || (argc == 7 && !strcmp(argv[6], "reorder"))))
+    halo(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), argc == 7);
   else if (!strcmp(mode, "transpose"))
     transpose();
   else if (!strcmp(mode, "persistent"))

@@ -186,8 +186,11 @@ def builds(traffic, lib, tmp_path_factory) -> dict:
 
 def run(traffic: Path, lib: Path | None, mode: str, n: int, record: Path | None, mpi: str = "mpich",
         **env) -> subprocess.CompletedProcess:
-    """``traffic MODE`` at ``-n n``, the library preloaded on the ranks, ``env`` (and MPITASKMAP_RECORD) set."""
-    args = [mode] + ([str(d) for d in HALO_DIMS[n]] + [str(HALO_STEPS)] if mode == "halo" else [])
+    """``traffic MODE`` at ``-n n``, the library preloaded on the ranks, ``env`` (and MPITASKMAP_RECORD) set.
+
+    ``mode`` "halo reorder" runs the halo with MPI_Cart_create(reorder = 1)."""
+    mode, *extra = mode.split()
+    args = [mode] + ([str(d) for d in HALO_DIMS[n]] + [str(HALO_STEPS)] if mode == "halo" else []) + extra
     env = clean_env(**env, **({"MPITASKMAP_RECORD": record} if record else {}))
     if mpi == "mpich":
         cmd = [str(MPIEXEC), "-n", str(n)] + (["-env", "LD_PRELOAD", str(lib)] if lib else [])
@@ -238,6 +241,23 @@ def test_a_pattern_is_recorded_exactly(builds, tmp_path, mpi, mode, n):
     assert job["window"]["pcontrol_calls"] == (3 if mode == "pcontrol" else 0)
     assert len(windows) == (2 if mode == "pcontrol" else 1)  # pcontrol: [init, Pcontrol(0)], [Pcontrol(1), (0)]
     assert all(0 <= a <= b <= job["duration_s"] for a, b in windows), job
+
+
+def test_a_halo_reordered_by_the_library_is_recorded_by_the_processes_that_ran_it(traffic, lib, tmp_path):
+    # MPI_Cart_create(reorder = 1) mapped by the library on a simulated torus: grid rank c is played
+    # by world rank w with order[w] = c, and the recording, in world ranks, is the halo's matrix
+    # permuted so; the mapping's own messages (Python's, inside the call) are not counted
+    path = tmp_path / "traffic.mtx"
+    res = run(traffic, lib, "halo reorder", 16, path, MPITASKMAP_PROVIDER="sim:torus:dims=4x4")
+    assert res.returncode == 0 and res.stderr == "", (res.stdout, res.stderr)
+    order_line, done = res.stdout.splitlines()
+    order = [int(v) for v in order_line.split()[1:]]
+    assert done == "done halo" and sorted(order) == list(range(16)) and order != list(range(16)), res.stdout
+    msgs, nbytes = halo(16)
+    world_of = {c: w for w, c in enumerate(order)}
+    assert read_matrix(path, "real", 16) == Pairs({(world_of[a], world_of[b]): v for (a, b), v in nbytes.items()})
+    assert read_matrix(Path(f"{path}.counts.mtx"), "integer", 16) == Pairs(
+        {(world_of[a], world_of[b]): v for (a, b), v in msgs.items()})
 
 
 @pytest.mark.parametrize("chunk", [1, 4, 15])
