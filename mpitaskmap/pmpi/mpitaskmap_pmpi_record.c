@@ -20,14 +20,18 @@
  * application frees the communicator, so a reused handle never sees a stale table);
  * MPI_COMM_WORLD needs none.  A persistent send request is kept in a small hash table from the
  * request handle to (world destination, bytes), entered at MPI_*send_init, looked up at MPI_Start,
- * removed at MPI_Request_free.  MPI_Pcontrol(0) pauses counting and MPI_Pcontrol(level != 0)
- * resumes it (as mpiP and IPM read it); rank 0's windows are written to the sidecar.  The messages
+ * removed at MPI_Request_free.  MPI_Pcontrol(0) pauses counting and MPI_Pcontrol(1) resumes it
+ * (as mpiP reads them); other levels (IPM's region marks -1 and 1 with a name ...) change nothing
+ * but are passed to MPI's own MPI_Pcontrol like every level; rank 0's windows are written to the
+ * sidecar.  The messages
  * Python sends while it computes an MPI_Cart_create / MPI_Dist_graph_create_adjacent order
  * (mpitaskmap_in_hook, set by mpitaskmap_pmpi.c) are not counted.  Under
  * MPI_THREAD_MULTIPLE the counters are added atomically and the tables are locked.
  *
- * The merge at MPI_Finalize, on a duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN (the
- * application's communicators and handlers are not touched): rank 0 opens the files and broadcasts
+ * The merge at MPI_Finalize, on a communicator of MPI_COMM_WORLD's group made with MPI_Comm_create
+ * (not MPI_Comm_dup, which would run the copy callbacks of the application's attributes on
+ * MPI_COMM_WORLD) and given MPI_ERRORS_RETURN (the application's communicators and handlers are
+ * not touched): rank 0 opens the files and broadcasts
  * whether it could; the totals (nonzeros, messages, bytes, duration, nodes) are reduced to rank 0,
  * which writes the headers (Matrix Market needs the nonzero count first) and its own row.  Then it
  * pulls the other rows in rank order: it grants up to WINDOW ranks ahead (one int message each); a
@@ -279,7 +283,7 @@ CORE_API int mpitaskmap_record_pcontrol(int level)
   if (level == 0 && !rec.paused) {
     window_close();
     rec.paused = 1;
-  } else if (level != 0 && rec.paused) {
+  } else if (level == 1 && rec.paused) {
     window_open();
     rec.paused = 0;
   }
@@ -523,7 +527,7 @@ CORE_API int mpitaskmap_record_finalize(void)
   rec.on = 0;
   double duration = PMPI_Wtime() - rec.t0;
   MPI_Comm comm;
-  PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  PMPI_Comm_create(MPI_COMM_WORLD, rec.world, &comm); /* copies no attribute, unlike MPI_Comm_dup */
   PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   int chunk = CHUNK; /* rank 0's, for every rank */
   const char* asked = getenv("MPITASKMAP_RECORD_CHUNK");

@@ -59,7 +59,8 @@ tells the protocol).  With ``MPITASKMAP_RECORD=PATH`` the library counts, after 
 ``MPI_COMM_WORLD`` numbering: ``MPI_Send``, ``Bsend``, ``Ssend``, ``Rsend``, their nonblocking
 forms, ``MPI_Sendrecv``, ``MPI_Sendrecv_replace`` and persistent sends at each ``MPI_Start`` /
 ``MPI_Startall``, on any communicator (an intercommunicator's destination is a rank of its
-remote group); ``MPI_Pcontrol(0)`` pauses and ``MPI_Pcontrol(1)`` resumes it.  A call is counted
+remote group); ``MPI_Pcontrol(0)`` pauses and ``MPI_Pcontrol(1)`` resumes it (other levels
+change nothing; every level is passed on to MPI's own ``MPI_Pcontrol``).  A call is counted
 only when MPI's own call returned ``MPI_SUCCESS``, and its return code is MPI's.  At
 ``MPI_Finalize`` rank 0 writes, as the rows arrive in bounded chunks:
 

@@ -13,9 +13,11 @@
  *   traffic persistent    MPI_Send_init of (r + 1) doubles to (r + 1) % P, started 2 times with
  *                         MPI_Start and 3 times with MPI_Startall; a second MPI_Ssend_init to
  *                         (r + 2) % P never started; both freed (P even, >= 4)
- *   traffic pcontrol      MPI_Pcontrol(0); 5 sends to (r + 1) % P; MPI_Pcontrol(1); 3 sends of
- *                         (r + 1) ints to (r - 1) % P; MPI_Pcontrol(0); 2 sends to (r + 1) % P:
- *                         only the 3 are recorded
+ *   traffic pcontrol      MPI_Pcontrol(0); 5 sends to (r + 1) % P; MPI_Pcontrol(-1) and (2) (levels
+ *                         that neither pause nor resume); MPI_Pcontrol(1); 3 sends of (r + 1) ints to
+ *                         (r - 1) % P; MPI_Pcontrol(0); 2 sends to (r + 1) % P: only the 3 are
+ *                         recorded.  MPI_COMM_WORLD carries an attribute whose copy callback
+ *                         prints "copied" (the recorder must not duplicate MPI_COMM_WORLD)
  *   traffic split         MPI_Comm_split(color r % 2, key -r): rank s of each half sends (r + 1)
  *                         ints to rank (s + 1) % size of its half; an intercommunicator between the
  *                         halves: every rank sends r + 100 chars to remote rank 0; the halves freed,
@@ -128,8 +130,20 @@ static void persistent(void)
   }
 }
 
+static int copy_said(MPI_Comm comm, int keyval, void* extra, void* in, void* out, int* flag)
+{
+  (void)comm, (void)keyval, (void)extra;
+  printf("copied\n");
+  *(void**)out = in;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
 static void pcontrol(void)
 {
+  static int value = 1, keyval;
+  MPI_Comm_create_keyval(copy_said, MPI_COMM_NULL_DELETE_FN, &keyval, NULL);
+  MPI_Comm_set_attr(MPI_COMM_WORLD, keyval, &value);
   int right = (r + 1) % P, left = (r + P - 1) % P;
   MPI_Request req;
   MPI_Pcontrol(0);
@@ -138,6 +152,8 @@ static void pcontrol(void)
     MPI_Recv(buf_in, 7, MPI_INT, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
   }
+  MPI_Pcontrol(-1);
+  MPI_Pcontrol(2);
   MPI_Pcontrol(1);
   for (int k = 0; k < 3; k++) {
     MPI_Isend(buf_out, r + 1, MPI_INT, left, 1, MPI_COMM_WORLD, &req);

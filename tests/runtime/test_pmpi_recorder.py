@@ -238,7 +238,7 @@ def test_a_pattern_is_recorded_exactly(builds, tmp_path, mpi, mode, n):
     assert job["nonzeros"] == len(nbytes)
     assert (job["messages"], job["bytes"]) == (sum(msgs.values()), sum(nbytes.values()))
     windows = job["window"]["intervals_s"]
-    assert job["window"]["pcontrol_calls"] == (3 if mode == "pcontrol" else 0)
+    assert job["window"]["pcontrol_calls"] == (5 if mode == "pcontrol" else 0)
     assert len(windows) == (2 if mode == "pcontrol" else 1)  # pcontrol: [init, Pcontrol(0)], [Pcontrol(1), (0)]
     assert all(0 <= a <= b <= job["duration_s"] for a, b in windows), job
 
