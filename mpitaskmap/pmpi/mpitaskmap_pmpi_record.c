@@ -11,7 +11,9 @@
  *
  *   MPI_Send, MPI_Bsend, MPI_Ssend, MPI_Rsend, MPI_Isend, MPI_Ibsend, MPI_Issend, MPI_Irsend,
  *   MPI_Sendrecv, MPI_Sendrecv_replace (their send part), and the persistent MPI_Send_init,
- *   MPI_Bsend_init, MPI_Ssend_init, MPI_Rsend_init, counted at each MPI_Start / MPI_Startall.
+ *   MPI_Bsend_init, MPI_Ssend_init, MPI_Rsend_init, counted at each MPI_Start / MPI_Startall;
+ *   with an MPI of version 4 or later also MPI_Isendrecv, MPI_Isendrecv_replace and the
+ *   large-count (_c) form of each of these (mpi4py 4 calls MPI_Send_c ... where they exist).
  *
  * Data structures.  Each rank holds its own row only: msgs[P] and bytes[P] (uint64, P = the size of
  * MPI_COMM_WORLD), so no rank holds P^2 entries.  A communicator's ranks are translated to world
@@ -146,7 +148,7 @@ static int world_rank(MPI_Comm comm, int rank)
   return t->world[rank];
 }
 
-static uint64_t size_of(int count, MPI_Datatype type)
+static uint64_t size_of(MPI_Count count, MPI_Datatype type)
 {
   MPI_Count size = 0;
   if (count <= 0 || PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size < 0)
@@ -154,7 +156,7 @@ static uint64_t size_of(int count, MPI_Datatype type)
   return (uint64_t)count * (uint64_t)size;
 }
 
-static void count(int rc, int dest, int n, MPI_Datatype type, MPI_Comm comm)
+static void count(int rc, int dest, MPI_Count n, MPI_Datatype type, MPI_Comm comm)
 {
   if (rc != MPI_SUCCESS || rec.paused || !rec.on || dest == MPI_PROC_NULL || mpitaskmap_in_hook)
     return;
@@ -290,39 +292,88 @@ CORE_API int mpitaskmap_record_pcontrol(int level)
   return rc;
 }
 
-CORE_API int mpitaskmap_record_send(int kind, const void* buf, int n, MPI_Datatype type, int dest, int tag,
-                                    MPI_Comm comm)
-{
-  int rc = kind == K_BSEND   ? PMPI_Bsend(buf, n, type, dest, tag, comm)
-           : kind == K_SSEND ? PMPI_Ssend(buf, n, type, dest, tag, comm)
-           : kind == K_RSEND ? PMPI_Rsend(buf, n, type, dest, tag, comm)
-                             : PMPI_Send(buf, n, type, dest, tag, comm);
-  count(rc, dest, n, type, comm);
-  return rc;
-}
+/* Each entry point twice: with int counts, and (MPI 4 and later) with MPI_Count counts calling the
+ * _c functions.  COUNT_T is the count's type, C the suffix of MPI's function ("" or _c). */
+#define ENTRY_POINTS(SUFFIX, COUNT_T, C)                                                                             \
+  CORE_API int mpitaskmap_record_send##SUFFIX(int kind, const void* buf, COUNT_T n, MPI_Datatype type, int dest,      \
+                                              int tag, MPI_Comm comm)                                                 \
+  {                                                                                                                   \
+    int rc = kind == K_BSEND   ? PMPI_Bsend##C(buf, n, type, dest, tag, comm)                                         \
+             : kind == K_SSEND ? PMPI_Ssend##C(buf, n, type, dest, tag, comm)                                         \
+             : kind == K_RSEND ? PMPI_Rsend##C(buf, n, type, dest, tag, comm)                                         \
+                               : PMPI_Send##C(buf, n, type, dest, tag, comm);                                         \
+    count(rc, dest, n, type, comm);                                                                                   \
+    return rc;                                                                                                        \
+  }                                                                                                                   \
+                                                                                                                      \
+  CORE_API int mpitaskmap_record_isend##SUFFIX(int kind, const void* buf, COUNT_T n, MPI_Datatype type, int dest,     \
+                                               int tag, MPI_Comm comm, MPI_Request* req)                              \
+  {                                                                                                                   \
+    int rc = kind == K_BSEND   ? PMPI_Ibsend##C(buf, n, type, dest, tag, comm, req)                                   \
+             : kind == K_SSEND ? PMPI_Issend##C(buf, n, type, dest, tag, comm, req)                                   \
+             : kind == K_RSEND ? PMPI_Irsend##C(buf, n, type, dest, tag, comm, req)                                   \
+                               : PMPI_Isend##C(buf, n, type, dest, tag, comm, req);                                   \
+    count(rc, dest, n, type, comm);                                                                                   \
+    return rc;                                                                                                        \
+  }                                                                                                                   \
+                                                                                                                      \
+  CORE_API int mpitaskmap_record_send_init##SUFFIX(int kind, const void* buf, COUNT_T n, MPI_Datatype type, int dest, \
+                                                   int tag, MPI_Comm comm, MPI_Request* req)                          \
+  {                                                                                                                   \
+    int rc = kind == K_BSEND   ? PMPI_Bsend_init##C(buf, n, type, dest, tag, comm, req)                               \
+             : kind == K_SSEND ? PMPI_Ssend_init##C(buf, n, type, dest, tag, comm, req)                               \
+             : kind == K_RSEND ? PMPI_Rsend_init##C(buf, n, type, dest, tag, comm, req)                               \
+                               : PMPI_Send_init##C(buf, n, type, dest, tag, comm, req);                               \
+    if (rc == MPI_SUCCESS && rec.on && dest != MPI_PROC_NULL && !mpitaskmap_in_hook)                                  \
+      remember(*req, world_rank(comm, dest), size_of(n, type));                                                       \
+    return rc;                                                                                                        \
+  }                                                                                                                   \
+                                                                                                                      \
+  CORE_API int mpitaskmap_record_sendrecv##SUFFIX(const void* sbuf, COUNT_T sn, MPI_Datatype stype, int dest,         \
+                                                  int stag, void* rbuf, COUNT_T rn, MPI_Datatype rtype, int source,   \
+                                                  int rtag, MPI_Comm comm, MPI_Status* status)                        \
+  {                                                                                                                   \
+    int rc = PMPI_Sendrecv##C(sbuf, sn, stype, dest, stag, rbuf, rn, rtype, source, rtag, comm, status);              \
+    count(rc, dest, sn, stype, comm);                                                                                 \
+    return rc;                                                                                                        \
+  }                                                                                                                   \
+                                                                                                                      \
+  CORE_API int mpitaskmap_record_sendrecv_replace##SUFFIX(void* buf, COUNT_T n, MPI_Datatype type, int dest,          \
+                                                          int stag, int source, int rtag, MPI_Comm comm,              \
+                                                          MPI_Status* status)                                         \
+  {                                                                                                                   \
+    int rc = PMPI_Sendrecv_replace##C(buf, n, type, dest, stag, source, rtag, comm, status);                          \
+    count(rc, dest, n, type, comm);                                                                                   \
+    return rc;                                                                                                        \
+  }
 
-CORE_API int mpitaskmap_record_isend(int kind, const void* buf, int n, MPI_Datatype type, int dest, int tag,
-                                     MPI_Comm comm, MPI_Request* req)
-{
-  int rc = kind == K_BSEND   ? PMPI_Ibsend(buf, n, type, dest, tag, comm, req)
-           : kind == K_SSEND ? PMPI_Issend(buf, n, type, dest, tag, comm, req)
-           : kind == K_RSEND ? PMPI_Irsend(buf, n, type, dest, tag, comm, req)
-                             : PMPI_Isend(buf, n, type, dest, tag, comm, req);
-  count(rc, dest, n, type, comm);
-  return rc;
-}
+ENTRY_POINTS(, int, )
 
-CORE_API int mpitaskmap_record_send_init(int kind, const void* buf, int n, MPI_Datatype type, int dest, int tag,
-                                         MPI_Comm comm, MPI_Request* req)
-{
-  int rc = kind == K_BSEND   ? PMPI_Bsend_init(buf, n, type, dest, tag, comm, req)
-           : kind == K_SSEND ? PMPI_Ssend_init(buf, n, type, dest, tag, comm, req)
-           : kind == K_RSEND ? PMPI_Rsend_init(buf, n, type, dest, tag, comm, req)
-                             : PMPI_Send_init(buf, n, type, dest, tag, comm, req);
-  if (rc == MPI_SUCCESS && rec.on && dest != MPI_PROC_NULL && !mpitaskmap_in_hook)
-    remember(*req, world_rank(comm, dest), size_of(n, type));
-  return rc;
-}
+#if MPI_VERSION >= 4
+ENTRY_POINTS(_c, MPI_Count, _c)
+
+/* MPI_Isendrecv and MPI_Isendrecv_replace (MPI 4), int and MPI_Count counts. */
+#define ISENDRECV(SUFFIX, COUNT_T, C)                                                                                 \
+  CORE_API int mpitaskmap_record_isendrecv##SUFFIX(const void* sbuf, COUNT_T sn, MPI_Datatype stype, int dest,        \
+                                                   int stag, void* rbuf, COUNT_T rn, MPI_Datatype rtype, int source,  \
+                                                   int rtag, MPI_Comm comm, MPI_Request* req)                         \
+  {                                                                                                                   \
+    int rc = PMPI_Isendrecv##C(sbuf, sn, stype, dest, stag, rbuf, rn, rtype, source, rtag, comm, req);                \
+    count(rc, dest, sn, stype, comm);                                                                                 \
+    return rc;                                                                                                        \
+  }                                                                                                                   \
+                                                                                                                      \
+  CORE_API int mpitaskmap_record_isendrecv_replace##SUFFIX(void* buf, COUNT_T n, MPI_Datatype type, int dest,         \
+                                                           int stag, int source, int rtag, MPI_Comm comm,             \
+                                                           MPI_Request* req)                                          \
+  {                                                                                                                   \
+    int rc = PMPI_Isendrecv_replace##C(buf, n, type, dest, stag, source, rtag, comm, req);                            \
+    count(rc, dest, n, type, comm);                                                                                   \
+    return rc;                                                                                                        \
+  }
+ISENDRECV(, int, )
+ISENDRECV(_c, MPI_Count, _c)
+#endif
 
 CORE_API int mpitaskmap_record_start_request(MPI_Request* req)
 {
@@ -347,23 +398,6 @@ CORE_API int mpitaskmap_record_request_free(MPI_Request* req)
   int rc = PMPI_Request_free(req);
   if (rc == MPI_SUCCESS)
     forget(key);
-  return rc;
-}
-
-CORE_API int mpitaskmap_record_sendrecv(const void* sbuf, int sn, MPI_Datatype stype, int dest, int stag, void* rbuf,
-                                        int rn, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
-                                        MPI_Status* status)
-{
-  int rc = PMPI_Sendrecv(sbuf, sn, stype, dest, stag, rbuf, rn, rtype, source, rtag, comm, status);
-  count(rc, dest, sn, stype, comm);
-  return rc;
-}
-
-CORE_API int mpitaskmap_record_sendrecv_replace(void* buf, int n, MPI_Datatype type, int dest, int stag, int source,
-                                                int rtag, MPI_Comm comm, MPI_Status* status)
-{
-  int rc = PMPI_Sendrecv_replace(buf, n, type, dest, stag, source, rtag, comm, status);
-  count(rc, dest, n, type, comm);
   return rc;
 }
 
@@ -427,8 +461,15 @@ static void write_entries(outputs* o, int row, const uint64_t* triples, int n)
 }
 
 static const char RECORDED[] = "point-to-point: MPI_Send, MPI_Bsend, MPI_Ssend, MPI_Rsend, MPI_Isend, MPI_Ibsend, "
-                               "MPI_Issend, MPI_Irsend, MPI_Sendrecv, MPI_Sendrecv_replace, MPI_Start(all) of "
-                               "MPI_*send_init";
+                               "MPI_Issend, MPI_Irsend, MPI_Sendrecv, MPI_Sendrecv_replace, "
+#if MPI_VERSION >= 4
+                               "MPI_Isendrecv, MPI_Isendrecv_replace, "
+#endif
+                               "MPI_Start(all) of MPI_*send_init"
+#if MPI_VERSION >= 4
+                               ", and their large-count (_c) forms"
+#endif
+    ;
 
 static void write_headers(outputs* o, uint64_t nnz)
 {

@@ -60,6 +60,13 @@ typedef int (*rec_req_fn)(void*);
 typedef int (*rec_startall_fn)(int, void*);
 typedef int (*rec_sendrecv_fn)(const void*, int, handle, int, int, void*, int, handle, int, int, handle, void*);
 typedef int (*rec_replace_fn)(void*, int, handle, int, int, int, int, handle, void*);
+/* MPI 4: MPI_Isendrecv(_replace), and the large-count forms (MPI_Count, 64 bits wide in every MPI this runs on) */
+typedef int64_t count_t;
+typedef int (*rec_send_c_fn)(int, const void*, count_t, handle, int, int, handle);
+typedef int (*rec_isend_c_fn)(int, const void*, count_t, handle, int, int, handle, void*);
+typedef int (*rec_sendrecv_c_fn)(const void*, count_t, handle, int, int, void*, count_t, handle, int, int, handle,
+                                 void*);
+typedef int (*rec_replace_c_fn)(void*, count_t, handle, int, int, int, int, handle, void*);
 
 static struct {
   cart_fn cart;
@@ -75,6 +82,14 @@ static struct {
   rec_startall_fn startall;
   rec_sendrecv_fn sendrecv;
   rec_replace_fn sendrecv_replace;
+  /* NULL in a core built for an MPI before version 4: the calls then go to MPI unrecorded (such an
+   * MPI defines none of them, so no program of it calls them) */
+  rec_sendrecv_fn isendrecv;
+  rec_replace_fn isendrecv_replace;
+  rec_send_c_fn send_c;
+  rec_isend_c_fn isend_c, send_init_c;
+  rec_sendrecv_c_fn sendrecv_c, isendrecv_c;
+  rec_replace_c_fn sendrecv_replace_c, isendrecv_replace_c;
 } core;
 static int recording; /* set once, after MPI_Init succeeded and the core's recorder started */
 static int core_ready;              /* set once by decide() */
@@ -204,6 +219,15 @@ static void decide(void)
         *(void**)&core.startall = dlsym(h, "mpitaskmap_record_startall");
         *(void**)&core.sendrecv = dlsym(h, "mpitaskmap_record_sendrecv");
         *(void**)&core.sendrecv_replace = dlsym(h, "mpitaskmap_record_sendrecv_replace");
+        *(void**)&core.isendrecv = dlsym(h, "mpitaskmap_record_isendrecv");
+        *(void**)&core.isendrecv_replace = dlsym(h, "mpitaskmap_record_isendrecv_replace");
+        *(void**)&core.send_c = dlsym(h, "mpitaskmap_record_send_c");
+        *(void**)&core.isend_c = dlsym(h, "mpitaskmap_record_isend_c");
+        *(void**)&core.send_init_c = dlsym(h, "mpitaskmap_record_send_init_c");
+        *(void**)&core.sendrecv_c = dlsym(h, "mpitaskmap_record_sendrecv_c");
+        *(void**)&core.isendrecv_c = dlsym(h, "mpitaskmap_record_isendrecv_c");
+        *(void**)&core.sendrecv_replace_c = dlsym(h, "mpitaskmap_record_sendrecv_replace_c");
+        *(void**)&core.isendrecv_replace_c = dlsym(h, "mpitaskmap_record_isendrecv_replace_c");
         if (!core.cart || !core.dist || !core.f_cart || !core.f_dist || !core.record_start || !core.pcontrol ||
             !core.finalize || !core.send || !core.isend || !core.send_init || !core.start || !core.request_free ||
             !core.startall || !core.sendrecv || !core.sendrecv_replace)
@@ -430,4 +454,92 @@ int MPI_Sendrecv_replace(void* buf, int count, handle type, int dest, int stag, 
     return core.sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, status);
   OWN(int (*)(void*, int, handle, int, int, int, int, handle, void*), "MPI_Sendrecv_replace");
   return own(buf, count, type, dest, stag, source, rtag, comm, status);
+}
+
+/* MPI 4 */
+
+int MPI_Isendrecv(const void* sbuf, int scount, handle stype, int dest, int stag, void* rbuf, int rcount,
+                  handle rtype, int source, int rtag, handle comm, void* request)
+{
+  if (recording && core.isendrecv)
+    return core.isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, request);
+  OWN(int (*)(const void*, int, handle, int, int, void*, int, handle, int, int, handle, void*), "MPI_Isendrecv");
+  return own(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, request);
+}
+
+int MPI_Isendrecv_replace(void* buf, int count, handle type, int dest, int stag, int source, int rtag, handle comm,
+                          void* request)
+{
+  if (recording && core.isendrecv_replace)
+    return core.isendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, request);
+  OWN(int (*)(void*, int, handle, int, int, int, int, handle, void*), "MPI_Isendrecv_replace");
+  return own(buf, count, type, dest, stag, source, rtag, comm, request);
+}
+
+#define SEND_C(name, kind)                                                                                            \
+  int name(const void* buf, count_t count, handle type, int dest, int tag, handle comm)                              \
+  {                                                                                                                   \
+    if (recording && core.send_c)                                                                                     \
+      return core.send_c(kind, buf, count, type, dest, tag, comm);                                                    \
+    OWN(int (*)(const void*, count_t, handle, int, int, handle), #name);                                              \
+    return own(buf, count, type, dest, tag, comm);                                                                    \
+  }
+SEND_C(MPI_Send_c, 0)
+SEND_C(MPI_Bsend_c, 1)
+SEND_C(MPI_Ssend_c, 2)
+SEND_C(MPI_Rsend_c, 3)
+
+#define ISEND_C(name, kind, entry)                                                                                    \
+  int name(const void* buf, count_t count, handle type, int dest, int tag, handle comm, void* request)               \
+  {                                                                                                                   \
+    if (recording && core.entry)                                                                                      \
+      return core.entry(kind, buf, count, type, dest, tag, comm, request);                                            \
+    OWN(int (*)(const void*, count_t, handle, int, int, handle, void*), #name);                                       \
+    return own(buf, count, type, dest, tag, comm, request);                                                           \
+  }
+ISEND_C(MPI_Isend_c, 0, isend_c)
+ISEND_C(MPI_Ibsend_c, 1, isend_c)
+ISEND_C(MPI_Issend_c, 2, isend_c)
+ISEND_C(MPI_Irsend_c, 3, isend_c)
+ISEND_C(MPI_Send_init_c, 0, send_init_c)
+ISEND_C(MPI_Bsend_init_c, 1, send_init_c)
+ISEND_C(MPI_Ssend_init_c, 2, send_init_c)
+ISEND_C(MPI_Rsend_init_c, 3, send_init_c)
+
+int MPI_Sendrecv_c(const void* sbuf, count_t scount, handle stype, int dest, int stag, void* rbuf, count_t rcount,
+                   handle rtype, int source, int rtag, handle comm, void* status)
+{
+  if (recording && core.sendrecv_c)
+    return core.sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
+  OWN(int (*)(const void*, count_t, handle, int, int, void*, count_t, handle, int, int, handle, void*),
+      "MPI_Sendrecv_c");
+  return own(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
+}
+
+int MPI_Isendrecv_c(const void* sbuf, count_t scount, handle stype, int dest, int stag, void* rbuf, count_t rcount,
+                    handle rtype, int source, int rtag, handle comm, void* request)
+{
+  if (recording && core.isendrecv_c)
+    return core.isendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, request);
+  OWN(int (*)(const void*, count_t, handle, int, int, void*, count_t, handle, int, int, handle, void*),
+      "MPI_Isendrecv_c");
+  return own(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, request);
+}
+
+int MPI_Sendrecv_replace_c(void* buf, count_t count, handle type, int dest, int stag, int source, int rtag,
+                           handle comm, void* status)
+{
+  if (recording && core.sendrecv_replace_c)
+    return core.sendrecv_replace_c(buf, count, type, dest, stag, source, rtag, comm, status);
+  OWN(int (*)(void*, count_t, handle, int, int, int, int, handle, void*), "MPI_Sendrecv_replace_c");
+  return own(buf, count, type, dest, stag, source, rtag, comm, status);
+}
+
+int MPI_Isendrecv_replace_c(void* buf, count_t count, handle type, int dest, int stag, int source, int rtag,
+                            handle comm, void* request)
+{
+  if (recording && core.isendrecv_replace_c)
+    return core.isendrecv_replace_c(buf, count, type, dest, stag, source, rtag, comm, request);
+  OWN(int (*)(void*, count_t, handle, int, int, int, int, handle, void*), "MPI_Isendrecv_replace_c");
+  return own(buf, count, type, dest, stag, source, rtag, comm, request);
 }

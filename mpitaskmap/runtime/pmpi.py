@@ -58,7 +58,8 @@ tells the protocol).  With ``MPITASKMAP_RECORD=PATH`` the library counts, after 
 (or ``MPI_Init_thread``) succeeded, the messages and bytes each rank sends to each other in
 ``MPI_COMM_WORLD`` numbering: ``MPI_Send``, ``Bsend``, ``Ssend``, ``Rsend``, their nonblocking
 forms, ``MPI_Sendrecv``, ``MPI_Sendrecv_replace`` and persistent sends at each ``MPI_Start`` /
-``MPI_Startall``, on any communicator (an intercommunicator's destination is a rank of its
+``MPI_Startall``, and with an MPI 4 also ``MPI_Isendrecv``, ``MPI_Isendrecv_replace`` and the
+large-count (``_c``) form of each (which mpi4py 4 calls), on any communicator (an intercommunicator's destination is a rank of its
 remote group); ``MPI_Pcontrol(0)`` pauses and ``MPI_Pcontrol(1)`` resumes it (other levels
 change nothing; every level is passed on to MPI's own ``MPI_Pcontrol``).  A call is counted
 only when MPI's own call returned ``MPI_SUCCESS``, and its return code is MPI's.  At
@@ -74,9 +75,9 @@ only when MPI's own call returned ``MPI_SUCCESS``, and its return code is MPI's.
   seconds from ``MPI_Init``, and its number of ``MPI_Pcontrol`` calls).
 
 A file that cannot be written gives one line on stderr from rank 0 and no half recording.
-Not recorded yet: collectives, neighbourhood collectives, one-sided calls, the Fortran
-entry points (``mpi_send_`` ...; Open MPI's call ``PMPI_`` directly, past these wrappers),
-MPI-4's ``MPI_Isendrecv`` and large-count ``_c`` calls.
+Not recorded yet: collectives, neighbourhood collectives, one-sided calls, MPI 4's partitioned
+sends (``MPI_Psend_init``), and the Fortran entry points (``mpi_send_`` ...; Open MPI's call
+``PMPI_`` directly, past these wrappers, and its ``MPI_INIT`` does not start the recorder).
 
 Whatever fails (no Python, an import error, any exception in the hooks, on any rank)
 gives MPI's own call with the caller's arguments and one line on stderr from rank 0;

@@ -22,6 +22,10 @@
  *                         ints to rank (s + 1) % size of its half; an intercommunicator between the
  *                         halves: every rank sends r + 100 chars to remote rank 0; the halves freed,
  *                         MPI_Comm_dup(MPI_COMM_WORLD): r sends 1 int to (r + 1) % P on it
+ *   traffic mpi4          MPI 4 only: r sends (r + 1) ints to (r + 1) % P once with each of
+ *                         MPI_Send_c, MPI_Isend_c, MPI_Ssend_c, MPI_Send_init_c (+ MPI_Start),
+ *                         MPI_Sendrecv_c, MPI_Isendrecv, and 5 ints with each of MPI_Sendrecv_replace_c
+ *                         and MPI_Isendrecv_replace_c (whose count is the receive's too): 8 messages
  *   traffic threads       MPI_Init_thread(MPI_THREAD_MULTIPLE); 4 threads each send 500 messages of
  *                         (r + 1) ints to (r + 1) % P (MPI_Send, their own tag) and receive as many
  *                         from (r - 1) % P, all at once (built with -pthread; aborts where the MPI
@@ -193,6 +197,39 @@ static void split(void)
   MPI_Comm_free(&dup);
 }
 
+static void mpi4(void)
+{
+#if MPI_VERSION >= 4
+  int right = (r + 1) % P, left = (r + P - 1) % P, n = r + 1, m = left + 1;
+  MPI_Request req[2];
+  MPI_Irecv(buf_in, m, MPI_INT, left, 0, MPI_COMM_WORLD, &req[0]);
+  MPI_Send_c(buf_out, n, MPI_INT, right, 0, MPI_COMM_WORLD);
+  MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+  MPI_Irecv(buf_in, m, MPI_INT, left, 1, MPI_COMM_WORLD, &req[0]);
+  MPI_Isend_c(buf_out, n, MPI_INT, right, 1, MPI_COMM_WORLD, &req[1]);
+  MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+  MPI_Irecv(buf_in, m, MPI_INT, left, 2, MPI_COMM_WORLD, &req[0]);
+  MPI_Ssend_c(buf_out, n, MPI_INT, right, 2, MPI_COMM_WORLD);
+  MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+  MPI_Irecv(buf_in, m, MPI_INT, left, 3, MPI_COMM_WORLD, &req[0]);
+  MPI_Send_init_c(buf_out, n, MPI_INT, right, 3, MPI_COMM_WORLD, &req[1]);
+  MPI_Start(&req[1]);
+  MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+  MPI_Request_free(&req[1]);
+  MPI_Sendrecv_c(buf_out, n, MPI_INT, right, 4, buf_in, m, MPI_INT, left, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  int both[5] = {0};
+  MPI_Sendrecv_replace_c(both, 5, MPI_INT, right, 5, left, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Isendrecv(buf_out, n, MPI_INT, right, 6, buf_in, m, MPI_INT, left, 6, MPI_COMM_WORLD, &req[0]);
+  MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+  MPI_Isendrecv_replace_c(both, 5, MPI_INT, right, 7, left, 7, MPI_COMM_WORLD, &req[0]);
+  MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+#else
+  if (r == 0)
+    fprintf(stderr, "traffic: mpi4 needs an MPI of version 4 or later\n");
+  MPI_Abort(MPI_COMM_WORLD, 2);
+#endif
+}
+
 #define THREADS 4
 #define PER_THREAD 500
 
@@ -244,6 +281,8 @@ int main(int argc, char** argv)
     pcontrol();
   else if (!strcmp(mode, "split"))
     split();
+  else if (!strcmp(mode, "mpi4"))
+    mpi4();
   else if (!strcmp(mode, "threads"))
     threads();
   else {
