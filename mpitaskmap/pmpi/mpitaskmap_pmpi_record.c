@@ -30,7 +30,7 @@
  * (mpitaskmap_in_hook, set by mpitaskmap_pmpi.c) are not counted.  Under
  * MPI_THREAD_MULTIPLE the counters are added atomically and the tables are locked.
  *
- * The merge at MPI_Finalize, on a communicator of MPI_COMM_WORLD's group made with MPI_Comm_create
+ * The merge at MPI_Finalize (when every rank recorded: agreed first, see mpitaskmap_record_finalize), on a communicator of MPI_COMM_WORLD's group made with MPI_Comm_create
  * (not MPI_Comm_dup, which would run the copy callbacks of the application's attributes on
  * MPI_COMM_WORLD) and given MPI_ERRORS_RETURN (the application's communicators and handlers are
  * not touched): rank 0 opens the files and broadcasts
@@ -558,9 +558,25 @@ static int write_json(const char* name, uint64_t nnz, uint64_t msgs, uint64_t by
   return err;
 }
 
-/* Called by the shim's MPI_Finalize before MPI's own: merge and write, then PMPI_Finalize. */
+/* Called by the shim's MPI_Finalize on every rank where the core runs, recording or not: merge and
+ * write, then PMPI_Finalize.  The ranks first agree (one PMPI_Allreduce on MPI_COMM_WORLD) on whether
+ * every rank recorded (MPITASKMAP_RECORD set, its recorder started): on none, MPI's own MPI_Finalize
+ * at once; on some only, rank 0 says so in one line and nothing is written, so that a variable set on
+ * some ranks only cannot leave the others waiting in the merge. */
 CORE_API int mpitaskmap_record_finalize(void)
 {
+  int on[2] = {rec.on, -rec.on}, all[2] = {0, 0}; /* max of on, and minus the min */
+  PMPI_Allreduce(on, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (all[0] && !all[1]) { /* some ranks recorded, some not (the min of on is 0) */
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+      fprintf(stderr, "mpitaskmap: MPITASKMAP_RECORD: the traffic recording was not written: it was recorded on "
+              "some ranks only (MPITASKMAP_RECORD must be set on every rank)\n");
+      fflush(stderr);
+    }
+    rec.on = 0;
+  }
   if (!rec.on)
     return PMPI_Finalize();
   if (!rec.paused)

@@ -368,9 +368,13 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided)
   return rc;
 }
 
+/* Every process whose core runs goes through the core's MPI_Finalize, recording or not: there the
+ * ranks agree that all of them recorded before they merge (one PMPI_Allreduce), so that
+ * MPITASKMAP_RECORD set on some ranks only cannot hang the job. */
 int MPI_Finalize(void)
 {
-  if (recording)
+  pthread_once(&decided, decide);
+  if (core_ready)
     return core.finalize();
   OWN(int (*)(void), "MPI_Finalize");
   return own();

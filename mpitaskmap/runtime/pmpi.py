@@ -75,6 +75,9 @@ only when MPI's own call returned ``MPI_SUCCESS``, and its return code is MPI's.
   seconds from ``MPI_Init``, and its number of ``MPI_Pcontrol`` calls).
 
 A file that cannot be written gives one line on stderr from rank 0 and no half recording.
+``MPI_Finalize`` of every process where the core runs (recording or not) first agrees, in one
+``MPI_Allreduce``, that every rank recorded: set on some ranks only, ``MPITASKMAP_RECORD``
+writes nothing and rank 0 says so in one line (no rank is left waiting in the merge).
 Not recorded yet: collectives, neighbourhood collectives, one-sided calls, MPI 4's partitioned
 sends (``MPI_Psend_init``), and the Fortran entry points (``mpi_send_`` ...; Open MPI's call
 ``PMPI_`` directly, past these wrappers, and its ``MPI_INIT`` does not start the recorder).

@@ -355,6 +355,19 @@ def test_without_mpitaskmap_record_nothing_is_written(traffic, lib, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_mpitaskmap_record_on_some_ranks_only_writes_nothing_and_says_so(traffic, lib, tmp_path):
+    # hydra's MPMD form: ranks 0-1 with MPITASKMAP_RECORD, ranks 2-3 without; no rank may wait in the merge
+    path = tmp_path / "traffic.mtx"
+    cmd = [str(MPIEXEC), "-genv", "LD_PRELOAD", str(lib), "-n", "2", "-env", "MPITASKMAP_RECORD", str(path),
+           str(traffic), "ring", ":", "-n", "2", str(traffic), "ring"]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=clean_env())
+    assert res.returncode == 0 and res.stdout == "done ring\n", (res.stdout, res.stderr)
+    assert res.stderr.splitlines() == [
+        "mpitaskmap: MPITASKMAP_RECORD: the traffic recording was not written: it was recorded on some ranks only "
+        "(MPITASKMAP_RECORD must be set on every rank)"]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_recording_that_cannot_be_written_says_so_in_one_line(traffic, lib, tmp_path):
     path = tmp_path / "no such folder" / "traffic.mtx"
     res = run(traffic, lib, "ring", 4, path)
