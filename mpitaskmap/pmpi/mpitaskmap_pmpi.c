@@ -50,6 +50,9 @@
  *   MPITASKMAP_PROVIDER, MPITASKMAP_COORDS_FILE, MPITASKMAP_LOG: as mpitaskmap.remap
  *   reads them; PYTHONPATH and PYTHONHOME as Python reads them.
  *
+ * The core also holds the traffic recorder (MPITASKMAP_RECORD), compiled from
+ * mpitaskmap_pmpi_record.c into the same library; it needs no Python.
+ *
  * Built by mpitaskmap.runtime.pmpi.pmpi_library (`mpitaskmap --pmpi-lib`) with the mpicc
  * of the MPI the application uses, and a generated mpitaskmap_pmpi_config.h that defines
  * CFG_LIBPYTHON, CFG_PY_EXECUTABLE and CFG_PY_SITE_DIRS (':'-separated), into

@@ -20,10 +20,19 @@
  * that a Python application's mpi4py loaded in a local scope), unchanged, and one line on stderr
  * says so, once per process and only where the launcher's rank variable is 0 or absent.
  *
- * Handles: MPI_Comm and MPI_Info are int in MPICH and pointers in Open MPI.  They are taken here
- * as intptr_t and passed on unchanged; an int argument travels in the same register (or stack slot)
- * as a pointer-sized one on the ABIs this runs on (x86-64, AArch64, POWER), and the callee reads
- * only its own width.  Fortran entry points take addresses only.
+ * The traffic recorder (mpitaskmap_pmpi_record.c, in the core): this file also defines MPI_Init,
+ * MPI_Init_thread, MPI_Finalize, MPI_Pcontrol and the point-to-point sends (MPI_Send ... their _c
+ * forms, MPI_Start(all), MPI_Request_free).  After MPI's own MPI_Init(_thread) succeeded with
+ * MPITASKMAP_RECORD set, and the core can run here, they go to the core's mpitaskmap_record_*;
+ * otherwise each goes straight to the process's own MPI (its address found once), and
+ * MPITASKMAP_RECORD in a process where the core cannot run gives the one line above.
+ * MPI_Finalize goes to the core wherever the core runs (the ranks agree there that all recorded).
+ *
+ * Handles: MPI_Comm, MPI_Datatype and MPI_Request are int in MPICH and pointers in Open MPI.  They
+ * are taken here as intptr_t (a request, a status: by address) and passed on unchanged; an int
+ * argument travels in the same register (or stack slot) as a pointer-sized one on the ABIs this
+ * runs on (x86-64, AArch64, POWER), and the callee reads only its own width.  MPI_Count is 64
+ * bits in every MPI this runs on (int64_t here).  Fortran entry points take addresses only.
  *
  * Configuration (mpitaskmap_pmpi_shim_config.h, written by mpitaskmap.runtime.pmpi):
  *   CFG_BUILT_FOR     the MPI the core was built with, for the message ("MPICH 4.3.0")
