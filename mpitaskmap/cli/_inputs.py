@@ -21,7 +21,12 @@ Task specs
 ``transpose:PxQ``          the PERCS transpose pattern on a P x Q grid
 ``coords:PATH``            task coordinates, one task per line; nearest-neighbour proxy graph
 ``matrix:PATH``            communication matrix: dense rows or Matrix Market coordinate format
-``PATH``                   Matrix Market if the file says so, else task coordinates
+``recording:PATH``         a traffic recording (``mpitaskmap record``: PATH, PATH.counts.mtx,
+                           PATH.json): one round of the run (:mod:`mpitaskmap.graphs.recording`)
+``ompi-monitoring:PREFIX`` Open MPI's pml monitoring files PREFIX.<rank>.prof (its "E" lines)
+``PATH``                   a recording when PATH.json or PATH.counts.mtx is beside it; Open MPI's
+                           monitoring when PATH.0.prof is; Matrix Market if the file says so;
+                           else task coordinates
 """
 
 from __future__ import annotations
@@ -37,12 +42,15 @@ from ..machines import Machine, machine_from_spec
 from ..machines.specs import MACHINE_FORMS
 from ..mapfiles import MAP_FORMATS, detect_map_format, format_from_name, read_map
 from ..mapping import Mapping
+from ..graphs.graph_files import is_matrix_market, is_ompi_monitoring, is_recording, read_number_rows
+from ..graphs.recording import Recording, read_graph_file, read_matrix_file, read_ompi_monitoring, read_recording
 from ..graphs.taskgraph import TaskGraph
 
 __all__ = ["MachineInput", "TaskInput", "load_machine", "load_tasks", "split_format_path", "guess_format",
            "read_mapping_file", "MACHINE_FORMS", "TASK_FORMS"]
 
-TASK_FORMS = "stencil3d:16x8x8[:points=27,periodic=1,weight=1] | transpose:PxQ | coords:PATH | matrix:PATH | PATH"
+TASK_FORMS = ("stencil3d:16x8x8[:points=27,periodic=1,weight=1] | transpose:PxQ | coords:PATH | matrix:PATH | "
+              "recording:PATH | ompi-monitoring:PREFIX | PATH")
 
 
 @dataclass
@@ -73,12 +81,16 @@ class TaskInput:
     graph: TaskGraph
     spec: str
     shape: tuple = field(default_factory=tuple)
+    recording: Recording | None = None
 
     def describe(self) -> str:
-        """Return one line: spec, tasks, messages and coordinates."""
+        """Return one line: spec, tasks, messages and coordinates; a recording's totals and rounds."""
         g = self.graph
         coords = "no coordinates" if g.coords is None else f"{g.coords.shape[1]}-D coordinates"
-        return f"{self.spec}: {g.n_tasks} tasks, {g.n_edges} messages, {coords}"
+        text = f"{self.spec}: {g.n_tasks} tasks, {g.n_edges} messages, {coords}"
+        if self.recording is not None:
+            text += f"; {self.recording.describe()}"
+        return text
 
 
 # -- machines ----------------------------------------------------------------------------------
@@ -135,11 +147,17 @@ def load_tasks(spec: str, task_coords: str | None = None) -> TaskInput:
     if form == "coords":
         return TaskInput(TaskGraph.from_coordinate_proxy(_number_rows(rest)), text)
     if form == "matrix":
-        return TaskInput(_attach(_read_matrix(rest), task_coords), text)
+        return TaskInput(_attach(read_matrix_file(rest), task_coords), text)
+    if form in ("recording", "ompi-monitoring"):
+        rec = read_recording(rest) if form == "recording" else read_ompi_monitoring(rest)
+        return TaskInput(_attach(rec.graph, task_coords), text, recording=rec)
+    if is_recording(text) or is_ompi_monitoring(text):
+        graph, found = read_graph_file(text)
+        return TaskInput(_attach(graph, task_coords), text, recording=found)
     if not os.path.exists(text):
         raise InvalidInputError(f"--tasks: no such file and not a known spec ({TASK_FORMS}); got {spec!r}")
-    if _is_matrix_market(text):
-        return TaskInput(_attach(_read_matrix(text), task_coords), text)
+    if is_matrix_market(text):
+        return TaskInput(_attach(read_matrix_file(text), task_coords), text)
     return TaskInput(TaskGraph.from_coordinate_proxy(_number_rows(text)), text)
 
 
@@ -149,88 +167,7 @@ def _attach(graph: TaskGraph, task_coords: str | None) -> TaskGraph:
 
 def _number_rows(path: str) -> np.ndarray:
     """Read rows of numbers (spaces or commas); ``#`` comments and blank lines skipped."""
-    return _numbered_rows(path)[0]
-
-
-def _numbered_rows(path: str) -> tuple[np.ndarray, list[int]]:
-    """:func:`_number_rows` and the file's line number of every row (for messages)."""
-    rows, lines = [], []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            line = raw.split("#", 1)[0].replace(",", " ").split()
-            if not line:
-                continue
-            try:
-                row = [float(v) for v in line]
-            except ValueError:
-                raise InvalidInputError(f"{path}:{lineno}: expected numbers; got {raw.strip()!r}") from None
-            if rows and len(row) != len(rows[0]):
-                raise InvalidInputError(f"{path}:{lineno}: expected {len(rows[0])} numbers like the first row; got {len(row)}")
-            rows.append(row)
-            lines.append(lineno)
-    if not rows:
-        raise InvalidInputError(f"{path}: no rows of numbers found")
-    return np.asarray(rows, dtype=np.float64), lines
-
-
-def _is_matrix_market(path: str) -> bool:
-    with open(path, encoding="utf-8") as fh:
-        return fh.readline().lower().startswith("%%matrixmarket")
-
-
-def _read_matrix(path: str) -> TaskGraph:
-    if not _is_matrix_market(path):
-        m, rows = _numbered_rows(path)
-        if m.shape[0] != m.shape[1]:
-            raise InvalidInputError(f"{path}: a communication matrix is square; got {m.shape[0]} rows of "
-                                    f"{m.shape[1]} numbers")
-        bad = ~np.isfinite(m) | (m < 0)
-        if bad.any():
-            i, j = (int(v) for v in np.argwhere(bad)[0])
-            raise InvalidInputError(f"{path}:{rows[i]}: number {j + 1} of the row must be finite and >= 0 (a volume); "
-                                    f"got {float(m[i, j])!r}")
-        return TaskGraph.from_matrix(m)
-    with open(path, encoding="utf-8") as fh:
-        header = fh.readline().lower().split()
-        if len(header) < 5 or header[1] != "matrix" or header[2] != "coordinate":
-            raise InvalidInputError(f"{path}:1: only Matrix Market 'matrix coordinate' files are read; got {' '.join(header)!r}")
-        value_field, symmetry = header[3], header[4]
-        lines = [(i, ln) for i, ln in enumerate(fh, start=2) if ln.strip() and not ln.startswith("%")]
-    if not lines:
-        raise InvalidInputError(f"{path}: no size line")
-    size_line, size_text = lines[0]
-    try:
-        n_rows, n_cols, _ = (int(v) for v in size_text.split()[:3])
-    except ValueError:
-        raise InvalidInputError(f"{path}:{size_line}: expected the size line 'ROWS COLUMNS ENTRIES'; "
-                                f"got {size_text.strip()!r}") from None
-    if n_rows != n_cols:
-        raise InvalidInputError(f"{path}:{size_line}: a communication matrix is square; got {n_rows} x {n_cols}")
-    src_l, dst_l, w_l = [], [], []
-    want = 2 if value_field == "pattern" else 3
-    for lineno, text in lines[1:]:
-        e = text.split()
-        try:
-            i, j = int(e[0]), int(e[1])
-            w_l.append(1.0 if value_field == "pattern" else float(e[2]))
-        except (ValueError, IndexError):
-            raise InvalidInputError(f"{path}:{lineno}: expected {want} numbers 'ROW COLUMN"
-                                    f"{'' if want == 2 else ' VALUE'}' (1-based indices); got {text.strip()!r}") from None
-        if not np.isfinite(w_l[-1]):
-            raise InvalidInputError(f"{path}:{lineno}: the value must be finite (a volume); got {text.strip()!r}")
-        if not (1 <= i <= n_rows and 1 <= j <= n_cols):
-            raise InvalidInputError(f"{path}:{lineno}: index outside 1..{n_rows} (the size line's); "
-                                    f"got {text.strip()!r}")
-        src_l.append(i - 1)
-        dst_l.append(j - 1)
-    src = np.asarray(src_l, dtype=np.int64)
-    dst = np.asarray(dst_l, dtype=np.int64)
-    w = np.asarray(w_l, dtype=np.float64)
-    if symmetry in ("symmetric", "skew-symmetric", "hermitian"):
-        off = src != dst
-        src, dst, w = np.concatenate([src, dst[off]]), np.concatenate([dst, src[off]]), np.concatenate([w, np.abs(w[off])])
-    keep = (src != dst) & (w != 0)
-    return TaskGraph.from_edges(src[keep], dst[keep], np.abs(w[keep]), n_tasks=n_rows)
+    return read_number_rows(path)[0]
 
 
 # -- mapping files -------------------------------------------------------------------------------

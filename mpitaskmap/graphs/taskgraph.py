@@ -16,6 +16,7 @@ import numpy as np
 from .._validate import as_float_matrix, as_index_array, as_weights
 from ..errors import InvalidInputError
 from ..machines.views import strides
+from .graph_files import read_graph_edges
 
 __all__ = ["TaskGraph", "stencil_offsets"]
 
@@ -219,6 +220,35 @@ class TaskGraph:
         indptr = np.zeros(n_tasks + 1, dtype=np.intp)
         np.cumsum(np.bincount(s, minlength=n_tasks), out=indptr[1:])
         return cls(indptr, d, w, coords=coords)
+
+    @classmethod
+    def from_file(cls, path) -> "TaskGraph":
+        """Read a task graph from any graph file the library knows.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            A traffic recording (``PATH`` with ``PATH.json`` and/or ``PATH.counts.mtx``
+            beside it: :func:`~mpitaskmap.graphs.recording.read_recording`, the graph of one
+            round of the run); Open MPI's monitoring output (``PREFIX`` of its
+            ``PREFIX.<rank>.prof`` files: :func:`~mpitaskmap.graphs.recording.read_ompi_monitoring`);
+            or a communication matrix, Matrix Market or dense rows
+            (:func:`~mpitaskmap.graphs.graph_files.matrix_edges`).  Parsed by
+            :func:`~mpitaskmap.graphs.graph_files.read_graph_edges`;
+            :func:`~mpitaskmap.graphs.recording.read_graph_file` also returns the recording.
+
+        Returns
+        -------
+        TaskGraph
+            Without coordinates.
+
+        Raises
+        ------
+        InvalidInputError
+            Naming the file and the line of what is wrong.
+        """
+        n, src, dst, w, _ = read_graph_edges(path)
+        return cls.from_edges(src, dst, w, n_tasks=n)
 
     @classmethod
     def stencil(
