@@ -14,6 +14,7 @@ like a man page.  The subcommands:
 ``formats``  the machine-file, topology.conf, node-list, task-graph and map-file forms, with
              an example each (``mpitaskmap --help-formats`` is the same)
 ``launch``   map onto the job's allocation, then run srun/mpiexec/mpirun/aprun in that order
+``record``   run an MPI application with the traffic recorder (LD_PRELOAD): its task graph
 
 The global options ``-q``/``--quiet`` and ``--debug`` may come before the subcommand
 (``mpitaskmap -q map ...``) or after it.  ``mpitaskmap --pmpi-lib`` prints the path of the
@@ -129,4 +130,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 # Register the subcommands (each module calls register at import).
-from . import map, eval, compare, plot, smpi, formats, launch  # noqa: E402,F401,A004
+from . import map, eval, compare, plot, smpi, formats, launch, record  # noqa: E402,F401,A004

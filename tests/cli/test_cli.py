@@ -47,7 +47,7 @@ def json_rows(text):
 
 # -- dispatcher ------------------------------------------------------------------------------
 def test_registered_subcommands_and_help(capsys):
-    assert list(COMMANDS) == ["map", "eval", "compare", "plot", "simgrid", "formats", "launch"]
+    assert list(COMMANDS) == ["map", "eval", "compare", "plot", "simgrid", "formats", "launch", "record"]
     status, out, _ = run(capsys, "--help")
     assert status == 0 and all(f"  {name} " in out for name in COMMANDS)
     for name in COMMANDS:
