@@ -191,6 +191,11 @@ def compare_command(argv: list) -> int:
     talk = not args.quiet
     if talk:
         status.write(f"machine  {mi.describe()}\ntasks    {ti.describe()}\n")
+    if args.methods == DEFAULT_METHODS and ti.graph.coords is None:  # a recording or a matrix: no coordinates
+        methods = [m for m in methods if m != "geometric"]
+        if talk:
+            status.write("geometric left out of the default methods: the tasks have no coordinates "
+                         "(--task-coords PATH gives them)\n")
     mappings = run_methods(methods, ti.graph, mi.machine, args)
     for value in args.mapping:
         m = read_mapping_file(value, mi, ti.graph, args.hosts)
