@@ -13,10 +13,34 @@
  *   MPI_Sendrecv, MPI_Sendrecv_replace (their send part), and the persistent MPI_Send_init,
  *   MPI_Bsend_init, MPI_Ssend_init, MPI_Rsend_init, counted at each MPI_Start / MPI_Startall;
  *   with an MPI of version 4 or later also MPI_Isendrecv, MPI_Isendrecv_replace and the
- *   large-count (_c) form of each of these (mpi4py 4 calls MPI_Send_c ... where they exist).
+ *   large-count (_c) form of each of these (mpi4py 4 calls MPI_Send_c ... where they exist);
+ *   partitioned sends: MPI_Psend_init (MPI 4, Open MPI 5), one message of the whole buffer
+ *   (partitions x count x type) at each MPI_Start / MPI_Startall;
+ *   one-sided: MPI_Put, MPI_Get, MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op,
+ *   MPI_Compare_and_swap, MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate (and _c), as data
+ *   flow (mpitaskmap_pmpi_record.h says which way each goes), the target translated through the
+ *   window's group (kept as a window attribute with a delete callback, like communicators');
+ *   neighbourhood collectives: MPI_Neighbor_allgather(v), MPI_Neighbor_alltoall(v, w), their I- forms,
+ *   their persistent _init forms (MPI 4, Open MPI 5; counted at each start) and _c forms: each
+ *   out-neighbour of the communicator's topology (Cartesian, graph, distributed graph, in MPI's
+ *   order, kept as a communicator attribute) gets its block, MPI_PROC_NULL neighbours nothing;
+ *   collectives (MPI_Barrier ... MPI_Exscan and their I- forms, _c forms under the same names), not
+ *   as pairs: per communicator, calls and bytes contributed (mpitaskmap_pmpi_record.h's rules),
+ *   merged at MPI_Finalize into PATH.json ("collectives", "collectives_total").
+ *
+ * The Fortran entry points (mpitaskmap_pmpi_record_fortran.c) call MPI's own Fortran binding and
+ * then the notes of mpitaskmap_pmpi_record.h, which count as the C entry points below do.
  *
  * Data structures.  Each rank holds its own row only: msgs[P] and bytes[P] (uint64, P = the size of
- * MPI_COMM_WORLD), so no rank holds P^2 entries.  A communicator's ranks are translated to world
+ * MPI_COMM_WORLD), so no rank holds P^2 entries.  Data a one-sided call of this rank moved from a
+ * target to it (MPI_Get ...) belongs to the target's row: the origin keeps it in pulled_msgs[P] and
+ * pulled_bytes[P] (indexed by the target) and, at MPI_Finalize before the merge, sends each nonzero
+ * entry to its target (MPI_Reduce_scatter_block of 0/1 flags tells each rank how many to receive),
+ * which adds it to its own row: the merge then sees one row per rank, each pair once, rows in order.
+ * Collective totals: at most COLL_SLOTS (64) communicators per rank, identified by their members
+ * (size, lowest world rank, FNV-1a hash of the sorted world ranks: communicators of the same
+ * members, a dup of MPI_COMM_WORLD and the world itself, are one entry), then one "other" entry; a
+ * call is counted by the communicator's lowest member only, the bytes by every member.  A communicator's ranks are translated to world
  * ranks once (MPI_Group_translate_ranks of its group, the remote group of an intercommunicator),
  * kept as an attribute of the communicator (a keyval whose delete callback frees it when the
  * application frees the communicator, so a reused handle never sees a stale table);
@@ -34,11 +58,14 @@
  * (not MPI_Comm_dup, which would run the copy callbacks of the application's attributes on
  * MPI_COMM_WORLD) and given MPI_ERRORS_RETURN (the application's communicators and handlers are
  * not touched): rank 0 opens the files and broadcasts
- * whether it could; the totals (nonzeros, messages, bytes, duration, nodes) are reduced to rank 0,
+ * whether it could; one-sided target -> origin entries are handed to their rows (above); the totals
+ * (nonzeros, messages, bytes, duration, nodes) are reduced to rank 0,
  * which writes the headers (Matrix Market needs the nonzero count first) and its own row.  Then it
  * pulls the other rows in rank order: it grants up to WINDOW ranks ahead (one int message each); a
- * granted rank sends its nonzero count, then its nonzeros in chunks of at most CHUNK (column,
- * messages, bytes) triples; rank 0 writes each chunk as it arrives.  So rank 0 holds at most
+ * granted rank sends its nonzero count and its number of collective entries, then its nonzeros in
+ * chunks of at most CHUNK (column, messages, bytes) triples, then its collective entries in one
+ * message (at most 65); rank 0 writes each chunk as it arrives and sums the collective entries into
+ * a table of at most COLL_MERGED (4096) communicators, the rest in "other".  So rank 0 holds at most
  * WINDOW chunks in flight besides its own row, and ranks not yet granted send nothing (no
  * unexpected-message pile-up at rank 0).  A file that cannot be opened or written gives one line on
  * stderr from rank 0 and nothing else (the Matrix Market files it made are removed: no half
@@ -62,21 +89,43 @@
 
 enum { K_SEND, K_BSEND, K_SSEND, K_RSEND };
 
+/* Open MPI 5 has MPI 4's persistent neighbourhood collectives and partitioned sends but says MPI 3.1. */
+#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
+#define MPI4_PERSISTENT 1
+#else
+#define MPI4_PERSISTENT 0
+#endif
+
+#define COLL_SLOTS 64     /* distinct communicators a rank keeps collective totals for; then one "other" entry */
+#define COLL_MERGED 4096  /* distinct communicators rank 0 keeps in the merge; then "other" */
+
+/* A communicator's collective totals on this rank; identity: its members' world ranks (size, lowest, hash). */
+typedef struct {
+  uint64_t hash;
+  int size, first; /* size -1: the "other" entry */
+  uint64_t bytes, calls[MPITASKMAP_NCOLL];
+} coll_totals;
+
 static struct {
   int on;     /* recording started (mpitaskmap_record_start) */
   int paused; /* MPI_Pcontrol(0) */
   int atomic; /* MPI_THREAD_MULTIPLE */
   int size, rank;
   uint64_t *msgs, *bytes;
+  uint64_t *pulled_msgs, *pulled_bytes; /* [t]: data from world rank t to this one that this rank's calls moved */
+  int any_pulled;
   double t0;
-  int keyval;
+  int keyval, win_keyval, nb_keyval, coll_keyval;
+  coll_totals coll[COLL_SLOTS + 1]; /* [COLL_SLOTS]: "other" */
+  int ncoll;
   MPI_Group world;
   double windows[MAX_WINDOWS][2], window_start;
   int nwindows, pcontrol_calls, windows_cut;
   char path[4096];
 } rec;
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Recursive: a table made under it (a communicator's neighbours) may need another (its translation). */
+static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 /* Set by mpitaskmap_pmpi.c while Python computes a reordering: its messages are not the application's. */
 extern __thread int mpitaskmap_in_hook;
@@ -96,6 +145,21 @@ static void add(int world_dest, uint64_t bytes)
   }
 }
 
+/* Data this rank's call moved from world rank src to this one (MPI_Get ...): handed to src's row at the merge. */
+static void add_pulled(int world_src, uint64_t bytes)
+{
+  if (world_src < 0 || world_src >= rec.size)
+    return;
+  if (rec.atomic) {
+    __atomic_fetch_add(&rec.pulled_msgs[world_src], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&rec.pulled_bytes[world_src], bytes, __ATOMIC_RELAXED);
+  } else {
+    rec.pulled_msgs[world_src]++;
+    rec.pulled_bytes[world_src] += bytes;
+  }
+  rec.any_pulled = 1;
+}
+
 typedef struct {
   int n;
   int world[]; /* world rank of each rank of the (remote) group; MPI_UNDEFINED outside the world */
@@ -108,6 +172,68 @@ static int drop_translation(MPI_Comm comm, int keyval, void* value, void* extra)
   return MPI_SUCCESS;
 }
 
+static int drop_win_translation(MPI_Win win, int keyval, void* value, void* extra)
+{
+  (void)win, (void)keyval, (void)extra;
+  free(value);
+  return MPI_SUCCESS;
+}
+
+/* The world ranks of a group's ranks (the group is freed). */
+static translation* translate_group(MPI_Group group)
+{
+  int n = 0;
+  PMPI_Group_size(group, &n);
+  translation* t = malloc(sizeof(translation) + sizeof(int) * (size_t)(n > 0 ? n : 1));
+  int* ranks = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+  t->n = n;
+  for (int i = 0; i < n; i++)
+    ranks[i] = i;
+  PMPI_Group_translate_ranks(group, n, ranks, rec.world, t->world);
+  free(ranks);
+  PMPI_Group_free(&group);
+  return t;
+}
+
+static void* make_comm_translation(MPI_Comm comm)
+{
+  int inter = 0;
+  MPI_Group group;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter)
+    PMPI_Comm_remote_group(comm, &group);
+  else
+    PMPI_Comm_group(comm, &group);
+  return translate_group(group);
+}
+
+/* A table kept as an attribute of comm (made once by make, under the lock when threads may race). */
+static void* comm_cached(MPI_Comm comm, int keyval, void* (*make)(MPI_Comm))
+{
+  void* t = NULL;
+  int found = 0;
+  PMPI_Comm_get_attr(comm, keyval, &t, &found);
+  if (found)
+    return t;
+  if (rec.atomic)
+    pthread_mutex_lock(&lock);
+  PMPI_Comm_get_attr(comm, keyval, &t, &found); /* another thread may have made it */
+  if (!found) {
+    t = make(comm);
+    PMPI_Comm_set_attr(comm, keyval, t);
+  }
+  if (rec.atomic)
+    pthread_mutex_unlock(&lock);
+  return t;
+}
+
+static int in_world(const translation* t, int rank)
+{
+  if (rank < 0 || rank >= t->n || t->world[rank] == MPI_UNDEFINED)
+    return -1;
+  return t->world[rank];
+}
+
 /* The world rank of rank `rank` of comm (of its remote group for an intercommunicator), or -1.
  * Called after a successful call on comm only: comm and rank are valid. */
 static int world_rank(MPI_Comm comm, int rank)
@@ -116,38 +242,31 @@ static int world_rank(MPI_Comm comm, int rank)
     return -1;
   if (comm == MPI_COMM_WORLD)
     return rank;
+  return in_world(comm_cached(comm, rec.keyval, make_comm_translation), rank);
+}
+
+/* The world rank of rank `rank` of win's group, or -1 (the translation kept as an attribute of the window). */
+static int win_world_rank(MPI_Win win, int rank)
+{
+  if (rank == MPI_PROC_NULL || rank < 0)
+    return -1;
   translation* t = NULL;
   int found = 0;
-  PMPI_Comm_get_attr(comm, rec.keyval, &t, &found);
+  PMPI_Win_get_attr(win, rec.win_keyval, &t, &found);
   if (!found) {
     if (rec.atomic)
       pthread_mutex_lock(&lock);
-    PMPI_Comm_get_attr(comm, rec.keyval, &t, &found); /* another thread may have made it */
+    PMPI_Win_get_attr(win, rec.win_keyval, &t, &found);
     if (!found) {
-      int inter = 0, n = 0;
       MPI_Group group;
-      PMPI_Comm_test_inter(comm, &inter);
-      if (inter)
-        PMPI_Comm_remote_group(comm, &group);
-      else
-        PMPI_Comm_group(comm, &group);
-      PMPI_Group_size(group, &n);
-      t = malloc(sizeof(translation) + sizeof(int) * (size_t)(n > 0 ? n : 1));
-      int* ranks = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-      t->n = n;
-      for (int i = 0; i < n; i++)
-        ranks[i] = i;
-      PMPI_Group_translate_ranks(group, n, ranks, rec.world, t->world);
-      free(ranks);
-      PMPI_Group_free(&group);
-      PMPI_Comm_set_attr(comm, rec.keyval, t);
+      PMPI_Win_get_group(win, &group);
+      t = translate_group(group);
+      PMPI_Win_set_attr(win, rec.win_keyval, t);
     }
     if (rec.atomic)
       pthread_mutex_unlock(&lock);
   }
-  if (rank >= t->n || t->world[rank] == MPI_UNDEFINED)
-    return -1;
-  return t->world[rank];
+  return in_world(t, rank);
 }
 
 static uint64_t size_of(MPI_Count count, MPI_Datatype type)
@@ -176,12 +295,13 @@ static void count(int rc, int dest, MPI_Count n, MPI_Datatype type, MPI_Comm com
   mpitaskmap_record_note_send(rc, comm, dest, n, type);
 }
 
-/* -- persistent requests: request handle -> (world destination, bytes) ------------------------- */
+/* -- persistent requests: request handle -> (world destination, bytes) per message of a start -------- */
 
 typedef struct entry {
   uint64_t key;
-  int dest;
-  uint64_t bytes;
+  int n;           /* messages a start sends: 1 (a send, a partitioned send), or a neighbourhood collective's */
+  int* dests;      /* [n] world ranks, -1 for none */
+  uint64_t* bytes; /* [n] */
   struct entry* next;
 } entry;
 
@@ -203,7 +323,8 @@ static entry** slot(uint64_t key)
   return e;
 }
 
-static void remember(MPI_Request r, int dest, uint64_t bytes)
+/* Request r sends n messages at each start (dests and bytes: malloc'ed arrays, kept). */
+static void remember_all(MPI_Request r, int n, int* dests, uint64_t* bytes)
 {
   if (rec.atomic)
     pthread_mutex_lock(&lock);
@@ -211,11 +332,22 @@ static void remember(MPI_Request r, int dest, uint64_t bytes)
   if (!*e) {
     *e = calloc(1, sizeof(entry));
     (*e)->key = key_of(r);
+  } else {
+    free((*e)->dests), free((*e)->bytes);
   }
-  (*e)->dest = dest;
+  (*e)->n = n;
+  (*e)->dests = dests;
   (*e)->bytes = bytes;
   if (rec.atomic)
     pthread_mutex_unlock(&lock);
+}
+
+static void remember(MPI_Request r, int dest, uint64_t bytes)
+{
+  int* d = malloc(sizeof(int));
+  uint64_t* b = malloc(sizeof(uint64_t));
+  *d = dest, *b = bytes;
+  remember_all(r, 1, d, b);
 }
 
 static void forget(uint64_t key)
@@ -226,6 +358,7 @@ static void forget(uint64_t key)
   if (*e) {
     entry* gone = *e;
     *e = gone->next;
+    free(gone->dests), free(gone->bytes);
     free(gone);
   }
   if (rec.atomic)
@@ -236,17 +369,13 @@ static void started(uint64_t key)
 {
   if (rec.paused || !rec.on || mpitaskmap_in_hook)
     return;
-  int dest = -1;
-  uint64_t bytes = 0;
   if (rec.atomic)
     pthread_mutex_lock(&lock);
   entry* e = *slot(key);
-  if (e)
-    dest = e->dest, bytes = e->bytes;
+  for (int i = 0; e && i < e->n; i++)
+    add(e->dests[i], e->bytes[i]);
   if (rec.atomic)
     pthread_mutex_unlock(&lock);
-  if (e)
-    add(dest, bytes);
 }
 
 /* Persistent sends are remembered even while paused (they are counted, or not, when started). */
@@ -301,8 +430,16 @@ CORE_API int mpitaskmap_record_start(const char* path)
   rec.bytes = calloc((size_t)rec.size, sizeof(uint64_t));
   if (!rec.msgs || !rec.bytes)
     return 0;
-  if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, drop_translation, &rec.keyval, NULL) != MPI_SUCCESS)
+  rec.pulled_msgs = calloc((size_t)rec.size, sizeof(uint64_t));
+  rec.pulled_bytes = calloc((size_t)rec.size, sizeof(uint64_t));
+  if (!rec.pulled_msgs || !rec.pulled_bytes)
     return 0;
+  if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, drop_translation, &rec.keyval, NULL) != MPI_SUCCESS ||
+      PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, drop_translation, &rec.nb_keyval, NULL) != MPI_SUCCESS ||
+      PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, drop_translation, &rec.coll_keyval, NULL) != MPI_SUCCESS ||
+      PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, drop_win_translation, &rec.win_keyval, NULL) != MPI_SUCCESS)
+    return 0;
+  rec.coll[COLL_SLOTS].size = rec.coll[COLL_SLOTS].first = -1; /* "other" */
   PMPI_Comm_group(MPI_COMM_WORLD, &rec.world);
   snprintf(rec.path, sizeof rec.path, "%s", path);
   rec.t0 = PMPI_Wtime();
@@ -431,58 +568,209 @@ CORE_API int mpitaskmap_record_request_free(MPI_Request* req)
   return rc;
 }
 
-/* -- families being added (issue 41): declared in mpitaskmap_pmpi_record.h, not counted yet ---------- */
+/* -- partitioned sends (MPI 4) --------------------------------------------------------------------- */
 
 void mpitaskmap_record_note_partitioned(int rc, MPI_Request req, MPI_Comm comm, int dest, int partitions,
                                         MPI_Count count, MPI_Datatype type)
 {
-  (void)rc, (void)req, (void)comm, (void)dest, (void)partitions, (void)count, (void)type;
+  if (rc == MPI_SUCCESS && rec.on && dest != MPI_PROC_NULL && !mpitaskmap_in_hook && partitions > 0)
+    remember(req, world_rank(comm, dest), (uint64_t)partitions * size_of(count, type));
 }
+
+/* -- one-sided: origin -> target in this rank's row, target -> origin in its pulled entries --------- */
 
 void mpitaskmap_record_note_put(int rc, MPI_Win win, int target, MPI_Count count, MPI_Datatype type)
 {
-  (void)rc, (void)win, (void)target, (void)count, (void)type;
+  if (!counting(rc) || target == MPI_PROC_NULL)
+    return;
+  add(win_world_rank(win, target), size_of(count, type));
 }
 
 void mpitaskmap_record_note_get(int rc, MPI_Win win, int target, MPI_Count count, MPI_Datatype type)
 {
-  (void)rc, (void)win, (void)target, (void)count, (void)type;
+  if (!counting(rc) || target == MPI_PROC_NULL)
+    return;
+  add_pulled(win_world_rank(win, target), size_of(count, type));
 }
 
 void mpitaskmap_record_note_get_accumulate(int rc, MPI_Win win, int target, MPI_Count origin_count,
                                            MPI_Datatype origin_type, MPI_Count result_count, MPI_Datatype result_type,
                                            MPI_Op op)
 {
-  (void)rc, (void)win, (void)target, (void)origin_count, (void)origin_type, (void)result_count, (void)result_type,
-      (void)op;
+  if (!counting(rc) || target == MPI_PROC_NULL)
+    return;
+  int t = win_world_rank(win, target);
+  if (op != MPI_NO_OP)
+    add(t, size_of(origin_count, origin_type));
+  add_pulled(t, size_of(result_count, result_type));
 }
 
 void mpitaskmap_record_note_fetch_and_op(int rc, MPI_Win win, int target, MPI_Datatype type, MPI_Op op)
 {
-  (void)rc, (void)win, (void)target, (void)type, (void)op;
+  mpitaskmap_record_note_get_accumulate(rc, win, target, 1, type, 1, type, op);
 }
 
 void mpitaskmap_record_note_compare_and_swap(int rc, MPI_Win win, int target, MPI_Datatype type)
 {
-  (void)rc, (void)win, (void)target, (void)type;
+  if (!counting(rc) || target == MPI_PROC_NULL)
+    return;
+  int t = win_world_rank(win, target);
+  add(t, size_of(2, type)); /* the new value and the one compared with both travel to the target */
+  add_pulled(t, size_of(1, type));
+}
+
+/* -- neighbourhood collectives ----------------------------------------------------------------------- */
+
+/* A communicator's out-neighbours in MPI's order, world ranks (-1: MPI_PROC_NULL or outside the world). */
+static void* make_neighbours(MPI_Comm comm)
+{
+  int status = MPI_UNDEFINED, n = 0, me = 0;
+  int* ranks = NULL;
+  PMPI_Topo_test(comm, &status);
+  PMPI_Comm_rank(comm, &me);
+  if (status == MPI_CART) {
+    int nd = 0;
+    PMPI_Cartdim_get(comm, &nd);
+    n = 2 * nd;
+    ranks = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    for (int d = 0; d < nd; d++) /* MPI 3.1 sec. 7.6: for each dimension, the source then the destination of a shift by 1 */
+      PMPI_Cart_shift(comm, d, 1, &ranks[2 * d], &ranks[2 * d + 1]);
+  } else if (status == MPI_GRAPH) {
+    PMPI_Graph_neighbors_count(comm, me, &n);
+    ranks = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    PMPI_Graph_neighbors(comm, me, n, ranks);
+  } else if (status == MPI_DIST_GRAPH) {
+    int in = 0, weighted = 0;
+    PMPI_Dist_graph_neighbors_count(comm, &in, &n, &weighted);
+    int* sources = malloc(sizeof(int) * (size_t)(in ? in : 1));
+    int* sw = malloc(sizeof(int) * (size_t)(in ? in : 1));
+    int* dw = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    ranks = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    PMPI_Dist_graph_neighbors(comm, in, sources, sw, n, ranks, dw);
+    free(sources), free(sw), free(dw);
+  }
+  translation* t = malloc(sizeof(translation) + sizeof(int) * (size_t)(n ? n : 1));
+  t->n = n;
+  for (int i = 0; i < n; i++)
+    t->world[i] = world_rank(comm, ranks[i]);
+  free(ranks);
+  return t;
+}
+
+/* Each out-neighbour i gets the bytes of block i: counted now, or (init) at each start of the request. */
+static void neighbours_get(int rc, MPI_Comm comm, const MPI_Request* init, MPI_Count count, MPI_Datatype type,
+                           const int* counts, const MPI_Count* counts_c, const MPI_Datatype* types)
+{
+  if (init ? !(rc == MPI_SUCCESS && rec.on && !mpitaskmap_in_hook) : !counting(rc))
+    return;
+  const translation* t = comm_cached(comm, rec.nb_keyval, make_neighbours);
+  int* dests = init ? malloc(sizeof(int) * (size_t)(t->n ? t->n : 1)) : NULL;
+  uint64_t* bytes = init ? malloc(sizeof(uint64_t) * (size_t)(t->n ? t->n : 1)) : NULL;
+  int k = 0;
+  for (int i = 0; i < t->n; i++) {
+    MPI_Count c = counts ? counts[i] : counts_c ? counts_c[i] : count;
+    uint64_t b = size_of(c, types ? types[i] : type);
+    if (t->world[i] < 0)
+      continue; /* MPI_PROC_NULL: its block goes nowhere */
+    if (init)
+      dests[k] = t->world[i], bytes[k] = b, k++;
+    else
+      add(t->world[i], b);
+  }
+  if (init)
+    remember_all(*init, k, dests, bytes);
 }
 
 void mpitaskmap_record_note_neighbor_allgather(int rc, MPI_Comm comm, MPI_Count count, MPI_Datatype type,
                                                const MPI_Request* init)
 {
-  (void)rc, (void)comm, (void)count, (void)type, (void)init;
+  neighbours_get(rc, comm, init, count, type, NULL, NULL, NULL);
 }
 
 void mpitaskmap_record_note_neighbor_alltoall(int rc, MPI_Comm comm, MPI_Count count, MPI_Datatype type,
                                               const MPI_Request* init)
 {
-  (void)rc, (void)comm, (void)count, (void)type, (void)init;
+  neighbours_get(rc, comm, init, count, type, NULL, NULL, NULL); /* a block of count x type to each */
 }
 
 void mpitaskmap_record_note_neighbor_alltoallv(int rc, MPI_Comm comm, const int* counts, const MPI_Count* counts_c,
                                                MPI_Datatype type, const MPI_Datatype* types, const MPI_Request* init)
 {
-  (void)rc, (void)comm, (void)counts, (void)counts_c, (void)type, (void)types, (void)init;
+  neighbours_get(rc, comm, init, 0, type, counts, counts_c, types);
+}
+
+/* -- collectives: totals per communicator ------------------------------------------------------------ */
+
+static const char* const COLL_NAMES[] = {
+#define MPITASKMAP_COLL_NAME(ID, NAME) NAME,
+    MPITASKMAP_COLLECTIVES(MPITASKMAP_COLL_NAME)
+#undef MPITASKMAP_COLL_NAME
+};
+
+/* A communicator's entry in rec.coll: its slot, and whether this rank is its lowest member (counts its calls). */
+typedef struct {
+  int slot, lowest;
+} coll_ref;
+
+static int int_order(const void* a, const void* b)
+{
+  int x = *(const int*)a, y = *(const int*)b;
+  return (x > y) - (x < y);
+}
+
+/* The members' world ranks, sorted (both groups of an intercommunicator: one set of processes). */
+static void* make_coll_ref(MPI_Comm comm)
+{
+  int inter = 0, n = 0, m = 0;
+  MPI_Group local, remote;
+  PMPI_Comm_test_inter(comm, &inter);
+  PMPI_Comm_group(comm, &local);
+  PMPI_Group_size(local, &n);
+  translation* a = translate_group(local);
+  translation* b = NULL;
+  if (inter) {
+    PMPI_Comm_remote_group(comm, &remote);
+    PMPI_Group_size(remote, &m);
+    b = translate_group(remote);
+  }
+  int* all = malloc(sizeof(int) * (size_t)(n + m + 1));
+  memcpy(all, a->world, sizeof(int) * (size_t)n);
+  if (b)
+    memcpy(all + n, b->world, sizeof(int) * (size_t)m);
+  free(a), free(b);
+  qsort(all, (size_t)(n + m), sizeof(int), int_order);
+  uint64_t h = 1469598103934665603ull; /* FNV-1a over the sorted member list */
+  for (int i = 0; i < n + m; i++)
+    for (int k = 0; k < 4; k++)
+      h = (h ^ (((unsigned)all[i] >> (8 * k)) & 0xff)) * 1099511628211ull;
+  coll_ref* ref = malloc(sizeof(coll_ref));
+  ref->lowest = n + m > 0 && all[0] == rec.rank;
+  int first = n + m > 0 ? all[0] : -1;
+  free(all);
+  /* called under the lock when threads may race (comm_cached) */
+  ref->slot = COLL_SLOTS;
+  for (int i = 0; i < rec.ncoll; i++)
+    if (rec.coll[i].hash == h && rec.coll[i].size == n + m && rec.coll[i].first == first)
+      ref->slot = i;
+  if (ref->slot == COLL_SLOTS && rec.ncoll < COLL_SLOTS) {
+    ref->slot = rec.ncoll;
+    rec.coll[rec.ncoll].hash = h, rec.coll[rec.ncoll].size = n + m, rec.coll[rec.ncoll].first = first;
+    rec.ncoll++;
+  }
+  return ref;
+}
+
+static MPI_Count at(const int* a, const MPI_Count* c, int i)
+{
+  return a ? a[i] : c ? c[i] : 0;
+}
+
+static uint64_t sum_of(const int* a, const MPI_Count* c, int n, MPI_Datatype type, const MPI_Datatype* types)
+{
+  uint64_t b = 0;
+  for (int i = 0; i < n; i++)
+    b += size_of(at(a, c, i), types ? types[i] : type);
+  return b;
 }
 
 void mpitaskmap_record_note_collective(int rc, MPI_Comm comm, int which, int root, int in_place, MPI_Count scount,
@@ -490,9 +778,329 @@ void mpitaskmap_record_note_collective(int rc, MPI_Comm comm, int which, int roo
                                        const MPI_Datatype* stypes, MPI_Count rcount, MPI_Datatype rtype,
                                        const int* rcounts, const MPI_Count* rcounts_c, const MPI_Datatype* rtypes)
 {
-  (void)rc, (void)comm, (void)which, (void)root, (void)in_place, (void)scount, (void)stype, (void)scounts,
-      (void)scounts_c, (void)stypes, (void)rcount, (void)rtype, (void)rcounts, (void)rcounts_c, (void)rtypes;
+  if (!counting(rc) || which < 0 || which >= MPITASKMAP_NCOLL)
+    return;
+  int inter = 0, n = 0, me = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  PMPI_Comm_rank(comm, &me);
+  if (inter)
+    PMPI_Comm_remote_size(comm, &n);
+  else
+    PMPI_Comm_size(comm, &n);
+  int is_root = inter ? root == MPI_ROOT : root == me;
+  int root_group = inter && (root == MPI_ROOT || root == MPI_PROC_NULL); /* an intercommunicator's root side */
+  int base = which >= MPITASKMAP_COLL_IBARRIER ? which - MPITASKMAP_COLL_IBARRIER : which;
+  uint64_t b = 0;
+  switch (base) {
+  case MPITASKMAP_COLL_BARRIER:
+    break;
+  case MPITASKMAP_COLL_BCAST:
+    b = is_root ? size_of(scount, stype) : 0;
+    break;
+  case MPITASKMAP_COLL_REDUCE:
+    b = root_group ? 0 : size_of(scount, stype);
+    break;
+  case MPITASKMAP_COLL_ALLREDUCE:
+  case MPITASKMAP_COLL_SCAN:
+  case MPITASKMAP_COLL_EXSCAN:
+    b = size_of(scount, stype);
+    break;
+  case MPITASKMAP_COLL_REDUCE_SCATTER: {
+    int local = 0;
+    PMPI_Comm_size(comm, &local); /* recvcounts: one per rank of the (local) group */
+    b = sum_of(rcounts, rcounts_c, local, stype, NULL);
+    break;
+  }
+  case MPITASKMAP_COLL_REDUCE_SCATTER_BLOCK:
+    b = (uint64_t)n * size_of(rcount, stype);
+    break;
+  case MPITASKMAP_COLL_GATHER:
+    b = root_group ? 0 : in_place && is_root ? size_of(rcount, rtype) : size_of(scount, stype);
+    break;
+  case MPITASKMAP_COLL_GATHERV:
+    b = root_group ? 0 : in_place && is_root ? size_of(at(rcounts, rcounts_c, me), rtype) : size_of(scount, stype);
+    break;
+  case MPITASKMAP_COLL_SCATTER:
+    b = is_root ? (uint64_t)n * size_of(scount, stype) : 0;
+    break;
+  case MPITASKMAP_COLL_SCATTERV:
+    b = is_root ? sum_of(scounts, scounts_c, n, stype, NULL) : 0;
+    break;
+  case MPITASKMAP_COLL_ALLGATHER:
+    b = in_place ? size_of(rcount, rtype) : size_of(scount, stype);
+    break;
+  case MPITASKMAP_COLL_ALLGATHERV:
+    b = in_place ? size_of(at(rcounts, rcounts_c, me), rtype) : size_of(scount, stype);
+    break;
+  case MPITASKMAP_COLL_ALLTOALL:
+    b = (uint64_t)n * (in_place ? size_of(rcount, rtype) : size_of(scount, stype));
+    break;
+  case MPITASKMAP_COLL_ALLTOALLV:
+  case MPITASKMAP_COLL_ALLTOALLW:
+    b = in_place ? sum_of(rcounts, rcounts_c, n, rtype, rtypes) : sum_of(scounts, scounts_c, n, stype, stypes);
+    break;
+  }
+  const coll_ref* ref = comm_cached(comm, rec.coll_keyval, make_coll_ref);
+  coll_totals* c = &rec.coll[ref->slot];
+  if (rec.atomic) {
+    __atomic_fetch_add(&c->bytes, b, __ATOMIC_RELAXED);
+    if (ref->lowest)
+      __atomic_fetch_add(&c->calls[which], 1, __ATOMIC_RELAXED);
+  } else {
+    c->bytes += b;
+    c->calls[which] += ref->lowest;
+  }
 }
+
+/* -- the entry points of the other families: MPI's own call, then its note (the shim's names with
+ * mpitaskmap_rec_ before them: the shim looks each up when first called) -------------------------------- */
+
+#define REC(NAME, PARAMS, ARGS, NOTE)                                                                                 \
+  CORE_API int mpitaskmap_rec_##NAME PARAMS                                                                           \
+  {                                                                                                                   \
+    int rc = P##NAME ARGS;                                                                                            \
+    NOTE;                                                                                                             \
+    return rc;                                                                                                        \
+  }
+
+REC(MPI_Put, (const void* obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win), (obuf, ocount, otype, target, tdisp, tcount, ttype, win), mpitaskmap_record_note_put(rc, win, target, ocount, otype))
+#if MPI_VERSION >= 4
+REC(MPI_Put_c, (const void* obuf, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win), (obuf, ocount, otype, target, tdisp, tcount, ttype, win), mpitaskmap_record_note_put(rc, win, target, ocount, otype))
+#endif
+REC(MPI_Get, (void* obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win), (obuf, ocount, otype, target, tdisp, tcount, ttype, win), mpitaskmap_record_note_get(rc, win, target, ocount, otype))
+#if MPI_VERSION >= 4
+REC(MPI_Get_c, (void* obuf, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win), (obuf, ocount, otype, target, tdisp, tcount, ttype, win), mpitaskmap_record_note_get(rc, win, target, ocount, otype))
+#endif
+REC(MPI_Accumulate, (const void* obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win), (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win), mpitaskmap_record_note_put(rc, win, target, ocount, otype))
+#if MPI_VERSION >= 4
+REC(MPI_Accumulate_c, (const void* obuf, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win), (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win), mpitaskmap_record_note_put(rc, win, target, ocount, otype))
+#endif
+REC(MPI_Get_accumulate, (const void* obuf, int ocount, MPI_Datatype otype, void* resbuf, int rescount, MPI_Datatype restype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win), (obuf, ocount, otype, resbuf, rescount, restype, target, tdisp, tcount, ttype, op, win), mpitaskmap_record_note_get_accumulate(rc, win, target, ocount, otype, rescount, restype, op))
+#if MPI_VERSION >= 4
+REC(MPI_Get_accumulate_c, (const void* obuf, MPI_Count ocount, MPI_Datatype otype, void* resbuf, MPI_Count rescount, MPI_Datatype restype, int target, MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win), (obuf, ocount, otype, resbuf, rescount, restype, target, tdisp, tcount, ttype, op, win), mpitaskmap_record_note_get_accumulate(rc, win, target, ocount, otype, rescount, restype, op))
+#endif
+REC(MPI_Fetch_and_op, (const void* obuf, void* resbuf, MPI_Datatype type, int target, MPI_Aint tdisp, MPI_Op op, MPI_Win win), (obuf, resbuf, type, target, tdisp, op, win), mpitaskmap_record_note_fetch_and_op(rc, win, target, type, op))
+REC(MPI_Compare_and_swap, (const void* obuf, const void* cbuf, void* resbuf, MPI_Datatype type, int target, MPI_Aint tdisp, MPI_Win win), (obuf, cbuf, resbuf, type, target, tdisp, win), mpitaskmap_record_note_compare_and_swap(rc, win, target, type))
+REC(MPI_Rput, (const void* obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, win, req), mpitaskmap_record_note_put(rc, win, target, ocount, otype))
+#if MPI_VERSION >= 4
+REC(MPI_Rput_c, (const void* obuf, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, win, req), mpitaskmap_record_note_put(rc, win, target, ocount, otype))
+#endif
+REC(MPI_Rget, (void* obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, win, req), mpitaskmap_record_note_get(rc, win, target, ocount, otype))
+#if MPI_VERSION >= 4
+REC(MPI_Rget_c, (void* obuf, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, win, req), mpitaskmap_record_note_get(rc, win, target, ocount, otype))
+#endif
+REC(MPI_Raccumulate, (const void* obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win, req), mpitaskmap_record_note_put(rc, win, target, ocount, otype))
+#if MPI_VERSION >= 4
+REC(MPI_Raccumulate_c, (const void* obuf, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win, req), mpitaskmap_record_note_put(rc, win, target, ocount, otype))
+#endif
+REC(MPI_Rget_accumulate, (const void* obuf, int ocount, MPI_Datatype otype, void* resbuf, int rescount, MPI_Datatype restype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request* req), (obuf, ocount, otype, resbuf, rescount, restype, target, tdisp, tcount, ttype, op, win, req), mpitaskmap_record_note_get_accumulate(rc, win, target, ocount, otype, rescount, restype, op))
+#if MPI_VERSION >= 4
+REC(MPI_Rget_accumulate_c, (const void* obuf, MPI_Count ocount, MPI_Datatype otype, void* resbuf, MPI_Count rescount, MPI_Datatype restype, int target, MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request* req), (obuf, ocount, otype, resbuf, rescount, restype, target, tdisp, tcount, ttype, op, win, req), mpitaskmap_record_note_get_accumulate(rc, win, target, ocount, otype, rescount, restype, op))
+#endif
+#if MPI4_PERSISTENT
+REC(MPI_Psend_init, (const void* buf, int partitions, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* req), (buf, partitions, count, type, dest, tag, comm, info, req), mpitaskmap_record_note_partitioned(rc, *req, comm, dest, partitions, count, type))
+#endif
+REC(MPI_Neighbor_allgather, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm), mpitaskmap_record_note_neighbor_allgather(rc, comm, scount, stype, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Neighbor_allgather_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm), mpitaskmap_record_note_neighbor_allgather(rc, comm, scount, stype, NULL))
+#endif
+REC(MPI_Neighbor_allgatherv, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm), mpitaskmap_record_note_neighbor_allgather(rc, comm, scount, stype, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Neighbor_allgatherv_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm), mpitaskmap_record_note_neighbor_allgather(rc, comm, scount, stype, NULL))
+#endif
+REC(MPI_Neighbor_alltoall, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm), mpitaskmap_record_note_neighbor_alltoall(rc, comm, scount, stype, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Neighbor_alltoall_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm), mpitaskmap_record_note_neighbor_alltoall(rc, comm, scount, stype, NULL))
+#endif
+REC(MPI_Neighbor_alltoallv, (const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm), mpitaskmap_record_note_neighbor_alltoallv(rc, comm, scounts, NULL, stype, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Neighbor_alltoallv_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm), mpitaskmap_record_note_neighbor_alltoallv(rc, comm, NULL, scounts, stype, NULL, NULL))
+#endif
+REC(MPI_Neighbor_alltoallw, (const void* sbuf, const int scounts[], const MPI_Aint sdispls[], const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm), mpitaskmap_record_note_neighbor_alltoallv(rc, comm, scounts, NULL, MPI_DATATYPE_NULL, stypes, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Neighbor_alltoallw_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], const MPI_Datatype stypes[], void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm), mpitaskmap_record_note_neighbor_alltoallv(rc, comm, NULL, scounts, MPI_DATATYPE_NULL, stypes, NULL))
+#endif
+REC(MPI_Ineighbor_allgather, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), mpitaskmap_record_note_neighbor_allgather(rc, comm, scount, stype, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Ineighbor_allgather_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), mpitaskmap_record_note_neighbor_allgather(rc, comm, scount, stype, NULL))
+#endif
+REC(MPI_Ineighbor_allgatherv, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req), mpitaskmap_record_note_neighbor_allgather(rc, comm, scount, stype, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Ineighbor_allgatherv_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req), mpitaskmap_record_note_neighbor_allgather(rc, comm, scount, stype, NULL))
+#endif
+REC(MPI_Ineighbor_alltoall, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), mpitaskmap_record_note_neighbor_alltoall(rc, comm, scount, stype, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Ineighbor_alltoall_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), mpitaskmap_record_note_neighbor_alltoall(rc, comm, scount, stype, NULL))
+#endif
+REC(MPI_Ineighbor_alltoallv, (const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req), mpitaskmap_record_note_neighbor_alltoallv(rc, comm, scounts, NULL, stype, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Ineighbor_alltoallv_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req), mpitaskmap_record_note_neighbor_alltoallv(rc, comm, NULL, scounts, stype, NULL, NULL))
+#endif
+REC(MPI_Ineighbor_alltoallw, (const void* sbuf, const int scounts[], const MPI_Aint sdispls[], const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req), mpitaskmap_record_note_neighbor_alltoallv(rc, comm, scounts, NULL, MPI_DATATYPE_NULL, stypes, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Ineighbor_alltoallw_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], const MPI_Datatype stypes[], void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req), mpitaskmap_record_note_neighbor_alltoallv(rc, comm, NULL, scounts, MPI_DATATYPE_NULL, stypes, NULL))
+#endif
+#if MPI4_PERSISTENT
+REC(MPI_Neighbor_allgather_init, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req), mpitaskmap_record_note_neighbor_allgather(rc, comm, scount, stype, req))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Neighbor_allgather_init_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req), mpitaskmap_record_note_neighbor_allgather(rc, comm, scount, stype, req))
+#endif
+#if MPI4_PERSISTENT
+REC(MPI_Neighbor_allgatherv_init, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, info, req), mpitaskmap_record_note_neighbor_allgather(rc, comm, scount, stype, req))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Neighbor_allgatherv_init_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, info, req), mpitaskmap_record_note_neighbor_allgather(rc, comm, scount, stype, req))
+#endif
+#if MPI4_PERSISTENT
+REC(MPI_Neighbor_alltoall_init, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req), mpitaskmap_record_note_neighbor_alltoall(rc, comm, scount, stype, req))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Neighbor_alltoall_init_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req), mpitaskmap_record_note_neighbor_alltoall(rc, comm, scount, stype, req))
+#endif
+#if MPI4_PERSISTENT
+REC(MPI_Neighbor_alltoallv_init, (const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, info, req), mpitaskmap_record_note_neighbor_alltoallv(rc, comm, scounts, NULL, stype, NULL, req))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Neighbor_alltoallv_init_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, info, req), mpitaskmap_record_note_neighbor_alltoallv(rc, comm, NULL, scounts, stype, NULL, req))
+#endif
+#if MPI4_PERSISTENT
+REC(MPI_Neighbor_alltoallw_init, (const void* sbuf, const int scounts[], const MPI_Aint sdispls[], const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, info, req), mpitaskmap_record_note_neighbor_alltoallv(rc, comm, scounts, NULL, MPI_DATATYPE_NULL, stypes, req))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Neighbor_alltoallw_init_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], const MPI_Datatype stypes[], void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, info, req), mpitaskmap_record_note_neighbor_alltoallv(rc, comm, NULL, scounts, MPI_DATATYPE_NULL, stypes, req))
+#endif
+REC(MPI_Barrier, (MPI_Comm comm), (comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_BARRIER, 0, 0, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Ibarrier, (MPI_Comm comm, MPI_Request* req), (comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IBARRIER, 0, 0, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Bcast, (void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm), (buf, count, type, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_BCAST, root, 0, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Bcast_c, (void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm), (buf, count, type, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_BCAST, root, 0, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+REC(MPI_Ibcast, (void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* req), (buf, count, type, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IBCAST, root, 0, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Ibcast_c, (void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* req), (buf, count, type, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IBCAST, root, 0, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+REC(MPI_Reduce, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm), (sbuf, rbuf, count, type, op, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_REDUCE, root, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Reduce_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm), (sbuf, rbuf, count, type, op, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_REDUCE, root, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+REC(MPI_Ireduce, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IREDUCE, root, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Ireduce_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IREDUCE, root, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+REC(MPI_Allreduce, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLREDUCE, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Allreduce_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLREDUCE, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+REC(MPI_Iallreduce, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLREDUCE, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Iallreduce_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLREDUCE, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+REC(MPI_Scan, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_SCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Scan_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_SCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+REC(MPI_Iscan, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ISCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Iscan_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ISCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+REC(MPI_Exscan, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_EXSCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Exscan_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_EXSCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+REC(MPI_Iexscan, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IEXSCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Iexscan_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IEXSCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+REC(MPI_Gather, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_GATHER, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Gather_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_GATHER, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+REC(MPI_Igather, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IGATHER, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Igather_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IGATHER, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+REC(MPI_Gatherv, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_GATHERV, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Gatherv_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_GATHERV, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, NULL, rcounts, NULL))
+#endif
+REC(MPI_Igatherv, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IGATHERV, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Igatherv_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IGATHERV, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, NULL, rcounts, NULL))
+#endif
+REC(MPI_Scatter, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_SCATTER, root, rbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Scatter_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_SCATTER, root, rbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+REC(MPI_Iscatter, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ISCATTER, root, rbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Iscatter_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ISCATTER, root, rbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+REC(MPI_Scatterv, (const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_SCATTERV, root, rbuf == MPI_IN_PLACE, 0, stype, scounts, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Scatterv_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint displs[], MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_SCATTERV, root, rbuf == MPI_IN_PLACE, 0, stype, NULL, scounts, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+REC(MPI_Iscatterv, (const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ISCATTERV, root, rbuf == MPI_IN_PLACE, 0, stype, scounts, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Iscatterv_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint displs[], MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ISCATTERV, root, rbuf == MPI_IN_PLACE, 0, stype, NULL, scounts, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+REC(MPI_Allgather, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLGATHER, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Allgather_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLGATHER, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+REC(MPI_Iallgather, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLGATHER, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Iallgather_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLGATHER, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+REC(MPI_Allgatherv, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLGATHERV, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Allgatherv_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLGATHERV, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, NULL, rcounts, NULL))
+#endif
+REC(MPI_Iallgatherv, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLGATHERV, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Iallgatherv_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLGATHERV, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, NULL, rcounts, NULL))
+#endif
+REC(MPI_Alltoall, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLTOALL, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Alltoall_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLTOALL, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+REC(MPI_Ialltoall, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLTOALL, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Ialltoall_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLTOALL, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+REC(MPI_Alltoallv, (const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLTOALLV, 0, sbuf == MPI_IN_PLACE, 0, stype, scounts, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Alltoallv_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLTOALLV, 0, sbuf == MPI_IN_PLACE, 0, stype, NULL, scounts, NULL, 0, rtype, NULL, rcounts, NULL))
+#endif
+REC(MPI_Ialltoallv, (const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLTOALLV, 0, sbuf == MPI_IN_PLACE, 0, stype, scounts, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Ialltoallv_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLTOALLV, 0, sbuf == MPI_IN_PLACE, 0, stype, NULL, scounts, NULL, 0, rtype, NULL, rcounts, NULL))
+#endif
+REC(MPI_Alltoallw, (const void* sbuf, const int scounts[], const int sdispls[], const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLTOALLW, 0, sbuf == MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, scounts, NULL, stypes, 0, MPI_DATATYPE_NULL, rcounts, NULL, rtypes))
+#if MPI_VERSION >= 4
+REC(MPI_Alltoallw_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], const MPI_Datatype stypes[], void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLTOALLW, 0, sbuf == MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, NULL, scounts, stypes, 0, MPI_DATATYPE_NULL, NULL, rcounts, rtypes))
+#endif
+REC(MPI_Ialltoallw, (const void* sbuf, const int scounts[], const int sdispls[], const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLTOALLW, 0, sbuf == MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, scounts, NULL, stypes, 0, MPI_DATATYPE_NULL, rcounts, NULL, rtypes))
+#if MPI_VERSION >= 4
+REC(MPI_Ialltoallw_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], const MPI_Datatype stypes[], void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLTOALLW, 0, sbuf == MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, NULL, scounts, stypes, 0, MPI_DATATYPE_NULL, NULL, rcounts, rtypes))
+#endif
+REC(MPI_Reduce_scatter, (const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, rcounts, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_REDUCE_SCATTER, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, rcounts, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Reduce_scatter_c, (const void* sbuf, void* rbuf, const MPI_Count rcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, rcounts, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_REDUCE_SCATTER, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, rcounts, NULL))
+#endif
+REC(MPI_Ireduce_scatter, (const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, rcounts, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IREDUCE_SCATTER, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, rcounts, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Ireduce_scatter_c, (const void* sbuf, void* rbuf, const MPI_Count rcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, rcounts, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IREDUCE_SCATTER, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, rcounts, NULL))
+#endif
+REC(MPI_Reduce_scatter_block, (const void* sbuf, void* rbuf, int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, rcount, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_REDUCE_SCATTER_BLOCK, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, rcount, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Reduce_scatter_block_c, (const void* sbuf, void* rbuf, MPI_Count rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, rcount, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_REDUCE_SCATTER_BLOCK, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, rcount, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+REC(MPI_Ireduce_scatter_block, (const void* sbuf, void* rbuf, int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, rcount, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IREDUCE_SCATTER_BLOCK, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, rcount, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#if MPI_VERSION >= 4
+REC(MPI_Ireduce_scatter_block_c, (const void* sbuf, void* rbuf, MPI_Count rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, rcount, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IREDUCE_SCATTER_BLOCK, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, rcount, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+
 
 /* -- the merge at MPI_Finalize ------------------------------------------------------------------- */
 
@@ -559,9 +1167,20 @@ static const char RECORDED[] = "point-to-point: MPI_Send, MPI_Bsend, MPI_Ssend, 
                                "MPI_Isendrecv, MPI_Isendrecv_replace, "
 #endif
                                "MPI_Start(all) of MPI_*send_init"
-#if MPI_VERSION >= 4
-                               ", and their large-count (_c) forms"
+#if MPI4_PERSISTENT
+                               " and of MPI_Psend_init (the whole buffer a start)"
 #endif
+                               "; one-sided as data flow: MPI_Put, MPI_Accumulate, MPI_Rput, MPI_Raccumulate origin to "
+                               "target, MPI_Get, MPI_Rget target to origin, MPI_Get_accumulate, MPI_Rget_accumulate, "
+                               "MPI_Fetch_and_op, MPI_Compare_and_swap both ways; neighbourhood collectives "
+                               "MPI_Neighbor_allgather(v), MPI_Neighbor_alltoall(v, w), their I- forms"
+#if MPI4_PERSISTENT
+                               " and persistent (_init) forms at each start"
+#endif
+#if MPI_VERSION >= 4
+                               "; and the large-count (_c) forms of all these"
+#endif
+                               "; collectives as totals per communicator in the JSON sidecar"
     ;
 
 static void write_headers(outputs* o, uint64_t nnz)
@@ -616,8 +1235,163 @@ static int open_all(outputs* o, char* why, size_t len)
   return 1;
 }
 
+/* -- collectives in the merge ------------------------------------------------------------------------ */
+
+#define COLL_WIDTH (4 + MPITASKMAP_NCOLL) /* hash, size, first (+1; 0: "other"), bytes, calls */
+
+/* Rank 0's merged totals: an open-addressed table of at most COLL_MERGED communicators, then "other". */
+typedef struct {
+  coll_totals* table; /* [2 * COLL_MERGED], size 0: free */
+  int used;
+  coll_totals other;
+} merged_colls;
+
+static void own_colls(uint64_t* out, int* n)
+{
+  int k = 0;
+  for (int i = 0; i <= COLL_SLOTS; i++) {
+    const coll_totals* c = &rec.coll[i];
+    int any = c->bytes != 0;
+    for (int j = 0; j < MPITASKMAP_NCOLL; j++)
+      any |= c->calls[j] != 0;
+    if (i == COLL_SLOTS ? !any : i >= rec.ncoll)
+      continue;
+    uint64_t* e = out + (size_t)COLL_WIDTH * (size_t)k++;
+    e[0] = c->hash, e[1] = (uint64_t)(int64_t)c->size, e[2] = i == COLL_SLOTS ? 0 : (uint64_t)c->first + 1;
+    e[3] = c->bytes;
+    memcpy(e + 4, c->calls, sizeof c->calls);
+  }
+  *n = k;
+}
+
+static void add_totals(coll_totals* into, const uint64_t* e)
+{
+  into->bytes += e[3];
+  for (int j = 0; j < MPITASKMAP_NCOLL; j++)
+    into->calls[j] += e[4 + j];
+}
+
+static void merge_colls(merged_colls* m, const uint64_t* entries, int n)
+{
+  const size_t cap = 2 * COLL_MERGED;
+  if (!m->table)
+    m->table = calloc(cap, sizeof(coll_totals));
+  for (int i = 0; i < n; i++) {
+    const uint64_t* e = entries + (size_t)COLL_WIDTH * (size_t)i;
+    if (e[2] == 0 || !m->table) { /* a rank's "other" */
+      add_totals(&m->other, e);
+      continue;
+    }
+    int size = (int)(int64_t)e[1], first = (int)e[2] - 1;
+    size_t h = (size_t)(e[0] ^ ((uint64_t)first << 20) ^ (uint64_t)size) % cap;
+    while (m->table[h].size && !(m->table[h].hash == e[0] && m->table[h].size == size && m->table[h].first == first))
+      h = (h + 1) % cap;
+    if (!m->table[h].size) {
+      if (m->used >= COLL_MERGED) {
+        add_totals(&m->other, e);
+        continue;
+      }
+      m->table[h].hash = e[0], m->table[h].size = size, m->table[h].first = first;
+      m->used++;
+    }
+    add_totals(&m->table[h], e);
+  }
+}
+
+static int coll_order(const void* a, const void* b)
+{
+  const coll_totals *x = a, *y = b;
+  if (x->first != y->first)
+    return (x->first > y->first) - (x->first < y->first);
+  if (x->size != y->size)
+    return (x->size > y->size) - (x->size < y->size);
+  return (x->hash > y->hash) - (x->hash < y->hash);
+}
+
+static void write_calls(FILE* f, const uint64_t* calls)
+{
+  fprintf(f, "{");
+  for (int j = 0, first = 1; j < MPITASKMAP_NCOLL; j++)
+    if (calls[j]) {
+      fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", COLL_NAMES[j], (unsigned long long)calls[j]);
+      first = 0;
+    }
+  fprintf(f, "}");
+}
+
+static void write_colls_json(FILE* f, merged_colls* m)
+{
+  coll_totals total = {0, 0, 0, 0, {0}};
+  int n = 0;
+  coll_totals* list = malloc(sizeof(coll_totals) * (size_t)(m->used + 1));
+  for (size_t i = 0; m->table && i < 2 * COLL_MERGED; i++)
+    if (m->table[i].size)
+      list[n++] = m->table[i];
+  qsort(list, (size_t)n, sizeof(coll_totals), coll_order);
+  int other = m->other.bytes != 0;
+  for (int j = 0; j < MPITASKMAP_NCOLL; j++)
+    other |= m->other.calls[j] != 0;
+  if (other)
+    list[n++] = m->other;
+  fprintf(f, "  \"collectives\": [");
+  for (int i = 0; i < n; i++) {
+    const coll_totals* c = &list[i];
+    if (other && i == n - 1)
+      fprintf(f, "%s\n    {\"other\": true, \"size\": null, \"first_world_rank\": null, \"calls\": ", i ? "," : "");
+    else
+      fprintf(f, "%s\n    {\"size\": %d, \"first_world_rank\": %d, \"members_hash\": \"%016llx\", \"calls\": ",
+              i ? "," : "", c->size, c->first, (unsigned long long)c->hash);
+    write_calls(f, c->calls);
+    fprintf(f, ", \"bytes\": %llu}", (unsigned long long)c->bytes);
+    total.bytes += c->bytes;
+    for (int j = 0; j < MPITASKMAP_NCOLL; j++)
+      total.calls[j] += c->calls[j];
+  }
+  fprintf(f, "%s],\n  \"collectives_total\": {\"calls\": ", n ? "\n  " : "");
+  write_calls(f, total.calls);
+  fprintf(f, ", \"bytes\": %llu},\n  \"collectives_note\": ", (unsigned long long)total.bytes);
+  json_string(f, "per communicator, identified by its members (size, lowest world rank, FNV-1a hash of the sorted "
+                 "world ranks; an intercommunicator's two groups together): communicators of the same members are one "
+                 "entry. calls: collective calls, each counted once (by the lowest member); bytes: what every member "
+                 "contributed (its send buffer as the standard reads it). A rank keeps 64 communicators and rank 0 "
+                 "4096: the rest are summed in the entry with \"other\": true");
+  fprintf(f, "\n");
+  free(list);
+}
+
+/* Target -> origin entries (one-sided reads) to the target's row: each rank sends its entry for t to t
+ * (two uint64: messages, bytes), which adds it to its own row; MPI_Reduce_scatter_block tells each rank
+ * how many to expect.  O(P) per rank, no rank holds more than its row. */
+static void hand_pulled(MPI_Comm comm)
+{
+  enum { PULLED = 4 };
+  int* flags = calloc((size_t)rec.size, sizeof(int));
+  int k = 0, incoming = 0;
+  for (int t = 0; t < rec.size; t++)
+    k += flags[t] = rec.pulled_msgs[t] != 0;
+  PMPI_Reduce_scatter_block(flags, &incoming, 1, MPI_INT, MPI_SUM, comm);
+  MPI_Request* reqs = malloc(sizeof(MPI_Request) * (size_t)(k ? k : 1));
+  uint64_t* out = malloc(sizeof(uint64_t) * 2 * (size_t)(k ? k : 1));
+  int j = 0;
+  for (int t = 0; t < rec.size; t++)
+    if (flags[t]) {
+      out[2 * j] = rec.pulled_msgs[t], out[2 * j + 1] = rec.pulled_bytes[t];
+      PMPI_Isend(out + 2 * j, 2, MPI_UINT64_T, t, PULLED, comm, &reqs[j]);
+      j++;
+    }
+  for (int i = 0; i < incoming; i++) {
+    uint64_t in[2];
+    MPI_Status st;
+    PMPI_Recv(in, 2, MPI_UINT64_T, MPI_ANY_SOURCE, PULLED, comm, &st);
+    rec.msgs[st.MPI_SOURCE] += in[0];
+    rec.bytes[st.MPI_SOURCE] += in[1];
+  }
+  PMPI_Waitall(k, reqs, MPI_STATUSES_IGNORE);
+  free(reqs), free(out), free(flags);
+}
+
 static int write_json(const char* name, uint64_t nnz, uint64_t msgs, uint64_t bytes, double duration, int nodes,
-                      int per_node, int uniform)
+                      int per_node, int uniform, merged_colls* colls)
 {
   FILE* f = fopen(name, "w");
   if (!f)
@@ -644,7 +1418,9 @@ static int write_json(const char* name, uint64_t nnz, uint64_t msgs, uint64_t by
   fprintf(f, "  \"window\": {\"pcontrol_calls\": %d, \"rank\": 0, \"intervals_s\": [", rec.pcontrol_calls);
   for (int i = 0; i < rec.nwindows; i++)
     fprintf(f, "%s[%.6f, %.6f]", i ? ", " : "", rec.windows[i][0], rec.windows[i][1]);
-  fprintf(f, "], \"intervals_cut\": %s}\n}\n", rec.windows_cut ? "true" : "false");
+  fprintf(f, "], \"intervals_cut\": %s},\n", rec.windows_cut ? "true" : "false");
+  write_colls_json(f, colls);
+  fprintf(f, "}\n");
   int err = ferror(f) ? (errno ? errno : EIO) : 0;
   if (fclose(f) != 0 && !err)
     err = errno ? errno : EIO;
@@ -658,8 +1434,9 @@ static int write_json(const char* name, uint64_t nnz, uint64_t msgs, uint64_t by
  * some ranks only cannot leave the others waiting in the merge. */
 CORE_API int mpitaskmap_record_finalize(void)
 {
-  int on[2] = {rec.on, -rec.on}, all[2] = {0, 0}; /* max of on, and minus the min */
-  PMPI_Allreduce(on, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  /* max of on, minus the min of on, and whether any rank holds target -> origin (one-sided) entries */
+  int on[3] = {rec.on, -rec.on, rec.on && rec.any_pulled}, all[3] = {0, 0, 0};
+  PMPI_Allreduce(on, all, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (all[0] && !all[1]) { /* some ranks recorded, some not (the min of on is 0) */
     int rank = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -686,8 +1463,11 @@ CORE_API int mpitaskmap_record_finalize(void)
   PMPI_Bcast(&chunk, 1, MPI_INT, 0, comm);
   char why[5000] = "";
   outputs o = {NULL, NULL, 0};
+  merged_colls merged = {NULL, 0, {0, -1, -1, 0, {0}}};
   int opened = rec.rank == 0 ? open_all(&o, why, sizeof why) : 0;
   PMPI_Bcast(&opened, 1, MPI_INT, 0, comm);
+  if (all[2])
+    hand_pulled(comm);
 
   int n = 0;
   uint64_t* mine = own_triples(&n);
@@ -708,8 +1488,12 @@ CORE_API int mpitaskmap_record_finalize(void)
   PMPI_Reduce(leader + 1, nodes + 1, 2, MPI_INT, MPI_MAX, 0, comm);
 
   if (opened) {
-    enum { GRANT = 1, COUNT = 2, DATA = 3 };
+    enum { GRANT = 1, COUNT = 2, DATA = 3, COLL = 5 };
+    int ncolls = 0;
+    uint64_t colls[COLL_WIDTH * (COLL_SLOTS + 1)];
+    own_colls(colls, &ncolls);
     if (rec.rank == 0) {
+      merge_colls(&merged, colls, ncolls);
       write_headers(&o, total[0]);
       write_entries(&o, 0, mine, n);
       uint64_t* part = malloc(sizeof(uint64_t) * 3 * (size_t)chunk);
@@ -719,23 +1503,29 @@ CORE_API int mpitaskmap_record_finalize(void)
           granted++;
           PMPI_Send(&granted, 1, MPI_INT, granted, GRANT, comm);
         }
-        int k = 0;
-        PMPI_Recv(&k, 1, MPI_INT, r, COUNT, comm, MPI_STATUS_IGNORE);
-        for (int done = 0; done < k; done += chunk) {
-          int m = k - done < chunk ? k - done : chunk;
+        int k[2] = {0, 0};
+        PMPI_Recv(k, 2, MPI_INT, r, COUNT, comm, MPI_STATUS_IGNORE);
+        for (int done = 0; done < k[0]; done += chunk) {
+          int m = k[0] - done < chunk ? k[0] - done : chunk;
           PMPI_Recv(part, 3 * m, MPI_UINT64_T, r, DATA, comm, MPI_STATUS_IGNORE);
           write_entries(&o, r, part, m);
+        }
+        if (k[1] > 0) {
+          PMPI_Recv(colls, COLL_WIDTH * k[1], MPI_UINT64_T, r, COLL, comm, MPI_STATUS_IGNORE);
+          merge_colls(&merged, colls, k[1]);
         }
       }
       free(part);
     } else {
-      int token;
+      int token, k[2] = {n, ncolls};
       PMPI_Recv(&token, 1, MPI_INT, 0, GRANT, comm, MPI_STATUS_IGNORE);
-      PMPI_Send(&n, 1, MPI_INT, 0, COUNT, comm);
+      PMPI_Send(k, 2, MPI_INT, 0, COUNT, comm);
       for (int done = 0; done < n; done += chunk) {
         int m = n - done < chunk ? n - done : chunk;
         PMPI_Send(mine + 3 * (size_t)done, 3 * m, MPI_UINT64_T, 0, DATA, comm);
       }
+      if (ncolls > 0)
+        PMPI_Send(colls, COLL_WIDTH * ncolls, MPI_UINT64_T, 0, COLL, comm);
     }
   }
   free(mine);
@@ -758,7 +1548,8 @@ CORE_API int mpitaskmap_record_finalize(void)
         remove(rec.path); /* no half recording is left */
         remove(counts);
       } else {
-        int err = write_json(json, total[0], total[1], total[2], longest, nodes[0], nodes[1], nodes[1] == -nodes[2]);
+        int err = write_json(json, total[0], total[1], total[2], longest, nodes[0], nodes[1], nodes[1] == -nodes[2],
+                             &merged);
         if (err)
           snprintf(why, sizeof why, "%s: %s", json, strerror(err));
       }
@@ -768,8 +1559,9 @@ CORE_API int mpitaskmap_record_finalize(void)
       fflush(stderr);
     }
   }
-  free(rec.msgs), free(rec.bytes);
-  rec.msgs = rec.bytes = NULL;
+  free(merged.table);
+  free(rec.msgs), free(rec.bytes), free(rec.pulled_msgs), free(rec.pulled_bytes);
+  rec.msgs = rec.bytes = rec.pulled_msgs = rec.pulled_bytes = NULL;
   PMPI_Group_free(&rec.world);
   return PMPI_Finalize();
 }

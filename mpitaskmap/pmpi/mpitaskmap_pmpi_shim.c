@@ -22,7 +22,9 @@
  *
  * The traffic recorder (mpitaskmap_pmpi_record.c, in the core): this file also defines MPI_Init,
  * MPI_Init_thread, MPI_Finalize, MPI_Pcontrol and the point-to-point sends (MPI_Send ... their _c
- * forms, MPI_Start(all), MPI_Request_free).  After MPI's own MPI_Init(_thread) succeeded with
+ * forms, MPI_Start(all), MPI_Request_free), and (the WRAP list at the end) the one-sided calls,
+ * MPI_Psend_init, the neighbourhood collectives and the collectives, each going to the core's
+ * mpitaskmap_rec_<name>.  After MPI's own MPI_Init(_thread) succeeded with
  * MPITASKMAP_RECORD set, and the core can run here, they go to the core's mpitaskmap_record_*;
  * otherwise each goes straight to the process's own MPI (its address found once), and
  * MPITASKMAP_RECORD in a process where the core cannot run gives the one line above.
@@ -101,6 +103,7 @@ static struct {
   rec_replace_c_fn sendrecv_replace_c, isendrecv_replace_c;
 } core;
 static int recording; /* set once, after MPI_Init succeeded and the core's recorder started */
+static void* core_handle;           /* the core, once decide() loaded it */
 static int core_ready;              /* set once by decide() */
 static char core_why[2048];         /* why not, when not */
 static pthread_once_t decided = PTHREAD_ONCE_INIT;
@@ -213,6 +216,7 @@ static void decide(void)
       if (!h) {
         snprintf(why, sizeof why, "cannot load %s", dlerror());
       } else {
+        core_handle = h;
         *(void**)&core.cart = dlsym(h, "mpitaskmap_cart_create");
         *(void**)&core.dist = dlsym(h, "mpitaskmap_dist_graph_create_adjacent");
         *(void**)&core.f_cart = dlsym(h, "mpitaskmap_f_cart_create");
@@ -556,3 +560,147 @@ int MPI_Isendrecv_replace_c(void* buf, count_t count, handle type, int dest, int
   OWN(int (*)(void*, count_t, handle, int, int, int, int, handle, void*), "MPI_Isendrecv_replace_c");
   return own(buf, count, type, dest, stag, source, rtag, comm, request);
 }
+
+/* -- the recorder's other families: one-sided, partitioned, neighbourhood collectives, collectives ------
+ * Each goes to the core's mpitaskmap_rec_<its name> when recording (looked up at its first call; absent
+ * where the core's MPI lacks the function, e.g. the _c forms before MPI 4: then to MPI, unrecorded), else
+ * to the process's own MPI.  MPI_Aint is pointer-sized in every MPI this runs on (intptr_t here). */
+
+typedef intptr_t aint;
+
+#define WRAP(NAME, PARAMS, ARGS)                                                                                      \
+  int NAME PARAMS                                                                                                     \
+  {                                                                                                                   \
+    typedef int(*fn_t) PARAMS;                                                                                        \
+    if (recording) {                                                                                                  \
+      static fn_t rec_fn;                                                                                             \
+      static int looked;                                                                                              \
+      if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {                                                              \
+        fn_t f;                                                                                                       \
+        *(void**)&f = dlsym(core_handle, "mpitaskmap_rec_" #NAME);                                                    \
+        __atomic_store_n(&rec_fn, f, __ATOMIC_RELAXED);                                                               \
+        __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);                                                               \
+      }                                                                                                               \
+      fn_t f = __atomic_load_n(&rec_fn, __ATOMIC_RELAXED);                                                            \
+      if (f)                                                                                                          \
+        return f ARGS;                                                                                                \
+    }                                                                                                                 \
+    OWN(fn_t, #NAME);                                                                                                 \
+    return own ARGS;                                                                                                  \
+  }
+
+WRAP(MPI_Put, (const void* obuf, int ocount, handle otype, int target, aint tdisp, int tcount, handle ttype, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, win))
+WRAP(MPI_Put_c, (const void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, win))
+WRAP(MPI_Get, (void* obuf, int ocount, handle otype, int target, aint tdisp, int tcount, handle ttype, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, win))
+WRAP(MPI_Get_c, (void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, win))
+WRAP(MPI_Accumulate, (const void* obuf, int ocount, handle otype, int target, aint tdisp, int tcount, handle ttype, handle op, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win))
+WRAP(MPI_Accumulate_c, (const void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle op, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win))
+WRAP(MPI_Get_accumulate, (const void* obuf, int ocount, handle otype, void* resbuf, int rescount, handle restype, int target, aint tdisp, int tcount, handle ttype, handle op, handle win), (obuf, ocount, otype, resbuf, rescount, restype, target, tdisp, tcount, ttype, op, win))
+WRAP(MPI_Get_accumulate_c, (const void* obuf, count_t ocount, handle otype, void* resbuf, count_t rescount, handle restype, int target, aint tdisp, count_t tcount, handle ttype, handle op, handle win), (obuf, ocount, otype, resbuf, rescount, restype, target, tdisp, tcount, ttype, op, win))
+WRAP(MPI_Fetch_and_op, (const void* obuf, void* resbuf, handle type, int target, aint tdisp, handle op, handle win), (obuf, resbuf, type, target, tdisp, op, win))
+WRAP(MPI_Compare_and_swap, (const void* obuf, const void* cbuf, void* resbuf, handle type, int target, aint tdisp, handle win), (obuf, cbuf, resbuf, type, target, tdisp, win))
+WRAP(MPI_Rput, (const void* obuf, int ocount, handle otype, int target, aint tdisp, int tcount, handle ttype, handle win, void* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, win, req))
+WRAP(MPI_Rput_c, (const void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle win, void* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, win, req))
+WRAP(MPI_Rget, (void* obuf, int ocount, handle otype, int target, aint tdisp, int tcount, handle ttype, handle win, void* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, win, req))
+WRAP(MPI_Rget_c, (void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle win, void* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, win, req))
+WRAP(MPI_Raccumulate, (const void* obuf, int ocount, handle otype, int target, aint tdisp, int tcount, handle ttype, handle op, handle win, void* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win, req))
+WRAP(MPI_Raccumulate_c, (const void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle op, handle win, void* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win, req))
+WRAP(MPI_Rget_accumulate, (const void* obuf, int ocount, handle otype, void* resbuf, int rescount, handle restype, int target, aint tdisp, int tcount, handle ttype, handle op, handle win, void* req), (obuf, ocount, otype, resbuf, rescount, restype, target, tdisp, tcount, ttype, op, win, req))
+WRAP(MPI_Rget_accumulate_c, (const void* obuf, count_t ocount, handle otype, void* resbuf, count_t rescount, handle restype, int target, aint tdisp, count_t tcount, handle ttype, handle op, handle win, void* req), (obuf, ocount, otype, resbuf, rescount, restype, target, tdisp, tcount, ttype, op, win, req))
+WRAP(MPI_Psend_init, (const void* buf, int partitions, count_t count, handle type, int dest, int tag, handle comm, handle info, void* req), (buf, partitions, count, type, dest, tag, comm, info, req))
+WRAP(MPI_Neighbor_allgather, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
+WRAP(MPI_Neighbor_allgather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
+WRAP(MPI_Neighbor_allgatherv, (const void* sbuf, int scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm))
+WRAP(MPI_Neighbor_allgatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm))
+WRAP(MPI_Neighbor_alltoall, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
+WRAP(MPI_Neighbor_alltoall_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
+WRAP(MPI_Neighbor_alltoallv, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm))
+WRAP(MPI_Neighbor_alltoallv_c, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm))
+WRAP(MPI_Neighbor_alltoallw, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm))
+WRAP(MPI_Neighbor_alltoallw_c, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm))
+WRAP(MPI_Ineighbor_allgather, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
+WRAP(MPI_Ineighbor_allgather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
+WRAP(MPI_Ineighbor_allgatherv, (const void* sbuf, int scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req))
+WRAP(MPI_Ineighbor_allgatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req))
+WRAP(MPI_Ineighbor_alltoall, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
+WRAP(MPI_Ineighbor_alltoall_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
+WRAP(MPI_Ineighbor_alltoallv, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm, void* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req))
+WRAP(MPI_Ineighbor_alltoallv_c, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm, void* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req))
+WRAP(MPI_Ineighbor_alltoallw, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm, void* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req))
+WRAP(MPI_Ineighbor_alltoallw_c, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm, void* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req))
+WRAP(MPI_Neighbor_allgather_init, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req))
+WRAP(MPI_Neighbor_allgather_init_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req))
+WRAP(MPI_Neighbor_allgatherv_init, (const void* sbuf, int scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, info, req))
+WRAP(MPI_Neighbor_allgatherv_init_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, info, req))
+WRAP(MPI_Neighbor_alltoall_init, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req))
+WRAP(MPI_Neighbor_alltoall_init_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req))
+WRAP(MPI_Neighbor_alltoallv_init, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm, handle info, void* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, info, req))
+WRAP(MPI_Neighbor_alltoallv_init_c, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm, handle info, void* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, info, req))
+WRAP(MPI_Neighbor_alltoallw_init, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm, handle info, void* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, info, req))
+WRAP(MPI_Neighbor_alltoallw_init_c, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm, handle info, void* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, info, req))
+WRAP(MPI_Barrier, (handle comm), (comm))
+WRAP(MPI_Ibarrier, (handle comm, void* req), (comm, req))
+WRAP(MPI_Bcast, (void* buf, int count, handle type, int root, handle comm), (buf, count, type, root, comm))
+WRAP(MPI_Bcast_c, (void* buf, count_t count, handle type, int root, handle comm), (buf, count, type, root, comm))
+WRAP(MPI_Ibcast, (void* buf, int count, handle type, int root, handle comm, void* req), (buf, count, type, root, comm, req))
+WRAP(MPI_Ibcast_c, (void* buf, count_t count, handle type, int root, handle comm, void* req), (buf, count, type, root, comm, req))
+WRAP(MPI_Reduce, (const void* sbuf, void* rbuf, int count, handle type, handle op, int root, handle comm), (sbuf, rbuf, count, type, op, root, comm))
+WRAP(MPI_Reduce_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, int root, handle comm), (sbuf, rbuf, count, type, op, root, comm))
+WRAP(MPI_Ireduce, (const void* sbuf, void* rbuf, int count, handle type, handle op, int root, handle comm, void* req), (sbuf, rbuf, count, type, op, root, comm, req))
+WRAP(MPI_Ireduce_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, int root, handle comm, void* req), (sbuf, rbuf, count, type, op, root, comm, req))
+WRAP(MPI_Allreduce, (const void* sbuf, void* rbuf, int count, handle type, handle op, handle comm), (sbuf, rbuf, count, type, op, comm))
+WRAP(MPI_Allreduce_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm), (sbuf, rbuf, count, type, op, comm))
+WRAP(MPI_Iallreduce, (const void* sbuf, void* rbuf, int count, handle type, handle op, handle comm, void* req), (sbuf, rbuf, count, type, op, comm, req))
+WRAP(MPI_Iallreduce_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm, void* req), (sbuf, rbuf, count, type, op, comm, req))
+WRAP(MPI_Scan, (const void* sbuf, void* rbuf, int count, handle type, handle op, handle comm), (sbuf, rbuf, count, type, op, comm))
+WRAP(MPI_Scan_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm), (sbuf, rbuf, count, type, op, comm))
+WRAP(MPI_Iscan, (const void* sbuf, void* rbuf, int count, handle type, handle op, handle comm, void* req), (sbuf, rbuf, count, type, op, comm, req))
+WRAP(MPI_Iscan_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm, void* req), (sbuf, rbuf, count, type, op, comm, req))
+WRAP(MPI_Exscan, (const void* sbuf, void* rbuf, int count, handle type, handle op, handle comm), (sbuf, rbuf, count, type, op, comm))
+WRAP(MPI_Exscan_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm), (sbuf, rbuf, count, type, op, comm))
+WRAP(MPI_Iexscan, (const void* sbuf, void* rbuf, int count, handle type, handle op, handle comm, void* req), (sbuf, rbuf, count, type, op, comm, req))
+WRAP(MPI_Iexscan_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm, void* req), (sbuf, rbuf, count, type, op, comm, req))
+WRAP(MPI_Gather, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, int root, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm))
+WRAP(MPI_Gather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm))
+WRAP(MPI_Igather, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, int root, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req))
+WRAP(MPI_Igather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req))
+WRAP(MPI_Gatherv, (const void* sbuf, int scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, int root, handle comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm))
+WRAP(MPI_Gatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, int root, handle comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm))
+WRAP(MPI_Igatherv, (const void* sbuf, int scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, int root, handle comm, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req))
+WRAP(MPI_Igatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, int root, handle comm, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req))
+WRAP(MPI_Scatter, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, int root, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm))
+WRAP(MPI_Scatter_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm))
+WRAP(MPI_Iscatter, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, int root, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req))
+WRAP(MPI_Iscatter_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req))
+WRAP(MPI_Scatterv, (const void* sbuf, const void* scounts, const void* displs, handle stype, void* rbuf, int rcount, handle rtype, int root, handle comm), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm))
+WRAP(MPI_Scatterv_c, (const void* sbuf, const void* scounts, const void* displs, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm))
+WRAP(MPI_Iscatterv, (const void* sbuf, const void* scounts, const void* displs, handle stype, void* rbuf, int rcount, handle rtype, int root, handle comm, void* req), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req))
+WRAP(MPI_Iscatterv_c, (const void* sbuf, const void* scounts, const void* displs, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm, void* req), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req))
+WRAP(MPI_Allgather, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
+WRAP(MPI_Allgather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
+WRAP(MPI_Iallgather, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
+WRAP(MPI_Iallgather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
+WRAP(MPI_Allgatherv, (const void* sbuf, int scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm))
+WRAP(MPI_Allgatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm))
+WRAP(MPI_Iallgatherv, (const void* sbuf, int scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req))
+WRAP(MPI_Iallgatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req))
+WRAP(MPI_Alltoall, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
+WRAP(MPI_Alltoall_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
+WRAP(MPI_Ialltoall, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
+WRAP(MPI_Ialltoall_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
+WRAP(MPI_Alltoallv, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm))
+WRAP(MPI_Alltoallv_c, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm))
+WRAP(MPI_Ialltoallv, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm, void* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req))
+WRAP(MPI_Ialltoallv_c, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm, void* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req))
+WRAP(MPI_Alltoallw, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm))
+WRAP(MPI_Alltoallw_c, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm))
+WRAP(MPI_Ialltoallw, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm, void* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req))
+WRAP(MPI_Ialltoallw_c, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm, void* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req))
+WRAP(MPI_Reduce_scatter, (const void* sbuf, void* rbuf, const void* rcounts, handle type, handle op, handle comm), (sbuf, rbuf, rcounts, type, op, comm))
+WRAP(MPI_Reduce_scatter_c, (const void* sbuf, void* rbuf, const void* rcounts, handle type, handle op, handle comm), (sbuf, rbuf, rcounts, type, op, comm))
+WRAP(MPI_Ireduce_scatter, (const void* sbuf, void* rbuf, const void* rcounts, handle type, handle op, handle comm, void* req), (sbuf, rbuf, rcounts, type, op, comm, req))
+WRAP(MPI_Ireduce_scatter_c, (const void* sbuf, void* rbuf, const void* rcounts, handle type, handle op, handle comm, void* req), (sbuf, rbuf, rcounts, type, op, comm, req))
+WRAP(MPI_Reduce_scatter_block, (const void* sbuf, void* rbuf, int rcount, handle type, handle op, handle comm), (sbuf, rbuf, rcount, type, op, comm))
+WRAP(MPI_Reduce_scatter_block_c, (const void* sbuf, void* rbuf, count_t rcount, handle type, handle op, handle comm), (sbuf, rbuf, rcount, type, op, comm))
+WRAP(MPI_Ireduce_scatter_block, (const void* sbuf, void* rbuf, int rcount, handle type, handle op, handle comm, void* req), (sbuf, rbuf, rcount, type, op, comm, req))
+WRAP(MPI_Ireduce_scatter_block_c, (const void* sbuf, void* rbuf, count_t rcount, handle type, handle op, handle comm, void* req), (sbuf, rbuf, rcount, type, op, comm, req))

@@ -30,10 +30,50 @@
  *                         (r + 1) ints to (r + 1) % P (MPI_Send, their own tag) and receive as many
  *                         from (r - 1) % P, all at once (built with -pthread; aborts where the MPI
  *                         does not provide MPI_THREAD_MULTIPLE)
+ *   traffic onesided      a window of 1 KiB per rank (disp_unit 1) on MPI_Comm_split(MPI_COMM_WORLD, 0, -r),
+ *                         whose rank s is world rank P - 1 - s; every rank targets rank (s + 1) % P of it,
+ *                         world rank L = (r - 1) % P.  Between fences: MPI_Put of (r + 1) doubles,
+ *                         MPI_Get of 3 ints, MPI_Accumulate of 2 doubles, MPI_Get_accumulate of 4 ints
+ *                         (result 4 ints), MPI_Get_accumulate of MPI_NO_OP (result 5 ints),
+ *                         MPI_Fetch_and_op of an int64, MPI_Compare_and_swap of an int, and a MPI_Put to
+ *                         MPI_PROC_NULL; then MPI_Pcontrol(0), a MPI_Put of 9 doubles, MPI_Pcontrol(1);
+ *                         then under MPI_Win_lock_all: MPI_Rput of a double, MPI_Rget of 2 doubles,
+ *                         MPI_Raccumulate of an int, MPI_Rget_accumulate of an int (result an int)
+ *   traffic neighbor      a 3-D Cartesian grid (P/2, 2, 1), periods (1, 0, 1), reorder = 0: with r + 1
+ *                         ints MPI_Neighbor_allgather, 2 doubles a block MPI_Neighbor_alltoall, block i
+ *                         of i + 1 ints MPI_Ineighbor_alltoallv, block i one int (dimension i / 2 even) or
+ *                         one double (odd) MPI_Neighbor_alltoallw, 3 chars MPI_Neighbor_allgatherv; an
+ *                         MPI_Ineighbor_allgather of 50 ints between MPI_Pcontrol(0) and (1); where the
+ *                         MPI has them (MPI 4, Open MPI 5) MPI_Neighbor_alltoall_init of an int a block,
+ *                         started twice.  A distributed graph (r -> r + 1, r + 3; reorder 0):
+ *                         MPI_Neighbor_alltoallv of 5 and 7 ints, MPI_Ineighbor_allgather of a double.
+ *                         A graph (MPI_Graph_create, ring: r's neighbours r - 1, r + 1): MPI_Neighbor_allgather
+ *                         of 2 ints
+ *   traffic collectives   on MPI_COMM_WORLD: MPI_Barrier, MPI_Bcast (root 0, 10 ints), MPI_Allreduce
+ *                         (3 doubles, then 3 in place), MPI_Reduce (root 1, 2 ints), MPI_Gather (root 0
+ *                         in place, 1 int), MPI_Scatter (root 0, 2 ints each), MPI_Allgather (a double),
+ *                         MPI_Alltoall (an int each), MPI_Alltoallv (i + 1 ints to i), MPI_Alltoallw (an
+ *                         int each), MPI_Reduce_scatter_block (an int each), MPI_Reduce_scatter (an int
+ *                         each), MPI_Scan and MPI_Exscan (an int), MPI_Iallreduce (5 ints), MPI_Ibcast
+ *                         (root P - 1, 3 doubles), MPI_Gatherv (root 0, r + 1 ints), MPI_Scatterv (root
+ *                         0, i + 1 ints to i), MPI_Allgatherv (an int); between MPI_Pcontrol(0) and (1)
+ *                         MPI_Barrier and MPI_Allreduce; on MPI_Comm_dup(MPI_COMM_WORLD): MPI_Allreduce
+ *                         (an int); on MPI_Comm_split(color r % 2): MPI_Allreduce (2 ints), MPI_Bcast
+ *                         (root 0, an int); on MPI_COMM_SELF: MPI_Allreduce (an int)
+ *   traffic partitioned   MPI_Psend_init of 4 partitions of (r + 1) ints to (r + 1) % P (MPI_Precv_init
+ *                         from (r - 1) % P), started 3 times, each partition MPI_Pready; where the MPI
+ *                         has it (MPI 4, Open MPI 5)
+ *   traffic errors return|fatal
+ *                         "return": MPI_ERRORS_RETURN on MPI_COMM_WORLD; rank 0 makes erroneous calls
+ *                         (MPI_Send to rank P, MPI_Put to rank P of a window, MPI_Bcast with root P,
+ *                         MPI_Neighbor_allgather on MPI_COMM_WORLD, which has no topology) and prints
+ *                         "NAME: error class CLASS" for each.  "fatal": every rank calls MPI_Bcast with
+ *                         root P under MPI_ERRORS_ARE_FATAL (MPI aborts the job)
  *
  * Rank 0 prints "done MODE" at the end. */
 #include <mpi.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,6 +270,217 @@ static void mpi4(void)
 #endif
 }
 
+static void onesided(void)
+{
+  MPI_Comm rev;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, -r, &rev);
+  int s;
+  MPI_Comm_rank(rev, &s);
+  int t = (s + 1) % P;
+  static char base[1024];
+  MPI_Win win;
+  MPI_Win_create(base, sizeof base, 1, MPI_INFO_NULL, rev, &win);
+  static double d[32];
+  static int i[8], res[8];
+  int64_t one = 1, old = 0;
+  int cmp = 0, swap = 1, got = 0;
+  MPI_Win_fence(0, win);
+  MPI_Put(d, r + 1, MPI_DOUBLE, t, 0, r + 1, MPI_DOUBLE, win);
+  MPI_Get(i, 3, MPI_INT, t, 128, 3, MPI_INT, win);
+  MPI_Accumulate(d, 2, MPI_DOUBLE, t, 256, 2, MPI_DOUBLE, MPI_SUM, win);
+  MPI_Get_accumulate(i + 4, 4, MPI_INT, res, 4, MPI_INT, t, 320, 4, MPI_INT, MPI_SUM, win);
+  MPI_Get_accumulate(NULL, 0, MPI_INT, res, 5, MPI_INT, t, 384, 5, MPI_INT, MPI_NO_OP, win);
+  MPI_Fetch_and_op(&one, &old, MPI_INT64_T, t, 448, MPI_SUM, win);
+  MPI_Compare_and_swap(&swap, &cmp, &got, MPI_INT, t, 464, win);
+  MPI_Put(d, 4, MPI_DOUBLE, MPI_PROC_NULL, 0, 4, MPI_DOUBLE, win);
+  MPI_Win_fence(0, win);
+  MPI_Pcontrol(0);
+  MPI_Put(d, 9, MPI_DOUBLE, t, 0, 9, MPI_DOUBLE, win);
+  MPI_Win_fence(0, win);
+  MPI_Pcontrol(1);
+  MPI_Win_fence(0, win);
+  MPI_Request req[4];
+  MPI_Win_lock_all(0, win);
+  MPI_Rput(d, 1, MPI_DOUBLE, t, 512, 1, MPI_DOUBLE, win, &req[0]);
+  MPI_Rget(d + 8, 2, MPI_DOUBLE, t, 520, 2, MPI_DOUBLE, win, &req[1]);
+  MPI_Raccumulate(i, 1, MPI_INT, t, 544, 1, MPI_INT, MPI_SUM, win, &req[2]);
+  MPI_Rget_accumulate(i + 1, 1, MPI_INT, res, 1, MPI_INT, t, 560, 1, MPI_INT, MPI_SUM, win, &req[3]);
+  MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+  MPI_Win_unlock_all(win);
+  MPI_Win_free(&win);
+  MPI_Comm_free(&rev);
+}
+
+static void neighbor(void)
+{
+  int dims[3] = {P / 2, 2, 1}, periods[3] = {1, 0, 1};
+  MPI_Comm cart, dist, graph;
+  MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &cart);
+  static int in[4096];
+  static double dout[64];
+  int counts[6], displs[6], rcounts[6], rdispls[6], wcounts[6];
+  MPI_Aint wdispls[6], wrdispls[6];
+  MPI_Datatype types[6];
+  for (int k = 0; k < 6; k++) {
+    counts[k] = k + 1, displs[k] = 8 * k, rcounts[k] = 6, rdispls[k] = 8 * k;
+    wcounts[k] = 1, wdispls[k] = 8 * k, wrdispls[k] = 64 * k, types[k] = k / 2 % 2 ? MPI_DOUBLE : MPI_INT;
+  }
+  MPI_Neighbor_allgather(buf_out, r + 1, MPI_INT, in, 64, MPI_INT, cart);
+  MPI_Neighbor_alltoall(dout, 2, MPI_DOUBLE, in, 2, MPI_DOUBLE, cart);
+  MPI_Request req;
+  MPI_Ineighbor_alltoallv(buf_out, counts, displs, MPI_INT, in, rcounts, rdispls, MPI_INT, cart, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  MPI_Neighbor_alltoallw(dout, wcounts, wdispls, types, in, wcounts, wrdispls, types, cart);
+  int gcounts[6] = {3, 3, 3, 3, 3, 3}, gdispls[6] = {0, 4, 8, 12, 16, 20};
+  MPI_Neighbor_allgatherv(buf_out, 3, MPI_CHAR, in, gcounts, gdispls, MPI_CHAR, cart);
+  MPI_Pcontrol(0);
+  MPI_Ineighbor_allgather(buf_out, 50, MPI_INT, in, 50, MPI_INT, cart, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  MPI_Pcontrol(1);
+#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
+  MPI_Neighbor_alltoall_init(buf_out, 1, MPI_INT, in, 1, MPI_INT, cart, MPI_INFO_NULL, &req);
+  for (int k = 0; k < 2; k++) {
+    MPI_Start(&req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  }
+  MPI_Request_free(&req);
+#endif
+  MPI_Comm_free(&cart);
+
+  int dst[2] = {(r + 1) % P, (r + 3) % P}, src[2] = {(r + P - 1) % P, (r + P - 3) % P};
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, src, MPI_UNWEIGHTED, 2, dst, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
+                                 &dist);
+  int dcounts[2] = {5, 7}, ddispls[2] = {0, 8}, drcounts[2] = {8, 8};
+  MPI_Neighbor_alltoallv(buf_out, dcounts, ddispls, MPI_INT, in, drcounts, ddispls, MPI_INT, dist);
+  MPI_Ineighbor_allgather(dout, 1, MPI_DOUBLE, in, 1, MPI_DOUBLE, dist, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  MPI_Comm_free(&dist);
+
+  int* index = malloc(sizeof(int) * (size_t)P);
+  int* edges = malloc(sizeof(int) * 2 * (size_t)P);
+  for (int k = 0; k < P; k++) {
+    index[k] = 2 * (k + 1);
+    edges[2 * k] = (k + P - 1) % P, edges[2 * k + 1] = (k + 1) % P;
+  }
+  MPI_Graph_create(MPI_COMM_WORLD, P, index, edges, 0, &graph);
+  MPI_Neighbor_allgather(buf_out, 2, MPI_INT, in, 2, MPI_INT, graph);
+  MPI_Comm_free(&graph);
+  free(index), free(edges);
+}
+
+static void collectives(void)
+{
+  static int ibuf[4096], ibuf2[4096];
+  static double dbuf[64], dbuf2[64];
+  int* counts = malloc(sizeof(int) * (size_t)P);
+  int* displs = malloc(sizeof(int) * (size_t)P);
+  int* ones = malloc(sizeof(int) * (size_t)P);
+  int* rdispls = malloc(sizeof(int) * (size_t)P);
+  int* bdispls = malloc(sizeof(int) * (size_t)P);
+  int* mine = malloc(sizeof(int) * (size_t)P);
+  int* mdispls = malloc(sizeof(int) * (size_t)P);
+  MPI_Datatype* types = malloc(sizeof(MPI_Datatype) * (size_t)P);
+  for (int k = 0, at = 0; k < P; k++) {
+    counts[k] = k + 1, displs[k] = at, at += k + 1;
+    mine[k] = r + 1, mdispls[k] = k * (r + 1);
+    ones[k] = 1, rdispls[k] = k, bdispls[k] = 4 * k, types[k] = MPI_INT;
+  }
+  MPI_Comm w = MPI_COMM_WORLD;
+  MPI_Barrier(w);
+  MPI_Bcast(ibuf, 10, MPI_INT, 0, w);
+  MPI_Allreduce(dbuf, dbuf2, 3, MPI_DOUBLE, MPI_SUM, w);
+  MPI_Allreduce(MPI_IN_PLACE, dbuf, 3, MPI_DOUBLE, MPI_SUM, w);
+  MPI_Reduce(ibuf, ibuf2, 2, MPI_INT, MPI_SUM, 1, w);
+  MPI_Gather(r == 0 ? MPI_IN_PLACE : ibuf, 1, MPI_INT, ibuf2, 1, MPI_INT, 0, w);
+  MPI_Scatter(ibuf, 2, MPI_INT, ibuf2, 2, MPI_INT, 0, w);
+  MPI_Allgather(dbuf, 1, MPI_DOUBLE, dbuf2, 1, MPI_DOUBLE, w);
+  MPI_Alltoall(ibuf, 1, MPI_INT, ibuf2, 1, MPI_INT, w);
+  MPI_Alltoallv(ibuf, counts, displs, MPI_INT, ibuf2, mine, mdispls, MPI_INT, w); /* r gets r + 1 from each */
+  MPI_Alltoallw(ibuf, ones, bdispls, types, ibuf2, ones, bdispls, types, w);
+  MPI_Reduce_scatter_block(ibuf, ibuf2, 1, MPI_INT, MPI_SUM, w);
+  MPI_Reduce_scatter(ibuf, ibuf2, ones, MPI_INT, MPI_SUM, w);
+  MPI_Scan(ibuf, ibuf2, 1, MPI_INT, MPI_SUM, w);
+  MPI_Exscan(ibuf, ibuf2, 1, MPI_INT, MPI_SUM, w);
+  MPI_Request req[2];
+  MPI_Iallreduce(ibuf, ibuf2, 5, MPI_INT, MPI_SUM, w, &req[0]);
+  MPI_Ibcast(dbuf, 3, MPI_DOUBLE, P - 1, w, &req[1]);
+  MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+  MPI_Gatherv(ibuf, r + 1, MPI_INT, ibuf2, counts, displs, MPI_INT, 0, w);
+  MPI_Scatterv(ibuf, counts, displs, MPI_INT, ibuf2, r + 1, MPI_INT, 0, w);
+  MPI_Allgatherv(ibuf, 1, MPI_INT, ibuf2, ones, rdispls, MPI_INT, w);
+  MPI_Pcontrol(0);
+  MPI_Barrier(w);
+  MPI_Allreduce(ibuf, ibuf2, 7, MPI_INT, MPI_SUM, w);
+  MPI_Pcontrol(1);
+  MPI_Comm dup, half;
+  MPI_Comm_dup(w, &dup);
+  MPI_Allreduce(ibuf, ibuf2, 1, MPI_INT, MPI_SUM, dup);
+  MPI_Comm_free(&dup);
+  MPI_Comm_split(w, r % 2, r, &half);
+  MPI_Allreduce(ibuf, ibuf2, 2, MPI_INT, MPI_SUM, half);
+  MPI_Bcast(ibuf, 1, MPI_INT, 0, half);
+  MPI_Comm_free(&half);
+  MPI_Allreduce(ibuf, ibuf2, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
+  free(counts), free(displs), free(ones), free(rdispls), free(bdispls), free(types), free(mine), free(mdispls);
+}
+
+static void partitioned(void)
+{
+#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
+  int right = (r + 1) % P, left = (r + P - 1) % P;
+  MPI_Request req[2];
+  MPI_Psend_init(buf_out, 4, r + 1, MPI_INT, right, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]);
+  MPI_Precv_init(buf_in, 4, left + 1, MPI_INT, left, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]);
+  for (int k = 0; k < 3; k++) {
+    MPI_Startall(2, req);
+    for (int part = 0; part < 4; part++)
+      MPI_Pready(part, req[0]);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+  }
+  MPI_Request_free(&req[0]);
+  MPI_Request_free(&req[1]);
+#else
+  if (r == 0)
+    fprintf(stderr, "traffic: partitioned needs MPI_Psend_init (MPI 4)\n");
+  MPI_Abort(MPI_COMM_WORLD, 2);
+#endif
+}
+
+static const char* class_of(int code)
+{
+  int cls;
+  MPI_Error_class(code, &cls);
+  static char other[32];
+  snprintf(other, sizeof other, "%d", cls);
+  return cls == MPI_SUCCESS ? "MPI_SUCCESS" : cls == MPI_ERR_RANK ? "MPI_ERR_RANK" : cls == MPI_ERR_ROOT ? "MPI_ERR_ROOT"
+         : cls == MPI_ERR_TOPOLOGY ? "MPI_ERR_TOPOLOGY" : cls == MPI_ERR_COMM ? "MPI_ERR_COMM"
+         : cls == MPI_ERR_ARG ? "MPI_ERR_ARG" : other;
+}
+
+static void errors(int fatal)
+{
+  int x[4] = {0};
+  if (fatal) {
+    MPI_Bcast(x, 1, MPI_INT, P, MPI_COMM_WORLD);
+    return;
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Win win;
+  MPI_Win_create(x, sizeof x, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  MPI_Win_fence(0, win);
+  if (r == 0) {
+    printf("MPI_Send: error class %s\n", class_of(MPI_Send(x, 1, MPI_INT, P, 0, MPI_COMM_WORLD)));
+    printf("MPI_Put: error class %s\n", class_of(MPI_Put(x, 1, MPI_INT, P, 0, 1, MPI_INT, win)));
+    printf("MPI_Bcast: error class %s\n", class_of(MPI_Bcast(x, 1, MPI_INT, P, MPI_COMM_WORLD)));
+    printf("MPI_Neighbor_allgather: error class %s\n",
+           class_of(MPI_Neighbor_allgather(x, 1, MPI_INT, x + 1, 1, MPI_INT, MPI_COMM_WORLD)));
+    fflush(stdout);
+  }
+  MPI_Win_fence(0, win);
+  MPI_Win_free(&win);
+}
+
 #define THREADS 4
 #define PER_THREAD 500
 
@@ -285,6 +536,16 @@ int main(int argc, char** argv)
     mpi4();
   else if (!strcmp(mode, "threads"))
     threads();
+  else if (!strcmp(mode, "onesided"))
+    onesided();
+  else if (!strcmp(mode, "neighbor"))
+    neighbor();
+  else if (!strcmp(mode, "collectives"))
+    collectives();
+  else if (!strcmp(mode, "partitioned"))
+    partitioned();
+  else if (!strcmp(mode, "errors") && argc == 3 && (!strcmp(argv[2], "return") || !strcmp(argv[2], "fatal")))
+    errors(!strcmp(argv[2], "fatal"));
   else {
     if (r == 0)
       fprintf(stderr, "traffic: unknown mode or arguments: %s\n", mode);
