@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import sys
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -52,6 +53,7 @@ import numpy as np
 from mpi4py import MPI
 
 from ..errors import MappingError, ProviderError
+from ..graphs.recording import read_graph_file
 from ..graphs.taskgraph import TaskGraph
 from ..mappers.geometric.mj import ORDERINGS
 from ..mapping import IDENTITY
@@ -70,7 +72,7 @@ from .mpi_search import run_search
 from .rank_task import rank_task
 from .report import RemapReport
 
-__all__ = ["remap", "remap_task", "RemapRequest", "METRIC_NAMES", "shared_job_data"]
+__all__ = ["remap", "remap_task", "graph_task", "RemapRequest", "METRIC_NAMES", "shared_job_data"]
 
 logger = logging.getLogger("mpitaskmap")
 
@@ -155,6 +157,7 @@ def remap(
     comm: MPI.Intracomm,
     coords=None,
     *,
+    graph: str | os.PathLike | TaskGraph | None = None,
     neighbors: Sequence[int] | None = None,
     weights: Sequence[float] | None = None,
     provider: str | Provider | None = None,
@@ -183,7 +186,20 @@ def remap(
         coordinates and neighbours, a ``Distgraphcomm`` neighbours and weights.
     coords : sequence of float
         This rank's task coordinate (e.g. the centre of its subgrid); every rank gives
-        the same number of dimensions.
+        the same number of dimensions.  Optional with ``graph``.
+    graph : str, os.PathLike or TaskGraph, optional
+        The whole task graph instead of this rank's ``neighbors``: task ``t`` is old rank
+        ``t``, its out-edges its partners.  A path is any file
+        :meth:`TaskGraph.from_file <mpitaskmap.graphs.taskgraph.TaskGraph.from_file>` reads (a
+        recording of ``mpitaskmap record``: one round of the run; Open MPI's monitoring
+        files; a matrix): rank 0 reads it (one reader, not every rank opening one file on a
+        parallel file system) and sends every rank its row (one ``bcast`` of the outcome,
+        one ``scatter``); a file rank 0 cannot read, or a graph whose task count differs
+        from the communicator's size, is the same :class:`MappingError` on every rank
+        (``"task: rank 0: ..."``; with ``on_error="identity"`` the unchanged order).  A
+        TaskGraph is taken from each rank's own argument (give every rank the same).  The
+        task coordinates: ``coords`` if given, else a ``Cartcomm``'s, else the graph's
+        own, else none (the mapper families that need none: a recording has none).
     neighbors : sequence of int, optional
         This rank's communication partners (old ranks), like the destinations of
         ``MPI_Dist_graph_create_adjacent``.  Default: the topology of ``comm`` if it has
@@ -257,8 +273,9 @@ def remap(
     MappingError
         On every rank alike, when any rank failed and ``on_error="raise"``.
     ValueError, TypeError
-        For invalid local options (unknown metric or on_error value), before any
-        communication: every rank gets the same options in a correct program.
+        For invalid local options (unknown metric or on_error value, ``graph`` with
+        ``neighbors`` or ``weights``), before any communication: every rank gets the same
+        options in a correct program.
 
     Notes
     -----
@@ -266,7 +283,15 @@ def remap(
     by the chosen metric.  Ties go to the lowest candidate index; every rank computes
     from identical gathered data, so the result is deterministic.
     """
-    task = functools.partial(rank_task, comm, coords, neighbors, weights)
+    task: Callable[[], tuple]
+    if graph is None:
+        task = functools.partial(rank_task, comm, coords, neighbors, weights)
+    elif neighbors is not None or weights is not None:
+        raise ValueError("graph: give the whole task graph or this rank's neighbors and weights, not both")
+    elif not isinstance(graph, (str, os.PathLike, TaskGraph)):
+        raise TypeError(f"graph: expected a path or a TaskGraph; got {type(graph).__name__}")
+    else:
+        task = functools.partial(graph_task, comm, graph, coords)
     new, rep = remap_task(comm, task, provider=provider, metric=metric, orderings=orderings, rotate=rotate,
                           variants=variants, families=families, candidates=candidates, refine=refine, judge=judge,
                           shared_memory=shared_memory, on_error=on_error)
@@ -552,10 +577,78 @@ def _network_mismatch(comm, odd: int, mine: str) -> str:
     return network_mismatch(odd, other, first)
 
 
+def graph_task(comm: MPI.Intracomm, graph: str | os.PathLike | TaskGraph,
+               coords=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """This rank's task from the whole task graph: what ``remap(comm, graph=...)`` states (a ``task()``).
+
+    Collective over ``comm`` when ``graph`` is a path: rank 0 reads it
+    (:func:`~mpitaskmap.graphs.recording.read_graph_file`), one ``bcast`` tells every rank
+    whether it could and the task count, one ``scatter`` gives each rank its row.  Raises only
+    after its last collective, the same error on every rank, so remap agrees on it.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Intracomm
+        The communicator being reordered: task ``t`` is its rank ``t``.
+    graph : str, os.PathLike or TaskGraph
+        The task graph, or a file of one.
+    coords : sequence of float, optional
+        This rank's task coordinate (default: a ``Cartcomm``'s, else the graph's, else none).
+
+    Returns
+    -------
+    (coords, neighbors, weights)
+        As :func:`~mpitaskmap.runtime.rank_task.rank_task` returns them; a coordinate of no
+        dimension when there is none.
+
+    Raises
+    ------
+    ValueError
+        The file's error as rank 0 met it (``InvalidInputError``, ``OSError`` worded), or
+        a task count other than the communicator's size.
+    """
+    rank, size = comm.Get_rank(), comm.Get_size()
+    if isinstance(graph, TaskGraph):
+        if graph.n_tasks != size:
+            raise ValueError(f"graph: {graph.n_tasks} tasks but the communicator has {size} ranks")
+        a, b = int(graph.indptr[rank]), int(graph.indptr[rank + 1])
+        own = None if graph.coords is None else graph.coords[rank]
+        return _rank_row(comm, coords if coords is not None else own, graph.indices[a:b], graph.weights[a:b])
+    where = os.fspath(graph)
+    g, err = None, ""
+    if rank == 0:
+        try:
+            g = read_graph_file(where)[0]
+        except Exception as exc:  # travels to every rank in the bcast below
+            err = f"{type(exc).__name__}: {exc}"
+    err, n_tasks = comm.bcast((err, g.n_tasks if g is not None else 0) if rank == 0 else None, root=0)
+    if err:  # known on every rank from the bcast: no more collectives
+        raise ValueError(f"graph: {err}")
+    if n_tasks != size:
+        raise ValueError(f"graph {where}: {n_tasks} tasks but the communicator has {size} ranks")
+    rows = None
+    if g is not None:  # rank 0
+        c = g.coords
+        rows = [(g.indices[g.indptr[t]:g.indptr[t + 1]], g.weights[g.indptr[t]:g.indptr[t + 1]],
+                 None if c is None else c[t]) for t in range(size)]
+    nbrs, wts, own = comm.scatter(rows, root=0)
+    return _rank_row(comm, coords if coords is not None else own, nbrs, wts)
+
+
+def _rank_row(comm, coords, nbrs: np.ndarray, wts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A rank's task from its row of the graph: the coordinates checked by rank_task, or none."""
+    if coords is None and not isinstance(comm, MPI.Cartcomm):
+        return np.zeros(0), np.asarray(nbrs, dtype=np.int64), np.asarray(wts, dtype=np.float64)
+    c, n, w = rank_task(comm, coords, np.asarray(nbrs).tolist(), np.asarray(wts).tolist())
+    assert n is not None and w is not None
+    return c, n, w
+
+
 def _inputs(job, network, name: str):
     """The task graph and the machine from the gathered arrays (raises on bad data)."""
-    if job.counts is not None:
-        graph = TaskGraph.from_neighbor_arrays(job.counts, job.neighbors, job.weights, coords=job.coords)
+    if job.counts is not None:  # coordinates of no dimension: remap(graph=...) of a graph without any
+        coords = job.coords if job.coords is not None and job.coords.shape[1] else None
+        graph = TaskGraph.from_neighbor_arrays(job.counts, job.neighbors, job.weights, coords=coords)
     else:
         graph = TaskGraph.from_coordinate_proxy(job.coords)
     return graph, assemble_machine_arrays(job.locations, job.nodes, network, name=name)
