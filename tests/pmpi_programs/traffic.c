@@ -63,6 +63,12 @@
  *   traffic partitioned   MPI_Psend_init of 4 partitions of (r + 1) ints to (r + 1) % P (MPI_Precv_init
  *                         from (r - 1) % P), started 3 times, each partition MPI_Pready; where the MPI
  *                         has it (MPI 4, Open MPI 5)
+ *   traffic large         MPI 4 only: the large-count (_c) forms of the other families: on a window of
+ *                         MPI_COMM_WORLD (fences), to rank (r + 1) % P: MPI_Put_c of (r + 1) doubles,
+ *                         MPI_Get_c of 2 ints, MPI_Get_accumulate_c of an int (result an int); on a 1-D
+ *                         periodic grid of P (MPI_Cart_create, reorder 0): MPI_Neighbor_alltoallv_c of 1
+ *                         int to (r - 1) % P and 2 to (r + 1) % P; on MPI_COMM_WORLD: MPI_Allreduce_c of
+ *                         2 ints, MPI_Alltoallv_c of an int to each rank
  *   traffic errors return|fatal
  *                         "return": MPI_ERRORS_RETURN on MPI_COMM_WORLD; rank 0 makes erroneous calls
  *                         (MPI_Send to rank P, MPI_Put to rank P of a window, MPI_Bcast with root P,
@@ -446,6 +452,41 @@ static void partitioned(void)
 #endif
 }
 
+static void large(void)
+{
+#if MPI_VERSION >= 4
+  static double d[32];
+  static int i[8], res[8], out[4096], in[4096];
+  MPI_Win win;
+  MPI_Win_create(in, 1024, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Win_fence(0, win);
+  int t = (r + 1) % P;
+  MPI_Put_c(d, r + 1, MPI_DOUBLE, t, 0, r + 1, MPI_DOUBLE, win);
+  MPI_Get_c(i, 2, MPI_INT, t, 256, 2, MPI_INT, win);
+  MPI_Get_accumulate_c(i + 4, 1, MPI_INT, res, 1, MPI_INT, t, 512, 1, MPI_INT, MPI_SUM, win);
+  MPI_Win_fence(0, win);
+  MPI_Win_free(&win);
+  int dims[1] = {P}, periods[1] = {1};
+  MPI_Comm ring;
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+  MPI_Count counts[2] = {1, 2}, rcounts[2] = {2, 1};
+  MPI_Aint displs[2] = {0, 8};
+  MPI_Neighbor_alltoallv_c(out, counts, displs, MPI_INT, in, rcounts, displs, MPI_INT, ring);
+  MPI_Comm_free(&ring);
+  MPI_Allreduce_c(out, in, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Count* ones = malloc(sizeof(MPI_Count) * (size_t)P);
+  MPI_Aint* at = malloc(sizeof(MPI_Aint) * (size_t)P);
+  for (int k = 0; k < P; k++)
+    ones[k] = 1, at[k] = k;
+  MPI_Alltoallv_c(out, ones, at, MPI_INT, in, ones, at, MPI_INT, MPI_COMM_WORLD);
+  free(ones), free(at);
+#else
+  if (r == 0)
+    fprintf(stderr, "traffic: large needs an MPI of version 4 or later\n");
+  MPI_Abort(MPI_COMM_WORLD, 2);
+#endif
+}
+
 static const char* class_of(int code)
 {
   int cls;
@@ -544,6 +585,8 @@ int main(int argc, char** argv)
     collectives();
   else if (!strcmp(mode, "partitioned"))
     partitioned();
+  else if (!strcmp(mode, "large"))
+    large();
   else if (!strcmp(mode, "errors") && argc == 3 && (!strcmp(argv[2], "return") || !strcmp(argv[2], "fatal")))
     errors(!strcmp(argv[2], "fatal"));
   else {
