@@ -3,7 +3,7 @@
 ``mpitaskmap formats`` prints every form; ``mpitaskmap formats NAME`` one of them
 (:data:`FORMATS`); ``mpitaskmap --help-formats`` is the same as ``mpitaskmap formats``.
 The forms: the machine file (torus and dragonfly forms), Slurm's ``topology.conf`` and node
-lists, the task-graph specs and files, and the map files :mod:`mpitaskmap.mapfiles` writes
+lists, the task-graph specs and files, recorded traffic, and the map files :mod:`mpitaskmap.mapfiles` writes
 and reads.
 
 Every example is a file the library reads: ``tests/cli/test_formats.py`` writes each one
@@ -178,7 +178,11 @@ _TASKS = FormatHelp(
   matrix:PATH              a communication matrix: dense rows (row i, column j = volume task i
                            sends to task j; 0 = no message), or Matrix Market 'matrix
                            coordinate' (real, integer or pattern; general or symmetric), 1-based
-  PATH                     Matrix Market when its first line says so, else task coordinates
+  recording:PATH           a traffic recording of 'mpitaskmap record' (mpitaskmap formats recording)
+  ompi-monitoring:PREFIX   Open MPI's monitoring files PREFIX.<rank>.prof (mpitaskmap formats recording)
+  PATH                     a recording when PATH.json or PATH.counts.mtx is beside it; Open MPI's
+                           monitoring when PATH.0.prof is; Matrix Market when its first line says
+                           so; else task coordinates
 '#' starts a comment in the coordinate and dense files ('%' in Matrix Market).
 --task-coords PATH attaches coordinates (same form as coords:) to a matrix, for the geometric
 methods.  The examples below: -t coords:tasks.txt, -t matrix:comm.txt, -t matrix:comm.mtx.""",
@@ -207,6 +211,95 @@ methods.  The examples below: -t coords:tasks.txt, -t matrix:comm.txt, -t matrix
     "mpitaskmap eval -m sim:torus:dims=2x2 -t coords:tasks.txt",
 )
 
+
+_HIST = "0,0,0,0,0,0,0,0,0,0,0,0,0,4,0,0"
+_RECORDING = FormatHelp(
+    "recording", "recorded traffic as a task graph: mpitaskmap record's files, Open MPI's monitoring (-t PATH)",
+    """\
+mpitaskmap record -o traffic.mtx (or LD_PRELOAD=$(mpitaskmap --pmpi-lib) MPITASKMAP_RECORD=traffic.mtx)
+writes three files at MPI_Finalize, MPI_COMM_WORLD ranks numbered from 1, row = sender:
+  traffic.mtx              Matrix Market 'coordinate real general': bytes the row's rank sent
+  traffic.mtx.counts.mtx   the same pairs, 'coordinate integer general': messages
+  traffic.mtx.json         "format": "mpitaskmap traffic recording", "version": 1, the job: ranks,
+                           nodes, ranks_per_node, mpi_library, duration_s, window (MPI_Pcontrol),
+                           nonzeros, messages, bytes (and collectives when recorded)
+-t traffic.mtx (a sidecar beside it) or -t recording:traffic.mtx reads it as ONE ROUND of the run:
+K = the most messages of a pair of distinct ranks (1 without the counts file), each pair's weight
+= its bytes / K, so a pair that exchanged once a step is one message of its mean size (a stencil
+run recorded over S steps gives the declared stencil graph); a rank's messages to itself are left
+out.  The tasks line of map/eval/compare says the totals and K.  -t matrix:traffic.mtx reads the
+bytes as a plain matrix (the whole run).  Sizes that differ between the files, an entry out of
+range, negative bytes, a count without bytes, another format or version: an error naming the
+file and the line.
+Open MPI's pml monitoring (mpirun --mca pml_monitoring_enable 2 --mca
+pml_monitoring_enable_output 3 --mca pml_monitoring_filename mon ...) writes mon.<rank>.prof, one
+file per rank, lines 'KIND<tab>SENDER<tab>PEER<tab>N bytes<tab>M msgs sent' (ranks from 0): E the
+application's messages (tags >= 0), I internal (collectives' and protocol messages), S/R one-sided,
+C collectives per peer, D/O2A/A2O/A2A per communicator.  -t ompi-monitoring:mon (or -t mon) reads
+the E lines as a recording (rounds as above) and names what it left out.  With
+pml_monitoring_enable 1 Open MPI writes every message as E.
+Readers: mpitaskmap.graphs.read_recording, read_ompi_monitoring, TaskGraph.from_file.
+The examples: a ring of 4 ranks recorded over 10 steps (4096 bytes a message, K = 10; rank 0 also
+sent 800 bytes to itself), and 2 ranks under Open MPI (4 messages of 1024 bytes from 0 to 1).""",
+    (("traffic.mtx", """\
+%%MatrixMarket matrix coordinate real general
+% mpitaskmap traffic recording: bytes sent by the row's rank to the column's rank, MPI_COMM_WORLD ranks numbered from 1
+4 4 5
+1 1 800
+1 2 40960
+2 3 40960
+3 4 40960
+4 1 40960
+"""), ("traffic.mtx.counts.mtx", """\
+%%MatrixMarket matrix coordinate integer general
+% mpitaskmap traffic recording: messages sent by the row's rank to the column's rank, MPI_COMM_WORLD ranks numbered from 1
+4 4 5
+1 1 10
+1 2 10
+2 3 10
+3 4 10
+4 1 10
+"""), ("traffic.mtx.json", """\
+{
+  "format": "mpitaskmap traffic recording",
+  "version": 1,
+  "matrix": "traffic.mtx",
+  "weight": "bytes",
+  "counts": "traffic.mtx.counts.mtx",
+  "ranks": 4,
+  "nodes": 1,
+  "ranks_per_node": 4,
+  "mpi_library": "MPICH Version: 4.2.0",
+  "recorded": "point-to-point: MPI_Send, MPI_Isend, ...",
+  "duration_s": 1.250000,
+  "nonzeros": 5,
+  "messages": 50,
+  "bytes": 164640,
+  "window": {"pcontrol_calls": 0, "rank": 0, "intervals_s": [[0.000120, 1.250000]], "intervals_cut": false}
+}
+"""), ("mon.0.prof", f"""\
+# POINT TO POINT
+E\t0\t1\t4096 bytes\t4 msgs sent\t{_HIST}
+I\t0\t1\t24 bytes\t6 msgs sent
+# OSC
+# COLLECTIVES
+C\t0\t1\t24 bytes\t6 msgs sent
+D\tMPI_COMM_WORLD\tprocs: 0,1
+O2A\t0\t0 bytes\t0 msgs sent
+A2O\t0\t24 bytes\t3 msgs sent
+A2A\t0\t0 bytes\t0 msgs sent
+"""), ("mon.1.prof", """\
+# POINT TO POINT
+I\t1\t0\t24 bytes\t6 msgs sent
+# OSC
+# COLLECTIVES
+D\tMPI_COMM_WORLD\tprocs: 0,1
+O2A\t1\t0 bytes\t0 msgs sent
+A2O\t1\t0 bytes\t0 msgs sent
+A2A\t1\t0 bytes\t0 msgs sent
+""")),
+    "mpitaskmap eval -m sim:torus:dims=2x2 -t traffic.mtx",
+)
 
 #: The host list of the map-file examples (Slurm's and SMPI's hostfiles are the same text)
 _HOST_LIST = """\
@@ -304,7 +397,8 @@ rank,proc,node,X,Y,Z,slot
 }
 
 #: Every form by name, in the order ``mpitaskmap formats`` prints them (map files: :data:`~mpitaskmap.mapfiles.MAP_FORMATS`).
-FORMATS: dict[str, FormatHelp] = {f.name: f for f in (_MACHINE, _DRAGONFLY, _TOPOLOGY, _NODELIST, _TASKS)}
+FORMATS: dict[str, FormatHelp] = {f.name: f for f in (_MACHINE, _DRAGONFLY, _TOPOLOGY, _NODELIST, _TASKS,
+                                                        _RECORDING)}
 FORMATS.update({name: replace(_MAP[name], usage=f"mpitaskmap eval -m alloc.txt -t stencil3d:2x2x2 --mapping "
                                                 f"{_MAP[name].examples[0][0]}")
                 for name in MAP_FORMATS if name in _MAP})

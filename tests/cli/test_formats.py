@@ -105,6 +105,23 @@ def check_tasks(d):
     assert load_tasks(example("tasks", 2)).graph.n_edges == 5  # a bare PATH: Matrix Market by its first line
 
 
+def check_recording(d):
+    # the ring recorded over 10 steps: K = 10, 4096 bytes a round on each of the 4 pairs, rank 0's
+    # 800 bytes to itself left out
+    ti = load_tasks(example("recording"))
+    rec = ti.recording
+    assert (rec.rounds, rec.bytes, rec.messages, rec.self_bytes, rec.ranks, rec.mpi_library) == (
+        10, 164640.0, 50, 800.0, 4, "MPICH Version: 4.2.0")
+    g = ti.graph
+    assert list(zip(g.sources().tolist(), g.indices.tolist(), g.weights.tolist())) == [
+        (0, 1, 4096.0), (1, 2, 4096.0), (2, 3, 4096.0), (3, 0, 4096.0)]
+    assert load_tasks(f"matrix:{example('recording')}").graph.weights.sum() == 163840.0  # the plain matrix, no diagonal
+    # Open MPI's files: the E line only, 4 messages from 0 to 1: one round of 1024 bytes
+    mon = load_tasks(f"ompi-monitoring:{example('recording', 3)[:-len('.0.prof')]}")
+    assert (mon.recording.rounds, mon.graph.weights.tolist(), mon.recording.left_out) == (
+        4, [1024.0], "I 48 bytes in 12 messages; C 24 bytes in 6 messages")
+
+
 def check_mapfile(d, name):
     machine = read_machine_file(d / example("machine"))
     hosts = machine_file_hosts(d / example("machine"), machine)
@@ -116,7 +133,7 @@ def check_mapfile(d, name):
 
 
 CHECKS = {"machine": check_machine, "dragonfly": check_dragonfly, "topology": check_topology,
-          "nodelist": check_nodelist, "tasks": check_tasks,
+          "nodelist": check_nodelist, "tasks": check_tasks, "recording": check_recording,
           **{name: (lambda d, name=name: check_mapfile(d, name)) for name in MAP_FORMATS}}
 
 
