@@ -60,8 +60,9 @@ a bad command line.  Formats in detail: python -c "import mpitaskmap.mapfiles as
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``mpitaskmap map``."""
     p = command_parser("map", DESCRIPTION, EPILOG)
-    p.add_argument("--method", default="geometric", metavar="NAME[:ARG][:OPTIONS]",
-                   help="mapping method (default geometric); see 'methods' below")
+    p.add_argument("--method", default=None, metavar="NAME[:ARG][:OPTIONS]",
+                   help="mapping method (default geometric; auto for tasks without coordinates: a recording, a "
+                        "matrix); see 'methods' below")
     add_method_options(p)
     g = p.add_argument_group("outputs")
     g.add_argument("-o", "--output", action="append", default=[], metavar="[FORMAT=]PATH",
@@ -88,9 +89,6 @@ def map_command(argv: list) -> int:
         0 on success.
     """
     args = build_parser().parse_args(argv)
-    if (args.simulate or args.judge in JUDGES) and not args.method.lower().startswith("auto"):
-        flag = "--simulate" if args.simulate else f"--judge {args.judge}"
-        raise ValueError(f"{flag}: only --method auto has candidates to judge; got {args.method!r}")
     outputs = []
     for value in args.output:  # check every output before the (possibly long) mapping
         fmt, path = split_format_path(value)
@@ -99,6 +97,13 @@ def map_command(argv: list) -> int:
     status = sys.stderr
     if not args.quiet and args.format == "text":
         status.write(f"machine  {mi.describe()}\ntasks    {ti.describe()}\n")
+    if args.method is None:  # geometric needs coordinates; a recording or a matrix has none
+        args.method = "geometric" if ti.graph.coords is not None else "auto"
+        if ti.graph.coords is None and not args.quiet and args.format == "text":
+            status.write("method   auto (the default for tasks without coordinates; geometric needs them)\n")
+    if (args.simulate or args.judge in JUDGES) and not args.method.lower().startswith("auto"):
+        flag = "--simulate" if args.simulate else f"--judge {args.judge}"
+        raise ValueError(f"{flag}: only --method auto has candidates to judge; got {args.method!r}")
     progress = Progress(f"{args.method}: candidates", quiet=args.quiet)
     ctx = context_from(args, progress)
     done = announce(args.method, quiet=args.quiet or args.format != "text" or args.method.startswith("auto"))

@@ -231,8 +231,10 @@ def test_machine_file_with_hosts_matrix_market_and_coordinates(capsys, tmp_path)
     back = read_map(rankfile, machine, "openmpi_rankfile", hosts=names)
     assert_array_equal(back.task_to_proc, expected.task_to_proc)
     # a matrix without coordinates: greedy works, geometric explains what is missing, auto skips geometric
-    status, _, err = run(capsys, "map", "-m", str(alloc), "-t", f"matrix:{mtx}", "-q")
+    status, _, err = run(capsys, "map", "-m", str(alloc), "-t", f"matrix:{mtx}", "-q", "--method", "geometric")
     assert status == 1 and "the tasks have no coordinates; give --task-coords or use greedy" in err
+    status, out, err = run(capsys, "map", "-m", str(alloc), "-t", f"matrix:{mtx}", "--format", "json")
+    assert status == 0 and json.loads(out)["header"]["method"] == "auto"  # the default without coordinates
     status, out, _ = run(capsys, "compare", "-m", str(alloc), "-t", str(mtx), "--methods", "greedy,auto", "-q",
                          "--format", "json")
     assert status == 0 and set(json_rows(out)) == {"greedy", "auto"}

@@ -93,6 +93,11 @@ def test_eval_and_compare_say_the_rounds_and_compare_leaves_geometric_out(tmp_pa
     assert ("geometric left out of the default methods: the tasks have no coordinates (--task-coords PATH gives "
             "them)\n") in err
     assert [line.split()[0] for line in out.splitlines()[1:3]] == ["identity", "greedy+uwh"]
+    # map's default method is auto for tasks without coordinates (geometric needs them)
+    assert main(["map", "-m", SPEC, "-t", str(path), "-o", str(tmp_path / "map.csv")]) == 0
+    out, err = capsys.readouterr()
+    assert "method   auto (the default for tasks without coordinates; geometric needs them)\n" in err
+    assert out.splitlines()[2].split()[0] == "auto"
 
 
 def test_launch_reads_the_recording_through_the_same_reader(tmp_path, capsys, monkeypatch):
