@@ -17,7 +17,9 @@ replayed times of the objective's best few and of the default order,
 :mod:`mpitaskmap.search.judge`; not with
 ``judge=None`` or where the default judge does not apply), one ``Bcast`` of the winning
 mapping from the rank that computed it, one ``Split``.  When a rank's provider or network
-differs from rank 0's, two ``bcast`` of one line each name both in the agreed error.
+differs from rank 0's, two ``bcast`` of one line each name both in the agreed error.  With
+``graph=PATH`` two more before the gather: rank 0 reads the file and ``bcast`` s whether it
+could, then ``scatter`` s every rank its row (:func:`graph_task`).
 
 The same path answers :func:`mpitaskmap.create_cart` and
 :func:`mpitaskmap.create_dist_graph_adjacent` (:mod:`~.topology_comms`): :func:`remap_task`
