@@ -96,8 +96,10 @@ enum { K_SEND, K_BSEND, K_SSEND, K_RSEND };
 #define MPI4_PERSISTENT 0
 #endif
 
-#define COLL_SLOTS 64     /* distinct communicators a rank keeps collective totals for; then one "other" entry */
-#define COLL_MERGED 4096  /* distinct communicators rank 0 keeps in the merge; then "other" */
+/* Distinct communicators a rank keeps collective totals for, then one "other" entry; and rank 0 in the
+ * merge.  MPITASKMAP_RECORD_COMMS=N (below 64) lowers both to N (each rank reads its own). */
+#define COLL_SLOTS 64
+#define COLL_MERGED 4096
 
 /* A communicator's collective totals on this rank; identity: its members' world ranks (size, lowest, hash). */
 typedef struct {
@@ -118,6 +120,7 @@ static struct {
   int keyval, win_keyval, nb_keyval, coll_keyval;
   coll_totals coll[COLL_SLOTS + 1]; /* [COLL_SLOTS]: "other" */
   int ncoll;
+  int coll_slots, coll_merged; /* COLL_SLOTS and COLL_MERGED, or lower (MPITASKMAP_RECORD_COMMS) */
   MPI_Group world;
   double windows[MAX_WINDOWS][2], window_start;
   int nwindows, pcontrol_calls, windows_cut;
@@ -442,6 +445,10 @@ CORE_API int mpitaskmap_record_start(const char* path)
   rec.coll[COLL_SLOTS].size = rec.coll[COLL_SLOTS].first = -1; /* "other" */
   PMPI_Comm_group(MPI_COMM_WORLD, &rec.world);
   snprintf(rec.path, sizeof rec.path, "%s", path);
+  rec.coll_slots = COLL_SLOTS, rec.coll_merged = COLL_MERGED;
+  const char* comms = getenv("MPITASKMAP_RECORD_COMMS"); /* lowers both bounds (to test them) */
+  if (comms && atoi(comms) > 0 && atoi(comms) < COLL_SLOTS)
+    rec.coll_slots = rec.coll_merged = atoi(comms);
   rec.t0 = PMPI_Wtime();
   window_open();
   rec.on = 1;
@@ -752,7 +759,7 @@ static void* make_coll_ref(MPI_Comm comm)
   for (int i = 0; i < rec.ncoll; i++)
     if (rec.coll[i].hash == h && rec.coll[i].size == n + m && rec.coll[i].first == first)
       ref->slot = i;
-  if (ref->slot == COLL_SLOTS && rec.ncoll < COLL_SLOTS) {
+  if (ref->slot == COLL_SLOTS && rec.ncoll < rec.coll_slots) {
     ref->slot = rec.ncoll;
     rec.coll[rec.ncoll].hash = h, rec.coll[rec.ncoll].size = n + m, rec.coll[rec.ncoll].first = first;
     rec.ncoll++;
@@ -1287,7 +1294,7 @@ static void merge_colls(merged_colls* m, const uint64_t* entries, int n)
     while (m->table[h].size && !(m->table[h].hash == e[0] && m->table[h].size == size && m->table[h].first == first))
       h = (h + 1) % cap;
     if (!m->table[h].size) {
-      if (m->used >= COLL_MERGED) {
+      if (m->used >= rec.coll_merged) {
         add_totals(&m->other, e);
         continue;
       }
@@ -1349,12 +1356,15 @@ static void write_colls_json(FILE* f, merged_colls* m)
   }
   fprintf(f, "%s],\n  \"collectives_total\": {\"calls\": ", n ? "\n  " : "");
   write_calls(f, total.calls);
-  fprintf(f, ", \"bytes\": %llu},\n  \"collectives_note\": ", (unsigned long long)total.bytes);
+  fprintf(f, ", \"bytes\": %llu},\n  \"collectives_limits\": {\"per_rank\": %d, \"merged\": %d},\n"
+          "  \"collectives_note\": ", (unsigned long long)total.bytes, rec.coll_slots, rec.coll_merged);
   json_string(f, "per communicator, identified by its members (size, lowest world rank, FNV-1a hash of the sorted "
                  "world ranks; an intercommunicator's two groups together): communicators of the same members are one "
                  "entry. calls: collective calls, each counted once (by the lowest member); bytes: what every member "
-                 "contributed (its send buffer as the standard reads it). A rank keeps 64 communicators and rank 0 "
-                 "4096: the rest are summed in the entry with \"other\": true");
+                 "contributed (its send buffer as the standard reads it). A rank keeps collectives_limits.per_rank "
+                 "communicators (those it used first) and rank 0 collectives_limits.merged in the merge: the rest are "
+                 "summed in the entry with \"other\": true (a communicator may then be partly in its own entry, "
+                 "partly there)");
   fprintf(f, "\n");
   free(list);
 }

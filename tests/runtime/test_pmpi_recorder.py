@@ -601,6 +601,24 @@ def test_one_sided_neighbourhood_partitioned_and_collective_traffic_is_recorded_
     for e in expected:
         totals.update(e["calls"])
     assert job["collectives_total"] == {"calls": dict(totals), "bytes": sum(e["bytes"] for e in expected)}
+    assert job["collectives_limits"] == {"per_rank": 64, "merged": 4096}
+
+
+def test_communicators_beyond_the_limit_are_summed_as_other(builds, tmp_path):
+    # MPITASKMAP_RECORD_COMMS=2: each rank keeps the world (its first) and its parity half; its
+    # MPI_COMM_SELF goes to "other"; rank 0's merge keeps the world and the even half (its own first),
+    # the odd half (from rank 1) goes to "other" too.  The totals are unchanged.
+    path = tmp_path / "traffic.mtx"
+    res = run(*builds["mpich"], "collectives", 4, path, MPITASKMAP_RECORD_COMMS=2)
+    assert res.returncode == 0 and res.stderr == "", (res.stdout, res.stderr)
+    job = json.loads(path.with_name("traffic.mtx.json").read_text())
+    world, even, odd, *selves = collectives(4)
+    other = {"other": True, "size": None, "first_world_rank": None,
+             "calls": {"MPI_Bcast": 1, "MPI_Allreduce": 1 + 4},
+             "bytes": odd["bytes"] + sum(e["bytes"] for e in selves)}
+    assert job["collectives"] == [even, world, other]  # by lowest member, then size; "other" last
+    assert job["collectives_limits"] == {"per_rank": 2, "merged": 2}
+    assert job["collectives_total"]["bytes"] == world["bytes"] + even["bytes"] + other["bytes"]
 
 
 # -- the application's behaviour is MPI's: erroneous calls of the new families -----------------------
