@@ -393,7 +393,16 @@ def parse_recording(path: str | os.PathLike) -> RecordedPairs:
                           ("nonzeros", e.rows.size)):
             if key in job and mine is not None and job[key] != mine:
                 raise InvalidInputError(f"{p}.json: \"{key}\": {job[key]!r} but the matrices hold {mine:g}")
-    return RecordedPairs(p, "mpitaskmap", e.n, e.rows, e.cols, e.values, msgs, job or {})
+    return RecordedPairs(p, "mpitaskmap", e.n, e.rows, e.cols, e.values, msgs, job or {}, _collectives_left_out(job))
+
+
+def _collectives_left_out(job: dict | None) -> str:
+    """The recorder's collective totals (``collectives_total``), which the graph leaves out; "" when none."""
+    total = (job or {}).get("collectives_total")
+    if not isinstance(total, dict) or not isinstance(total.get("calls"), dict):
+        return ""
+    calls = sum(int(v) for v in total["calls"].values())
+    return f"collectives {calls:,} calls, {int(total.get('bytes', 0)):,} bytes" if calls else ""
 
 
 def _check_pairs(path: str, e, what: str) -> None:

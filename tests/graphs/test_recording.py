@@ -88,10 +88,13 @@ def test_without_message_counts_one_round_is_assumed_and_said(tmp_path):
 
 
 def test_the_sidecar_fields_are_read_and_collectives_only_when_present(tmp_path):
-    colls = [{"comm": "MPI_COMM_WORLD", "call": "MPI_Allreduce", "calls": 3, "bytes": 96}]
-    path = write_recording(tmp_path / "a.mtx", 2, {(0, 1): (8, 1)}, job={"collectives": colls, "nodes": 2,
-                                                                        "ranks_per_node": 1})
+    colls = [{"size": 2, "first_world_rank": 0, "calls": {"MPI_Allreduce": 3, "MPI_Bcast": 1}, "bytes": 96}]
+    path = write_recording(tmp_path / "a.mtx", 2, {(0, 1): (8, 1)}, job={
+        "collectives": colls, "collectives_total": {"calls": {"MPI_Allreduce": 3, "MPI_Bcast": 1}, "bytes": 96},
+        "nodes": 2, "ranks_per_node": 1})
     rec = read_recording(path)
+    assert rec.left_out == "collectives 4 calls, 96 bytes" and rec.describe().endswith(
+        "; left out: collectives 4 calls, 96 bytes")
     assert (rec.ranks, rec.nodes, rec.ranks_per_node, rec.mpi_library, rec.duration_s) == (2, 2, 1, "MPICH Version: 4.2",
                                                                                           1.5)
     assert rec.window["intervals_s"] == [[0.0, 1.5]] and rec.collectives == colls and rec.source == "mpitaskmap"
