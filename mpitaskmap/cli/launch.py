@@ -27,6 +27,16 @@ Every launcher places ranks node by node from its file (Slurm, Hydra) or on a co
 (the Open MPI rankfile, the Cray rank order); the machine model puts all processors of a node at
 one router, so the mapping is written with the ranks of each node in ascending order on its
 slots (:func:`~mpitaskmap.mapfiles.node_canonical`): the same metrics, one file per placement.
+
+What the real launchers do with the files (``tests/cli/test_launch_real.py`` runs them at 16
+ranks on 8 host names of one machine: Hydra's ``-launcher fork``, Open MPI through a stand-in
+``ssh``): Hydra starts one proxy per line of ``-f`` and MPICH takes each proxy for a node, so
+a node must be one line, with ``-rankmap`` giving each rank its line (a line per rank would
+start a proxy per rank: the right hosts, but no two ranks on one node for MPICH); Open MPI
+takes the rankfile's and the ``seq`` hostfile's hosts from the allocation (the resource
+manager's, or ``--hostfile``/``--host``), and a rankfile's ``slot`` is a core of the node: an
+allocation with more ranks than cores per node needs ``--openmpi-map seq`` (Open MPI 4.1 then
+stops without a word; 5.x runs the ranks unbound under ``--oversubscribe``).
 """
 
 from __future__ import annotations
@@ -49,6 +59,7 @@ from ..machines.fattree.hostlist import expand_hostlist
 from ..machines.flat.flat import FlatMachine
 from ..mapfiles import node_canonical, write_map
 from ..mapfiles.cray import RANK_ORDER_HEADER
+from ..mapfiles.hydra import hydra_rankmap, hydra_runs
 from ..mapping import Mapping, identity_mapping
 from ..search.judge import NO_GAIN, judge_change
 from ._common import add_common_options, add_method_options, add_simulate_options, context_from
@@ -64,7 +75,8 @@ PREFIX = "mpitaskmap launch"
 #: Launcher kind -> how it is told the order: what ``--launcher`` takes.
 LAUNCHERS = {
     "slurm": "srun --distribution=arbitrary, SLURM_HOSTFILE=FILE (line r: the host of rank r)",
-    "hydra": "MPICH Hydra mpiexec -f FILE (line r: the host of rank r)",
+    "hydra": "MPICH Hydra mpiexec -f FILE (host:ranks, a line per node) -rankmap MAP (the line of every rank); "
+             "before MPICH 4.1, -f FILE alone (host:count, a line per run of consecutive ranks on one node)",
     "openmpi": "Open MPI mpirun --rankfile FILE (5.x: --map-by rankfile:file=FILE): host and core of every rank; "
                "or, with --openmpi-map seq, --map-by seq --hostfile FILE (line r: the host of rank r)",
     "cray": "Cray MPICH: MPICH_RANK_REORDER_METHOD=3 with ./MPICH_RANK_ORDER (under srun or aprun)",
@@ -74,7 +86,7 @@ LAUNCHERS = {
 _PLACING = {
     "slurm": ("-m", "--distribution", "-w", "--nodelist", "--arbitrary"),
     "hydra": ("-f", "-hostfile", "--hostfile", "-machinefile", "--machinefile", "-hosts", "--hosts", "-host",
-              "--host", "-ppn", "--ppn", "-rr", "-configfile"),
+              "--host", "-ppn", "--ppn", "-rr", "-configfile", "-rankmap"),
     "openmpi": ("--map-by", "-map-by", "--rankfile", "-rf", "--rank-by", "-rank-by", "-npernode", "--npernode",
                 "-ppr", "--ppr"),
     "cray": (),
@@ -86,7 +98,40 @@ _SEQ_PLACING = ("--hostfile", "-hostfile", "--machinefile", "-machinefile", "-H"
 #: The size options of every launcher (``-n 8``, ``-n8``, ``--ntasks=8``, ``-np 8``).
 _SIZE_OPTIONS = ("-n", "--n", "-np", "--np", "--ntasks")
 
+#: Launcher options followed by values (how many words), so that a value such as ``-x
+#: LD_PRELOAD=/path/lib.so`` or ``--mca plm_rsh_agent /path/ssh`` is not taken for the program.
+#: Unknown options are taken for flags: a value after one that names a path ends the options
+#: early, and the size read from them is then missing, so the command runs unchanged.
+_VALUE_WORDS = {
+    # Open MPI (4.x and 5.x)
+    **dict.fromkeys(("-mca", "--mca", "-gmca", "--gmca", "--prtemca", "-prtemca", "--pmixmca", "-pmixmca"), 2),
+    **dict.fromkeys(("-x", "--hostfile", "-hostfile", "--machinefile", "-machinefile", "-H", "--host", "-host",
+                     "--map-by", "-map-by", "--rank-by", "-rank-by", "--bind-to", "-bind-to", "--rankfile", "-rf",
+                     "--wdir", "-wd", "--wd", "--prefix", "--preload-files", "--output", "--output-filename",
+                     "--tune", "--app", "-c", "-npernode", "--npernode", "-ppr", "--ppr", "--personality",
+                     "--display", "--runtime-options", "--path", "--stream-buffering", "--timeout",
+                     "--report-state-on-timeout", "--fwd-mpirun-port", "--launch-agent"), 1),
+    # MPICH Hydra
+    **dict.fromkeys(("-genv", "-env"), 2),
+    **dict.fromkeys(("-genvlist", "-envlist", "-f", "-hosts", "-wdir", "-configfile", "-launcher",
+                     "-launcher-exec", "-rmk", "-map-by", "-membind", "-topolib", "-demux", "-iface", "-ppn",
+                     "-rankmap", "-prepend-pattern", "-outfile-pattern", "-errfile-pattern", "-localhost",
+                     "-usize", "-nameserver", "-gpus-per-proc", "-order-nodes", "-bootstrap",
+                     "-bootstrap-exec"), 1),
+    # Slurm (its values are mostly written -X VALUE or --opt=VALUE)
+    **dict.fromkeys(("-N", "--nodes", "-p", "--partition", "-t", "--time", "-J", "--job-name", "-o",
+                     "--output", "-e", "--error", "-A", "--account", "-w", "--nodelist", "-m", "--distribution",
+                     "--export", "--cpu-bind", "--mem", "--mpi", "-D", "--chdir", "-x", "--exclude",
+                     "--cpus-per-task"), 1),
+    **dict.fromkeys(_SIZE_OPTIONS, 1),
+}
+
 _VERSION_TIMEOUT = 10.0  # seconds for 'LAUNCHER --version' and 'scontrol show topology'
+
+#: The first Hydra with ``-rankmap`` (MPICH 4.1).
+_HYDRA_RANKMAP = (4, 1)
+#: The longest ``-rankmap`` value given: Linux takes at most 131072 bytes in one argument.
+_RANKMAP_MAX = 100_000
 
 
 class NotMapped(Exception):
@@ -187,12 +232,28 @@ def _openmpi_major(text: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
+def _hydra_version(text: str) -> tuple[int, int] | None:
+    """(major, minor) of the ``Version:`` line ``mpiexec --version`` of Hydra prints; None without one."""
+    found = re.search(r"^\s*Version:\s*(\d+)\.(\d+)", text, re.MULTILINE)
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
 def _program_index(args: Sequence[str]) -> int:
-    """Index of the program in a launcher's arguments: the first word that is a path or on PATH, else len."""
+    """Index of the program in a launcher's arguments: the first word that is a path or on PATH, else len.
+
+    The values of the options in :data:`_VALUE_WORDS` are skipped (``--opt=value`` carries its own).
+    """
+    skip = 0
     for i, a in enumerate(args):
+        if skip:
+            skip -= 1
+            continue
         if a == "--":
             return i + 1
-        if not a.startswith("-") and ("/" in a or shutil.which(a) is not None):
+        if a.startswith("-"):
+            skip = 0 if "=" in a else _VALUE_WORDS.get(a, 0)
+            continue
+        if "/" in a or shutil.which(a) is not None:
             return i
     return len(args)
 
@@ -407,8 +468,8 @@ def _plan(args: argparse.Namespace, command: list, environ: dict, version) -> La
         path, text = _write(workdir, f"slurm_hostfile.{pid}", placed, "slurm_hostfile", hosts=hosts)
         out = Launch(head + ["--distribution=arbitrary"] + rest, {"SLURM_HOSTFILE": path}, [(path, text)])
     elif kind == "hydra":
-        path, text = _write(workdir, f"hydra_hostfile.{pid}", placed, "slurm_hostfile", hosts=hosts)
-        out = Launch(head + ["-f", path] + rest, {}, [(path, text)])
+        out = _hydra(placed, hosts, workdir, head, rest,
+                     None if args.launcher else _hydra_version((version or _version_text)(command[0])))
     elif kind == "openmpi" and args.openmpi_map == "seq":  # the node of every rank, one host a line
         path, text = _write(workdir, f"openmpi_hostfile.{pid}", placed, "slurm_hostfile", hosts=hosts)
         out = Launch(head + ["--map-by", "seq", "--hostfile", path] + rest, {}, [(path, text)])
@@ -435,6 +496,26 @@ def _plan(args: argparse.Namespace, command: list, environ: dict, version) -> La
         out.summary += "; " + judge_change(info["judge"], info["judged"], info["candidate_index"],
                                            info.get("metric", "objective"))[0]
     return out
+
+
+def _hydra(placed: Mapping, hosts, workdir: str, head: list, rest: list, version: tuple[int, int] | None) -> Launch:
+    """Hydra's mechanism: ``-f`` one line per node with ``-rankmap`` (MPICH >= 4.1), else ``-f`` rank runs.
+
+    A host named on several lines of ``-f`` is several proxies, which MPICH takes for several
+    nodes: with ``-rankmap`` every node is one line (:func:`~mpitaskmap.mapfiles.hydra.hydra_rankmap`).
+    Older Hydra has no ``-rankmap``, and a rank map longer than one argument may be
+    (:data:`_RANKMAP_MAX`) fails to start: then the file holds runs of consecutive ranks on one
+    node (:func:`~mpitaskmap.mapfiles.hydra.hydra_runs`), right for the host of every rank.
+    """
+    path = os.path.abspath(os.path.join(workdir, f"hydra_hostfile.{os.getpid()}"))
+    placement = hydra_rankmap(placed, hosts=hosts)
+    if (version is None or version >= _HYDRA_RANKMAP) and len(placement.rankmap) <= _RANKMAP_MAX:
+        text, option = placement.hostfile, ["-rankmap", placement.rankmap]
+    else:
+        text, option = hydra_runs(placed, hosts=hosts), []
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    return Launch(head + ["-f", path] + option + rest, {}, [(path, text)])
 
 
 # -- the command ----------------------------------------------------------------------------------------

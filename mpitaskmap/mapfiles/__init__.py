@@ -105,6 +105,10 @@ registers each format's writer and reader by name; :func:`write_map` and
 :func:`read_map` dispatch on it.  :func:`detect_map_format` tells a file's format from its
 content (every writer's output is recognised; a host list is read as ``"slurm_hostfile"``,
 the same text and reader as ``"smpi_hostfile"``), :func:`format_from_name` from its name.
+MPICH Hydra takes a host file and a rank map on its command line rather than one file:
+:mod:`mpitaskmap.mapfiles.hydra` (``hydra_rankmap``: ``mpiexec -f FILE -rankmap MAP`` with one
+``host:ranks`` line per node; ``hydra_runs``: ``host:count`` per run of consecutive ranks, for a
+Hydra before MPICH 4.1), used by ``mpitaskmap launch``.
 """
 
 from __future__ import annotations

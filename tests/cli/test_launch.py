@@ -127,14 +127,25 @@ def test_srun_on_slurm_nodes_with_topology_conf(tmp_path, ring):
     assert record["files"] == "".join(h.replace("node0", "n2").replace("node1", "n3") + "\n" for h in HOSTS)
 
 
-def test_hydra_mpiexec_gets_its_hostfile_with_f(tmp_path, ring):
-    mpiexec = fake(tmp_path, "mpiexec", HYDRA_VERSION)
+#: By hand, from HOSTS: one line per node, and the node lines of ranks 0-7 (0, 0, 1, 1, 0, 0, 1, 1) as Hydra's
+#: blocks (first line, lines, ranks per line): 2 ranks on each of lines 0 and 1, twice.
+HYDRA_NODES, HYDRA_RANKMAP = "node0:4\nnode1:4\n", "(0,2,2),(0,2,2)"
+#: Before MPICH 4.1 (no -rankmap): the runs of consecutive ranks on one node, in rank order.
+HYDRA_RUNS = "node0:2\nnode1:2\nnode0:2\nnode1:2\n"
+
+
+@pytest.mark.parametrize("version, option, hostfile", [
+    (HYDRA_VERSION, ["-rankmap", HYDRA_RANKMAP], HYDRA_NODES),
+    (HYDRA_VERSION.replace("4.2.0", "4.0.3"), [], HYDRA_RUNS),
+])
+def test_hydra_mpiexec_gets_its_hostfile_with_f(tmp_path, ring, version, option, hostfile):
+    mpiexec = fake(tmp_path, "mpiexec", version)
     status, err, record = launch(tmp_path, "--graph", ring, "-m", SPEC, "--dir", "d", "--", mpiexec, "-np", "8", "./app")
     assert status == 3, err
     argv = record["argv"].splitlines()
-    assert argv[0] == "-f" and argv[2:] == ["-np", "8", "./app"]
+    assert argv[0] == "-f" and argv[2:] == option + ["-np", "8", "./app"]
     assert os.path.basename(argv[1]).startswith("hydra_hostfile.")
-    assert record["files"] == "".join(h + "\n" for h in HOSTS)
+    assert record["files"] == hostfile
 
 
 @pytest.mark.parametrize("version, option", [(OPENMPI4_VERSION, "--rankfile"), (OPENMPI5_VERSION, "--map-by")])
@@ -261,6 +272,31 @@ def test_job_size_reads_the_launcher_options_only():
         job_size("hydra", ["-n", "x", "./app"], {})
     with pytest.raises(NotMapped, match="several programs"):
         job_size("hydra", ["-n", "2", "./a", ":", "-n", "2", "./b"], {})
+
+
+def test_option_values_are_not_taken_for_the_program():
+    # a value naming a path (-x LD_PRELOAD=/..., --mca KEY /path, -env KEY /path) is skipped with its option
+    assert job_size("openmpi", ["-x", "LD_PRELOAD=/opt/lib.so", "--mca", "plm_rsh_agent", "/usr/bin/ssh", "-n", "16",
+                                "./app", "-n", "3"]) == 16
+    assert job_size("hydra", ["-env", "LD_PRELOAD", "/opt/lib.so", "-launcher-exec", "/usr/bin/ssh", "-n", "4",
+                              "./app"], {}) == 4
+    with pytest.raises(NotMapped, match="gives no job size"):  # an unknown option's path value ends the options
+        job_size("hydra", ["-frob", "/usr/bin/env", "-n", "4", "./app"], {})
+
+
+def test_a_rankmap_too_long_for_one_argument_falls_back_to_rank_runs(tmp_path):
+    from mpitaskmap.cli.launch import _RANKMAP_MAX, _hydra
+    from mpitaskmap.machines import FlatMachine
+    from mpitaskmap.mapping import Mapping
+
+    n = 40_000  # ranks alternating between 2 nodes: one block '(0,2,1)' per pair, 160,000 characters in all
+    mapping = Mapping([(r % 2) * (n // 2) + r // 2 for r in range(n)], FlatMachine([0] * (n // 2) + [1] * (n // 2)))
+    out = _hydra(mapping, "n%d", str(tmp_path), ["mpiexec"], ["-n", str(n), "./app"], (5, 0))
+    assert 8 * n // 2 > _RANKMAP_MAX and out.command[:2] == ["mpiexec", "-f"] and out.command[3:] == ["-n", str(n),
+                                                                                                     "./app"]
+    assert out.files[0][1] == "n0:1\nn1:1\n" * (n // 2)
+    small = _hydra(Mapping([0, 2, 1, 3], FlatMachine([0, 0, 1, 1])), "n%d", str(tmp_path), ["mpiexec"], [], (5, 0))
+    assert small.command[3:] == ["-rankmap", "(0,2,1),(0,2,1)"] and small.files[0][1] == "n0:2\nn1:2\n"
 
 
 def test_read_allocation_from_slurm_nodes():
