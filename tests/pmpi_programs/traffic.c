@@ -58,8 +58,10 @@
  *                         (root P - 1, 3 doubles), MPI_Gatherv (root 0, r + 1 ints), MPI_Scatterv (root
  *                         0, i + 1 ints to i), MPI_Allgatherv (an int); between MPI_Pcontrol(0) and (1)
  *                         MPI_Barrier and MPI_Allreduce; on MPI_Comm_dup(MPI_COMM_WORLD): MPI_Allreduce
- *                         (an int); on MPI_Comm_split(color r % 2): MPI_Allreduce (2 ints), MPI_Bcast
- *                         (root 0, an int); on MPI_COMM_SELF: MPI_Allreduce (an int)
+ *                         (an int); on MPI_Comm_split(color r % 2, key r): MPI_Allreduce (2 ints),
+ *                         MPI_Bcast (root 0, an int); on an intercommunicator between the halves:
+ *                         MPI_Bcast of 6 ints from world rank 0 (MPI_ROOT) to the odd half; on
+ *                         MPI_COMM_SELF: MPI_Allreduce (an int)
  *   traffic partitioned   MPI_Psend_init of 4 partitions of (r + 1) ints to (r + 1) % P (MPI_Precv_init
  *                         from (r - 1) % P), started 3 times, each partition MPI_Pready; where the MPI
  *                         has it (MPI 4, Open MPI 5)
@@ -425,6 +427,10 @@ static void collectives(void)
   MPI_Comm_split(w, r % 2, r, &half);
   MPI_Allreduce(ibuf, ibuf2, 2, MPI_INT, MPI_SUM, half);
   MPI_Bcast(ibuf, 1, MPI_INT, 0, half);
+  MPI_Comm inter; /* the halves' leaders: world ranks 0 and 1 */
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, r % 2 ? 0 : 1, 7, &inter);
+  MPI_Bcast(ibuf, 6, MPI_INT, r % 2 ? 0 : r == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
+  MPI_Comm_free(&inter);
   MPI_Comm_free(&half);
   MPI_Allreduce(ibuf, ibuf2, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
   free(counts), free(displs), free(ones), free(rdispls), free(bdispls), free(types), free(mine), free(mdispls);

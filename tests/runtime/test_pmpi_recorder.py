@@ -265,6 +265,7 @@ def test_a_pattern_is_recorded_exactly(builds, tmp_path, mpi, mode, n):
     assert job["mpi_library"].startswith(MPIS[mpi]), job["mpi_library"]
     assert job["nonzeros"] == len(nbytes)
     assert (job["messages"], job["bytes"]) == (sum(msgs.values()), sum(nbytes.values()))
+    assert job["collectives"] == [], job["collectives"]  # MPI's own inside MPI_Comm_split ... are not counted
     windows = job["window"]["intervals_s"]
     assert job["window"]["pcontrol_calls"] == (5 if mode == "pcontrol" else 0)
     assert len(windows) == (2 if mode == "pcontrol" else 1)  # pcontrol: [init, Pcontrol(0)], [Pcontrol(1), (0)]
@@ -509,7 +510,8 @@ def collectives(p: int) -> list[dict]:
 
     Bytes are what every member contributes: a root's MPI_Bcast buffer, everyone's reduction
     vector, a Gather's block (the root's own in place: the same block), a Scatter root's P blocks,
-    an Alltoall's P blocks ...  MPI_Comm_dup(MPI_COMM_WORLD) has the world's members: the same entry."""
+    an Alltoall's P blocks ...  MPI_Comm_dup(MPI_COMM_WORLD) has the world's members, and so has the
+    intercommunicator between the parity halves (both groups together): the same entry."""
     tri = p * (p + 1) // 2
     world_bytes = (10 * 4  # MPI_Bcast: the root's 10 ints
                    + 2 * p * 3 * 8  # MPI_Allreduce of 3 doubles, then in place: the same
@@ -528,11 +530,12 @@ def collectives(p: int) -> list[dict]:
                    + tri * 4  # MPI_Gatherv: r + 1 ints from r
                    + tri * 4  # MPI_Scatterv: the root's i + 1 ints to i
                    + p * 4  # MPI_Allgatherv
-                   + p * 4)  # MPI_Allreduce on the dup
+                   + p * 4  # MPI_Allreduce on the dup
+                   + 6 * 4)  # the intercommunicator's MPI_Bcast: MPI_ROOT's 6 ints
     names = ["Barrier", "Bcast", "Reduce", "Gather", "Scatter", "Allgather", "Alltoall", "Alltoallv", "Alltoallw",
              "Reduce_scatter_block", "Reduce_scatter", "Scan", "Exscan", "Iallreduce", "Ibcast", "Gatherv",
              "Scatterv", "Allgatherv"]
-    world_calls = {f"MPI_{n}": 1 for n in names} | {"MPI_Allreduce": 3}
+    world_calls = {f"MPI_{n}": 1 for n in names} | {"MPI_Allreduce": 3, "MPI_Bcast": 2}
     out = [{"size": p, "first_world_rank": 0, "members_hash": members_hash(range(p)), "calls": world_calls,
             "bytes": world_bytes}]
     for c in (0, 1):  # the parity halves: MPI_Allreduce of 2 ints, the root's MPI_Bcast of one
@@ -547,9 +550,9 @@ def collectives(p: int) -> list[dict]:
 
 def test_the_expected_collectives_are_what_the_program_says():
     # hand-checked at 4 ranks: 40 + 192 + 32 + 16 + 32 + 32 + 64 + 160 + 64 + 64 + 64 + 32 + 80 + 24
-    # + 40 + 40 + 16 + 16 bytes on the world; the halves 2 x 8 + 4
+    # + 40 + 40 + 16 + 16 + 24 bytes on the world; the halves 2 x 8 + 4
     world, even, odd, *selves = collectives(4)
-    assert world["bytes"] == 1008 and sum(world["calls"].values()) == 18 + 3  # 3 MPI_Allreduce
+    assert world["bytes"] == 1032 and sum(world["calls"].values()) == 17 + 3 + 2  # 3 MPI_Allreduce, 2 MPI_Bcast
     assert even["bytes"] == odd["bytes"] == 20 and len(selves) == 4
     # hand-checked neighbours of (2, 2, 1) periodic in 0 and 2: rank 0 = (0, 0, 0)
     assert cart_out_neighbours(0, (2, 2, 1), NEIGHBOR_PERIODS) == [2, 2, None, 1, 0, 0]
