@@ -505,8 +505,12 @@ def members_hash(members: list) -> str:
     return f"{h:016x}"
 
 
-def collectives(p: int) -> list[dict]:
+def collectives(p: int, intercomm: bool = False) -> list[dict]:
     """traffic.c collectives' entries, by hand from the MPI standard's send-buffer rules.
+
+    ``intercomm``: with the MPI_Bcast on the intercommunicator between the halves (traffic.c's;
+    tests/pmpi_programs/traffic.F90, which tests/runtime/test_pmpi_recorder_fortran.py checks
+    against this function, makes none).
 
     Bytes are what every member contributes: a root's MPI_Bcast buffer, everyone's reduction
     vector, a Gather's block (the root's own in place: the same block), a Scatter root's P blocks,
@@ -531,11 +535,11 @@ def collectives(p: int) -> list[dict]:
                    + tri * 4  # MPI_Scatterv: the root's i + 1 ints to i
                    + p * 4  # MPI_Allgatherv
                    + p * 4  # MPI_Allreduce on the dup
-                   + 6 * 4)  # the intercommunicator's MPI_Bcast: MPI_ROOT's 6 ints
+                   + (6 * 4 if intercomm else 0))  # the intercommunicator's MPI_Bcast: MPI_ROOT's 6 ints
     names = ["Barrier", "Bcast", "Reduce", "Gather", "Scatter", "Allgather", "Alltoall", "Alltoallv", "Alltoallw",
              "Reduce_scatter_block", "Reduce_scatter", "Scan", "Exscan", "Iallreduce", "Ibcast", "Gatherv",
              "Scatterv", "Allgatherv"]
-    world_calls = {f"MPI_{n}": 1 for n in names} | {"MPI_Allreduce": 3, "MPI_Bcast": 2}
+    world_calls = {f"MPI_{n}": 1 for n in names} | {"MPI_Allreduce": 3, "MPI_Bcast": 1 + intercomm}
     out = [{"size": p, "first_world_rank": 0, "members_hash": members_hash(range(p)), "calls": world_calls,
             "bytes": world_bytes}]
     for c in (0, 1):  # the parity halves: MPI_Allreduce of 2 ints, the root's MPI_Bcast of one
@@ -551,7 +555,7 @@ def collectives(p: int) -> list[dict]:
 def test_the_expected_collectives_are_what_the_program_says():
     # hand-checked at 4 ranks: 40 + 192 + 32 + 16 + 32 + 32 + 64 + 160 + 64 + 64 + 64 + 32 + 80 + 24
     # + 40 + 40 + 16 + 16 + 24 bytes on the world; the halves 2 x 8 + 4
-    world, even, odd, *selves = collectives(4)
+    world, even, odd, *selves = collectives(4, intercomm=True)
     assert world["bytes"] == 1032 and sum(world["calls"].values()) == 17 + 3 + 2  # 3 MPI_Allreduce, 2 MPI_Bcast
     assert even["bytes"] == odd["bytes"] == 20 and len(selves) == 4
     # hand-checked neighbours of (2, 2, 1) periodic in 0 and 2: rank 0 = (0, 0, 0)
@@ -594,7 +598,7 @@ def test_one_sided_neighbourhood_partitioned_and_collective_traffic_is_recorded_
     paused = mode not in ("partitioned", "large")  # one MPI_Pcontrol(0) ... (1) window in the others
     assert job["window"]["pcontrol_calls"] == (2 if paused else 0)
     assert len(job["window"]["intervals_s"]) == (2 if paused else 1)
-    expected = {"collectives": collectives(n),  # the others make none that are counted
+    expected = {"collectives": collectives(n, intercomm=True),  # the others make none that are counted
                 "large": [{"size": n, "first_world_rank": 0, "members_hash": members_hash(range(n)),
                            "calls": {"MPI_Allreduce": 1, "MPI_Alltoallv": 1}, "bytes": n * 2 * 4 + n * n * 4}],
                 }.get(mode, [])
@@ -615,7 +619,7 @@ def test_communicators_beyond_the_limit_are_summed_as_other(builds, tmp_path):
     res = run(*builds["mpich"], "collectives", 4, path, MPITASKMAP_RECORD_COMMS=2)
     assert res.returncode == 0 and res.stderr == "", (res.stdout, res.stderr)
     job = json.loads(path.with_name("traffic.mtx.json").read_text())
-    world, even, odd, *selves = collectives(4)
+    world, even, odd, *selves = collectives(4, intercomm=True)
     other = {"other": True, "size": None, "first_world_rank": None,
              "calls": {"MPI_Bcast": 1, "MPI_Allreduce": 1 + 4},
              "bytes": odd["bytes"] + sum(e["bytes"] for e in selves)}
