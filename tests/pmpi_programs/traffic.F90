@@ -40,6 +40,8 @@
 !                         MPI_Neighbor_allgather of 2 integers
 !   traffic collectives   as traffic.c collectives (the same calls, counts, roots and communicators);
 !                         rank 0's MPI_Gather in place passes a send count of 99, which MPI ignores
+!   traffic threadring    the ring, after MPI_Init_thread(MPI_THREAD_FUNNELED) instead of MPI_Init
+!   traffic fatal         MPI_Send to rank P under MPI_ERRORS_ARE_FATAL: MPI aborts the job
 !   traffic badsend       MPI_ERRORS_RETURN on MPI_COMM_WORLD; MPI_Send and MPI_Isend to rank P (none
 !                         such: MPI returns an error, rank 0 prints "bad send: error, error"), then one
 !                         MPI_Send of (r + 1) integers to (r + 1) % P: only that one is recorded
@@ -68,20 +70,26 @@ program traffic
   integer :: iout(65536), iin(65536)
   double precision :: dout(4096), din(4096)
   character(len=32) :: mode, arg
-  integer :: halo_dims(3), steps, i
+  integer :: halo_dims(3), steps, i, provided
 
   ierr = 0
-  call MPI_Init(ONLY_IERR)
+  call get_command_argument(1, mode)
+  if (trim(mode) == 'threadring') then
+    call MPI_Init_thread(MPI_THREAD_FUNNELED, provided IERR)
+  else
+    call MPI_Init(ONLY_IERR)
+  end if
   call MPI_Comm_size(MPI_COMM_WORLD, p IERR)
   call MPI_Comm_rank(MPI_COMM_WORLD, r IERR)
   right = mod(r + 1, p)
   left = mod(r + p - 1, p)
   iout = 1
   dout = 1d0
-  call get_command_argument(1, mode)
   select case (trim(mode))
-  case ('ring')
+  case ('ring', 'threadring')
     call ring()
+  case ('fatal')
+    call MPI_Send(iout, 1, MPI_INTEGER, p, 0, MPI_COMM_WORLD IERR)
   case ('halo')
     do i = 1, 4
       call get_command_argument(i + 1, arg)
