@@ -1,10 +1,11 @@
 /* The traffic recorder's Fortran entry points in the preloaded shim: mpif.h and `use mpi` (gfortran's
  * spellings mpi_send_, mpi_send__, mpi_send, MPI_SEND) and Open MPI's `use mpi_f08` (mpi_send_f08_).
  *
- * Why.  MPI's Fortran bindings call PMPI_Send ... themselves (Open MPI's mpif.h / `use mpi` bindings
- * in libmpi_mpifh, its `use mpi_f08` ones through those; MPICH's likewise), so the C MPI_Send of
- * mpitaskmap_pmpi_shim.c never sees a Fortran send, and Open MPI's Fortran MPI_INIT calls PMPI_Init:
- * without these entry points a Fortran program would never even start the recorder.
+ * Why.  Open MPI's Fortran bindings call PMPI_Send ... themselves (its mpif.h / `use mpi` bindings in
+ * libmpi_mpifh import PMPI_Init, PMPI_Send, PMPI_Start ...; its `use mpi_f08` ones call those through
+ * ompi_send_f ...), so the C MPI_Send of mpitaskmap_pmpi_shim.c never sees a Fortran send, and its
+ * Fortran MPI_INIT calls PMPI_Init: without these entry points a Fortran program would never even
+ * start the recorder.
  *
  * How.  Each entry point calls the process's own Fortran binding of the same name (the next
  * definition after this library, found once as the shim's other calls are: next()), unchanged, so
@@ -31,7 +32,8 @@
  * f08 handles are derived types whose one component MPI_VAL sits at the address passed).
  *
  * An MPI whose Fortran bindings called the C MPI_Send (not PMPI_Send) would reach the C entry point
- * as well and be counted twice; Open MPI's and MPICH's do not. */
+ * as well and be counted twice: Open MPI's do not; MPICH's Fortran bindings are not tested here (the
+ * mpich wheel has none), nor is MPICH's `use mpi_f08` (its entry points have other names). */
 
 /* The core's Fortran entry points (mpitaskmap_pmpi_record_fortran.c), arguments as the binding got them. */
 typedef void* fptr;

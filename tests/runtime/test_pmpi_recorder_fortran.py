@@ -16,6 +16,7 @@ import ctypes
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,23 @@ def test_without_mpitaskmap_record_a_fortran_program_writes_nothing(programs, li
     assert list(tmp_path.iterdir()) == []
 
 
+#: Every Fortran call the shim defines (mpitaskmap_pmpi_shim_fortran.c), by its mpif.h name in lower case.
+FORTRAN_CALLS = (
+    "mpi_init mpi_init_thread mpi_finalize mpi_pcontrol mpi_start mpi_startall mpi_request_free "
+    "mpi_send mpi_bsend mpi_ssend mpi_rsend mpi_isend mpi_ibsend mpi_issend mpi_irsend mpi_sendrecv "
+    "mpi_sendrecv_replace mpi_send_init mpi_bsend_init mpi_ssend_init mpi_rsend_init "
+    "mpi_put mpi_rput mpi_get mpi_rget mpi_accumulate mpi_raccumulate mpi_get_accumulate mpi_rget_accumulate "
+    "mpi_fetch_and_op mpi_compare_and_swap "
+    "mpi_neighbor_allgather mpi_neighbor_allgatherv mpi_neighbor_alltoall mpi_neighbor_alltoallv "
+    "mpi_neighbor_alltoallw mpi_ineighbor_allgather mpi_ineighbor_allgatherv mpi_ineighbor_alltoall "
+    "mpi_ineighbor_alltoallv mpi_ineighbor_alltoallw "
+    "mpi_barrier mpi_bcast mpi_reduce mpi_allreduce mpi_gather mpi_gatherv mpi_scatter mpi_scatterv mpi_allgather "
+    "mpi_allgatherv mpi_alltoall mpi_alltoallv mpi_alltoallw mpi_reduce_scatter mpi_reduce_scatter_block mpi_scan "
+    "mpi_exscan mpi_ibarrier mpi_ibcast mpi_ireduce mpi_iallreduce mpi_igather mpi_igatherv mpi_iscatter "
+    "mpi_iscatterv mpi_iallgather mpi_iallgatherv mpi_ialltoall mpi_ialltoallv mpi_ialltoallw mpi_ireduce_scatter "
+    "mpi_ireduce_scatter_block mpi_iscan mpi_iexscan").split()
+
+
 def test_the_shim_defines_every_fortran_spelling_and_needs_no_fortran_runtime(lib):
     # The preloaded shim reaches every process (mpiexec, a C program): its Fortran entry points must
     # cost nothing there, so it loads no Fortran (nor MPI) library; and it must define gfortran's
@@ -183,12 +201,25 @@ def test_the_shim_defines_every_fortran_spelling_and_needs_no_fortran_runtime(li
     needed = pmpi.elf_needed(lib)
     assert needed and all(n.startswith(("libc.so", "libdl.so", "libpthread.so")) for n in needed), needed
     shim = ctypes.CDLL(str(lib))  # defines, runs nothing: no constructor
-    for call in ("mpi_init", "mpi_init_thread", "mpi_finalize", "mpi_pcontrol", "mpi_send", "mpi_bsend",
-                 "mpi_ssend", "mpi_rsend", "mpi_isend", "mpi_ibsend", "mpi_issend", "mpi_irsend", "mpi_sendrecv",
-                 "mpi_sendrecv_replace", "mpi_send_init", "mpi_bsend_init", "mpi_ssend_init", "mpi_rsend_init",
-                 "mpi_start", "mpi_startall", "mpi_request_free"):
+    for call in FORTRAN_CALLS:
         for name in (f"{call}_", f"{call}__", call, call.upper(), f"{call}_f08_"):
             assert hasattr(shim, name), name
+
+
+def test_every_fortran_entry_point_of_the_shim_is_one_open_mpi_defines(programs):
+    # a misspelt entry point would never be called (that call unrecorded): each name the shim defines
+    # for mpif.h / `use mpi` (name_) and `use mpi_f08` (name_f08_) must be Open MPI's own, looked up in
+    # the Fortran libraries the programs load, in a process of their own (they load Open MPI's libmpi)
+    fortran_libs = sorted({n for kind in ("mpif_h", "use_mpi_f08") for n in pmpi.elf_needed(programs[kind])
+                           if n.startswith("libmpi_")})  # libmpi_mpifh, libmpi_usempif08 (by soname)
+    assert len(fortran_libs) == 2, fortran_libs
+    probe = ("import ctypes, sys\n"
+             "libs = [ctypes.CDLL(n, mode=ctypes.RTLD_GLOBAL) for n in sys.argv[1].split()]\n"
+             "print(' '.join(n for n in sys.argv[2:] if not any(hasattr(h, n) for h in libs)))\n")
+    names = [f"{call}{end}" for call in FORTRAN_CALLS for end in ("_", "_f08_")]
+    res = subprocess.run([sys.executable, "-c", probe, " ".join(fortran_libs), *names], capture_output=True,
+                         text=True, timeout=60)
+    assert res.returncode == 0 and res.stdout.split() == [], (res.stdout, res.stderr)
 
 
 def run_settled(*args) -> subprocess.CompletedProcess:
