@@ -243,3 +243,21 @@ def test_an_erroneous_fortran_send_aborts_as_without_the_recorder(programs, lib,
     assert first_error_line(base.stderr) != "", base.stderr
     assert first_error_line(res.stderr) == first_error_line(base.stderr), (base.stderr, res.stderr)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_fortran_program_of_another_mpi_is_left_alone_with_one_line(programs, tmp_path):
+    # the library built for the mpich wheel, preloaded into the Open MPI Fortran program: its MPI_INIT
+    # entry point finds the core cannot run here, rank 0 says so once, and the program runs as it would
+    try:
+        mpich_lib = pmpi.pmpi_library(pmpi.find_mpicc())
+    except (FileNotFoundError, RuntimeError) as e:
+        pytest.skip(f"no library for another MPI to preload: {e}")
+    if pmpi.mpi_family(pmpi.find_mpicc())[1] == pmpi.FAMILY_MARKERS["Open MPI"]:
+        pytest.skip("this Python's mpicc is an Open MPI's: no library of another MPI family to preload")
+    res = run(programs["use_mpi_f08"], mpich_lib, "kinds", 4, tmp_path / "traffic.mtx")
+    assert res.returncode == 0 and res.stdout == "done kinds\n", (res.stdout, res.stderr)
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mpitaskmap: the PMPI library was built for MPICH ") and lines[
+        0].endswith(": MPITASKMAP_RECORD is ignored: no traffic is recorded (build it with this MPI's mpicc: "
+                    "MPICC=... mpitaskmap --pmpi-lib)"), res.stderr
+    assert list(tmp_path.iterdir()) == []
