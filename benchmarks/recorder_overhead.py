@@ -126,7 +126,7 @@ def build(mpi: Mpi, program: str, work: Path) -> Path:
 def iterations(size: int, iters: int) -> int:
     """Round trips or steps the programs run at ``size`` bytes (their rule: fewer above 1 KiB)."""
     n = iters * 1024 // size if size > 1024 else iters
-    return max(n, max(iters // 64, 1))
+    return max(n, iters // 64, 1)
 
 
 def expected_messages(program: str, ranks: int, sizes: Sequence[int], iters: int, reps: int) -> int:
@@ -217,6 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--iters", type=int, default=500, help="ping-pong round trips a loop at 1 KiB and below")
     ap.add_argument("--halo-iters", type=int, default=20, help="halo steps a loop at 1 KiB and below")
     ap.add_argument("--halo-ranks", type=int, default=8)
+    ap.add_argument("--halo-reps", type=int, default=10, help="halo loops per size in one run (its steps are long "
+                                                                "when the ranks outnumber the cores)")
     ap.add_argument("--reps", type=int, default=30, help="timed loops per size in one run")
     ap.add_argument("--rounds", type=int, default=7, help="interleaved rounds of the three variants")
     ap.add_argument("--target", type=float, default=2.0, help="recorder overhead allowed at 1 KiB, percent")
@@ -224,7 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", metavar="PATH")
     args = ap.parse_args(argv)
     if args.quick:
-        args.iters, args.halo_iters, args.reps, args.rounds, args.sizes = 200, 20, 1, 2, "8,1024"
+        args.iters, args.halo_iters, args.reps, args.halo_reps, args.rounds, args.sizes = 200, 20, 1, 1, 2, "8,1024"
         args.halo_ranks = min(args.halo_ranks, 4)
     sizes = sorted({int(s) for s in args.sizes.split(",")})
     if TARGET_SIZE not in sizes:
@@ -256,10 +258,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     exe = build(mpi, program, work)
                     ranks = RANKS[program] or args.halo_ranks
                     iters = args.halo_iters if program == "halo" else args.iters
+                    reps = args.halo_reps if program == "halo" else args.reps
                     rounds = []
                     for k in range(args.rounds):
                         order = VARIANTS[k % 3:] + VARIANTS[:k % 3]  # rotated: each variant first in turn
-                        rounds.append({v: run_variant(mpi, program, ranks, exe, lib, v, sizes, iters, args.reps, work)
+                        rounds.append({v: run_variant(mpi, program, ranks, exe, lib, v, sizes, iters, reps, work)
                                        for v in order})
                     rows += overhead_rows(name, program, ranks, rounds, sizes)
             except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
@@ -286,6 +289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"(target <= {args.target:g}%, noise {v['noise_pct']:.2f}%)")
     write_json(args.json, rows, verdicts=judged, skipped=skipped,
                settings={"sizes": sizes, "iters": args.iters, "halo_iters": args.halo_iters, "reps": args.reps,
+                         "halo_reps": args.halo_reps,
                          "rounds": args.rounds, "halo_ranks": args.halo_ranks})
     return status
 

@@ -12,7 +12,7 @@
  *     halo size=SIZE iters=ITERS seconds=T
  *
  * with T the slowest rank's loop time (MPI_Reduce of the maximum) divided by ITERS: seconds per step.
- * Sizes above 1 KiB run fewer steps (ITERS * 1024 / SIZE, at least ITERS / 64).
+ * Sizes above 1 KiB run fewer steps (ITERS * 1024 / SIZE, at least ITERS / 64 and 1).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -44,13 +44,18 @@ int main(int argc, char **argv)
   long largest = 0;
   for (int a = 3; a < argc; a++)
     largest = atol(argv[a]) > largest ? atol(argv[a]) : largest;
-  char *out = malloc(6 * ((size_t)largest + 1)), *in = malloc(6 * ((size_t)largest + 1));
+  char *out = NULL, *in = NULL; /* page-aligned: the variants' different heaps must not move them */
+  if (posix_memalign((void **)&out, 4096, 6 * ((size_t)largest + 1)) ||
+      posix_memalign((void **)&in, 4096, 6 * ((size_t)largest + 1)))
+    MPI_Abort(MPI_COMM_WORLD, 3);
   memset(out, rank, 6 * ((size_t)largest + 1));
   for (int a = 3; a < argc; a++) {
     long bytes = atol(argv[a]);
     long n = bytes > 1024 ? iters * 1024 / bytes : iters;
     if (n < iters / 64)
-      n = iters / 64 > 0 ? iters / 64 : 1;
+      n = iters / 64;
+    if (n < 1)
+      n = 1;
     for (int r = -1; r < reps; r++) { /* r = -1: the warm-up, n / 10 steps, not printed */
       MPI_Request req[12];
       long loops = r < 0 ? n / 10 + 1 : n;

@@ -10,7 +10,7 @@
  *     pingpong size=SIZE iters=ITERS seconds=T
  *
  * with T the loop's time divided by ITERS (seconds per round trip).  Sizes above 1 KiB run fewer round
- * trips (ITERS * 1024 / SIZE, at least ITERS / 64) so that each size takes about as long.  Ranks other
+ * trips (ITERS * 1024 / SIZE, at least ITERS / 64 and 1) so that each size takes about as long.  Ranks other
  * than 0 and 1 only take part in the barriers.  Time inside the program, not the process: start-up, the
  * recorder's merge at MPI_Finalize and the launcher stay out of the figure.
  */
@@ -35,13 +35,17 @@ int main(int argc, char **argv)
   long largest = 0;
   for (int a = 3; a < argc; a++)
     largest = atol(argv[a]) > largest ? atol(argv[a]) : largest;
-  char *buf = malloc((size_t)largest + 1);
+  char *buf = NULL; /* page-aligned: the variants' different heaps must not move the buffer's alignment */
+  if (posix_memalign((void **)&buf, 4096, (size_t)largest + 1))
+    MPI_Abort(MPI_COMM_WORLD, 3);
   memset(buf, rank, (size_t)largest + 1);
   for (int a = 3; a < argc; a++) {
     long bytes = atol(argv[a]);
     long n = bytes > 1024 ? iters * 1024 / bytes : iters;
     if (n < iters / 64)
-      n = iters / 64 > 0 ? iters / 64 : 1;
+      n = iters / 64;
+    if (n < 1)
+      n = 1;
     for (int r = -1; r < reps; r++) { /* r = -1: the warm-up, n / 10 round trips, not printed */
       long loops = r < 0 ? n / 10 + 1 : n;
       MPI_Barrier(MPI_COMM_WORLD);

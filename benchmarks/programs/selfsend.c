@@ -11,7 +11,7 @@
  * with T the loop's time divided by ITERS.  One process on one core: no partner to wait for, so the
  * difference between the variants is the library's own time per send (a ping-pong's round trip also
  * waits for the other rank, which a loaded machine schedules late).  Sizes above 1 KiB run fewer
- * iterations (ITERS * 1024 / SIZE, at least ITERS / 64).
+ * iterations (ITERS * 1024 / SIZE, at least ITERS / 64 and 1).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -33,13 +33,17 @@ int main(int argc, char **argv)
   long largest = 0;
   for (int a = 3; a < argc; a++)
     largest = atol(argv[a]) > largest ? atol(argv[a]) : largest;
-  char *out = malloc((size_t)largest + 1), *in = malloc((size_t)largest + 1);
+  char *out = NULL, *in = NULL; /* page-aligned: the variants' different heaps must not move them */
+  if (posix_memalign((void **)&out, 4096, (size_t)largest + 1) || posix_memalign((void **)&in, 4096, (size_t)largest + 1))
+    MPI_Abort(MPI_COMM_WORLD, 3);
   memset(out, rank, (size_t)largest + 1);
   for (int a = 3; a < argc; a++) {
     long bytes = atol(argv[a]);
     long n = bytes > 1024 ? iters * 1024 / bytes : iters;
     if (n < iters / 64)
-      n = iters / 64 > 0 ? iters / 64 : 1;
+      n = iters / 64;
+    if (n < 1)
+      n = 1;
     for (int r = -1; r < reps; r++) { /* r = -1: the warm-up, n / 10 iterations, not printed */
       long loops = r < 0 ? n / 10 + 1 : n;
       double t0 = MPI_Wtime();

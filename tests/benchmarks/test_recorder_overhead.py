@@ -18,6 +18,7 @@ def test_iterations_follow_the_programs_rule():
     # at or below 1 KiB: ITERS; above: ITERS * 1024 / SIZE, but at least ITERS / 64
     assert [iterations(s, 640) for s in (8, 1024, 2048, 65536)] == [640, 640, 320, 10]
     assert iterations(65536, 100) == 1  # 100 * 1024 / 65536 = 1, and 100 // 64 = 1
+    assert iterations(16384, 10) == 1  # 10 * 1024 / 16384 = 0 and 10 // 64 = 0: at least 1
 
 
 def test_expected_messages_count_every_send_of_the_description():
