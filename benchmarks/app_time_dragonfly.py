@@ -51,6 +51,8 @@ from mpitaskmap.sim.simgrid import simgrid_missing
 
 from benchmarks.harness.cases import group_by, run_cases
 from benchmarks.harness.output import read_json
+from benchmarks.harness.platforms import CONFINED, HOSTS, SCATTERED
+from benchmarks.harness.platforms import dragonfly_spec as spec
 from benchmarks.harness.smpi import (GRIDS, add_app_arguments, app_case, build_halo3d, method_columns, parse_cases,
                                      parse_ints, run_methods)
 from benchmarks.harness.tables import Column, print_columns
@@ -64,7 +66,6 @@ SCOTCH = "scotch tleaf"
 KAHIP = "kahip"
 METHODS = (IDENTITY, RANDOM, AUTO, ZOLTAN2, SCOTCH, KAHIP)
 MACHINES = ("frontier", "aries")
-SCATTERED, CONFINED = "scattered", "confined"
 #: "at least 20% below identity on the scattered cases".
 TARGET_BELOW = 0.20
 #: Cost of crossing each level of the allocation's hierarchy (``node_hierarchy().level_names``) for the
@@ -78,13 +79,6 @@ LEVEL_COST = {"switch": 1.0, "row": 1.0, "group": 1.0, "machine": 2.0}
 def level_costs(machine) -> tuple[float, ...]:
     """The hierarchy peers' cost of every level of ``machine``'s hierarchy, lowest first (:data:`LEVEL_COST`)."""
     return tuple(LEVEL_COST[name] for name in machine.node_hierarchy().level_names)
-HOSTS = "n%d"
-
-
-def spec(machine: str, allocation: str, n: int, ppn: int, seed: int, groups: int) -> str:
-    """The ``sim:`` machine spec of one case (``confined``: the allocation's nodes in ``groups`` groups)."""
-    base = f"sim:{machine}:nodes={n // ppn},ppn={ppn},seed={seed}"
-    return base + (f",groups={groups}" if allocation == CONFINED else "")
 
 
 def peer_missing(method: str) -> str:

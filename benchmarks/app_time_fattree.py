@@ -43,7 +43,6 @@ import numpy as np
 
 import mpitaskmap
 from mpitaskmap.graphs.taskgraph import TaskGraph
-from mpitaskmap.machines import FlatMachine
 from mpitaskmap.machines import machine_from_spec
 from mpitaskmap.mapping import IDENTITY
 from mpitaskmap.sim.simgrid import simgrid_missing
@@ -52,6 +51,8 @@ from benchmarks.harness.candidates import (WITHIN, candidate_columns, candidates
                                            print_candidates as print_candidates_table, simulate_candidates)
 from benchmarks.harness.cases import group_by, run_cases
 from benchmarks.harness.output import read_json
+from benchmarks.harness.platforms import HOSTS, LEAVES, NODES_PER_LEAF, node_packing
+from benchmarks.harness.platforms import fattree_spec as spec
 from benchmarks.harness.smpi import (GRIDS, add_app_arguments, app_case, build_halo3d, method_columns, parse_cases,
                                      parse_ints, run_methods)
 from benchmarks.harness.tables import Column, print_columns
@@ -63,20 +64,8 @@ SCOTCH = "scotch tleaf"
 KAHIP = "kahip"
 METHODS = (IDENTITY, NODE_PACKING, AUTO, SCOTCH, KAHIP)
 PEERS = (NODE_PACKING, SCOTCH, KAHIP)
-#: Nodes below a leaf switch, and leaves of the tree, per job size (the tree holds twice the
-#: nodes of the largest allocation, so allocations are scattered).
-NODES_PER_LEAF = 16
-LEAVES = {512: 32, 4096: 64, 64: 8, 1024: 32}
 #: "at least 30% below identity on every 4:1 case".
 TARGET_BELOW = 0.30
-#: Host names of the platform: SimGrid's FAT_TREE cluster needs PREFIX%d names.
-HOSTS = "n%d"
-
-
-def spec(n: int, ppn: int, seed: int, taper: int) -> str:
-    """The ``sim:fattree`` machine spec of one case."""
-    return (f"sim:fattree:leaves={LEAVES[n]},nodes_per_leaf={NODES_PER_LEAF},taper={taper},levels=2,"
-            f"nodes={n // ppn},ppn={ppn},seed={seed}")
 
 
 def peer_missing(method: str) -> str:
@@ -86,12 +75,6 @@ def peer_missing(method: str) -> str:
     if method == KAHIP and not kahip.kahip_available():
         return "kahip skipped: KaHIP not installed (pip install kahip, or bash benchmarks/peers/install_peers.sh)"
     return ""
-
-
-def node_packing(graph: TaskGraph, machine) -> np.ndarray:
-    """Task -> processor of node packing: the graph onto the nodes with a flat network (module notes)."""
-    flat = FlatMachine(machine.node_ids, name="nodes only")
-    return np.asarray(mpitaskmap.map(graph, flat, "greedy+uwh").task_to_proc)
 
 
 def map_row(method: str, graph: TaskGraph, machine) -> tuple[np.ndarray, dict]:

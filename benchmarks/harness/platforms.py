@@ -1,0 +1,59 @@
+"""The application studies' simulated platforms, shared: the fat tree's and the dragonfly's case specs, node packing.
+
+``app_time_fattree.py``, ``app_time_dragonfly.py`` and ``app_time_recorded.py`` run on the same
+machines and compare against the same node-packing row; each spec and the row are defined here once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import mpitaskmap
+from mpitaskmap.graphs.taskgraph import TaskGraph
+from mpitaskmap.machines import FlatMachine
+
+#: Nodes below a leaf switch, and leaves of the tree, per job size (the tree holds twice the
+#: nodes of the largest allocation, so allocations are scattered).
+NODES_PER_LEAF = 16
+LEAVES = {512: 32, 4096: 64, 64: 8, 1024: 32}
+#: Host names of the platforms: SimGrid's FAT_TREE cluster needs PREFIX%d names.
+HOSTS = "n%d"
+#: Dragonfly allocations: nodes drawn over the whole machine, or over a few groups.
+SCATTERED, CONFINED = "scattered", "confined"
+
+
+def fattree_spec(n: int, ppn: int, seed: int, taper: int) -> str:
+    """The ``sim:fattree`` machine spec of one case.
+
+    Examples
+    --------
+    >>> fattree_spec(512, 8, 1, 4)
+    'sim:fattree:leaves=32,nodes_per_leaf=16,taper=4,levels=2,nodes=64,ppn=8,seed=1'
+    """
+    return (f"sim:fattree:leaves={LEAVES[n]},nodes_per_leaf={NODES_PER_LEAF},taper={taper},levels=2,"
+            f"nodes={n // ppn},ppn={ppn},seed={seed}")
+
+
+def dragonfly_spec(machine: str, allocation: str, n: int, ppn: int, seed: int, groups: int) -> str:
+    """The ``sim:`` dragonfly spec of one case (``confined``: the allocation's nodes in ``groups`` groups).
+
+    Examples
+    --------
+    >>> dragonfly_spec("frontier", SCATTERED, 512, 8, 1, 4)
+    'sim:frontier:nodes=64,ppn=8,seed=1'
+    """
+    base = f"sim:{machine}:nodes={n // ppn},ppn={ppn},seed={seed}"
+    return base + (f",groups={groups}" if allocation == CONFINED else "")
+
+
+def node_packing(graph: TaskGraph, machine) -> np.ndarray:
+    """Task -> processor of node packing: the graph onto the nodes with a flat network.
+
+    What an Open MPI user gets at best from ``MPI_Dist_graph_create_adjacent`` with ``reorder=1``
+    (treematch sees inside nodes only), and what CrayPat's rank-order file optimises (on-node
+    bytes): the task graph partitioned onto the nodes with every node one hop from every other
+    (:class:`~mpitaskmap.machines.FlatMachine`, greedy graph mapping with refinement), nodes in
+    the scheduler's order.
+    """
+    flat = FlatMachine(machine.node_ids, name="nodes only")
+    return np.asarray(mpitaskmap.map(graph, flat, "greedy+uwh").task_to_proc)

@@ -1,0 +1,88 @@
+"""benchmarks/app_time_recorded.py: the recording's check against the declared graph, the rows' mappings, the verdicts."""
+
+import numpy as np
+import pytest
+
+from mpitaskmap.graphs.recording import read_recording
+from mpitaskmap.graphs.taskgraph import TaskGraph
+from mpitaskmap.machines import machine_from_spec
+
+from benchmarks import app_time_recorded as bench
+from benchmarks.harness import platforms
+
+
+def _write_recording(path, graph: TaskGraph, rounds: int) -> None:
+    """A recorder's three files for ``graph`` sent ``rounds`` times (one message per edge and round)."""
+    src = np.repeat(np.arange(graph.n_tasks), np.diff(graph.indptr))
+    n, nnz = graph.n_tasks, graph.n_edges
+    with open(path, "w") as fh:
+        fh.write(f"%%MatrixMarket matrix coordinate real general\n{n} {n} {nnz}\n")
+        for a, b, w in zip(src, graph.indices, graph.weights):
+            fh.write(f"{a + 1} {b + 1} {w * rounds:.0f}\n")
+    with open(f"{path}.counts.mtx", "w") as fh:
+        fh.write(f"%%MatrixMarket matrix coordinate integer general\n{n} {n} {nnz}\n")
+        for a, b in zip(src, graph.indices):
+            fh.write(f"{a + 1} {b + 1} {rounds}\n")
+
+
+def test_platform_specs_are_the_other_studies():
+    assert bench.platform_spec(bench.FATTREE4, 512, 8, 1) == platforms.fattree_spec(512, 8, 1, 4)
+    assert bench.platform_spec(bench.FRONTIER, 512, 8, 1) == "sim:frontier:nodes=64,ppn=8,seed=1"
+    with pytest.raises(SystemExit, match="unknown 'torus'"):
+        bench.platform_spec("torus", 512, 8, 1)
+
+
+def test_a_recording_of_the_declared_pattern_is_accepted_and_its_round_compared(tmp_path):
+    declared = TaskGraph.stencil((4, 2, 2), weight=2560.0, periodic=False)
+    _write_recording(tmp_path / "t.mtx", declared, rounds=3)
+    line = bench.check_recording(read_recording(tmp_path / "t.mtx"), declared)
+    assert "16 ranks" in line and "3 rounds" in line and "min 1, max 1" in line
+    half = TaskGraph.stencil((4, 2, 2), weight=1280.0, periodic=False)
+    assert "min 2, max 2" in bench.check_recording(read_recording(tmp_path / "t.mtx"), half)
+
+
+def test_a_recording_of_another_grid_is_refused(tmp_path):
+    _write_recording(tmp_path / "t.mtx", TaskGraph.stencil((2, 4, 2), weight=8.0, periodic=False), rounds=1)
+    with pytest.raises(SystemExit, match=r"not halo3d's on this grid \(\d+ more, \d+ missing\)"):
+        bench.check_recording(read_recording(tmp_path / "t.mtx"), TaskGraph.stencil((4, 2, 2), periodic=False))
+    with pytest.raises(SystemExit, match="16 ranks; the study runs 8"):
+        bench.check_recording(read_recording(tmp_path / "t.mtx"), TaskGraph.stencil((2, 2, 2), periodic=False))
+
+
+def test_each_row_maps_its_own_graph():
+    machine = machine_from_spec(platforms.fattree_spec(64, 8, 1, 4), 64).machine
+    declared = TaskGraph.stencil((4, 4, 4), weight=2560.0, periodic=False)
+    # the recording without coordinates, as the recorder gives it
+    recorded = TaskGraph(declared.indptr, declared.indices, declared.weights)
+    ident, _ = bench.map_row("identity", declared, recorded, machine)
+    assert ident.tolist() == list(range(64))
+    packed, _ = bench.map_row(bench.NODE_PACKING, declared, recorded, machine)
+    assert np.array_equal(packed, platforms.node_packing(declared, machine))
+    rec, info = bench.map_row(bench.AUTO_RECORDED, declared, recorded, machine)
+    dec, dinfo = bench.map_row(bench.AUTO_DECLARED, declared, recorded, machine)
+    assert sorted(rec.tolist()) == list(range(64)) and sorted(dec.tolist()) == list(range(64))
+    # geometric candidates need coordinates: only the declared graph's search has them
+    assert info["candidate_list"] != dinfo["candidate_list"]
+    with pytest.raises(SystemExit, match="unknown 'random'"):
+        bench.map_row("random", declared, recorded, machine)
+
+
+def _rows(platform, comm):
+    return [{"platform": platform, "n": 512, "ppn": 8, "seed": 1, "method": m, "comm_s": c}
+            for m, c in zip(bench.METHODS, comm)]
+
+
+def test_verdicts_apply_the_three_targets():
+    # identity 100, packing 80, recorded 55, declared 54: +1.9% (pass), -31.2% vs packing, -45% vs identity
+    lines = bench.verdicts(_rows(bench.FATTREE4, [100.0, 80.0, 55.0, 54.0]))
+    assert lines == ["fattree4 512 ranks ppn 8 seed 1: recorded vs declared +1.9% (PASS: within 2%)",
+                     "fattree4 512 ranks ppn 8 seed 1: recorded vs node packing -31.2% (PASS: at least 10% below)",
+                     "fattree4 512 ranks ppn 8 seed 1: recorded vs identity -45.0% (PASS: at least 30% below)"]
+    # on the dragonfly no identity target; 2.1% off the declared and 9% below packing fail
+    lines = bench.verdicts(_rows(bench.FRONTIER, [100.0, 60.0, 54.6, 53.475]))
+    assert [l.split(": ", 1)[1] for l in lines] == ["recorded vs declared +2.1% (FAIL: within 2%)",
+                                                    "recorded vs node packing -9.0% (FAIL: at least 10% below)"]
+    lines = bench.verdicts(_rows(bench.FATTREE4, [100.0, 80.0, 71.0, 70.0]))
+    assert lines[2].endswith("-29.0% (FAIL: at least 30% below)")
+    assert bench.verdicts(_rows(bench.FRONTIER, [100.0, None, 50.0, 50.0])) == [
+        "frontier 512 ranks ppn 8 seed 1: a run failed or was not made: no verdict"]
