@@ -40,6 +40,10 @@
 !                         MPI_Neighbor_allgather of 2 integers
 !   traffic collectives   as traffic.c collectives (the same calls, counts, roots and communicators);
 !                         rank 0's MPI_Gather in place passes a send count of 99, which MPI ignores
+!   traffic split         as traffic.c split: MPI_Comm_split(color r % 2, key -r): rank s of each half sends
+!                         (r + 1) integers to rank (s + 1) % size of its half; an intercommunicator between
+!                         the halves: every rank sends r + 100 characters to remote rank 0; the halves freed,
+!                         MPI_Comm_dup(MPI_COMM_WORLD): r sends 1 integer to (r + 1) % P on it (MPI_Sendrecv)
 !   traffic threadring    the ring, after MPI_Init_thread(MPI_THREAD_FUNNELED) instead of MPI_Init
 !   traffic fatal         MPI_Send to rank P under MPI_ERRORS_ARE_FATAL: MPI aborts the job
 !   traffic badsend       MPI_ERRORS_RETURN on MPI_COMM_WORLD; MPI_Send and MPI_Isend to rank P (none
@@ -105,6 +109,8 @@ program traffic
     call pcontrol()
   case ('kinds')
     call kinds()
+  case ('split')
+    call split()
   case ('badsend')
     call badsend()
   case ('onesided')
@@ -291,6 +297,37 @@ contains
       call MPI_Wait(rreq, MPI_STATUS_IGNORE IERR)
     end do
   end subroutine kinds
+
+  subroutine split()
+    HANDLE(MPI_Comm) :: half, inter, dup
+    HANDLE(MPI_Request) :: req
+    integer :: s, n, k
+    call MPI_Comm_split(MPI_COMM_WORLD, mod(r, 2), -r, half IERR)
+    call MPI_Comm_rank(half, s IERR)
+    call MPI_Comm_size(half, n IERR)
+    call MPI_Isend(iout, r + 1, MPI_INTEGER, mod(s + 1, n), 0, half, req IERR)
+    call MPI_Recv(iin, 65536, MPI_INTEGER, mod(s + n - 1, n), 0, half, MPI_STATUS_IGNORE IERR)
+    call MPI_Wait(req, MPI_STATUS_IGNORE IERR)
+    ! the halves' rank 0 are world ranks P - 2 (even) and P - 1 (odd)
+    if (mod(r, 2) == 1) then
+      call MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, p - 2, 5, inter IERR)
+    else
+      call MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, p - 1, 5, inter IERR)
+    end if
+    call MPI_Isend(iout, r + 100, MPI_CHARACTER, 0, 1, inter, req IERR)
+    if (s == 0) then
+      do k = 1, n
+        call MPI_Recv(iin, 4 * 65536, MPI_CHARACTER, MPI_ANY_SOURCE, 1, inter, MPI_STATUS_IGNORE IERR)
+      end do
+    end if
+    call MPI_Wait(req, MPI_STATUS_IGNORE IERR)
+    call MPI_Comm_free(inter IERR)
+    call MPI_Comm_free(half IERR)
+    call MPI_Comm_dup(MPI_COMM_WORLD, dup IERR)
+    call MPI_Sendrecv(iout, 1, MPI_INTEGER, mod(r + 1, p), 2, iin, 1, MPI_INTEGER, mod(r + p - 1, p), 2, dup, &
+                      MPI_STATUS_IGNORE IERR)
+    call MPI_Comm_free(dup IERR)
+  end subroutine split
 
   subroutine onesided()
     HANDLE(MPI_Comm) :: rev

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from test_pmpi_recorder import (HALO_DIMS, HALO_STEPS, NEIGHBOR_PERIODS, Pairs, cart_out_neighbours, clean_env,
                                 collectives, first_error_line, halo, members_hash, neighbor, onesided, pcontrol,
-                                persistent, read_matrix, ring, transpose)
+                                persistent, read_matrix, ring, split, transpose)
 
 from mpitaskmap.runtime import pmpi
 
@@ -76,9 +76,9 @@ def no_pairs(p: int) -> tuple[Pairs, Pairs]:
     return Pairs(), Pairs()
 
 
-PATTERNS = {"ring": ring, "threadring": ring, "halo": halo, "transpose": transpose, "persistent": persistent, "pcontrol": pcontrol,
-            "kinds": kinds, "badsend": badsend, "onesided": onesided, "neighbor": neighbor_fortran,
-            "collectives": no_pairs}
+PATTERNS = {"ring": ring, "threadring": ring, "halo": halo, "transpose": transpose, "persistent": persistent,
+            "pcontrol": pcontrol, "kinds": kinds, "split": split, "badsend": badsend, "onesided": onesided,
+            "neighbor": neighbor_fortran, "collectives": no_pairs}
 #: What rank 0 prints, besides "done MODE".
 OUTPUT = {"badsend": ["bad send: error, error"]}
 #: The collective entries of PATH.json each mode must give (none where not listed).
