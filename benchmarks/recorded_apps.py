@@ -22,7 +22,8 @@ MiniGhost (``ref/``: ``MG_UTILS.F`` MG_INIT, ``MG_PACK.F``, ``MG_SEND_BSPMA.F``,
     So pair (r, q) across a face of F reals carries ``steps * num_vars * F * 8`` bytes in
     ``steps`` (BSPMA) or ``steps * num_vars`` (SVAF) messages, ``steps = num_tsteps * num_spikes``.
     No other point-to-point message: the setup (``main.c``'s MPI_Bcast, MG_INIT's MPI_Bcast),
-    the grid sums (MPI_Allreduce) and the report (MPI_Gather, MPI_Reduce) are collectives.
+    the grid sums (MPI_Allreduce) and the report (MPI_Gather, MPI_Reduce) are collectives,
+    compared as calls and bytes per communicator (:func:`minighost_collectives`).
 
 HPCG (``src/``: ``GenerateGeometry.cpp``, ``ComputeOptimalShapeXYZ.cpp``, ``SetupHalo_ref.cpp``,
 ``ExchangeHalo.cpp``, ``ComputeMG_ref.cpp``, ``CG.cpp``, ``CG_ref.cpp``, ``TestCG.cpp``,
@@ -37,12 +38,21 @@ HPCG (``src/``: ``GenerateGeometry.cpp``, ``ComputeOptimalShapeXYZ.cpp``, ``Setu
     level 0 exchanges 3 times on levels 0, 1, 2 (pre-smoother SYMGS, SpMV, post-smoother SYMGS)
     and once on level 3 (the coarsest SYMGS).  The numbers of top-level SpMV and MG calls
     follow from ``main.cpp`` and the iteration counts HPCG prints (:func:`hpcg_call_counts`), so
-    the total of every pair is exact, not only its proportions.
+    the total of every pair is exact, not only its proportions.  Its only collectives are
+    MPI_Allreduce of one 8-byte value: a dot product (CG: 1 + 3 per iteration), the setup's
+    and the report's (the same function).
+
+Collectives (when the recording's JSON has the recorder's ``collectives`` list): calls and bytes
+per communicator, the bytes being what every member contributes (the recorder's rule: a Bcast
+the root's buffer, a Reduce/Allreduce/Gather every member's send buffer).  Both codes use only
+communicators of all ranks (MiniGhost's MPI_COMM_MG is a dup of MPI_COMM_WORLD: the recorder
+merges communicators of the same members), so one entry is expected, its calls and bytes exact.
 
 The table per code: ranks, process grid, local grid, pairs recorded and expected, bytes and
 messages recorded and expected, the largest relative difference of a pair's bytes over the
 union of both pair sets (a pair missing on one side counts 1), and PASS (same pairs, every
-pair's bytes and messages equal) or FAIL.  A missing source tree, compiler or MPI skips that
+pair's bytes and messages equal, and the collectives equal when recorded) or FAIL; below each
+row the collectives recorded and expected.  A missing source tree, compiler or MPI skips that
 code with one printed reason.  ``--work DIR`` keeps the builds (rebuilt when the sources or
 the build command change) and the run directories (recordings, the codes' own output).
 
@@ -208,16 +218,69 @@ def minighost_expected(case: MiniGhostCase) -> tuple[Pairs, Pairs]:
     return nbytes, msgs
 
 
+#: MiniGhost's MG_PERF_REPORT (MG_PROFILING.F): 21 timers gathered always, 1 of the comm method, 2 of
+#: the stencil (any stencil but none), 3 of the grid sums (summed at least at the final check).
+MG_REPORT_GATHERS = 21 + 1 + 2 + 3
+#: ... and 3 MPI_Reduce of INTEGER8 counters: 7 summed, 8 maxed and 9 minned (NUM_TO_MIN is
+#: incremented after its 8th value, and that count is what MPI_REDUCE is given).
+MG_REPORT_REDUCED = (7, 8, 9)
+
+
+def minighost_collectives(case: MiniGhostCase, summed_vars: int | None = None) -> dict:
+    """MiniGhost's collectives on its one communicator of all ranks: calls per function and bytes.
+
+    Parameters
+    ----------
+    case : MiniGhostCase
+    summed_vars : int, optional
+        Variables summed every step (MG_BUFINIT: all of them at ``--percent_sum 100``, the
+        default; MiniGhost prints the number: 'Number of variables reduced each time step').
+
+    Returns
+    -------
+    dict
+        ``{"calls": {function: calls}, "bytes": bytes}``, the bytes by the recorder's rule (module
+        doc): the sum over the members of what each contributes.
+
+    Notes
+    -----
+    * MPI_Bcast, root only: ``main.c`` 21 ints of parameters and two file names of 1024 chars;
+      MG_INIT the spikes (num_vars x num_spikes reals) and their places (4 x num_spikes ints).
+    * MPI_Allreduce, every rank: MG_GRID_INIT the source totals (num_vars reals); MG_SUM_GRID
+      one real per summed variable and step, and one per variable at the final check.
+    * MPI_Gather of one real8 per rank (:data:`MG_REPORT_GATHERS`); MPI_Reduce of
+      :data:`MG_REPORT_REDUCED` INTEGER8 per rank.
+
+    Examples
+    --------
+    >>> minighost_collectives(MiniGhostCase((4, 4, 4), (8, 10, 12), num_vars=3, num_tsteps=2))["calls"]
+    {'MPI_Bcast': 5, 'MPI_Allreduce': 10, 'MPI_Gather': 27, 'MPI_Reduce': 3}
+    """
+    n, v, spikes = case.ranks, case.num_vars, case.num_spikes
+    summed = v if summed_vars is None else summed_vars
+    steps = case.num_tsteps * spikes
+    allreduce_reals = v + steps * summed + v
+    calls = {"MPI_Bcast": 5, "MPI_Allreduce": 1 + steps * summed + v, "MPI_Gather": MG_REPORT_GATHERS,
+             "MPI_Reduce": len(MG_REPORT_REDUCED)}
+    nbytes = (21 * 4 + 2 * 1024 + v * spikes * REAL_BYTES + 4 * spikes * 4
+              + n * allreduce_reals * REAL_BYTES + n * MG_REPORT_GATHERS * 8 + n * sum(MG_REPORT_REDUCED) * 8)
+    return {"calls": calls, "bytes": nbytes}
+
+
 def parse_minighost_output(text: str) -> dict:
     """What MiniGhost's standard output says of its run: grids, ranks and its own check.
 
     Returns
     -------
     dict
-        ``ranks``, ``grid`` and ``local`` (tuples) and ``global`` when printed, and ``passed``
-        (its line 'Computation within error tolerance.').
+        ``ranks``, ``grid`` and ``local`` (tuples), ``global`` and ``summed_vars`` (variables
+        reduced each step) when printed, and ``passed`` (its line 'Computation within error
+        tolerance.').
     """
     out: dict = {"passed": "Computation within error tolerance." in text}
+    m = re.search(r"Number of variables reduced each time step:\s*(\d+)", text)
+    if m:
+        out["summed_vars"] = int(m.group(1))
     m = re.search(r"(\d+) processes executing on logical\s+(\d+) x\s+(\d+) x\s+(\d+)", text)
     if m:
         out["ranks"] = int(m.group(1))
@@ -372,10 +435,13 @@ class HpcgCalls:
     ----------
     spmv, mg : dict of str to int
         Calls of ComputeSPMV(_ref) and ComputeMG(_ref) on the finest level, per phase.
+    allreduce : dict of str to int
+        MPI_Allreduce calls (each of one 8-byte value on MPI_COMM_WORLD), per phase.
     """
 
     spmv: dict
     mg: dict
+    allreduce: dict
 
     def exchanges(self) -> tuple[int, ...]:
         """Halo exchanges per level (finest first): every SpMV once, every V-cycle :data:`HPCG_MG_EXCHANGES`."""
@@ -405,6 +471,13 @@ def hpcg_call_counts(quick_path: bool, testcg_iterations: Sequence[int], validat
     Returns
     -------
     HpcgCalls
+
+    Notes
+    -----
+    MPI_Allreduce: a CG of n iterations makes 1 + 3n dot products (||r|| first, then r'z, p'Ap,
+    ||r|| each iteration); the setup one per level in GenerateProblem and in CheckProblem (the
+    long long nonzero count); TestSymmetry 6 dot products and 2 ComputeResidual; main.cpp the
+    validation's worst time; ReportResults 3 (min, max, sum of a time).
     """
     if len(testcg_iterations) != 4:
         raise ValueError(f"TestCG makes 4 CG calls; got {len(testcg_iterations)} iteration counts")
@@ -422,7 +495,30 @@ def hpcg_call_counts(quick_path: bool, testcg_iterations: Sequence[int], validat
           "TestSymmetry": 2,
           "validation CG": validation_iterations,
           "timed CG": cg_sets * iterations_per_set}
-    return HpcgCalls(spmv=spmv, mg=mg)
+
+    def dots(n: int) -> int:
+        return 1 + 3 * n
+
+    allreduce = {"setup (GenerateProblem, CheckProblem)": 2 * HPCG_LEVELS,
+                 "reference CG": dots(reference_iterations),
+                 "TestCG": sum(dots(n) for n in testcg_iterations),
+                 "TestSymmetry": 6 + 2,
+                 "validation CG": dots(validation_iterations) + 1,  # + the worst time's MPI_MAX
+                 "timed CG": cg_sets * dots(iterations_per_set),
+                 "ReportResults": 3}
+    return HpcgCalls(spmv=spmv, mg=mg, allreduce=allreduce)
+
+
+def hpcg_collectives(ranks: int, calls: HpcgCalls) -> dict:
+    """HPCG's collectives on MPI_COMM_WORLD: ``{"calls": {"MPI_Allreduce": k}, "bytes": ranks x k x 8}``.
+
+    Examples
+    --------
+    >>> hpcg_collectives(64, hpcg_call_counts(True, [11, 11, 2, 2], 50, 1, 50))
+    {'calls': {'MPI_Allreduce': 555}, 'bytes': 284160}
+    """
+    k = sum(calls.allreduce.values())
+    return {"calls": {"MPI_Allreduce": k}, "bytes": ranks * k * 8}
 
 
 def hpcg_expected(grid: Sequence[int], local: Sequence[int], calls: HpcgCalls) -> tuple[Pairs, Pairs]:
@@ -546,6 +642,30 @@ def compare(rec_bytes: Pairs, rec_msgs: Pairs, exp_bytes: Pairs, exp_msgs: Pairs
            "max_rel_diff": max(rel, default=0.0), "messages_differ": msgs_differ}
     row["passed"] = set(rec_bytes) == set(exp_bytes) and row["max_rel_diff"] == 0.0 and msgs_differ == 0
     return row
+
+
+def compare_collectives(job: dict, ranks: int, expected: dict) -> dict:
+    """The recorded collectives against the one expected communicator of all ``ranks`` ranks.
+
+    Returns
+    -------
+    dict
+        ``coll_recorded`` (the recording's ``collectives`` list, None when it has none),
+        ``coll_expected`` and ``coll_passed`` (None when not recorded; else whether there is
+        exactly one communicator, of all ranks, with the expected calls and bytes).
+
+    Examples
+    --------
+    >>> entry = {"size": 4, "first_world_rank": 0, "calls": {"MPI_Bcast": 1}, "bytes": 8}
+    >>> compare_collectives({"collectives": [entry]}, 4, {"calls": {"MPI_Bcast": 1}, "bytes": 8})["coll_passed"]
+    True
+    """
+    recorded = job.get("collectives")
+    if recorded is None:
+        return {"coll_recorded": None, "coll_expected": expected, "coll_passed": None}
+    ok = (len(recorded) == 1 and recorded[0].get("size") == ranks and not recorded[0].get("other")
+          and recorded[0].get("calls") == expected["calls"] and recorded[0].get("bytes") == expected["bytes"])
+    return {"coll_recorded": recorded, "coll_expected": expected, "coll_passed": ok}
 
 
 # -- MPIs, builds and runs -----------------------------------------------------------------------
@@ -731,11 +851,13 @@ def study_minighost(src: Path, work: Path, mpi: Mpi, cases: Sequence[MiniGhostCa
         if said.get("grid") != case.grid or said.get("local") != case.local or said.get("ranks") != case.ranks:
             raise RuntimeError(f"MiniGhost printed grid {said.get('grid')}, local {said.get('local')}, ranks "
                                f"{said.get('ranks')}; asked {case.grid}, {case.local}, {case.ranks}")
-        rec_bytes, rec_msgs, _ = read_pairs(record)
+        rec_bytes, rec_msgs, job = read_pairs(record)
         exp_bytes, exp_msgs = minighost_expected(case)
         row = {"code": "MiniGhost", "case": case.label(), "mpi": mpi.name, "ranks": case.ranks, "grid": case.grid,
                "local": case.local, "seconds": seconds, "own_check": said["passed"], "recording": str(record),
-               **compare(rec_bytes, rec_msgs, exp_bytes, exp_msgs)}
+               **compare(rec_bytes, rec_msgs, exp_bytes, exp_msgs),
+               **compare_collectives(job, case.ranks, minighost_collectives(case, said.get("summed_vars")))}
+        row["passed"] = row["passed"] and row["coll_passed"] is not False
         rows.append(row)
     return rows
 
@@ -756,13 +878,16 @@ def study_hpcg(src: Path, work: Path, mpi: Mpi, ranks: int, local: tuple[int, in
     if facts["grid"] != grid or facts["local"] != tuple(local) or facts["ranks"] != ranks:
         raise RuntimeError(f"HPCG reports grid {facts['grid']}, local {facts['local']}, ranks {facts['ranks']}; "
                            f"ComputeOptimalShapeXYZ({ranks}) ported gives {grid}, asked local {tuple(local)}")
-    rec_bytes, rec_msgs, _ = read_pairs(record)
+    rec_bytes, rec_msgs, job = read_pairs(record)
     exp_bytes, exp_msgs = hpcg_expected(grid, local, calls)
     ex = calls.exchanges()
-    return [{"code": "HPCG", "case": f"QuickPath, exchanges per level {'/'.join(map(str, ex))}", "mpi": mpi.name,
-             "ranks": ranks, "grid": grid, "local": tuple(local), "seconds": seconds, "own_check": True,
-             "recording": str(record), "calls": {"spmv": calls.spmv, "mg": calls.mg},
-             **compare(rec_bytes, rec_msgs, exp_bytes, exp_msgs)}]
+    row = {"code": "HPCG", "case": f"QuickPath, exchanges per level {'/'.join(map(str, ex))}", "mpi": mpi.name,
+           "ranks": ranks, "grid": grid, "local": tuple(local), "seconds": seconds, "own_check": True,
+           "recording": str(record), "calls": {"spmv": calls.spmv, "mg": calls.mg, "allreduce": calls.allreduce},
+           **compare(rec_bytes, rec_msgs, exp_bytes, exp_msgs),
+           **compare_collectives(job, ranks, hpcg_collectives(ranks, calls))}
+    row["passed"] = row["passed"] and row["coll_passed"] is not False
+    return [row]
 
 
 def print_rows(title: str, rows: list[dict]) -> None:
@@ -778,6 +903,15 @@ def print_rows(title: str, rows: list[dict]) -> None:
               f"{r['bytes_expected']:>15,} {r['messages_recorded']:>9,} {r['messages_expected']:>9,} "
               f"{r['max_rel_diff']:>12.3g} {'PASS' if r['passed'] else 'FAIL':>6} {r['seconds']:>6.1f}  {r['case']}"
               + ("" if r["own_check"] else " (the code's own check failed)"))
+        exp = r["coll_expected"]
+        text = ", ".join(f"{k} {v}" for k, v in exp["calls"].items())
+        if r["coll_recorded"] is None:
+            print(f"      collectives: not in this recording; expected {text}, {exp['bytes']:,} bytes")
+        else:
+            got = "; ".join(f"{c.get('size')} ranks: " + ", ".join(f"{k} {v}" for k, v in c.get("calls", {}).items())
+                            + f", {c.get('bytes', 0):,} bytes" for c in r["coll_recorded"])
+            print(f"      collectives recorded {got}; expected {r['ranks']} ranks: {text}, {exp['bytes']:,} bytes: "
+                  f"{'PASS' if r['coll_passed'] else 'FAIL'}")
         if not r["passed"]:
             print(f"      pairs missing {r['missing']}, extra {r['extra']}, pairs whose message counts differ "
                   f"{r['messages_differ']}")
@@ -850,6 +984,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 c = rows[0]["calls"]
                 print("  top-level calls by phase (SpMV/MG): "
                       + ", ".join(f"{k} {c['spmv'][k]}/{c['mg'][k]}" for k in c["spmv"]))
+                print("  MPI_Allreduce by phase: " + ", ".join(f"{k} {v}" for k, v in c["allreduce"].items()))
             failed |= not all(r["passed"] for r in rows)
     finally:
         if tmp is not None:

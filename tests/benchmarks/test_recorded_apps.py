@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.recorded_apps import (MiniGhostCase, Pairs, compare, hpcg_call_counts, hpcg_coords, hpcg_expected,
-                                      hpcg_neighbours, hpcg_process_grid, hpcg_run_facts, hpcg_shared_points,
-                                      minighost_coords, minighost_expected, minighost_face_reals,
-                                      parse_hpcg_log, parse_hpcg_yaml, parse_minighost_output)
+from benchmarks.recorded_apps import (MiniGhostCase, Pairs, compare, compare_collectives, hpcg_call_counts,
+                                      hpcg_collectives, hpcg_coords, hpcg_expected, hpcg_neighbours,
+                                      hpcg_process_grid, hpcg_run_facts, hpcg_shared_points, minighost_collectives,
+                                      minighost_coords, minighost_expected, minighost_face_reals, parse_hpcg_log,
+                                      parse_hpcg_yaml, parse_minighost_output)
 
 
 # -- MiniGhost ------------------------------------------------------------------------------------
@@ -72,8 +73,24 @@ def test_minighost_command_line_and_bad_options():
         MiniGhostCase((1, 1, 1), (1, 1, 1), comm_method="svat")
 
 
+def test_minighost_collectives():
+    case = MiniGhostCase((4, 4, 4), (8, 10, 12), num_vars=3, num_tsteps=2)
+    got = minighost_collectives(case)
+    # Bcast 3 (main.c) + 2 (MG_INIT); Allreduce 1 source total + 2 steps x 3 variables + 3 final sums;
+    # the report's 27 gathers and 3 reduces
+    assert got["calls"] == {"MPI_Bcast": 5, "MPI_Allreduce": 10, "MPI_Gather": 27, "MPI_Reduce": 3}
+    bcast = 21 * 4 + 1024 + 1024 + 3 * 8 + 4 * 4  # the root's buffers only
+    allreduce = 64 * (3 + 6 + 3) * 8  # every rank: 3 source totals, 6 step sums, 3 final sums
+    assert got["bytes"] == bcast + allreduce + 64 * 27 * 8 + 64 * (7 + 8 + 9) * 8 == 34_428
+    # 2 variables, 1 of them summed each step (a --percent_sum below 100)
+    two = minighost_collectives(MiniGhostCase((4, 4, 4), (8, 10, 12), num_vars=2, num_tsteps=2), summed_vars=1)
+    assert two["calls"]["MPI_Allreduce"] == 1 + 2 * 1 + 2
+    assert two["bytes"] == 84 + 2048 + 2 * 8 + 16 + 64 * (2 + 2 + 2) * 8 + 64 * 27 * 8 + 64 * 24 * 8
+
+
 MINIGHOST_OUT = """
  Communication strategy: full message aggregation (COMM_METHOD_BSPMA)
+ Number of variables reduced each time step:  3; requested  100%.
       Global Grid Dimension:       40,       48,       56
       Local Grid Dimension :       10,       12,       14
   64 processes executing on logical     4 x     4 x     4 processor grid
@@ -84,7 +101,8 @@ MINIGHOST_OUT = """
 
 def test_minighost_output_is_read():
     assert parse_minighost_output(MINIGHOST_OUT) == {"passed": True, "ranks": 64, "grid": (4, 4, 4),
-                                                     "global": (40, 48, 56), "local": (10, 12, 14)}
+                                                     "global": (40, 48, 56), "local": (10, 12, 14),
+                                                     "summed_vars": 3}
     assert parse_minighost_output("** Error ** [pe 0] DRIVER_BSPMA")["passed"] is False
 
 
@@ -133,6 +151,10 @@ def test_hpcg_calls_of_a_quick_path_run():
     slow = hpcg_call_counts(False, [11, 11, 2, 2], 52, 3, 52)
     assert slow.spmv["reference SpMV+MG timing"] == slow.mg["reference SpMV+MG timing"] == 10
     assert slow.spmv["timed CG"] == 3 * 53 and slow.mg["timed CG"] == 3 * 52 and slow.mg["validation CG"] == 52
+    # Allreduce: 8 setup + 151 reference + (34 + 34 + 7 + 7) TestCG + 8 symmetry + (151 + 1) validation
+    # + 151 timed + 3 report, one 8-byte value from each of 64 ranks
+    assert sum(calls.allreduce.values()) == 8 + 151 + 82 + 8 + 152 + 151 + 3 == 555
+    assert hpcg_collectives(64, calls) == {"calls": {"MPI_Allreduce": 555}, "bytes": 555 * 64 * 8}
     with pytest.raises(ValueError, match="4 CG calls"):
         hpcg_call_counts(True, [11, 11, 2], 50, 1, 50)
 
@@ -202,3 +224,13 @@ def test_compare_counts_missing_extra_and_different_pairs():
     assert row["max_rel_diff"] == 1.0 and not row["passed"]
     row = compare(Pairs({(0, 1): 60}), Pairs({(0, 1): 2}), Pairs({(0, 1): 80}), Pairs({(0, 1): 2}))
     assert row["max_rel_diff"] == pytest.approx(0.25) and not row["passed"]
+
+
+def test_compare_collectives_wants_one_communicator_of_all_ranks():
+    want = {"calls": {"MPI_Allreduce": 3}, "bytes": 96}
+    world = {"size": 4, "first_world_rank": 0, "members_hash": "x", "calls": {"MPI_Allreduce": 3}, "bytes": 96}
+    assert compare_collectives({"collectives": [world]}, 4, want)["coll_passed"] is True
+    assert compare_collectives({}, 4, want)["coll_passed"] is None  # not recorded: neither PASS nor FAIL
+    half = dict(world, size=2)
+    assert compare_collectives({"collectives": [world, half]}, 4, want)["coll_passed"] is False
+    assert compare_collectives({"collectives": [dict(world, bytes=88)]}, 4, want)["coll_passed"] is False
