@@ -25,7 +25,8 @@
  * Cost.  Nothing for a process that calls none of them (a C program, mpiexec): no constructor, no
  * state.  Not recording, a call costs one test of `recording` and a call through a pointer.
  *
- * This file uses the shim's state (recording, core, core_ready, decide, next, start_recording):
+ * This file uses the shim's state (recording, core, core_ready, decided, decide, next, speaks,
+ * start_recording):
  * it is compiled in the same translation unit, after mpitaskmap_pmpi_shim.c (mpitaskmap.runtime.pmpi
  * builds one unit that includes both).  It depends on no MPI header either: every argument is an
  * address (handles, counts and ranks are Fortran INTEGERs, MPI_Fint, int in every MPI this runs on;
