@@ -122,6 +122,12 @@ OUTPUTS: dict[str, Output] = {
     for o in (
         Output("demo", shell="demo", command="examples/minighost.py", simgrid=True,
                vary_columns=r"\bwall\b", vary_lines=r"^\s*seconds:"),
+        Output("unmodified-record", shell="unmodified", command="mpitaskmap record", setup=("mpicc",),
+               vary_lines=r"^max_comm_time|^mpitaskmap record: wrote "),
+        Output("unmodified-compare", shell="unmodified", command="mpitaskmap compare",
+               setup=("mpicc", "mpitaskmap record"), vary_columns=r"^seconds$"),
+        Output("unmodified-launch", shell="unmodified", command="mpitaskmap launch",
+               setup=("mpicc", "mpitaskmap record"), vary_lines=r"^\s*SLURM_HOSTFILE=|^file "),
         Output("dragonfly-demo", shell="dragonfly", command="minighost.py --provider sim:frontier", simgrid=True,
                vary_columns=r"\bwall\b", vary_lines=r"^\s*seconds:"),
         Output("simgrid", shell="simgrid", command="mpitaskmap simgrid", setup=("smpicc",), simgrid=True),

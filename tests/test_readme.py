@@ -40,6 +40,7 @@ SMALL = {
                   "examples/minighost.py": "examples/minighost.py --steps 2 --n 4"},
     "simgrid": {"ppn=8,seed=1": "ppn=2,seed=1", "stencil3d:8x8x8": "stencil3d:4x2x2",
                 '--run "./halo3d 8 8 8 8 8 8 5 5"': '--run "./halo3d 4 2 2 8 8 8 5 3"'},
+    "unmodified": {"./halo3d 4 4 4 8 8 8 5 10": "./halo3d 4 4 4 4 4 4 2 3"},
 }
 #: The README's shell blocks not run here, and why.
 NOT_RUN = {
@@ -273,6 +274,29 @@ def test_simgrid_walkthrough_runs_at_a_small_size(ro, blocks, shell_env):
     for method, row in rows.items():
         again = re.search(r"max_comm_time (\S+)", (work / "smpi512" / f"{method}.out").read_text()).group(1)
         assert f"{float(again):.6g}" == row["app"], method
+
+
+def test_unmodified_application_lines_run_as_written(ro, blocks, shell_env):
+    """Record halo3d, compare on its recording, launch in the mapped order (dry run): README's three steps."""
+    env, work = shell_env
+    commands = small_commands(ro, blocks, "unmodified")
+    assert [c.split()[0:2] for c in commands] == [["mpicc", "-O2"], ["mpitaskmap", "record"],
+                                                 ["mpitaskmap", "compare"], ["mpitaskmap", "launch"]]
+    out = [ro.run_command(c, work, env=env, timeout=600) for c in commands]
+    # 4x4x4 ranks, non-periodic: 288 pairs of one 4x4-cell, 2-var face (256 bytes) a step, 3 steps
+    assert "recorded 221,184 bytes in 864 messages between 288 pairs; 3 rounds" in out[1]
+    recording = mt.TaskGraph.from_file(work / "traffic.mtx")
+    assert recording.n_tasks == 64 and recording.n_edges == 288 and set(recording.weights.tolist()) == {256.0}
+    rows = table(ro, out[2], "method")
+    assert list(rows) == ["identity", "greedy+uwh", "auto"]
+    assert float(rows["auto"]["PredTime"]) <= float(rows["identity"]["PredTime"])
+    lines = out[3].splitlines()
+    assert lines[0] == "environment:" and lines[1].startswith("  SLURM_HOSTFILE=")
+    assert lines[3] == "  srun --distribution=arbitrary -n 64 ./halo3d 4 4 4 4 4 4 2 3"
+    hostfile = lines[1].split("=", 1)[1]
+    hosts = (work / hostfile).read_text().split() if not os.path.isabs(hostfile) else Path(hostfile).read_text().split()
+    assert len(hosts) == 64 and all(hosts.count(h) == 4 for h in hosts)  # 16 nodes of 4 ranks
+    assert hosts[:4] != [hosts[0]] * 4  # not the block order: ranks 0-3 are a row of x, not a 2x2 face
 
 
 # -- claims against the code -------------------------------------------------------------------------------
