@@ -89,11 +89,12 @@
 
 enum { K_SEND, K_BSEND, K_SSEND, K_RSEND };
 
-/* Open MPI 5 has MPI 4's persistent neighbourhood collectives and partitioned sends but says MPI 3.1. */
+/* MPI 4's calls other than the _c forms: Open MPI 5 has them (MPI_Isendrecv, the persistent
+ * neighbourhood collectives, partitioned sends) but says MPI 3.1. */
 #if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
-#define MPI4_PERSISTENT 1
+#define MPI4_CALLS 1
 #else
-#define MPI4_PERSISTENT 0
+#define MPI4_CALLS 0
 #endif
 
 /* Distinct communicators a rank keeps collective totals for, then one "other" entry; and rank 0 in the
@@ -527,6 +528,9 @@ ENTRY_POINTS(, int, )
 
 #if MPI_VERSION >= 4
 ENTRY_POINTS(_c, MPI_Count, _c)
+#endif
+
+#if MPI4_CALLS
 
 /* MPI_Isendrecv and MPI_Isendrecv_replace (MPI 4), int and MPI_Count counts. */
 #define ISENDRECV(SUFFIX, COUNT_T, C)                                                                                 \
@@ -548,6 +552,8 @@ ENTRY_POINTS(_c, MPI_Count, _c)
     return rc;                                                                                                        \
   }
 ISENDRECV(, int, )
+#endif
+#if MPI_VERSION >= 4
 ISENDRECV(_c, MPI_Count, _c)
 #endif
 
@@ -904,7 +910,7 @@ REC(MPI_Rget_accumulate, (const void* obuf, int ocount, MPI_Datatype otype, void
 #if MPI_VERSION >= 4
 REC(MPI_Rget_accumulate_c, (const void* obuf, MPI_Count ocount, MPI_Datatype otype, void* resbuf, MPI_Count rescount, MPI_Datatype restype, int target, MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request* req), (obuf, ocount, otype, resbuf, rescount, restype, target, tdisp, tcount, ttype, op, win, req), mpitaskmap_record_note_get_accumulate(rc, win, target, ocount, otype, rescount, restype, op))
 #endif
-#if MPI4_PERSISTENT
+#if MPI4_CALLS
 REC(MPI_Psend_init, (const void* buf, int partitions, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* req), (buf, partitions, count, type, dest, tag, comm, info, req), mpitaskmap_record_note_partitioned(rc, *req, comm, dest, partitions, count, type))
 #endif
 REC(MPI_Neighbor_allgather, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm), mpitaskmap_record_note_neighbor_allgather(rc, comm, scount, stype, NULL))
@@ -947,31 +953,31 @@ REC(MPI_Ineighbor_alltoallw, (const void* sbuf, const int scounts[], const MPI_A
 #if MPI_VERSION >= 4
 REC(MPI_Ineighbor_alltoallw_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], const MPI_Datatype stypes[], void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req), mpitaskmap_record_note_neighbor_alltoallv(rc, comm, NULL, scounts, MPI_DATATYPE_NULL, stypes, NULL))
 #endif
-#if MPI4_PERSISTENT
+#if MPI4_CALLS
 REC(MPI_Neighbor_allgather_init, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req), mpitaskmap_record_note_neighbor_allgather(rc, comm, scount, stype, req))
 #endif
 #if MPI_VERSION >= 4
 REC(MPI_Neighbor_allgather_init_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req), mpitaskmap_record_note_neighbor_allgather(rc, comm, scount, stype, req))
 #endif
-#if MPI4_PERSISTENT
+#if MPI4_CALLS
 REC(MPI_Neighbor_allgatherv_init, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, info, req), mpitaskmap_record_note_neighbor_allgather(rc, comm, scount, stype, req))
 #endif
 #if MPI_VERSION >= 4
 REC(MPI_Neighbor_allgatherv_init_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, info, req), mpitaskmap_record_note_neighbor_allgather(rc, comm, scount, stype, req))
 #endif
-#if MPI4_PERSISTENT
+#if MPI4_CALLS
 REC(MPI_Neighbor_alltoall_init, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req), mpitaskmap_record_note_neighbor_alltoall(rc, comm, scount, stype, req))
 #endif
 #if MPI_VERSION >= 4
 REC(MPI_Neighbor_alltoall_init_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req), mpitaskmap_record_note_neighbor_alltoall(rc, comm, scount, stype, req))
 #endif
-#if MPI4_PERSISTENT
+#if MPI4_CALLS
 REC(MPI_Neighbor_alltoallv_init, (const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, info, req), mpitaskmap_record_note_neighbor_alltoallv(rc, comm, scounts, NULL, stype, NULL, req))
 #endif
 #if MPI_VERSION >= 4
 REC(MPI_Neighbor_alltoallv_init_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, info, req), mpitaskmap_record_note_neighbor_alltoallv(rc, comm, NULL, scounts, stype, NULL, req))
 #endif
-#if MPI4_PERSISTENT
+#if MPI4_CALLS
 REC(MPI_Neighbor_alltoallw_init, (const void* sbuf, const int scounts[], const MPI_Aint sdispls[], const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, info, req), mpitaskmap_record_note_neighbor_alltoallv(rc, comm, scounts, NULL, MPI_DATATYPE_NULL, stypes, req))
 #endif
 #if MPI_VERSION >= 4
@@ -1170,18 +1176,18 @@ static void write_entries(outputs* o, int row, const uint64_t* triples, int n)
 
 static const char RECORDED[] = "point-to-point: MPI_Send, MPI_Bsend, MPI_Ssend, MPI_Rsend, MPI_Isend, MPI_Ibsend, "
                                "MPI_Issend, MPI_Irsend, MPI_Sendrecv, MPI_Sendrecv_replace, "
-#if MPI_VERSION >= 4
+#if MPI4_CALLS
                                "MPI_Isendrecv, MPI_Isendrecv_replace, "
 #endif
                                "MPI_Start(all) of MPI_*send_init"
-#if MPI4_PERSISTENT
+#if MPI4_CALLS
                                " and of MPI_Psend_init (the whole buffer a start)"
 #endif
                                "; one-sided as data flow: MPI_Put, MPI_Accumulate, MPI_Rput, MPI_Raccumulate origin to "
                                "target, MPI_Get, MPI_Rget target to origin, MPI_Get_accumulate, MPI_Rget_accumulate, "
                                "MPI_Fetch_and_op, MPI_Compare_and_swap both ways; neighbourhood collectives "
                                "MPI_Neighbor_allgather(v), MPI_Neighbor_alltoall(v, w), their I- forms"
-#if MPI4_PERSISTENT
+#if MPI4_CALLS
                                " and persistent (_init) forms at each start"
 #endif
 #if MPI_VERSION >= 4

@@ -473,9 +473,29 @@ int MPI_Sendrecv_replace(void* buf, int count, handle type, int dest, int stag, 
   return own(buf, count, type, dest, stag, source, rtag, comm, status);
 }
 
-/* MPI 4 */
+/* -- MPI 4's functions -------------------------------------------------------------------------------
+ * The _c forms, MPI_Isendrecv(_replace), MPI_Psend_init and the persistent neighbourhood collectives
+ * may be missing from the process's MPI (Open MPI 4.1 and 5 have no _c form), and a program may look
+ * for them: mpi4py refers to each weakly and takes its own fallback (the int-count call) where the
+ * symbol has no address.  Defined plainly here, they would give it an address that leads nowhere.  So
+ * each is a GNU indirect function whose resolver, when the symbol is bound, gives this library's entry
+ * point where the process's MPI defines the function, and no address (absent, as without this
+ * library) where it does not. */
 
-int MPI_Isendrecv(const void* sbuf, int scount, handle stype, int dest, int stag, void* rbuf, int rcount,
+static int own_defines(const char* name)
+{
+  return find_symbol(name, RTLD_NEXT) != NULL;
+}
+
+#define OPTIONAL(NAME)                                                                                                \
+  static __typeof__(impl_##NAME)* resolve_##NAME(void)                                                                \
+  {                                                                                                                   \
+    return own_defines(#NAME) ? impl_##NAME : NULL;                                                                   \
+  }                                                                                                                   \
+  __typeof__(impl_##NAME) NAME __attribute__((ifunc("resolve_" #NAME)));
+
+
+static int impl_MPI_Isendrecv(const void* sbuf, int scount, handle stype, int dest, int stag, void* rbuf, int rcount,
                   handle rtype, int source, int rtag, handle comm, void* request)
 {
   if (recording && core.isendrecv)
@@ -483,8 +503,9 @@ int MPI_Isendrecv(const void* sbuf, int scount, handle stype, int dest, int stag
   OWN(int (*)(const void*, int, handle, int, int, void*, int, handle, int, int, handle, void*), "MPI_Isendrecv");
   return own(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, request);
 }
+OPTIONAL(MPI_Isendrecv)
 
-int MPI_Isendrecv_replace(void* buf, int count, handle type, int dest, int stag, int source, int rtag, handle comm,
+static int impl_MPI_Isendrecv_replace(void* buf, int count, handle type, int dest, int stag, int source, int rtag, handle comm,
                           void* request)
 {
   if (recording && core.isendrecv_replace)
@@ -492,28 +513,31 @@ int MPI_Isendrecv_replace(void* buf, int count, handle type, int dest, int stag,
   OWN(int (*)(void*, int, handle, int, int, int, int, handle, void*), "MPI_Isendrecv_replace");
   return own(buf, count, type, dest, stag, source, rtag, comm, request);
 }
+OPTIONAL(MPI_Isendrecv_replace)
 
 #define SEND_C(name, kind)                                                                                            \
-  int name(const void* buf, count_t count, handle type, int dest, int tag, handle comm)                              \
+  static int impl_##name(const void* buf, count_t count, handle type, int dest, int tag, handle comm)                 \
   {                                                                                                                   \
     if (recording && core.send_c)                                                                                     \
       return core.send_c(kind, buf, count, type, dest, tag, comm);                                                    \
     OWN(int (*)(const void*, count_t, handle, int, int, handle), #name);                                              \
     return own(buf, count, type, dest, tag, comm);                                                                    \
-  }
+  }                                                                                                                   \
+  OPTIONAL(name)
 SEND_C(MPI_Send_c, 0)
 SEND_C(MPI_Bsend_c, 1)
 SEND_C(MPI_Ssend_c, 2)
 SEND_C(MPI_Rsend_c, 3)
 
 #define ISEND_C(name, kind, entry)                                                                                    \
-  int name(const void* buf, count_t count, handle type, int dest, int tag, handle comm, void* request)               \
+  static int impl_##name(const void* buf, count_t count, handle type, int dest, int tag, handle comm, void* request)  \
   {                                                                                                                   \
     if (recording && core.entry)                                                                                      \
       return core.entry(kind, buf, count, type, dest, tag, comm, request);                                            \
     OWN(int (*)(const void*, count_t, handle, int, int, handle, void*), #name);                                       \
     return own(buf, count, type, dest, tag, comm, request);                                                           \
-  }
+  }                                                                                                                   \
+  OPTIONAL(name)
 ISEND_C(MPI_Isend_c, 0, isend_c)
 ISEND_C(MPI_Ibsend_c, 1, isend_c)
 ISEND_C(MPI_Issend_c, 2, isend_c)
@@ -523,7 +547,7 @@ ISEND_C(MPI_Bsend_init_c, 1, send_init_c)
 ISEND_C(MPI_Ssend_init_c, 2, send_init_c)
 ISEND_C(MPI_Rsend_init_c, 3, send_init_c)
 
-int MPI_Sendrecv_c(const void* sbuf, count_t scount, handle stype, int dest, int stag, void* rbuf, count_t rcount,
+static int impl_MPI_Sendrecv_c(const void* sbuf, count_t scount, handle stype, int dest, int stag, void* rbuf, count_t rcount,
                    handle rtype, int source, int rtag, handle comm, void* status)
 {
   if (recording && core.sendrecv_c)
@@ -532,8 +556,9 @@ int MPI_Sendrecv_c(const void* sbuf, count_t scount, handle stype, int dest, int
       "MPI_Sendrecv_c");
   return own(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
 }
+OPTIONAL(MPI_Sendrecv_c)
 
-int MPI_Isendrecv_c(const void* sbuf, count_t scount, handle stype, int dest, int stag, void* rbuf, count_t rcount,
+static int impl_MPI_Isendrecv_c(const void* sbuf, count_t scount, handle stype, int dest, int stag, void* rbuf, count_t rcount,
                     handle rtype, int source, int rtag, handle comm, void* request)
 {
   if (recording && core.isendrecv_c)
@@ -542,8 +567,9 @@ int MPI_Isendrecv_c(const void* sbuf, count_t scount, handle stype, int dest, in
       "MPI_Isendrecv_c");
   return own(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, request);
 }
+OPTIONAL(MPI_Isendrecv_c)
 
-int MPI_Sendrecv_replace_c(void* buf, count_t count, handle type, int dest, int stag, int source, int rtag,
+static int impl_MPI_Sendrecv_replace_c(void* buf, count_t count, handle type, int dest, int stag, int source, int rtag,
                            handle comm, void* status)
 {
   if (recording && core.sendrecv_replace_c)
@@ -551,8 +577,9 @@ int MPI_Sendrecv_replace_c(void* buf, count_t count, handle type, int dest, int 
   OWN(int (*)(void*, count_t, handle, int, int, int, int, handle, void*), "MPI_Sendrecv_replace_c");
   return own(buf, count, type, dest, stag, source, rtag, comm, status);
 }
+OPTIONAL(MPI_Sendrecv_replace_c)
 
-int MPI_Isendrecv_replace_c(void* buf, count_t count, handle type, int dest, int stag, int source, int rtag,
+static int impl_MPI_Isendrecv_replace_c(void* buf, count_t count, handle type, int dest, int stag, int source, int rtag,
                             handle comm, void* request)
 {
   if (recording && core.isendrecv_replace_c)
@@ -560,6 +587,7 @@ int MPI_Isendrecv_replace_c(void* buf, count_t count, handle type, int dest, int
   OWN(int (*)(void*, count_t, handle, int, int, int, int, handle, void*), "MPI_Isendrecv_replace_c");
   return own(buf, count, type, dest, stag, source, rtag, comm, request);
 }
+OPTIONAL(MPI_Isendrecv_replace_c)
 
 /* -- the recorder's other families: one-sided, partitioned, neighbourhood collectives, collectives ------
  * Each goes to the core's mpitaskmap_rec_<its name> when recording (looked up at its first call; absent
@@ -568,8 +596,8 @@ int MPI_Isendrecv_replace_c(void* buf, count_t count, handle type, int dest, int
 
 typedef intptr_t aint;
 
-#define WRAP(NAME, PARAMS, ARGS)                                                                                      \
-  int NAME PARAMS                                                                                                     \
+#define WRAP_DEF(LINKAGE, FNAME, NAME, PARAMS, ARGS)                                                                 \
+  LINKAGE int FNAME PARAMS                                                                                            \
   {                                                                                                                   \
     typedef int(*fn_t) PARAMS;                                                                                        \
     if (recording) {                                                                                                  \
@@ -588,119 +616,122 @@ typedef intptr_t aint;
     OWN(fn_t, #NAME);                                                                                                 \
     return own ARGS;                                                                                                  \
   }
+#define WRAP(NAME, PARAMS, ARGS) WRAP_DEF(, NAME, NAME, PARAMS, ARGS)
+/* A function of MPI 4 (see OPTIONAL above). */
+#define WRAP4(NAME, PARAMS, ARGS) WRAP_DEF(static, impl_##NAME, NAME, PARAMS, ARGS) OPTIONAL(NAME)
 
 WRAP(MPI_Put, (const void* obuf, int ocount, handle otype, int target, aint tdisp, int tcount, handle ttype, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, win))
-WRAP(MPI_Put_c, (const void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, win))
+WRAP4(MPI_Put_c, (const void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, win))
 WRAP(MPI_Get, (void* obuf, int ocount, handle otype, int target, aint tdisp, int tcount, handle ttype, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, win))
-WRAP(MPI_Get_c, (void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, win))
+WRAP4(MPI_Get_c, (void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, win))
 WRAP(MPI_Accumulate, (const void* obuf, int ocount, handle otype, int target, aint tdisp, int tcount, handle ttype, handle op, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win))
-WRAP(MPI_Accumulate_c, (const void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle op, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win))
+WRAP4(MPI_Accumulate_c, (const void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle op, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win))
 WRAP(MPI_Get_accumulate, (const void* obuf, int ocount, handle otype, void* resbuf, int rescount, handle restype, int target, aint tdisp, int tcount, handle ttype, handle op, handle win), (obuf, ocount, otype, resbuf, rescount, restype, target, tdisp, tcount, ttype, op, win))
-WRAP(MPI_Get_accumulate_c, (const void* obuf, count_t ocount, handle otype, void* resbuf, count_t rescount, handle restype, int target, aint tdisp, count_t tcount, handle ttype, handle op, handle win), (obuf, ocount, otype, resbuf, rescount, restype, target, tdisp, tcount, ttype, op, win))
+WRAP4(MPI_Get_accumulate_c, (const void* obuf, count_t ocount, handle otype, void* resbuf, count_t rescount, handle restype, int target, aint tdisp, count_t tcount, handle ttype, handle op, handle win), (obuf, ocount, otype, resbuf, rescount, restype, target, tdisp, tcount, ttype, op, win))
 WRAP(MPI_Fetch_and_op, (const void* obuf, void* resbuf, handle type, int target, aint tdisp, handle op, handle win), (obuf, resbuf, type, target, tdisp, op, win))
 WRAP(MPI_Compare_and_swap, (const void* obuf, const void* cbuf, void* resbuf, handle type, int target, aint tdisp, handle win), (obuf, cbuf, resbuf, type, target, tdisp, win))
 WRAP(MPI_Rput, (const void* obuf, int ocount, handle otype, int target, aint tdisp, int tcount, handle ttype, handle win, void* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, win, req))
-WRAP(MPI_Rput_c, (const void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle win, void* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, win, req))
+WRAP4(MPI_Rput_c, (const void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle win, void* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, win, req))
 WRAP(MPI_Rget, (void* obuf, int ocount, handle otype, int target, aint tdisp, int tcount, handle ttype, handle win, void* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, win, req))
-WRAP(MPI_Rget_c, (void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle win, void* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, win, req))
+WRAP4(MPI_Rget_c, (void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle win, void* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, win, req))
 WRAP(MPI_Raccumulate, (const void* obuf, int ocount, handle otype, int target, aint tdisp, int tcount, handle ttype, handle op, handle win, void* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win, req))
-WRAP(MPI_Raccumulate_c, (const void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle op, handle win, void* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win, req))
+WRAP4(MPI_Raccumulate_c, (const void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle op, handle win, void* req), (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win, req))
 WRAP(MPI_Rget_accumulate, (const void* obuf, int ocount, handle otype, void* resbuf, int rescount, handle restype, int target, aint tdisp, int tcount, handle ttype, handle op, handle win, void* req), (obuf, ocount, otype, resbuf, rescount, restype, target, tdisp, tcount, ttype, op, win, req))
-WRAP(MPI_Rget_accumulate_c, (const void* obuf, count_t ocount, handle otype, void* resbuf, count_t rescount, handle restype, int target, aint tdisp, count_t tcount, handle ttype, handle op, handle win, void* req), (obuf, ocount, otype, resbuf, rescount, restype, target, tdisp, tcount, ttype, op, win, req))
-WRAP(MPI_Psend_init, (const void* buf, int partitions, count_t count, handle type, int dest, int tag, handle comm, handle info, void* req), (buf, partitions, count, type, dest, tag, comm, info, req))
+WRAP4(MPI_Rget_accumulate_c, (const void* obuf, count_t ocount, handle otype, void* resbuf, count_t rescount, handle restype, int target, aint tdisp, count_t tcount, handle ttype, handle op, handle win, void* req), (obuf, ocount, otype, resbuf, rescount, restype, target, tdisp, tcount, ttype, op, win, req))
+WRAP4(MPI_Psend_init, (const void* buf, int partitions, count_t count, handle type, int dest, int tag, handle comm, handle info, void* req), (buf, partitions, count, type, dest, tag, comm, info, req))
 WRAP(MPI_Neighbor_allgather, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
-WRAP(MPI_Neighbor_allgather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
+WRAP4(MPI_Neighbor_allgather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
 WRAP(MPI_Neighbor_allgatherv, (const void* sbuf, int scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm))
-WRAP(MPI_Neighbor_allgatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm))
+WRAP4(MPI_Neighbor_allgatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm))
 WRAP(MPI_Neighbor_alltoall, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
-WRAP(MPI_Neighbor_alltoall_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
+WRAP4(MPI_Neighbor_alltoall_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
 WRAP(MPI_Neighbor_alltoallv, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm))
-WRAP(MPI_Neighbor_alltoallv_c, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm))
+WRAP4(MPI_Neighbor_alltoallv_c, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm))
 WRAP(MPI_Neighbor_alltoallw, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm))
-WRAP(MPI_Neighbor_alltoallw_c, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm))
+WRAP4(MPI_Neighbor_alltoallw_c, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm))
 WRAP(MPI_Ineighbor_allgather, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
-WRAP(MPI_Ineighbor_allgather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
+WRAP4(MPI_Ineighbor_allgather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
 WRAP(MPI_Ineighbor_allgatherv, (const void* sbuf, int scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req))
-WRAP(MPI_Ineighbor_allgatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req))
+WRAP4(MPI_Ineighbor_allgatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req))
 WRAP(MPI_Ineighbor_alltoall, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
-WRAP(MPI_Ineighbor_alltoall_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
+WRAP4(MPI_Ineighbor_alltoall_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
 WRAP(MPI_Ineighbor_alltoallv, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm, void* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req))
-WRAP(MPI_Ineighbor_alltoallv_c, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm, void* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req))
+WRAP4(MPI_Ineighbor_alltoallv_c, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm, void* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req))
 WRAP(MPI_Ineighbor_alltoallw, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm, void* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req))
-WRAP(MPI_Ineighbor_alltoallw_c, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm, void* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req))
-WRAP(MPI_Neighbor_allgather_init, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req))
-WRAP(MPI_Neighbor_allgather_init_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req))
-WRAP(MPI_Neighbor_allgatherv_init, (const void* sbuf, int scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, info, req))
-WRAP(MPI_Neighbor_allgatherv_init_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, info, req))
-WRAP(MPI_Neighbor_alltoall_init, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req))
-WRAP(MPI_Neighbor_alltoall_init_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req))
-WRAP(MPI_Neighbor_alltoallv_init, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm, handle info, void* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, info, req))
-WRAP(MPI_Neighbor_alltoallv_init_c, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm, handle info, void* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, info, req))
-WRAP(MPI_Neighbor_alltoallw_init, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm, handle info, void* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, info, req))
-WRAP(MPI_Neighbor_alltoallw_init_c, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm, handle info, void* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, info, req))
+WRAP4(MPI_Ineighbor_alltoallw_c, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm, void* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req))
+WRAP4(MPI_Neighbor_allgather_init, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req))
+WRAP4(MPI_Neighbor_allgather_init_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req))
+WRAP4(MPI_Neighbor_allgatherv_init, (const void* sbuf, int scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, info, req))
+WRAP4(MPI_Neighbor_allgatherv_init_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, info, req))
+WRAP4(MPI_Neighbor_alltoall_init, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req))
+WRAP4(MPI_Neighbor_alltoall_init_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, handle info, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req))
+WRAP4(MPI_Neighbor_alltoallv_init, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm, handle info, void* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, info, req))
+WRAP4(MPI_Neighbor_alltoallv_init_c, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm, handle info, void* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, info, req))
+WRAP4(MPI_Neighbor_alltoallw_init, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm, handle info, void* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, info, req))
+WRAP4(MPI_Neighbor_alltoallw_init_c, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm, handle info, void* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, info, req))
 WRAP(MPI_Barrier, (handle comm), (comm))
 WRAP(MPI_Ibarrier, (handle comm, void* req), (comm, req))
 WRAP(MPI_Bcast, (void* buf, int count, handle type, int root, handle comm), (buf, count, type, root, comm))
-WRAP(MPI_Bcast_c, (void* buf, count_t count, handle type, int root, handle comm), (buf, count, type, root, comm))
+WRAP4(MPI_Bcast_c, (void* buf, count_t count, handle type, int root, handle comm), (buf, count, type, root, comm))
 WRAP(MPI_Ibcast, (void* buf, int count, handle type, int root, handle comm, void* req), (buf, count, type, root, comm, req))
-WRAP(MPI_Ibcast_c, (void* buf, count_t count, handle type, int root, handle comm, void* req), (buf, count, type, root, comm, req))
+WRAP4(MPI_Ibcast_c, (void* buf, count_t count, handle type, int root, handle comm, void* req), (buf, count, type, root, comm, req))
 WRAP(MPI_Reduce, (const void* sbuf, void* rbuf, int count, handle type, handle op, int root, handle comm), (sbuf, rbuf, count, type, op, root, comm))
-WRAP(MPI_Reduce_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, int root, handle comm), (sbuf, rbuf, count, type, op, root, comm))
+WRAP4(MPI_Reduce_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, int root, handle comm), (sbuf, rbuf, count, type, op, root, comm))
 WRAP(MPI_Ireduce, (const void* sbuf, void* rbuf, int count, handle type, handle op, int root, handle comm, void* req), (sbuf, rbuf, count, type, op, root, comm, req))
-WRAP(MPI_Ireduce_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, int root, handle comm, void* req), (sbuf, rbuf, count, type, op, root, comm, req))
+WRAP4(MPI_Ireduce_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, int root, handle comm, void* req), (sbuf, rbuf, count, type, op, root, comm, req))
 WRAP(MPI_Allreduce, (const void* sbuf, void* rbuf, int count, handle type, handle op, handle comm), (sbuf, rbuf, count, type, op, comm))
-WRAP(MPI_Allreduce_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm), (sbuf, rbuf, count, type, op, comm))
+WRAP4(MPI_Allreduce_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm), (sbuf, rbuf, count, type, op, comm))
 WRAP(MPI_Iallreduce, (const void* sbuf, void* rbuf, int count, handle type, handle op, handle comm, void* req), (sbuf, rbuf, count, type, op, comm, req))
-WRAP(MPI_Iallreduce_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm, void* req), (sbuf, rbuf, count, type, op, comm, req))
+WRAP4(MPI_Iallreduce_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm, void* req), (sbuf, rbuf, count, type, op, comm, req))
 WRAP(MPI_Scan, (const void* sbuf, void* rbuf, int count, handle type, handle op, handle comm), (sbuf, rbuf, count, type, op, comm))
-WRAP(MPI_Scan_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm), (sbuf, rbuf, count, type, op, comm))
+WRAP4(MPI_Scan_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm), (sbuf, rbuf, count, type, op, comm))
 WRAP(MPI_Iscan, (const void* sbuf, void* rbuf, int count, handle type, handle op, handle comm, void* req), (sbuf, rbuf, count, type, op, comm, req))
-WRAP(MPI_Iscan_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm, void* req), (sbuf, rbuf, count, type, op, comm, req))
+WRAP4(MPI_Iscan_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm, void* req), (sbuf, rbuf, count, type, op, comm, req))
 WRAP(MPI_Exscan, (const void* sbuf, void* rbuf, int count, handle type, handle op, handle comm), (sbuf, rbuf, count, type, op, comm))
-WRAP(MPI_Exscan_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm), (sbuf, rbuf, count, type, op, comm))
+WRAP4(MPI_Exscan_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm), (sbuf, rbuf, count, type, op, comm))
 WRAP(MPI_Iexscan, (const void* sbuf, void* rbuf, int count, handle type, handle op, handle comm, void* req), (sbuf, rbuf, count, type, op, comm, req))
-WRAP(MPI_Iexscan_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm, void* req), (sbuf, rbuf, count, type, op, comm, req))
+WRAP4(MPI_Iexscan_c, (const void* sbuf, void* rbuf, count_t count, handle type, handle op, handle comm, void* req), (sbuf, rbuf, count, type, op, comm, req))
 WRAP(MPI_Gather, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, int root, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm))
-WRAP(MPI_Gather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm))
+WRAP4(MPI_Gather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm))
 WRAP(MPI_Igather, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, int root, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req))
-WRAP(MPI_Igather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req))
+WRAP4(MPI_Igather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req))
 WRAP(MPI_Gatherv, (const void* sbuf, int scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, int root, handle comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm))
-WRAP(MPI_Gatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, int root, handle comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm))
+WRAP4(MPI_Gatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, int root, handle comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm))
 WRAP(MPI_Igatherv, (const void* sbuf, int scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, int root, handle comm, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req))
-WRAP(MPI_Igatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, int root, handle comm, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req))
+WRAP4(MPI_Igatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, int root, handle comm, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req))
 WRAP(MPI_Scatter, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, int root, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm))
-WRAP(MPI_Scatter_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm))
+WRAP4(MPI_Scatter_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm))
 WRAP(MPI_Iscatter, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, int root, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req))
-WRAP(MPI_Iscatter_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req))
+WRAP4(MPI_Iscatter_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req))
 WRAP(MPI_Scatterv, (const void* sbuf, const void* scounts, const void* displs, handle stype, void* rbuf, int rcount, handle rtype, int root, handle comm), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm))
-WRAP(MPI_Scatterv_c, (const void* sbuf, const void* scounts, const void* displs, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm))
+WRAP4(MPI_Scatterv_c, (const void* sbuf, const void* scounts, const void* displs, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm))
 WRAP(MPI_Iscatterv, (const void* sbuf, const void* scounts, const void* displs, handle stype, void* rbuf, int rcount, handle rtype, int root, handle comm, void* req), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req))
-WRAP(MPI_Iscatterv_c, (const void* sbuf, const void* scounts, const void* displs, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm, void* req), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req))
+WRAP4(MPI_Iscatterv_c, (const void* sbuf, const void* scounts, const void* displs, handle stype, void* rbuf, count_t rcount, handle rtype, int root, handle comm, void* req), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req))
 WRAP(MPI_Allgather, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
-WRAP(MPI_Allgather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
+WRAP4(MPI_Allgather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
 WRAP(MPI_Iallgather, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
-WRAP(MPI_Iallgather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
+WRAP4(MPI_Iallgather_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
 WRAP(MPI_Allgatherv, (const void* sbuf, int scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm))
-WRAP(MPI_Allgatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm))
+WRAP4(MPI_Allgatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm))
 WRAP(MPI_Iallgatherv, (const void* sbuf, int scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req))
-WRAP(MPI_Iallgatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req))
+WRAP4(MPI_Iallgatherv_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, const void* rcounts, const void* displs, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req))
 WRAP(MPI_Alltoall, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
-WRAP(MPI_Alltoall_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
+WRAP4(MPI_Alltoall_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm))
 WRAP(MPI_Ialltoall, (const void* sbuf, int scount, handle stype, void* rbuf, int rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
-WRAP(MPI_Ialltoall_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
+WRAP4(MPI_Ialltoall_c, (const void* sbuf, count_t scount, handle stype, void* rbuf, count_t rcount, handle rtype, handle comm, void* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req))
 WRAP(MPI_Alltoallv, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm))
-WRAP(MPI_Alltoallv_c, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm))
+WRAP4(MPI_Alltoallv_c, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm))
 WRAP(MPI_Ialltoallv, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm, void* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req))
-WRAP(MPI_Ialltoallv_c, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm, void* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req))
+WRAP4(MPI_Ialltoallv_c, (const void* sbuf, const void* scounts, const void* sdispls, handle stype, void* rbuf, const void* rcounts, const void* rdispls, handle rtype, handle comm, void* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req))
 WRAP(MPI_Alltoallw, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm))
-WRAP(MPI_Alltoallw_c, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm))
+WRAP4(MPI_Alltoallw_c, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm))
 WRAP(MPI_Ialltoallw, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm, void* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req))
-WRAP(MPI_Ialltoallw_c, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm, void* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req))
+WRAP4(MPI_Ialltoallw_c, (const void* sbuf, const void* scounts, const void* sdispls, const void* stypes, void* rbuf, const void* rcounts, const void* rdispls, const void* rtypes, handle comm, void* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req))
 WRAP(MPI_Reduce_scatter, (const void* sbuf, void* rbuf, const void* rcounts, handle type, handle op, handle comm), (sbuf, rbuf, rcounts, type, op, comm))
-WRAP(MPI_Reduce_scatter_c, (const void* sbuf, void* rbuf, const void* rcounts, handle type, handle op, handle comm), (sbuf, rbuf, rcounts, type, op, comm))
+WRAP4(MPI_Reduce_scatter_c, (const void* sbuf, void* rbuf, const void* rcounts, handle type, handle op, handle comm), (sbuf, rbuf, rcounts, type, op, comm))
 WRAP(MPI_Ireduce_scatter, (const void* sbuf, void* rbuf, const void* rcounts, handle type, handle op, handle comm, void* req), (sbuf, rbuf, rcounts, type, op, comm, req))
-WRAP(MPI_Ireduce_scatter_c, (const void* sbuf, void* rbuf, const void* rcounts, handle type, handle op, handle comm, void* req), (sbuf, rbuf, rcounts, type, op, comm, req))
+WRAP4(MPI_Ireduce_scatter_c, (const void* sbuf, void* rbuf, const void* rcounts, handle type, handle op, handle comm, void* req), (sbuf, rbuf, rcounts, type, op, comm, req))
 WRAP(MPI_Reduce_scatter_block, (const void* sbuf, void* rbuf, int rcount, handle type, handle op, handle comm), (sbuf, rbuf, rcount, type, op, comm))
-WRAP(MPI_Reduce_scatter_block_c, (const void* sbuf, void* rbuf, count_t rcount, handle type, handle op, handle comm), (sbuf, rbuf, rcount, type, op, comm))
+WRAP4(MPI_Reduce_scatter_block_c, (const void* sbuf, void* rbuf, count_t rcount, handle type, handle op, handle comm), (sbuf, rbuf, rcount, type, op, comm))
 WRAP(MPI_Ireduce_scatter_block, (const void* sbuf, void* rbuf, int rcount, handle type, handle op, handle comm, void* req), (sbuf, rbuf, rcount, type, op, comm, req))
-WRAP(MPI_Ireduce_scatter_block_c, (const void* sbuf, void* rbuf, count_t rcount, handle type, handle op, handle comm, void* req), (sbuf, rbuf, rcount, type, op, comm, req))
+WRAP4(MPI_Ireduce_scatter_block_c, (const void* sbuf, void* rbuf, count_t rcount, handle type, handle op, handle comm, void* req), (sbuf, rbuf, rcount, type, op, comm, req))
