@@ -680,7 +680,7 @@ class Mpi:
     mpicxx: str | None
     mpif90: str | None
     launcher: str | None
-    kind: str  # "openmpi" or "mpich": how to pass the environment to the ranks
+    kind: str  # "openmpi", "mpich" or "smpi" (SimGrid's): how to pass the environment to the ranks
     env: dict = field(default_factory=dict)
 
     def missing(self, *tools: str) -> str | None:
@@ -692,6 +692,8 @@ class Mpi:
         """The launcher's line: ``n`` ranks of ``exe args`` with the recorder preloaded on every rank."""
         if self.launcher is None:
             raise RuntimeError(f"{self.name}: no launcher here")
+        if self.kind == "smpi":
+            raise RuntimeError("SMPI runs every rank in one process: the recorder cannot record there")
         if self.kind == "openmpi":
             return [self.launcher, "--oversubscribe", "-n", str(n), "-x", f"LD_PRELOAD={lib}",
                     "-x", f"MPITASKMAP_RECORD={record}", str(exe), *args]
@@ -700,7 +702,7 @@ class Mpi:
 
 
 def find_mpi(name: str) -> Mpi:
-    """The MPI ``name``: ``debian-openmpi`` (mpicc.openmpi ..., with Fortran) or ``mpich`` (the wheel's, no Fortran).
+    """The MPI ``name``: ``debian-openmpi`` (with Fortran), ``mpich`` (the wheel's, no Fortran) or ``smpi`` (SimGrid).
 
     Raises
     ------
@@ -719,7 +721,10 @@ def find_mpi(name: str) -> Mpi:
         tool = {t: str(bindir / t) if (bindir / t).is_file() else None
                 for t in ("mpicc", "mpicxx", "mpif90", "mpiexec")}
         return Mpi(name, tool["mpicc"], tool["mpicxx"], tool["mpif90"], tool["mpiexec"], "mpich")
-    raise ValueError(f"--mpi {name!r}: expected debian-openmpi or mpich")
+    if name == "smpi":  # SimGrid: builds for smpirun; nothing is recorded there (all ranks in one process)
+        return Mpi(name, shutil.which("smpicc"), shutil.which("smpicxx"), shutil.which("smpif90"),
+                   shutil.which("smpirun"), "smpi")
+    raise ValueError(f"--mpi {name!r}: expected debian-openmpi, mpich or smpi")
 
 
 def _tree_digest(root: Path, patterns: Sequence[str], extra: Sequence[str]) -> str:
@@ -763,6 +768,35 @@ def minighost_source(src: Path) -> Path:
     raise FileNotFoundError(f"{src}: no MiniGhost reference tree (ref/makefile.mpi.gnu, ref/MG_PACK.F)")
 
 
+#: SimGrid settings a MiniGhost run under ``smpirun`` needs beyond the harness's: SMPI 3.32's
+#: default MPI_Gather makes the root wait for its P - 1 messages by repeated waitany over lists of
+#: P, and MG_PERF_REPORT's 27 gathers then take over 10 minutes of wall time at 512 ranks (5 s
+#: with the binomial tree; the time steps are unaffected).
+MINIGHOST_SMPI_CFG = ("smpi/gather:ompi_binomial",)
+
+
+def minighost_make_command(mpi: Mpi) -> list[str]:
+    """``make -f makefile.mpi.gnu`` with the variables that build MiniGhost for ``mpi`` (see :func:`build_minighost`).
+
+    SimGrid's ``smpif90`` names the object of a ``.F`` file ``.o`` (it knows ``.f90``/``.F90``
+    only), so for it the makefile's ``F_INCLUDE`` (on the ``.F.o`` rule's line) adds ``-o $@``.
+
+    Examples
+    --------
+    >>> minighost_make_command(Mpi("smpi", "smpicc", None, "smpif90", "smpirun", "smpi"))[-1]
+    'F_INCLUDE=-o $@'
+    """
+    make = ["make", "-f", "makefile.mpi.gnu", f"FC={mpi.mpif90}", f"CC={mpi.mpicc}", f"LD={mpi.mpif90}",
+            "OPT_F=-O2 -fallow-argument-mismatch -ffree-line-length-none"]
+    if mpi.kind == "openmpi":
+        make.append("MPI_INCLUDE=-DOMPI_OMIT_MPI1_COMPAT_DECLS=0")
+    elif mpi.kind == "smpi":
+        make += ["MPI_INCLUDE=", "F_INCLUDE=-o $@"]
+    else:
+        make.append("MPI_INCLUDE=")
+    return make
+
+
 def build_minighost(src: Path, work: Path, mpi: Mpi) -> Path:
     """Build MiniGhost from ``src`` with its ``makefile.mpi.gnu``; only make's variables are set.
 
@@ -771,12 +805,11 @@ def build_minighost(src: Path, work: Path, mpi: Mpi) -> Path:
     code (``-fallow-argument-mismatch``: MPI buffers of several types through ``mpif.h``;
     ``-ffree-line-length-none``: the generated MG_ENV.F has long lines); ``MPI_INCLUDE`` (in
     CFLAGS and FFLAGS) declares Open MPI's removed MPI-1 calls (``main.c`` calls
-    ``MPI_Errhandler_set``, which the library still has).
+    ``MPI_Errhandler_set``, which the library still has).  With :func:`find_mpi` ``("smpi")``
+    the binary is SimGrid's, for ``smpirun`` (with :data:`MINIGHOST_SMPI_CFG`), not recorded.
     """
     ref = minighost_source(src)
-    make = ["make", "-f", "makefile.mpi.gnu", f"FC={mpi.mpif90}", f"CC={mpi.mpicc}", f"LD={mpi.mpif90}",
-            "MPI_INCLUDE=-DOMPI_OMIT_MPI1_COMPAT_DECLS=0",
-            "OPT_F=-O2 -fallow-argument-mismatch -ffree-line-length-none"]
+    make = minighost_make_command(mpi)
     build = work / f"build-minighost-{mpi.name}"
     digest = _tree_digest(ref, ["*.F", "*.c", "*.h", "make*", "capture_env"], make)
     copy = ["sh", "-c", f"cp -r {_sh(ref)}/. . && rm -f MG_ENV.F *.o *.mod miniGhost.x"]

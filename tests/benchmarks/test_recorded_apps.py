@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.recorded_apps import (MiniGhostCase, Pairs, compare, compare_collectives, hpcg_call_counts,
+from benchmarks.recorded_apps import (Mpi, MiniGhostCase, Pairs, compare, compare_collectives, hpcg_call_counts,
                                       hpcg_collectives, hpcg_coords, hpcg_expected, hpcg_neighbours,
                                       hpcg_process_grid, hpcg_run_facts, hpcg_shared_points, minighost_collectives,
-                                      minighost_coords, minighost_expected, minighost_face_reals, parse_hpcg_log,
-                                      parse_hpcg_yaml, parse_minighost_output)
+                                      minighost_coords, minighost_expected, minighost_face_reals,
+                                      minighost_make_command, parse_hpcg_log, parse_hpcg_yaml, parse_minighost_output)
 
 
 # -- MiniGhost ------------------------------------------------------------------------------------
@@ -86,6 +86,17 @@ def test_minighost_collectives():
     two = minighost_collectives(MiniGhostCase((4, 4, 4), (8, 10, 12), num_vars=2, num_tsteps=2), summed_vars=1)
     assert two["calls"]["MPI_Allreduce"] == 1 + 2 * 1 + 2
     assert two["bytes"] == 84 + 2048 + 2 * 8 + 16 + 64 * (2 + 2 + 2) * 8 + 64 * 27 * 8 + 64 * 24 * 8
+
+
+def test_minighost_is_built_by_its_makefile_with_variables_only():
+    base = ["make", "-f", "makefile.mpi.gnu", "FC=F", "CC=C", "LD=F",  # LD: the Fortran wrapper has its runtime
+            "OPT_F=-O2 -fallow-argument-mismatch -ffree-line-length-none"]
+    ompi = Mpi("debian-openmpi", "C", "X", "F", "mpirun", "openmpi")
+    assert minighost_make_command(ompi) == base + ["MPI_INCLUDE=-DOMPI_OMIT_MPI1_COMPAT_DECLS=0"]  # MPI_Errhandler_set
+    # smpif90 writes a .F file's object to '.o': the .F.o rule's F_INCLUDE names it
+    assert minighost_make_command(Mpi("smpi", "C", None, "F", "smpirun", "smpi")) == base + [
+        "MPI_INCLUDE=", "F_INCLUDE=-o $@"]
+    assert minighost_make_command(Mpi("mpich", "C", "X", "F", "mpiexec", "mpich")) == base + ["MPI_INCLUDE="]
 
 
 MINIGHOST_OUT = """
