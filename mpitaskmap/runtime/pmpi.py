@@ -50,6 +50,9 @@ Environment read by the library (besides ``remap``'s ``MPITASKMAP_PROVIDER``,
 ``MPITASKMAP_RECORD=PATH``      record the traffic (below); no Python is loaded for it
 ``MPITASKMAP_RECORD_CHUNK=N``   nonzeros per message of the recorder's merge (default
                                 and most 4096; rank 0's value is taken)
+``MPITASKMAP_RECORD_COMMS=N``   communicators the recorder keeps collective totals for,
+                                per rank and in rank 0's merge (default 64 and 4,096; an
+                                N below 64 lowers both)
 ``PYTHONPATH``, ``PYTHONHOME``  as Python reads them
 ==============================  ==========================================================
 
@@ -61,16 +64,25 @@ of its remote group):
 
 * point-to-point: ``MPI_Send``, ``Bsend``, ``Ssend``, ``Rsend``, their nonblocking forms,
   ``MPI_Sendrecv``, ``MPI_Sendrecv_replace`` and persistent sends at each ``MPI_Start`` /
-  ``MPI_Startall``; with an MPI 4 also ``MPI_Isendrecv``, ``MPI_Isendrecv_replace``, partitioned
-  sends (``MPI_Psend_init``: the whole buffer at each start) and the large-count (``_c``) form of
-  each (which mpi4py 4 calls);
+  ``MPI_Startall``; with an MPI 4 (or Open MPI 5, whose ``mpi.h`` says 3.1) also ``MPI_Isendrecv``,
+  ``MPI_Isendrecv_replace``, partitioned sends (``MPI_Psend_init``: the whole buffer at each start)
+  and the large-count (``_c``) form of each (which mpi4py 4 calls);
 * one-sided calls as data flow: ``MPI_Put``, ``Accumulate``, ``Rput``, ``Raccumulate`` origin to
   target, ``MPI_Get``, ``Rget`` target to origin, ``MPI_Get_accumulate``, ``Rget_accumulate``,
   ``Fetch_and_op``, ``Compare_and_swap`` both ways (``mpitaskmap_pmpi_record.h`` tells the sizes);
 * neighbourhood collectives (``MPI_Neighbor_allgather(v)``, ``alltoall(v, w)``, their ``I``-,
   MPI 4 ``_init`` and ``_c`` forms): each out-neighbour of the topology gets its block;
 * collectives (``MPI_Barrier`` ... ``MPI_Exscan`` and their ``I``- forms), not as pairs: calls and
-  contributed bytes per communicator, in ``PATH.json``.
+  contributed bytes per communicator, in ``PATH.json``.  Communicators of the same members are one
+  entry (a dup of ``MPI_COMM_WORLD``; an intercommunicator is both its groups); a call is counted
+  once (by the lowest member), its bytes are each member's contribution.  At most 64
+  communicators per rank and 4,096 in rank 0's merge (``MPITASKMAP_RECORD_COMMS``); the rest are
+  summed in an entry with ``"other": true``, and ``PATH.json`` says so in ``collectives_limits``.
+
+MPI 4's functions (``MPI_Send_c`` ..., ``MPI_Isendrecv``) are GNU indirect functions in the shim:
+each resolves to the shim's entry point only where the process's MPI defines it, and to no
+address otherwise, so a program that links them weakly (mpi4py 4) takes its own fallback, as
+without the library.
 
 ``MPI_Pcontrol(0)`` pauses and ``MPI_Pcontrol(1)`` resumes recording (other levels change nothing;
 every level is passed on to MPI's own ``MPI_Pcontrol``).  A call is counted only when MPI's own
