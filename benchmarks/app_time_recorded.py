@@ -27,6 +27,12 @@ the 4:1 tree; at least 10% below node packing on both platforms.
 
 Run:  python -m benchmarks.app_time_recorded --recording traffic.mtx [--ranks 512] [--ppn 8] [--seed 1]
       [--platforms fattree4,frontier] [--cells 8 --vars 5 --steps 5] [--json PATH] [--keep DIR]
+      [--app-command "miniGhost.x --npx 8 ..." --face-bytes B [--smpi-cfg smpi/gather:ompi_binomial]]
+
+``--app-command`` runs another code instead of halo3d, e.g. the released MiniGhost built with
+``smpif90`` (``python -m benchmarks.recorded_apps`` builds it and records it unmodified): its ranks
+must be numbered as halo3d's (x fastest, no wrap: MiniGhost's are) and its figure is SimGrid's
+simulated end time (MiniGhost prints no communication time of its own).
 Make the recording with the same grid (8x8x8 at 512 ranks) and cells/vars, e.g. with the mpich wheel
 (on one machine Hydra needs several proxies at 512 ranks: ``-launcher fork -f`` a hostfile of 8
 names with 64 slots each):
@@ -37,7 +43,10 @@ names with 64 slots each):
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import sys
+import tempfile
 
 import numpy as np
 
@@ -51,7 +60,8 @@ from mpitaskmap.sim.simgrid import simgrid_missing
 from benchmarks.harness.output import read_json
 from benchmarks.harness.cases import run_cases
 from benchmarks.harness.platforms import HOSTS, SCATTERED, dragonfly_spec, fattree_spec, node_packing
-from benchmarks.harness.smpi import GRIDS, add_app_arguments, app_case, build_halo3d, method_columns, run_methods
+from benchmarks.harness.smpi import (GRIDS, HALO3D_TIME, add_app_arguments, app_case, build_halo3d, method_columns,
+                                     run_methods)
 from benchmarks.harness.tables import Column, print_columns
 
 NODE_PACKING = "node packing"
@@ -170,6 +180,13 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1, help="allocation seed (default 1)")
     ap.add_argument("--platforms", default=",".join(PLATFORMS), help=f"default {','.join(PLATFORMS)}")
     ap.add_argument("--methods", default=",".join(METHODS), help=f"default {','.join(METHODS)}")
+    ap.add_argument("--app-command", help="another application's SMPI binary and arguments instead of halo3d "
+                    "(ranks numbered x fastest as halo3d's, no wrap; e.g. MiniGhost built with smpif90); its figure "
+                    "is SimGrid's simulated end time")
+    ap.add_argument("--face-bytes", type=float, help="with --app-command: its message per face and step (bytes), "
+                    "the declared graph's weight")
+    ap.add_argument("--smpi-cfg", action="append", default=[], help="with --app-command: a SimGrid setting for its "
+                    "runs (repeatable), e.g. smpi/gather:ompi_binomial for MiniGhost at 512 ranks")
     ap.add_argument("--report", help="print the table and verdicts of a --json file of an earlier run")
     add_app_arguments(ap)
     args = ap.parse_args(argv)
@@ -186,10 +203,19 @@ def main(argv=None) -> int:
         ap.error(f"--ranks: one of {sorted(GRIDS)}")
     args.methods = args.methods.split(",")
     grid = GRIDS[args.ranks]
+    if bool(args.app_command) != bool(args.face_bytes):
+        ap.error("--app-command and --face-bytes go together")
     recording = read_recording(args.recording)
-    work, app = build_halo3d(args, "mpitaskmap_recorded_")
-    print(f"work {work}")
-    declared = TaskGraph.stencil(grid, weight=float(args.cells ** 2 * args.vars * 8))
+    if args.app_command:
+        work = args.keep or tempfile.mkdtemp(prefix="mpitaskmap_recorded_")
+        os.makedirs(work, exist_ok=True)
+        app, program, face = "", shlex.split(args.app_command), args.face_bytes
+        print(f"app: {args.app_command}; {face:g} B per face; figure: SimGrid's simulated end time; work {work}")
+    else:
+        work, app = build_halo3d(args, "mpitaskmap_recorded_")
+        program, face = None, float(args.cells ** 2 * args.vars * 8)
+        print(f"work {work}")
+    declared = TaskGraph.stencil(grid, weight=face)
     print(check_recording(recording, declared))
 
     def run_case(platform: str) -> tuple[list[dict], None]:
@@ -198,7 +224,8 @@ def main(argv=None) -> int:
         options = {"form": "cluster"} if platform == FATTREE4 else {}
         case = app_case(f"{platform}_n{n}_ppn{ppn}_seed{seed}", {"platform": platform, "n": n, "ppn": ppn,
                                                                   "seed": seed},
-                        grid, machine, HOSTS, args, app, work, **options)
+                        grid, machine, HOSTS, args, app, work, program=program, face_bytes=face,
+                        config=args.smpi_cfg, time_regex=None if program else HALO3D_TIME, **options)
         rows = run_methods(case, args.methods,
                            lambda method, c: map_row(method, c.graph, recording.graph, c.machine),
                            extra=lambda method, info: {"label": info.get("candidate")})

@@ -40,6 +40,8 @@ from .tables import Column
 ROOT = Path(__file__).resolve().parents[2]
 #: halo3d's task grid per job size (ranks).
 GRIDS = {512: (8, 8, 8), 4096: (16, 16, 16), 64: (4, 4, 4), 1024: (16, 8, 8), 2048: (16, 16, 8)}
+#: halo3d's own communication time line (the figure of its runs).
+HALO3D_TIME = r"max_comm_time (\S+)"
 #: The metrics every application row is evaluated by (and the candidates' selectors).
 SELECTORS = ("predicted_time", "average_hops", "weighted_hops", "latency", "max_data", "max_messages", "max_hops")
 
@@ -122,11 +124,14 @@ def parse_ints(text: str) -> list[int]:
 class CaseRuns:
     """The SMPI runs of one case, each distinct rank order once (SMPI is deterministic here)."""
 
-    def __init__(self, n: int, machine, hosts, platform: str, program: list, work: str, case: str, timeout: float):
+    def __init__(self, n: int, machine, hosts, platform: str, program: list, work: str, case: str, timeout: float,
+                 config: Sequence[str] = (), time_regex: str | None = HALO3D_TIME):
         self.n, self.machine, self.hosts, self.platform = n, machine, hosts, platform
         self.program, self.work, self.case, self.timeout = program, work, case, timeout
+        self.config = tuple(config)
         self.node_ids = np.asarray(machine.node_ids)
-        self.regex = re.compile(r"max_comm_time (\S+)")
+        # None: the app prints no time of its own; its figure is SimGrid's simulated end time
+        self.regex = None if time_regex is None else re.compile(time_regex)
         self.done: dict[bytes, tuple[SmpiRun, str]] = {}
 
     def run(self, task_to_proc, label: str, *, quiet: bool = False) -> tuple[SmpiRun, str | None]:
@@ -138,10 +143,12 @@ class CaseRuns:
         slug = f"{self.case}_{re.sub(r'[^A-Za-z0-9.=-]+', '_', label)}"[:150]
         hostfile = os.path.join(self.work, f"{slug}.hostfile")
         write_smpi_hostfile(Mapping(np.asarray(task_to_proc), self.machine), hostfile, hosts=self.hosts)
-        cmd = smpirun_command(self.n, self.platform, hostfile, self.program)
+        cmd = smpirun_command(self.n, self.platform, hostfile, self.program, self.config)
         run = run_smpi(cmd, label=f"{self.case} {label}", out_path=os.path.join(self.work, f"{slug}.out"),
                        err_path=os.path.join(self.work, f"{slug}.err"), timeout=self.timeout,
                        time_regex=self.regex, quiet=quiet)
+        if self.regex is None and run.error is None:
+            run.figure = run.simulated
         self.done[key] = (run, label)
         return run, None
 
@@ -174,22 +181,28 @@ class AppCase:
     runs: CaseRuns
 
 
-def app_case(name: str, key: dict, grid, machine, hosts, args, app: str, work: str, **platform_options) -> AppCase:
+def app_case(name: str, key: dict, grid, machine, hosts, args, app: str, work: str, *, program: list | None = None,
+             face_bytes: float | None = None, config: Sequence[str] = (), time_regex: str | None = HALO3D_TIME,
+             **platform_options) -> AppCase:
     """Build one case: the graph of halo3d on ``grid``, the platform file of ``machine``, its runs.
 
-    ``platform_options`` go to :func:`mpitaskmap.sim.simgrid.platform_xml` beside the link latency
-    (``args.latency``) and the host names.
+    ``program`` (another app's command line, whose ranks are numbered as halo3d's) replaces halo3d's,
+    with ``face_bytes`` its message per face, ``config`` its SimGrid settings and ``time_regex`` its
+    time line (None: SimGrid's simulated end time).  ``platform_options`` go to
+    :func:`mpitaskmap.sim.simgrid.platform_xml` beside the link latency (``args.latency``) and the
+    host names.
     """
-    face = args.cells * args.cells * args.vars * 8
+    face = args.cells * args.cells * args.vars * 8 if face_bytes is None else face_bytes
     graph = TaskGraph.stencil(grid, weight=float(face))
     check_task_numbering(graph, grid)
     platform = os.path.join(work, f"{name}.xml")
     with open(platform, "w", encoding="utf-8") as fh:
         fh.write(platform_xml(machine, link_latency=args.latency, hosts=hosts, **platform_options))
-    program = [app, *map(str, grid), *[str(args.cells)] * 3, str(args.vars), str(args.steps)]
+    if program is None:
+        program = [app, *map(str, grid), *[str(args.cells)] * 3, str(args.vars), str(args.steps)]
     n = graph.n_tasks
     return AppCase(name, key, tuple(grid), graph, machine, CaseRuns(n, machine, hosts, platform, program, work, name,
-                                                                     args.timeout))
+                                                                     args.timeout, config, time_regex))
 
 
 #: ``map_row(method, case) -> (task_to_proc, info)``: a study's mapping of one method of a case.

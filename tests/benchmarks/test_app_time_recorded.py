@@ -1,14 +1,18 @@
 """benchmarks/app_time_recorded.py: the recording's check against the declared graph, the rows' mappings, the verdicts."""
 
+import argparse
+
 import numpy as np
 import pytest
 
 from mpitaskmap.graphs.recording import read_recording
 from mpitaskmap.graphs.taskgraph import TaskGraph
 from mpitaskmap.machines import machine_from_spec
+from mpitaskmap.sim.simgrid import simgrid_missing
 
 from benchmarks import app_time_recorded as bench
 from benchmarks.harness import platforms
+from benchmarks.harness.smpi import app_case, build_halo3d
 
 
 def _write_recording(path, graph: TaskGraph, rounds: int) -> None:
@@ -86,3 +90,23 @@ def test_verdicts_apply_the_three_targets():
     assert lines[2].endswith("-29.0% (FAIL: at least 30% below)")
     assert bench.verdicts(_rows(bench.FRONTIER, [100.0, None, 50.0, 50.0])) == [
         "frontier 512 ranks ppn 8 seed 1: a run failed or was not made: no verdict"]
+
+
+@pytest.mark.skipif(simgrid_missing() is not None, reason=str(simgrid_missing()))
+def test_another_apps_runs_take_its_command_settings_and_simgrids_end_time(tmp_path):
+    """--app-command: the program's own argv and SimGrid settings run; without a time line the figure is the end time."""
+    args = argparse.Namespace(cells=4, vars=1, steps=1, latency=1e-7, timeout=300, keep=str(tmp_path))
+    work, app = build_halo3d(args, "unused")
+    machine = machine_from_spec(platforms.fattree_spec(64, 8, 1, 4), 64).machine
+    program = [app, "4", "4", "4", "4", "4", "4", "1", "1"]
+    own = app_case("own", {}, (4, 4, 4), machine, platforms.HOSTS, args, app, work, form="cluster")
+    other = app_case("other", {}, (4, 4, 4), machine, platforms.HOSTS, args, "", work, program=program,
+                     face_bytes=1000.0, config=["smpi/gather:ompi_binomial"], time_regex=None, form="cluster")
+    assert set(other.graph.weights.tolist()) == {1000.0} and set(own.graph.weights.tolist()) == {128.0}
+    ident = np.arange(64)
+    run_own, _ = own.runs.run(ident, "identity")
+    run_other, _ = other.runs.run(ident, "identity")
+    assert run_own.error is None and run_other.error is None
+    assert run_own.figure < run_own.simulated  # halo3d's max_comm_time, a part of the run
+    assert run_other.figure == run_other.simulated
+    assert other.runs.config == ("smpi/gather:ompi_binomial",) and own.runs.config == ()
