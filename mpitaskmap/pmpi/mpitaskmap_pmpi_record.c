@@ -106,7 +106,7 @@ enum { K_SEND, K_BSEND, K_SSEND, K_RSEND };
 typedef struct {
   uint64_t hash;
   int size, first; /* size -1: the "other" entry */
-  uint64_t bytes, calls[MPITASKMAP_NCOLL];
+  uint64_t bytes, calls[RECORD_NCOLL];
 } coll_totals;
 
 static struct {
@@ -715,9 +715,9 @@ void mpitaskmap_record_note_neighbor_alltoallv(int rc, MPI_Comm comm, const int*
 /* -- collectives: totals per communicator ------------------------------------------------------------ */
 
 static const char* const COLL_NAMES[] = {
-#define MPITASKMAP_COLL_NAME(ID, NAME) NAME,
-    MPITASKMAP_COLLECTIVES(MPITASKMAP_COLL_NAME)
-#undef MPITASKMAP_COLL_NAME
+#define RECORD_COLL_NAME(ID, NAME) NAME,
+    RECORD_COLLECTIVES(RECORD_COLL_NAME)
+#undef RECORD_COLL_NAME
 };
 
 /* A communicator's entry in rec.coll: its slot, and whether this rank is its lowest member (counts its calls). */
@@ -791,7 +791,7 @@ void mpitaskmap_record_note_collective(int rc, MPI_Comm comm, int which, int roo
                                        const MPI_Datatype* stypes, MPI_Count rcount, MPI_Datatype rtype,
                                        const int* rcounts, const MPI_Count* rcounts_c, const MPI_Datatype* rtypes)
 {
-  if (!counting(rc) || which < 0 || which >= MPITASKMAP_NCOLL)
+  if (!counting(rc) || which < 0 || which >= RECORD_NCOLL)
     return;
   int inter = 0, n = 0, me = 0;
   PMPI_Comm_test_inter(comm, &inter);
@@ -802,54 +802,54 @@ void mpitaskmap_record_note_collective(int rc, MPI_Comm comm, int which, int roo
     PMPI_Comm_size(comm, &n);
   int is_root = inter ? root == MPI_ROOT : root == me;
   int root_group = inter && (root == MPI_ROOT || root == MPI_PROC_NULL); /* an intercommunicator's root side */
-  int base = which >= MPITASKMAP_COLL_IBARRIER ? which - MPITASKMAP_COLL_IBARRIER : which;
+  int base = which >= RECORD_COLL_IBARRIER ? which - RECORD_COLL_IBARRIER : which;
   uint64_t b = 0;
   switch (base) {
-  case MPITASKMAP_COLL_BARRIER:
+  case RECORD_COLL_BARRIER:
     break;
-  case MPITASKMAP_COLL_BCAST:
+  case RECORD_COLL_BCAST:
     b = is_root ? size_of(scount, stype) : 0;
     break;
-  case MPITASKMAP_COLL_REDUCE:
+  case RECORD_COLL_REDUCE:
     b = root_group ? 0 : size_of(scount, stype);
     break;
-  case MPITASKMAP_COLL_ALLREDUCE:
-  case MPITASKMAP_COLL_SCAN:
-  case MPITASKMAP_COLL_EXSCAN:
+  case RECORD_COLL_ALLREDUCE:
+  case RECORD_COLL_SCAN:
+  case RECORD_COLL_EXSCAN:
     b = size_of(scount, stype);
     break;
-  case MPITASKMAP_COLL_REDUCE_SCATTER: {
+  case RECORD_COLL_REDUCE_SCATTER: {
     int local = 0;
     PMPI_Comm_size(comm, &local); /* recvcounts: one per rank of the (local) group */
     b = sum_of(rcounts, rcounts_c, local, stype, NULL);
     break;
   }
-  case MPITASKMAP_COLL_REDUCE_SCATTER_BLOCK:
+  case RECORD_COLL_REDUCE_SCATTER_BLOCK:
     b = (uint64_t)n * size_of(rcount, stype);
     break;
-  case MPITASKMAP_COLL_GATHER:
+  case RECORD_COLL_GATHER:
     b = root_group ? 0 : in_place && is_root ? size_of(rcount, rtype) : size_of(scount, stype);
     break;
-  case MPITASKMAP_COLL_GATHERV:
+  case RECORD_COLL_GATHERV:
     b = root_group ? 0 : in_place && is_root ? size_of(at(rcounts, rcounts_c, me), rtype) : size_of(scount, stype);
     break;
-  case MPITASKMAP_COLL_SCATTER:
+  case RECORD_COLL_SCATTER:
     b = is_root ? (uint64_t)n * size_of(scount, stype) : 0;
     break;
-  case MPITASKMAP_COLL_SCATTERV:
+  case RECORD_COLL_SCATTERV:
     b = is_root ? sum_of(scounts, scounts_c, n, stype, NULL) : 0;
     break;
-  case MPITASKMAP_COLL_ALLGATHER:
+  case RECORD_COLL_ALLGATHER:
     b = in_place ? size_of(rcount, rtype) : size_of(scount, stype);
     break;
-  case MPITASKMAP_COLL_ALLGATHERV:
+  case RECORD_COLL_ALLGATHERV:
     b = in_place ? size_of(at(rcounts, rcounts_c, me), rtype) : size_of(scount, stype);
     break;
-  case MPITASKMAP_COLL_ALLTOALL:
+  case RECORD_COLL_ALLTOALL:
     b = (uint64_t)n * (in_place ? size_of(rcount, rtype) : size_of(scount, stype));
     break;
-  case MPITASKMAP_COLL_ALLTOALLV:
-  case MPITASKMAP_COLL_ALLTOALLW:
+  case RECORD_COLL_ALLTOALLV:
+  case RECORD_COLL_ALLTOALLW:
     b = in_place ? sum_of(rcounts, rcounts_c, n, rtype, rtypes) : sum_of(scounts, scounts_c, n, stype, stypes);
     break;
   }
@@ -983,135 +983,135 @@ REC(MPI_Neighbor_alltoallw_init, (const void* sbuf, const int scounts[], const M
 #if MPI_VERSION >= 4
 REC(MPI_Neighbor_alltoallw_init_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], const MPI_Datatype stypes[], void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, info, req), mpitaskmap_record_note_neighbor_alltoallv(rc, comm, NULL, scounts, MPI_DATATYPE_NULL, stypes, req))
 #endif
-REC(MPI_Barrier, (MPI_Comm comm), (comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_BARRIER, 0, 0, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
-REC(MPI_Ibarrier, (MPI_Comm comm, MPI_Request* req), (comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IBARRIER, 0, 0, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
-REC(MPI_Bcast, (void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm), (buf, count, type, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_BCAST, root, 0, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Barrier, (MPI_Comm comm), (comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_BARRIER, 0, 0, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Ibarrier, (MPI_Comm comm, MPI_Request* req), (comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IBARRIER, 0, 0, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Bcast, (void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm), (buf, count, type, root, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_BCAST, root, 0, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Bcast_c, (void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm), (buf, count, type, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_BCAST, root, 0, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Bcast_c, (void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm), (buf, count, type, root, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_BCAST, root, 0, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #endif
-REC(MPI_Ibcast, (void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* req), (buf, count, type, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IBCAST, root, 0, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Ibcast, (void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* req), (buf, count, type, root, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IBCAST, root, 0, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Ibcast_c, (void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* req), (buf, count, type, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IBCAST, root, 0, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Ibcast_c, (void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* req), (buf, count, type, root, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IBCAST, root, 0, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #endif
-REC(MPI_Reduce, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm), (sbuf, rbuf, count, type, op, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_REDUCE, root, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Reduce, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm), (sbuf, rbuf, count, type, op, root, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_REDUCE, root, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Reduce_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm), (sbuf, rbuf, count, type, op, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_REDUCE, root, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Reduce_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm), (sbuf, rbuf, count, type, op, root, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_REDUCE, root, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #endif
-REC(MPI_Ireduce, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IREDUCE, root, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Ireduce, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, root, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IREDUCE, root, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Ireduce_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IREDUCE, root, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Ireduce_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, root, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IREDUCE, root, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #endif
-REC(MPI_Allreduce, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLREDUCE, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Allreduce, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ALLREDUCE, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Allreduce_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLREDUCE, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Allreduce_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ALLREDUCE, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #endif
-REC(MPI_Iallreduce, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLREDUCE, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Iallreduce, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IALLREDUCE, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Iallreduce_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLREDUCE, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Iallreduce_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IALLREDUCE, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #endif
-REC(MPI_Scan, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_SCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Scan, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_SCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Scan_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_SCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Scan_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_SCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #endif
-REC(MPI_Iscan, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ISCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Iscan, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ISCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Iscan_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ISCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Iscan_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ISCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #endif
-REC(MPI_Exscan, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_EXSCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Exscan, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_EXSCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Exscan_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_EXSCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Exscan_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, count, type, op, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_EXSCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #endif
-REC(MPI_Iexscan, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IEXSCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Iexscan, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IEXSCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Iexscan_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IEXSCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Iexscan_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IEXSCAN, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #endif
-REC(MPI_Gather, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_GATHER, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Gather, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_GATHER, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Gather_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_GATHER, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Gather_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_GATHER, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #endif
-REC(MPI_Igather, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IGATHER, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Igather, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IGATHER, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Igather_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IGATHER, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Igather_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IGATHER, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #endif
-REC(MPI_Gatherv, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_GATHERV, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
+REC(MPI_Gatherv, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_GATHERV, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Gatherv_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_GATHERV, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, NULL, rcounts, NULL))
+REC(MPI_Gatherv_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_GATHERV, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, NULL, rcounts, NULL))
 #endif
-REC(MPI_Igatherv, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IGATHERV, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
+REC(MPI_Igatherv, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IGATHERV, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Igatherv_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IGATHERV, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, NULL, rcounts, NULL))
+REC(MPI_Igatherv_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IGATHERV, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, NULL, rcounts, NULL))
 #endif
-REC(MPI_Scatter, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_SCATTER, root, rbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Scatter, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_SCATTER, root, rbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Scatter_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_SCATTER, root, rbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Scatter_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_SCATTER, root, rbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #endif
-REC(MPI_Iscatter, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ISCATTER, root, rbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Iscatter, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ISCATTER, root, rbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Iscatter_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ISCATTER, root, rbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Iscatter_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ISCATTER, root, rbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #endif
-REC(MPI_Scatterv, (const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_SCATTERV, root, rbuf == MPI_IN_PLACE, 0, stype, scounts, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Scatterv, (const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_SCATTERV, root, rbuf == MPI_IN_PLACE, 0, stype, scounts, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Scatterv_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint displs[], MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_SCATTERV, root, rbuf == MPI_IN_PLACE, 0, stype, NULL, scounts, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Scatterv_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint displs[], MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_SCATTERV, root, rbuf == MPI_IN_PLACE, 0, stype, NULL, scounts, NULL, rcount, rtype, NULL, NULL, NULL))
 #endif
-REC(MPI_Iscatterv, (const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ISCATTERV, root, rbuf == MPI_IN_PLACE, 0, stype, scounts, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Iscatterv, (const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ISCATTERV, root, rbuf == MPI_IN_PLACE, 0, stype, scounts, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Iscatterv_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint displs[], MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ISCATTERV, root, rbuf == MPI_IN_PLACE, 0, stype, NULL, scounts, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Iscatterv_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint displs[], MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ISCATTERV, root, rbuf == MPI_IN_PLACE, 0, stype, NULL, scounts, NULL, rcount, rtype, NULL, NULL, NULL))
 #endif
-REC(MPI_Allgather, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLGATHER, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Allgather, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ALLGATHER, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Allgather_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLGATHER, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Allgather_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ALLGATHER, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #endif
-REC(MPI_Iallgather, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLGATHER, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Iallgather, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IALLGATHER, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Iallgather_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLGATHER, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Iallgather_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IALLGATHER, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #endif
-REC(MPI_Allgatherv, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLGATHERV, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
+REC(MPI_Allgatherv, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ALLGATHERV, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Allgatherv_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLGATHERV, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, NULL, rcounts, NULL))
+REC(MPI_Allgatherv_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ALLGATHERV, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, NULL, rcounts, NULL))
 #endif
-REC(MPI_Iallgatherv, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLGATHERV, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
+REC(MPI_Iallgatherv, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IALLGATHERV, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Iallgatherv_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLGATHERV, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, NULL, rcounts, NULL))
+REC(MPI_Iallgatherv_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IALLGATHERV, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, NULL, rcounts, NULL))
 #endif
-REC(MPI_Alltoall, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLTOALL, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Alltoall, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ALLTOALL, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Alltoall_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLTOALL, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Alltoall_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm), (sbuf, scount, stype, rbuf, rcount, rtype, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ALLTOALL, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #endif
-REC(MPI_Ialltoall, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLTOALL, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Ialltoall, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IALLTOALL, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Ialltoall_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLTOALL, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+REC(MPI_Ialltoall_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IALLTOALL, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
 #endif
-REC(MPI_Alltoallv, (const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLTOALLV, 0, sbuf == MPI_IN_PLACE, 0, stype, scounts, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
+REC(MPI_Alltoallv, (const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ALLTOALLV, 0, sbuf == MPI_IN_PLACE, 0, stype, scounts, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Alltoallv_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLTOALLV, 0, sbuf == MPI_IN_PLACE, 0, stype, NULL, scounts, NULL, 0, rtype, NULL, rcounts, NULL))
+REC(MPI_Alltoallv_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ALLTOALLV, 0, sbuf == MPI_IN_PLACE, 0, stype, NULL, scounts, NULL, 0, rtype, NULL, rcounts, NULL))
 #endif
-REC(MPI_Ialltoallv, (const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLTOALLV, 0, sbuf == MPI_IN_PLACE, 0, stype, scounts, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
+REC(MPI_Ialltoallv, (const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IALLTOALLV, 0, sbuf == MPI_IN_PLACE, 0, stype, scounts, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Ialltoallv_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLTOALLV, 0, sbuf == MPI_IN_PLACE, 0, stype, NULL, scounts, NULL, 0, rtype, NULL, rcounts, NULL))
+REC(MPI_Ialltoallv_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IALLTOALLV, 0, sbuf == MPI_IN_PLACE, 0, stype, NULL, scounts, NULL, 0, rtype, NULL, rcounts, NULL))
 #endif
-REC(MPI_Alltoallw, (const void* sbuf, const int scounts[], const int sdispls[], const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLTOALLW, 0, sbuf == MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, scounts, NULL, stypes, 0, MPI_DATATYPE_NULL, rcounts, NULL, rtypes))
+REC(MPI_Alltoallw, (const void* sbuf, const int scounts[], const int sdispls[], const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ALLTOALLW, 0, sbuf == MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, scounts, NULL, stypes, 0, MPI_DATATYPE_NULL, rcounts, NULL, rtypes))
 #if MPI_VERSION >= 4
-REC(MPI_Alltoallw_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], const MPI_Datatype stypes[], void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_ALLTOALLW, 0, sbuf == MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, NULL, scounts, stypes, 0, MPI_DATATYPE_NULL, NULL, rcounts, rtypes))
+REC(MPI_Alltoallw_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], const MPI_Datatype stypes[], void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_ALLTOALLW, 0, sbuf == MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, NULL, scounts, stypes, 0, MPI_DATATYPE_NULL, NULL, rcounts, rtypes))
 #endif
-REC(MPI_Ialltoallw, (const void* sbuf, const int scounts[], const int sdispls[], const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLTOALLW, 0, sbuf == MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, scounts, NULL, stypes, 0, MPI_DATATYPE_NULL, rcounts, NULL, rtypes))
+REC(MPI_Ialltoallw, (const void* sbuf, const int scounts[], const int sdispls[], const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IALLTOALLW, 0, sbuf == MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, scounts, NULL, stypes, 0, MPI_DATATYPE_NULL, rcounts, NULL, rtypes))
 #if MPI_VERSION >= 4
-REC(MPI_Ialltoallw_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], const MPI_Datatype stypes[], void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IALLTOALLW, 0, sbuf == MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, NULL, scounts, stypes, 0, MPI_DATATYPE_NULL, NULL, rcounts, rtypes))
+REC(MPI_Ialltoallw_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], const MPI_Datatype stypes[], void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IALLTOALLW, 0, sbuf == MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, NULL, scounts, stypes, 0, MPI_DATATYPE_NULL, NULL, rcounts, rtypes))
 #endif
-REC(MPI_Reduce_scatter, (const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, rcounts, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_REDUCE_SCATTER, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, rcounts, NULL, NULL))
+REC(MPI_Reduce_scatter, (const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, rcounts, type, op, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_REDUCE_SCATTER, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, rcounts, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Reduce_scatter_c, (const void* sbuf, void* rbuf, const MPI_Count rcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, rcounts, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_REDUCE_SCATTER, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, rcounts, NULL))
+REC(MPI_Reduce_scatter_c, (const void* sbuf, void* rbuf, const MPI_Count rcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, rcounts, type, op, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_REDUCE_SCATTER, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, rcounts, NULL))
 #endif
-REC(MPI_Ireduce_scatter, (const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, rcounts, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IREDUCE_SCATTER, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, rcounts, NULL, NULL))
+REC(MPI_Ireduce_scatter, (const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, rcounts, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IREDUCE_SCATTER, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, rcounts, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Ireduce_scatter_c, (const void* sbuf, void* rbuf, const MPI_Count rcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, rcounts, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IREDUCE_SCATTER, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, rcounts, NULL))
+REC(MPI_Ireduce_scatter_c, (const void* sbuf, void* rbuf, const MPI_Count rcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, rcounts, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IREDUCE_SCATTER, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, rcounts, NULL))
 #endif
-REC(MPI_Reduce_scatter_block, (const void* sbuf, void* rbuf, int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, rcount, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_REDUCE_SCATTER_BLOCK, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, rcount, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Reduce_scatter_block, (const void* sbuf, void* rbuf, int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, rcount, type, op, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_REDUCE_SCATTER_BLOCK, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, rcount, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Reduce_scatter_block_c, (const void* sbuf, void* rbuf, MPI_Count rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, rcount, type, op, comm), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_REDUCE_SCATTER_BLOCK, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, rcount, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Reduce_scatter_block_c, (const void* sbuf, void* rbuf, MPI_Count rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm), (sbuf, rbuf, rcount, type, op, comm), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_REDUCE_SCATTER_BLOCK, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, rcount, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #endif
-REC(MPI_Ireduce_scatter_block, (const void* sbuf, void* rbuf, int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, rcount, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IREDUCE_SCATTER_BLOCK, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, rcount, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Ireduce_scatter_block, (const void* sbuf, void* rbuf, int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, rcount, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IREDUCE_SCATTER_BLOCK, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, rcount, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #if MPI_VERSION >= 4
-REC(MPI_Ireduce_scatter_block_c, (const void* sbuf, void* rbuf, MPI_Count rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, rcount, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, MPITASKMAP_COLL_IREDUCE_SCATTER_BLOCK, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, rcount, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+REC(MPI_Ireduce_scatter_block_c, (const void* sbuf, void* rbuf, MPI_Count rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, rcount, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IREDUCE_SCATTER_BLOCK, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, rcount, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #endif
 
 
@@ -1250,7 +1250,7 @@ static int open_all(outputs* o, char* why, size_t len)
 
 /* -- collectives in the merge ------------------------------------------------------------------------ */
 
-#define COLL_WIDTH (4 + MPITASKMAP_NCOLL) /* hash, size, first (+1; 0: "other"), bytes, calls */
+#define COLL_WIDTH (4 + RECORD_NCOLL) /* hash, size, first (+1; 0: "other"), bytes, calls */
 
 /* Rank 0's merged totals: an open-addressed table of at most COLL_MERGED communicators, then "other". */
 typedef struct {
@@ -1265,7 +1265,7 @@ static void own_colls(uint64_t* out, int* n)
   for (int i = 0; i <= COLL_SLOTS; i++) {
     const coll_totals* c = &rec.coll[i];
     int any = c->bytes != 0;
-    for (int j = 0; j < MPITASKMAP_NCOLL; j++)
+    for (int j = 0; j < RECORD_NCOLL; j++)
       any |= c->calls[j] != 0;
     if (i == COLL_SLOTS ? !any : i >= rec.ncoll)
       continue;
@@ -1280,7 +1280,7 @@ static void own_colls(uint64_t* out, int* n)
 static void add_totals(coll_totals* into, const uint64_t* e)
 {
   into->bytes += e[3];
-  for (int j = 0; j < MPITASKMAP_NCOLL; j++)
+  for (int j = 0; j < RECORD_NCOLL; j++)
     into->calls[j] += e[4 + j];
 }
 
@@ -1324,7 +1324,7 @@ static int coll_order(const void* a, const void* b)
 static void write_calls(FILE* f, const uint64_t* calls)
 {
   fprintf(f, "{");
-  for (int j = 0, first = 1; j < MPITASKMAP_NCOLL; j++)
+  for (int j = 0, first = 1; j < RECORD_NCOLL; j++)
     if (calls[j]) {
       fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", COLL_NAMES[j], (unsigned long long)calls[j]);
       first = 0;
@@ -1342,7 +1342,7 @@ static void write_colls_json(FILE* f, merged_colls* m)
       list[n++] = m->table[i];
   qsort(list, (size_t)n, sizeof(coll_totals), coll_order);
   int other = m->other.bytes != 0;
-  for (int j = 0; j < MPITASKMAP_NCOLL; j++)
+  for (int j = 0; j < RECORD_NCOLL; j++)
     other |= m->other.calls[j] != 0;
   if (other)
     list[n++] = m->other;
@@ -1357,7 +1357,7 @@ static void write_colls_json(FILE* f, merged_colls* m)
     write_calls(f, c->calls);
     fprintf(f, ", \"bytes\": %llu}", (unsigned long long)c->bytes);
     total.bytes += c->bytes;
-    for (int j = 0; j < MPITASKMAP_NCOLL; j++)
+    for (int j = 0; j < RECORD_NCOLL; j++)
       total.calls[j] += c->calls[j];
   }
   fprintf(f, "%s],\n  \"collectives_total\": {\"calls\": ", n ? "\n  " : "");

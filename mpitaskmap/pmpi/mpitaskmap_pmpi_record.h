@@ -33,7 +33,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#define MPITASKMAP_RECORD_INTERNAL __attribute__((visibility("hidden")))
+#define RECORD_INTERNAL __attribute__((visibility("hidden")))
 
 #if MPI_VERSION < 3
 #error "the recorder needs an MPI of version 3 or later"
@@ -45,39 +45,39 @@ typedef MPI_Count mpitaskmap_count;
 /* -- point-to-point ---------------------------------------------------------------------------- */
 
 /* A send of count x type to rank dest of comm (MPI_Send ... MPI_Sendrecv's send part). */
-MPITASKMAP_RECORD_INTERNAL void mpitaskmap_record_note_send(int rc, MPI_Comm comm, int dest, MPI_Count count,
+RECORD_INTERNAL void mpitaskmap_record_note_send(int rc, MPI_Comm comm, int dest, MPI_Count count,
                                                             MPI_Datatype type);
 /* MPI_*send_init made req: counted at each start of req (mpitaskmap_record_note_start). */
-MPITASKMAP_RECORD_INTERNAL void mpitaskmap_record_note_persistent(int rc, MPI_Request req, MPI_Comm comm, int dest,
+RECORD_INTERNAL void mpitaskmap_record_note_persistent(int rc, MPI_Request req, MPI_Comm comm, int dest,
                                                                   MPI_Count count, MPI_Datatype type);
 /* MPI_Psend_init (MPI 4) made req: one message of partitions x count x type at each start. */
-MPITASKMAP_RECORD_INTERNAL void mpitaskmap_record_note_partitioned(int rc, MPI_Request req, MPI_Comm comm, int dest,
+RECORD_INTERNAL void mpitaskmap_record_note_partitioned(int rc, MPI_Request req, MPI_Comm comm, int dest,
                                                                    int partitions, MPI_Count count,
                                                                    MPI_Datatype type);
 /* MPI_Start / each request of MPI_Startall returned rc; req is the handle (a start leaves it as it was). */
-MPITASKMAP_RECORD_INTERNAL void mpitaskmap_record_note_start(int rc, MPI_Request req);
+RECORD_INTERNAL void mpitaskmap_record_note_start(int rc, MPI_Request req);
 /* MPI_Request_free returned rc; req is the handle as it was BEFORE the call (MPI sets it to MPI_REQUEST_NULL). */
-MPITASKMAP_RECORD_INTERNAL void mpitaskmap_record_note_request_free(int rc, MPI_Request req);
+RECORD_INTERNAL void mpitaskmap_record_note_request_free(int rc, MPI_Request req);
 
 /* -- one-sided (target: a rank of the window's group) -------------------------------------------- */
 
 /* MPI_Put, MPI_Rput, MPI_Accumulate, MPI_Raccumulate (and _c): origin count x type, origin -> target. */
-MPITASKMAP_RECORD_INTERNAL void mpitaskmap_record_note_put(int rc, MPI_Win win, int target, MPI_Count count,
+RECORD_INTERNAL void mpitaskmap_record_note_put(int rc, MPI_Win win, int target, MPI_Count count,
                                                            MPI_Datatype type);
 /* MPI_Get, MPI_Rget (and _c): origin count x type, target -> origin. */
-MPITASKMAP_RECORD_INTERNAL void mpitaskmap_record_note_get(int rc, MPI_Win win, int target, MPI_Count count,
+RECORD_INTERNAL void mpitaskmap_record_note_get(int rc, MPI_Win win, int target, MPI_Count count,
                                                            MPI_Datatype type);
 /* MPI_Get_accumulate, MPI_Rget_accumulate (and _c): origin buffer -> target unless op is MPI_NO_OP,
  * result buffer -> origin. */
-MPITASKMAP_RECORD_INTERNAL void mpitaskmap_record_note_get_accumulate(int rc, MPI_Win win, int target,
+RECORD_INTERNAL void mpitaskmap_record_note_get_accumulate(int rc, MPI_Win win, int target,
                                                                       MPI_Count origin_count, MPI_Datatype origin_type,
                                                                       MPI_Count result_count, MPI_Datatype result_type,
                                                                       MPI_Op op);
 /* MPI_Fetch_and_op: 1 element of type to the target unless op is MPI_NO_OP, 1 back. */
-MPITASKMAP_RECORD_INTERNAL void mpitaskmap_record_note_fetch_and_op(int rc, MPI_Win win, int target,
+RECORD_INTERNAL void mpitaskmap_record_note_fetch_and_op(int rc, MPI_Win win, int target,
                                                                     MPI_Datatype type, MPI_Op op);
 /* MPI_Compare_and_swap: 2 elements of type to the target (origin and compare), 1 back. */
-MPITASKMAP_RECORD_INTERNAL void mpitaskmap_record_note_compare_and_swap(int rc, MPI_Win win, int target,
+RECORD_INTERNAL void mpitaskmap_record_note_compare_and_swap(int rc, MPI_Win win, int target,
                                                                         MPI_Datatype type);
 
 /* -- neighbourhood collectives -------------------------------------------------------------------
@@ -89,14 +89,14 @@ MPITASKMAP_RECORD_INTERNAL void mpitaskmap_record_note_compare_and_swap(int rc, 
  * (counts_c, the _c forms); the other NULL. */
 
 /* MPI_Neighbor_allgather(v): count x type to every out-neighbour. */
-MPITASKMAP_RECORD_INTERNAL void mpitaskmap_record_note_neighbor_allgather(int rc, MPI_Comm comm, MPI_Count count,
+RECORD_INTERNAL void mpitaskmap_record_note_neighbor_allgather(int rc, MPI_Comm comm, MPI_Count count,
                                                                           MPI_Datatype type, const MPI_Request* init);
 /* MPI_Neighbor_alltoall: count x type to each out-neighbour (block i to neighbour i). */
-MPITASKMAP_RECORD_INTERNAL void mpitaskmap_record_note_neighbor_alltoall(int rc, MPI_Comm comm, MPI_Count count,
+RECORD_INTERNAL void mpitaskmap_record_note_neighbor_alltoall(int rc, MPI_Comm comm, MPI_Count count,
                                                                          MPI_Datatype type, const MPI_Request* init);
 /* MPI_Neighbor_alltoallv: counts[i] x type to out-neighbour i; MPI_Neighbor_alltoallw: counts[i] x
  * types[i] (types non-NULL, type ignored). */
-MPITASKMAP_RECORD_INTERNAL void mpitaskmap_record_note_neighbor_alltoallv(int rc, MPI_Comm comm, const int* counts,
+RECORD_INTERNAL void mpitaskmap_record_note_neighbor_alltoallv(int rc, MPI_Comm comm, const int* counts,
                                                                           const MPI_Count* counts_c, MPI_Datatype type,
                                                                           const MPI_Datatype* types,
                                                                           const MPI_Request* init);
@@ -104,7 +104,7 @@ MPITASKMAP_RECORD_INTERNAL void mpitaskmap_record_note_neighbor_alltoallv(int rc
 /* -- collectives --------------------------------------------------------------------------------- */
 
 /* The collectives counted, by name: each X(ID, NAME). */
-#define MPITASKMAP_COLLECTIVES(X)                                                                                    \
+#define RECORD_COLLECTIVES(X)                                                                                    \
   X(BARRIER, "MPI_Barrier") X(BCAST, "MPI_Bcast") X(REDUCE, "MPI_Reduce") X(ALLREDUCE, "MPI_Allreduce")              \
   X(GATHER, "MPI_Gather") X(GATHERV, "MPI_Gatherv") X(SCATTER, "MPI_Scatter") X(SCATTERV, "MPI_Scatterv")            \
   X(ALLGATHER, "MPI_Allgather") X(ALLGATHERV, "MPI_Allgatherv") X(ALLTOALL, "MPI_Alltoall")                          \
@@ -116,12 +116,12 @@ MPITASKMAP_RECORD_INTERNAL void mpitaskmap_record_note_neighbor_alltoallv(int rc
   X(IALLTOALLV, "MPI_Ialltoallv") X(IALLTOALLW, "MPI_Ialltoallw") X(IREDUCE_SCATTER, "MPI_Ireduce_scatter")          \
   X(IREDUCE_SCATTER_BLOCK, "MPI_Ireduce_scatter_block") X(ISCAN, "MPI_Iscan") X(IEXSCAN, "MPI_Iexscan")
 
-#define MPITASKMAP_COLL_ID(ID, NAME) MPITASKMAP_COLL_##ID,
-enum { MPITASKMAP_COLLECTIVES(MPITASKMAP_COLL_ID) MPITASKMAP_NCOLL };
-#undef MPITASKMAP_COLL_ID
+#define RECORD_COLL_ID(ID, NAME) RECORD_COLL_##ID,
+enum { RECORD_COLLECTIVES(RECORD_COLL_ID) RECORD_NCOLL };
+#undef RECORD_COLL_ID
 
 /* One collective call on comm returned rc (the _c forms count under the same name).  which: an
- * MPITASKMAP_COLL_* id.  root: the root argument (rooted collectives; MPI_ROOT / MPI_PROC_NULL on an
+ * RECORD_COLL_* id.  root: the root argument (rooted collectives; MPI_ROOT / MPI_PROC_NULL on an
  * intercommunicator), else ignored.  in_place: the send buffer (the receive buffer for MPI_Scatter(v))
  * was MPI_IN_PLACE (the Fortran caller compares with its own MPI_IN_PLACE).  The rest are the call's
  * arguments by role, NULL / 0 / MPI_DATATYPE_NULL where the call has none; for each array the int form
@@ -140,7 +140,7 @@ enum { MPITASKMAP_COLLECTIVES(MPITASKMAP_COLL_ID) MPITASKMAP_NCOLL };
  *   Scatter: the root n x scount x stype, others 0;  Scatterv: the root sum(scounts) x stype;
  *   Alltoall: n x scount x stype;  Alltoallv: sum(scounts) x stype;  Alltoallw: sum(scounts[i] x
  *   stypes[i]) (in place: the receive arguments). */
-MPITASKMAP_RECORD_INTERNAL void mpitaskmap_record_note_collective(int rc, MPI_Comm comm, int which, int root,
+RECORD_INTERNAL void mpitaskmap_record_note_collective(int rc, MPI_Comm comm, int which, int root,
                                                                   int in_place, MPI_Count scount, MPI_Datatype stype,
                                                                   const int* scounts, const MPI_Count* scounts_c,
                                                                   const MPI_Datatype* stypes, MPI_Count rcount,

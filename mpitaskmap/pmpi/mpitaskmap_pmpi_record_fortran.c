@@ -163,10 +163,10 @@ CORE_API void mpitaskmap_record_f_neighbor(int kind, const MPI_Fint* comm, const
 /* The id of the collective named `name` (C's name, "MPI_Bcast"), -1 for none. */
 CORE_API int mpitaskmap_record_f_collective_id(const char* name)
 {
-#define MPITASKMAP_COLL_NAME(ID, NAME) NAME,
-  static const char* const names[] = {MPITASKMAP_COLLECTIVES(MPITASKMAP_COLL_NAME)};
-#undef MPITASKMAP_COLL_NAME
-  for (int i = 0; i < MPITASKMAP_NCOLL; i++)
+#define RECORD_COLL_NAME(ID, NAME) NAME,
+  static const char* const names[] = {RECORD_COLLECTIVES(RECORD_COLL_NAME)};
+#undef RECORD_COLL_NAME
+  for (int i = 0; i < RECORD_NCOLL; i++)
     if (!strcmp(names[i], name))
       return i;
   return -1;
@@ -188,19 +188,19 @@ static void find_in_place(void)
 
 static int is_scatter(int which)
 {
-  return which == MPITASKMAP_COLL_SCATTER || which == MPITASKMAP_COLL_SCATTERV || which == MPITASKMAP_COLL_ISCATTER ||
-         which == MPITASKMAP_COLL_ISCATTERV;
+  return which == RECORD_COLL_SCATTER || which == RECORD_COLL_SCATTERV || which == RECORD_COLL_ISCATTER ||
+         which == RECORD_COLL_ISCATTERV;
 }
 
 /* Whether the collective has send arguments of its own (a reduction's count and type serve both sides). */
 static int own_send_arguments(int which)
 {
   switch (which) {
-  case MPITASKMAP_COLL_GATHER: case MPITASKMAP_COLL_GATHERV: case MPITASKMAP_COLL_ALLGATHER:
-  case MPITASKMAP_COLL_ALLGATHERV: case MPITASKMAP_COLL_ALLTOALL: case MPITASKMAP_COLL_ALLTOALLV:
-  case MPITASKMAP_COLL_ALLTOALLW: case MPITASKMAP_COLL_IGATHER: case MPITASKMAP_COLL_IGATHERV:
-  case MPITASKMAP_COLL_IALLGATHER: case MPITASKMAP_COLL_IALLGATHERV: case MPITASKMAP_COLL_IALLTOALL:
-  case MPITASKMAP_COLL_IALLTOALLV: case MPITASKMAP_COLL_IALLTOALLW:
+  case RECORD_COLL_GATHER: case RECORD_COLL_GATHERV: case RECORD_COLL_ALLGATHER:
+  case RECORD_COLL_ALLGATHERV: case RECORD_COLL_ALLTOALL: case RECORD_COLL_ALLTOALLV:
+  case RECORD_COLL_ALLTOALLW: case RECORD_COLL_IGATHER: case RECORD_COLL_IGATHERV:
+  case RECORD_COLL_IALLGATHER: case RECORD_COLL_IALLGATHERV: case RECORD_COLL_IALLTOALL:
+  case RECORD_COLL_IALLTOALLV: case RECORD_COLL_IALLTOALLW:
     return 1;
   default:
     return 0;
@@ -215,7 +215,7 @@ CORE_API void mpitaskmap_record_f_collective(int which, const MPI_Fint* comm, co
                                              const MPI_Fint* rcount, const MPI_Fint* rtype, const MPI_Fint* rcounts,
                                              const MPI_Fint* rtypes)
 {
-  if (which < 0 || which >= MPITASKMAP_NCOLL)
+  if (which < 0 || which >= RECORD_NCOLL)
     return;
   pthread_once(&in_place_found, find_in_place);
   MPI_Comm c = MPI_Comm_f2c(*comm);

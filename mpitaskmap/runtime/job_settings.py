@@ -48,11 +48,14 @@ __all__ = ["JOB_VARIABLES", "RANK_VARIABLES", "PROVIDER_ARGUMENT", "local_settin
 JOB_VARIABLES = ("MPITASKMAP_DISABLE", "MPITASKMAP_PROVIDER", "MPITASKMAP_COORDS_FILE", "MPITASKMAP_BGQ_SHAPE",
                  "MPITASKMAP_BGQ_WRAP", "MPITASKMAP_FJMPI_SHAPE")
 #: Environment variables each rank may set its own way (its node's files and libraries, its NIC,
-#: its interpreter, cache and log level); not compared.
+#: its interpreter, cache and log level); not compared.  The traffic recorder's (read by the PMPI
+#: library's C core, not by remap) settle their own differences: MPITASKMAP_RECORD set on some ranks
+#: only writes nothing and says so (agreed in MPI_Finalize), rank 0's chunk is taken, and each rank
+#: bounds its own table of communicators.
 RANK_VARIABLES = ("MPITASKMAP_LOG", "MPITASKMAP_CACHE_DIR", "MPITASKMAP_CXI_NIC", "MPITASKMAP_CXI_LIB",
                   "MPITASKMAP_RCA_LIB", "MPITASKMAP_CRAY_NID_FILE", "MPITASKMAP_CRAY_CNAME_FILE",
                   "MPITASKMAP_XNAME_FILE", "MPITASKMAP_FJMPI_LIB", "MPITASKMAP_BGQ_LIB", "MPITASKMAP_LIBPYTHON",
-                  "MPITASKMAP_PYTHON")
+                  "MPITASKMAP_PYTHON", "MPITASKMAP_RECORD", "MPITASKMAP_RECORD_CHUNK", "MPITASKMAP_RECORD_COMMS")
 #: How the ``provider=`` argument is named in the error.
 PROVIDER_ARGUMENT = "the provider argument"
 #: Values named per differing setting (the others are counted), and runs of ranks per value.
