@@ -58,6 +58,12 @@ FAKE_SSH = """\
 while [ $# -gt 0 ]; do case "$1" in -o|-p|-l|-i) shift 2;; -*) shift;; *) break;; esac; done
 host=$1; shift
 LAUNCH_TEST_HOST=$host; export LAUNCH_TEST_HOST
+# Open MPI 4's daemons of one machine share a session directory, which two of them starting at once
+# race to create ("orte_session_dir failed"): each stand-in host gets its own, as each real node has
+case "$*" in *orted*)
+  OMPI_MCA_orte_tmpdir_base="$(dirname "$0")/sessions/$host"; mkdir -p "$OMPI_MCA_orte_tmpdir_base"
+  export OMPI_MCA_orte_tmpdir_base;;
+esac
 exec /bin/sh -c "$*"
 """
 
