@@ -136,6 +136,8 @@ def map_command(argv: list) -> int:
         elif "judge_why" in mapping.info:
             chosen_by += f"; no judge: {mapping.info['judge_why']}"
         status.write(f"winner: {mapping.info['candidate']}{chosen_by}\n")
+        if "task_coords" in mapping.info:
+            status.write(f"  {mapping.info['task_coords']}\n")
         if judge:  # the replayed change is the headline, the objective's second
             replayed, objective = judge_change(judge, mapping.info["judged"], mapping.info["candidate_index"],
                                                mapping.info.get("metric", "objective"))

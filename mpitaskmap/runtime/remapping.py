@@ -511,7 +511,9 @@ def _remap_shared(comm, config: dict, t_start: float, request: RemapRequest, sha
     rep.machine = machine.name
 
     # -- candidate search (two collectives, one more for the judge) ----------------------
-    search_request, list_err = _search_request(Problem(graph, machine), request)
+    problem = Problem(graph, machine)
+    search_request, list_err = _search_request(problem, request)
+    rep.task_coords = problem.describe_task_coords()
     rep.metric = search_request.metric  # the same machine on every rank: the same name
     search = run_search(comm, search_request, error=list_err)
     if search.error:

@@ -78,6 +78,10 @@ class RemapReport:
     call : str
         The call that mapped: ``"remap"``, ``"create_cart"``, ``"cart_order"``, ... (the first
         words of :meth:`summary` and of the log lines).
+    task_coords : str
+        Where the tasks' coordinates came from when the ranks gave none
+        (:meth:`~mpitaskmap.search.problem.Problem.describe_task_coords`: the grid the traffic
+        forms, or none); "" when the ranks gave them.
     """
 
     status: str = IDENTITY
@@ -103,6 +107,7 @@ class RemapReport:
     objective_winner: str = ""
     nothing_to_map: str = ""
     call: str = "remap"
+    task_coords: str = ""
 
     def summary(self) -> str:
         """Return a short multi-line text report.
@@ -117,6 +122,8 @@ class RemapReport:
             lines.append(f"  error: {self.error}")
         if self.provider:
             lines.append(f"  provider: {self.provider}; machine: {self.machine}")
+        if self.task_coords:
+            lines.append(f"  tasks: {self.task_coords}")
         if self.nothing_to_map:
             lines.append(f"  nothing to map: {self.nothing_to_map}")
         elif self.n_candidates and self.judge:

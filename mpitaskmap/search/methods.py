@@ -246,6 +246,8 @@ def _auto(problem: Problem, options: dict, *, metric, families, progress, judge:
     mapping.info.update(metric=metric_name(request.metric), candidates=len(result.candidates),
                         refined=result.n_refined, families=",".join(names),
                         search_seconds=time.perf_counter() - t0, candidate_list=result.candidates)
+    if problem.describe_task_coords():
+        mapping.info["task_coords"] = problem.describe_task_coords()
     if judge is not None:
         mapping.info.update(objective_winner=result.candidates[result.objective_index].label(),
                             judged=result.judged, default_simulated_s=result.default_simulated_s)

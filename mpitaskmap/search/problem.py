@@ -135,9 +135,66 @@ class Problem:
         return self.cached("task_dims", self._task_dims)
 
     def _task_dims(self) -> int:
-        if self.graph.coords is None:
+        coords = self.task_graph.coords
+        if coords is None:
             return 0
-        return int(np.count_nonzero(np.ptp(self.graph.coords, axis=0) > 0))
+        return int(np.count_nonzero(np.ptp(coords, axis=0) > 0))
+
+    @property
+    def task_coords_source(self) -> str | None:
+        """Where the tasks' coordinates come from: ``"graph"``, ``"grid pattern"`` or None (none).
+
+        A graph without coordinates (a recording, a matrix file) whose communication is a
+        regular grid (:attr:`grid_pattern`) gets the grid's coordinates: rank ``r`` at
+        ``(r % L0, (r // L0) % L1, ...)``, the numbering the analyser matched every pair to.
+        Only the candidates that read coordinates (geometric) use them; each candidate is
+        still scored on the graph's own edges, so a poor fit only costs candidates that lose.
+        """
+        return self.cached("task_coords_source", self._task_coords_source)
+
+    def _task_coords_source(self) -> str | None:
+        if self.graph.coords is not None:
+            return "graph"
+        if self.graph.n_tasks > 1 and self.grid_pattern.regular:
+            return "grid pattern"
+        return None
+
+    @property
+    def task_graph(self) -> TaskGraph:
+        """The task graph the coordinate-reading families map: the graph, with the grid's coordinates when it has none.
+
+        See :attr:`task_coords_source`; the same edges and weights as :attr:`graph`.
+        """
+        return self.cached("task_graph", self._task_graph)
+
+    def _task_graph(self) -> TaskGraph:
+        if self.task_coords_source == "grid pattern":
+            return self.graph.with_coords(self.grid_pattern.coords())
+        return self.graph
+
+    def describe_task_coords(self) -> str:
+        """Return one line on the tasks' coordinates for reports ("" when the graph has its own, or one task).
+
+        Examples
+        --------
+        >>> from mpitaskmap import TaskGraph, torus_machine
+        >>> g = TaskGraph.stencil([4, 2])
+        >>> Problem(g.with_coords(None), torus_machine([4, 2])).describe_task_coords()
+        'task coordinates from the regular 2-D grid 4x2 the traffic forms (rank r at (r % 4, r // 4))'
+        """
+        source = self.task_coords_source
+        if source == "graph" or self.graph.n_tasks < 2:  # one task: nothing to place, nothing to say
+            return ""
+        if source is None:
+            return "no task coordinates (the traffic is not a regular grid: geometric candidates left out)"
+        dims = self.grid_pattern.dims
+        terms, stride = [], 1
+        for length in dims:
+            r = "r" if stride == 1 else f"r // {stride}"
+            terms.append(r if stride * length == self.graph.n_tasks else f"{r} % {length}")  # the slowest: no wrap
+            stride *= length
+        return (f"task coordinates from the regular {len(dims)}-D grid {'x'.join(map(str, dims))} the traffic forms "
+                f"(rank r at ({', '.join(terms)}))")
 
     @property
     def node_view(self) -> NodeView:

@@ -12,7 +12,7 @@ from mpitaskmap.sim.simgrid import simgrid_missing
 
 from benchmarks import app_time_recorded as bench
 from benchmarks.harness import platforms
-from benchmarks.harness.smpi import app_case, build_halo3d
+from benchmarks.harness.smpi import CaseRuns, app_case, build_halo3d
 
 
 def _write_recording(path, graph: TaskGraph, rounds: int) -> None:
@@ -65,8 +65,11 @@ def test_each_row_maps_its_own_graph():
     rec, info = bench.map_row(bench.AUTO_RECORDED, declared, recorded, machine)
     dec, dinfo = bench.map_row(bench.AUTO_DECLARED, declared, recorded, machine)
     assert sorted(rec.tolist()) == list(range(64)) and sorted(dec.tolist()) == list(range(64))
-    # geometric candidates need coordinates: only the declared graph's search has them
-    assert info["candidate_list"] != dinfo["candidate_list"]
+    # the recording has no coordinates: its search takes the grid's its traffic forms, and so has the
+    # declared graph's candidates and mapping
+    assert info["candidate_list"] == dinfo["candidate_list"] and np.array_equal(rec, dec)
+    assert info["task_coords"].startswith("task coordinates from the regular 3-D grid 4x4x4")
+    assert "task_coords" not in dinfo
     with pytest.raises(SystemExit, match="unknown 'random'"):
         bench.map_row("random", declared, recorded, machine)
 
@@ -110,3 +113,30 @@ def test_another_apps_runs_take_its_command_settings_and_simgrids_end_time(tmp_p
     assert run_own.figure < run_own.simulated  # halo3d's max_comm_time, a part of the run
     assert run_other.figure == run_other.simulated
     assert other.runs.config == ("smpi/gather:ompi_binomial",) and own.runs.config == ()
+
+
+def test_an_apps_own_time_from_its_file_is_the_figure_and_the_end_time_a_column(tmp_path, monkeypatch, capsys):
+    """--time-file/--time-regex: the file the app writes is read after each run; SimGrid's end time a column."""
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / "fake_smpirun"
+    # a stand-in smpirun: SimGrid's end time on stderr, the app's own time in a file it writes
+    script.write_text("#!/bin/sh\necho '[1] [smpi_utils/INFO] Simulated time: 0.5 seconds.' >&2\n"
+                      "echo 'Total_time:  1.25E-04' > results.yaml\n")
+    script.chmod(0o755)
+    runs = CaseRuns(64, machine_from_spec(platforms.fattree_spec(64, 8, 1, 4), 64).machine, platforms.HOSTS,
+                    "p.xml", ["./app"], str(tmp_path), "case", 60, time_regex=r"Total_time:\s*(\S+)",
+                    time_file="results.yaml")
+    monkeypatch.setattr("benchmarks.harness.smpi.smpirun_command", lambda *a: [str(script), "-hostfile", "h"])
+    run, same = runs.run(np.arange(64), "identity")
+    assert (run.error, run.figure, run.simulated, same) == (None, 1.25e-4, 0.5, None)
+    assert (tmp_path / "case_identity.out.results.yaml").read_text() == "Total_time:  1.25E-04\n"
+    # the table: the app's own figure ("app s") and SimGrid's end time beside it
+    rows = [{**r, "metrics": {"average_hops": 1.0, "predicted_time": 1e-6}, "map_s": 0.0, "end_s": 2.0 * r["comm_s"]}
+            for r in _rows(bench.FRONTIER, [100.0, 60.0, 54.0, 54.0])]
+    bench.print_report(rows)
+    head = capsys.readouterr().out.splitlines()[0].split()
+    assert "app" in head and "end" in head and "comm" not in head
+    bench.print_report([{**r, "metrics": {"average_hops": 1.0, "predicted_time": 1e-6}, "map_s": 0.0}
+                        for r in _rows(bench.FRONTIER, [100.0, 60.0, 54.0, 54.0])])
+    head = capsys.readouterr().out.splitlines()[0].split()
+    assert "comm" in head and "end" not in head and "app" not in head

@@ -98,6 +98,25 @@ def test_eval_and_compare_say_the_rounds_and_compare_leaves_geometric_out(tmp_pa
     out, err = capsys.readouterr()
     assert "method   auto (the default for tasks without coordinates; geometric needs them)\n" in err
     assert out.splitlines()[2].split()[0] == "auto"
+    # the ring is no grid: auto says its geometric candidates are left out
+    assert "  no task coordinates (the traffic is not a regular grid: geometric candidates left out)\n" in err
+
+
+def test_map_of_a_recorded_grid_takes_the_grids_coordinates(tmp_path, capsys):
+    # a 4x2 stencil recorded over 2 rounds: auto maps it with the grid's coordinates and says so
+    from mpitaskmap import TaskGraph
+
+    g = TaskGraph.stencil([4, 2], weight=64.0)
+    src = g.sources()
+    path = tmp_path / "grid.mtx"
+    path.write_text(f"%%MatrixMarket matrix coordinate real general\n8 8 {g.n_edges}\n"
+                    + "".join(f"{a + 1} {b + 1} 128\n" for a, b in zip(src, g.indices)))
+    Path(f"{path}.counts.mtx").write_text(f"%%MatrixMarket matrix coordinate integer general\n8 8 {g.n_edges}\n"
+                                          + "".join(f"{a + 1} {b + 1} 2\n" for a, b in zip(src, g.indices)))
+    Path(f"{path}.json").write_text(json.dumps({"format": "mpitaskmap traffic recording", "version": 1, "ranks": 8}))
+    assert main(["map", "-m", SPEC, "-t", str(path), "-o", str(tmp_path / "map.csv")]) == 0
+    err = capsys.readouterr().err
+    assert "  task coordinates from the regular 2-D grid 4x2 the traffic forms (rank r at (r % 4, r // 4))\n" in err
 
 
 def test_launch_reads_the_recording_through_the_same_reader(tmp_path, capsys, monkeypatch):

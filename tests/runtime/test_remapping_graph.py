@@ -80,6 +80,18 @@ def test_a_recording_file_maps_its_one_round_graph(comm, folder):
         task_to_proc = np.array(new.allgather(comm.rank))
         machine = comm_machine(comm, SIM)
         assert rep.after == evaluate(one_round, machine, task_to_proc, ["predicted_time"])["predicted_time"]
+        # a ring of 3 or more is a 1-D grid: the recording's tasks take its coordinates, and the report
+        # says so; two ranks are no grid to the analyser (the root's pair is set aside)
+        if comm.size >= 3:
+            assert rep.task_coords == (f"task coordinates from the regular 1-D grid {comm.size} the traffic forms "
+                                       "(rank r at (r))")
+        elif comm.size == 2:
+            assert rep.task_coords == ("no task coordinates (the traffic is not a regular grid: geometric candidates "
+                                       "left out)")
+        else:  # one task: nothing to say
+            assert rep.task_coords == "" and "tasks:" not in rep.summary()
+        if rep.task_coords:
+            assert f"\n  tasks: {rep.task_coords}\n" in rep.summary()
     finally:
         new.Free()
     # the same graph given as a TaskGraph (every rank its own): the same choice

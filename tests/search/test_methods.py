@@ -120,11 +120,15 @@ def test_auto_searches_the_applicable_families_with_the_identity_first():
     # a single family name works like a list
     one = mpitaskmap.map(graph, machine, families="graph")
     assert one.info["families"] == "graph"
-    # a sparse allocation is no box: no grid family; without coordinates no geometric family
+    # a sparse allocation is no box: no grid family; without coordinates the geometric family
+    # takes the grid's the traffic forms, and without a grid it has nothing to cut
     sparse, tasks = _inputs(("sim:titan:nodes=16,ppn=2,seed=3", "stencil3d:4x4x2"))
     assert families_for(Problem(tasks, sparse)) == ["geometric", "graph"]
     bare = TaskGraph.from_edges(tasks.sources(), tasks.indices, tasks.weights, n_tasks=tasks.n_tasks)
-    assert families_for(Problem(bare, sparse)) == ["graph"]
+    assert families_for(Problem(bare, sparse)) == ["geometric", "graph"]
+    ring = TaskGraph.from_edges(np.arange(32), (np.arange(32) * 5 + 3) % 32, n_tasks=32)  # no grid: r -> 5r + 3
+    assert not Problem(ring, sparse).grid_pattern.regular
+    assert families_for(Problem(ring, sparse)) == ["graph"]
     pm, pg = _inputs(PERCS)
     assert "percs" in families_for(Problem(pg, pm))
 
@@ -155,7 +159,9 @@ def test_front_end_errors_name_the_method_and_option():
         method_candidate("auto")
     with pytest.raises(InvalidInputError, match="families: unknown 'nope'"):
         mpitaskmap.map(graph, machine, families=["geometric", "nope"])
-    bare = TaskGraph.from_edges(graph.sources(), graph.indices, graph.weights, n_tasks=graph.n_tasks)
+    # a graph without coordinates whose traffic is no grid (r -> 5r + 3): nothing for geometric to cut
+    n = graph.n_tasks
+    bare = TaskGraph.from_edges(np.arange(n), (np.arange(n) * 5 + 3) % n, n_tasks=n)
     with pytest.raises(InvalidInputError, match="geometric needs task coordinates"):
         mpitaskmap.map(bare, machine, families="geometric")
 

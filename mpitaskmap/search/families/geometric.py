@@ -250,16 +250,24 @@ def candidates(
 def apply(candidate: Candidate, problem: Problem, *, prime_split: bool = True) -> Mapping:
     """Compute a geometric candidate with :func:`~mpitaskmap.mappers.geometric.mapper.map_geometric`.
 
+    The tasks' coordinates are :attr:`Problem.task_graph <mpitaskmap.search.problem.Problem.task_graph>`'s
+    (the graph's own, or its grid pattern's when it has none); the mapping returned holds the
+    problem's graph.
+
     Raises
     ------
     NotApplicableError
         When the tasks have no coordinates.
     """
-    if problem.graph.coords is None:
+    graph = problem.task_graph  # the graph's coordinates, or its grid's when it has none
+    if graph.coords is None:
         raise NotApplicableError("geometric: the tasks have no coordinates")
     o = dict(candidate.options)
     if candidate.method == "tree":
-        return map_tree_split(problem.graph, problem.machine, task_perm=o.get("task_perm"),
-                              oversubscribe=problem.oversubscribe)
-    return map_geometric(problem.graph, problem.machine, **{k: o.get(k, v) for k, v in _DEFAULT.items()},
-                         prime_split=prime_split, oversubscribe=problem.oversubscribe)
+        mapping = map_tree_split(graph, problem.machine, task_perm=o.get("task_perm"),
+                                 oversubscribe=problem.oversubscribe)
+    else:
+        mapping = map_geometric(graph, problem.machine, **{k: o.get(k, v) for k, v in _DEFAULT.items()},
+                                prime_split=prime_split, oversubscribe=problem.oversubscribe)
+    mapping.graph = problem.graph
+    return mapping

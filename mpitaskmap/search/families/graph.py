@@ -230,9 +230,12 @@ def _compute(candidate: Candidate, problem: Problem, progress: Callable | None,
         objective = "latency" if method == "umc" else "max_messages"
         return refine_congestion(start, objective=objective, delta=delta, progress=congestion_progress)
     if method == "geometric+uwh":
-        if g.coords is None:
+        placed = problem.task_graph  # the graph's coordinates, or its grid's when it has none
+        if placed.coords is None:
             raise NotApplicableError("graph geometric+uwh: the tasks have no coordinates")
-        return refine_wh(map_geometric(g, m, ordering=candidate.option("ordering", "fz")), delta=delta, progress=progress)
+        start = map_geometric(placed, m, ordering=candidate.option("ordering", "fz"))
+        start.graph = g
+        return refine_wh(start, delta=delta, progress=progress)
     if method == "identity+uwh":
         return refine_wh(identity_mapping(g, m), delta=delta, progress=progress)
     if method == "bisection":
