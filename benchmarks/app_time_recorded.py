@@ -27,12 +27,17 @@ the 4:1 tree; at least 10% below node packing on both platforms.
 
 Run:  python -m benchmarks.app_time_recorded --recording traffic.mtx [--ranks 512] [--ppn 8] [--seed 1]
       [--platforms fattree4,frontier] [--cells 8 --vars 5 --steps 5] [--json PATH] [--keep DIR]
-      [--app-command "miniGhost.x --npx 8 ..." --face-bytes B [--smpi-cfg smpi/gather:ompi_binomial]]
+      [--app-command "miniGhost.x --npx 8 ..." --face-bytes B [--smpi-cfg smpi/gather:ompi_binomial]
+       [--time-file results.yaml --time-regex 'Total_time:\\s*(\\S+)']]
 
 ``--app-command`` runs another code instead of halo3d, e.g. the released MiniGhost built with
 ``smpif90`` (``python -m benchmarks.recorded_apps`` builds it and records it unmodified): its ranks
-must be numbered as halo3d's (x fastest, no wrap: MiniGhost's are) and its figure is SimGrid's
-simulated end time (MiniGhost prints no communication time of its own).
+must be numbered as halo3d's (x fastest, no wrap: MiniGhost's are).  Its figure ("app s") is its own
+time read with ``--time-regex`` from its output or from the file ``--time-file`` names: MiniGhost's
+``Total_time`` of its time steps in ``results.yaml`` (``--time-file results.yaml --time-regex
+'Total_time:\\s*(\\S+)'``); SimGrid's simulated end time of the whole run ("end s": start-up and the
+closing report's gathers to rank 0 included) is in the table too, and is the figure without
+``--time-regex``.
 Make the recording with the same grid (8x8x8 at 512 ranks) and cells/vars, e.g. with the mpich wheel
 (on one machine Hydra needs several proxies at 512 ranks: ``-launcher fork -f`` a hostfile of 8
 names with 64 slots each):
@@ -129,9 +134,11 @@ def map_row(method: str, declared: TaskGraph, recorded: TaskGraph, machine) -> t
 
 
 CASE_KEYS = ("platform", "n", "ppn", "seed")
-COLUMNS = [Column("platform", 8, lambda r: r["platform"], "<"), Column("ranks", 5, lambda r: r["n"]),
-           Column("ppn", 3, lambda r: r["ppn"]), Column("seed", 4, lambda r: r["seed"])] + method_columns(
-    13, ("AvgHops", "PredTime", "comm s", "vs identity", "map s"))
+CASE_COLUMNS = [Column("platform", 8, lambda r: r["platform"], "<"), Column("ranks", 5, lambda r: r["n"]),
+                Column("ppn", 3, lambda r: r["ppn"]), Column("seed", 4, lambda r: r["seed"])]
+#: halo3d's communication time, or (``--app-command``) the app's own figure beside SimGrid's end time.
+COLUMNS = CASE_COLUMNS + method_columns(13, ("AvgHops", "PredTime", "comm s", "vs identity", "map s"))
+APP_COLUMNS = CASE_COLUMNS + method_columns(13, ("AvgHops", "PredTime", "app s", "vs identity", "end s", "map s"))
 
 
 def verdicts(rows: list[dict]) -> list[str]:
@@ -165,7 +172,8 @@ def print_report(rows: list[dict]) -> None:
     for r in rows:
         key = tuple(r[k] for k in CASE_KEYS)
         groups.setdefault(key, []).append({**r, "base": base.get(key)})
-    print_columns(list(groups.values()), COLUMNS,
+    columns = APP_COLUMNS if any("end_s" in r for r in rows) else COLUMNS
+    print_columns(list(groups.values()), columns,
                   row_text=lambda r: None if r["metrics"] is not None else f"  {r['method']}: {r['error']}")
     for line in verdicts(rows):
         print(line)
@@ -182,7 +190,11 @@ def main(argv=None) -> int:
     ap.add_argument("--methods", default=",".join(METHODS), help=f"default {','.join(METHODS)}")
     ap.add_argument("--app-command", help="another application's SMPI binary and arguments instead of halo3d "
                     "(ranks numbered x fastest as halo3d's, no wrap; e.g. MiniGhost built with smpif90); its figure "
-                    "is SimGrid's simulated end time")
+                    "is what --time-regex reads, else SimGrid's simulated end time")
+    ap.add_argument("--time-regex", help="with --app-command: its own time, group 1 of REGEX in its output or "
+                    "--time-file (MiniGhost: 'Total_time:\\s*(\\S+)')")
+    ap.add_argument("--time-file", help="with --app-command and --time-regex: the file the app writes in the "
+                    "current directory that holds its time (MiniGhost: results.yaml)")
     ap.add_argument("--face-bytes", type=float, help="with --app-command: its message per face and step (bytes), "
                     "the declared graph's weight")
     ap.add_argument("--smpi-cfg", action="append", default=[], help="with --app-command: a SimGrid setting for its "
@@ -205,12 +217,18 @@ def main(argv=None) -> int:
     grid = GRIDS[args.ranks]
     if bool(args.app_command) != bool(args.face_bytes):
         ap.error("--app-command and --face-bytes go together")
+    if (args.time_regex or args.time_file) and not args.app_command:
+        ap.error("--time-regex and --time-file go with --app-command (halo3d's time is read already)")
+    if args.time_file and not args.time_regex:
+        ap.error("--time-file needs --time-regex (what to read from it)")
     recording = read_recording(args.recording)
     if args.app_command:
         work = args.keep or tempfile.mkdtemp(prefix="mpitaskmap_recorded_")
         os.makedirs(work, exist_ok=True)
         app, program, face = "", shlex.split(args.app_command), args.face_bytes
-        print(f"app: {args.app_command}; {face:g} B per face; figure: SimGrid's simulated end time; work {work}")
+        figure = (f"its {args.time_regex!r} in {args.time_file or 'its output'}" if args.time_regex
+                  else "SimGrid's simulated end time")
+        print(f"app: {args.app_command}; {face:g} B per face; figure: {figure}; work {work}")
     else:
         work, app = build_halo3d(args, "mpitaskmap_recorded_")
         program, face = None, float(args.cells ** 2 * args.vars * 8)
@@ -225,9 +243,11 @@ def main(argv=None) -> int:
         case = app_case(f"{platform}_n{n}_ppn{ppn}_seed{seed}", {"platform": platform, "n": n, "ppn": ppn,
                                                                   "seed": seed},
                         grid, machine, HOSTS, args, app, work, program=program, face_bytes=face,
-                        config=args.smpi_cfg, time_regex=None if program else HALO3D_TIME, **options)
+                        config=args.smpi_cfg, time_regex=args.time_regex if program else HALO3D_TIME,
+                        time_file=args.time_file, **options)
         rows = run_methods(case, args.methods,
                            lambda method, c: map_row(method, c.graph, recording.graph, c.machine),
+                           end_time=bool(program and args.time_regex),
                            extra=lambda method, info: {"label": info.get("candidate")})
         return rows, None
 

@@ -379,5 +379,5 @@ def test_the_simgrid_table_ends_with_its_legend():
     assert lines[0].split() == ["method", "AvgHops", "WH", "SimGrid", "s", "vs", "identity", "app", "vs", "identity"]
     assert lines[2] == ("legend: AvgHops: hops per message; WH: hops x weight, summed (hop-bytes); SimGrid s: SimGrid's "
                         "simulated end time of the app's run (s); vs identity: change from the identity row; app: the "
-                        "app's own figure, read from its output by --time-regex; lower is better")
+                        "app's own figure, read from its output (or --time-file) by --time-regex; lower is better")
     assert len(results_table(rows, runs, "identity", figure=True, with_legend=False).splitlines()) == 2

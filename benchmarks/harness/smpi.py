@@ -125,10 +125,11 @@ class CaseRuns:
     """The SMPI runs of one case, each distinct rank order once (SMPI is deterministic here)."""
 
     def __init__(self, n: int, machine, hosts, platform: str, program: list, work: str, case: str, timeout: float,
-                 config: Sequence[str] = (), time_regex: str | None = HALO3D_TIME):
+                 config: Sequence[str] = (), time_regex: str | None = HALO3D_TIME, time_file: str | None = None):
         self.n, self.machine, self.hosts, self.platform = n, machine, hosts, platform
         self.program, self.work, self.case, self.timeout = program, work, case, timeout
         self.config = tuple(config)
+        self.time_file = time_file  # the app's own file time_regex reads (MiniGhost's results.yaml)
         self.node_ids = np.asarray(machine.node_ids)
         # None: the app prints no time of its own; its figure is SimGrid's simulated end time
         self.regex = None if time_regex is None else re.compile(time_regex)
@@ -146,7 +147,7 @@ class CaseRuns:
         cmd = smpirun_command(self.n, self.platform, hostfile, self.program, self.config)
         run = run_smpi(cmd, label=f"{self.case} {label}", out_path=os.path.join(self.work, f"{slug}.out"),
                        err_path=os.path.join(self.work, f"{slug}.err"), timeout=self.timeout,
-                       time_regex=self.regex, quiet=quiet)
+                       time_regex=self.regex, time_file=self.time_file, quiet=quiet)
         if self.regex is None and run.error is None:
             run.figure = run.simulated
         self.done[key] = (run, label)
@@ -183,12 +184,13 @@ class AppCase:
 
 def app_case(name: str, key: dict, grid, machine, hosts, args, app: str, work: str, *, program: list | None = None,
              face_bytes: float | None = None, config: Sequence[str] = (), time_regex: str | None = HALO3D_TIME,
-             **platform_options) -> AppCase:
+             time_file: str | None = None, **platform_options) -> AppCase:
     """Build one case: the graph of halo3d on ``grid``, the platform file of ``machine``, its runs.
 
     ``program`` (another app's command line, whose ranks are numbered as halo3d's) replaces halo3d's,
     with ``face_bytes`` its message per face, ``config`` its SimGrid settings and ``time_regex`` its
-    time line (None: SimGrid's simulated end time).  ``platform_options`` go to
+    time line (None: SimGrid's simulated end time), read from its output or from ``time_file``, a
+    file it writes in the current directory (:func:`mpitaskmap.cli.smpi.run_smpi`).  ``platform_options`` go to
     :func:`mpitaskmap.sim.simgrid.platform_xml` beside the link latency (``args.latency``) and the
     host names.
     """
@@ -202,7 +204,7 @@ def app_case(name: str, key: dict, grid, machine, hosts, args, app: str, work: s
         program = [app, *map(str, grid), *[str(args.cells)] * 3, str(args.vars), str(args.steps)]
     n = graph.n_tasks
     return AppCase(name, key, tuple(grid), graph, machine, CaseRuns(n, machine, hosts, platform, program, work, name,
-                                                                     args.timeout, config, time_regex))
+                                                                     args.timeout, config, time_regex, time_file))
 
 
 #: ``map_row(method, case) -> (task_to_proc, info)``: a study's mapping of one method of a case.
@@ -284,6 +286,7 @@ METHOD_COLUMNS = {c.header: c for c in (
     Column("Latency(M)", 10, lambda r: f"{r['metrics']['latency']:.4g}"),
     Column("PredTime", 10, lambda r: f"{r['metrics']['predicted_time']:.4g}"),
     Column("comm s", 10, comm_text),
+    Column("app s", 10, comm_text),  # the same figure when it is another app's own time (--time-regex)
     Column("vs identity", 11, lambda r: comm_change(r, r["base"])),
     Column("end s", 10, lambda r: "-" if r["end_s"] is None else f"{r['end_s']:.4e}"),
     Column("map s", 6, lambda r: f"{r['map_s']:.1f}"),

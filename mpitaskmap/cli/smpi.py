@@ -43,8 +43,9 @@ method).  With --run "./app ARGS" (an SMPI binary: smpicc -O2 -o app app.c) ever
 method's run is simulated once: the app's output goes to DIR/METHOD.out, SimGrid's log
 to DIR/METHOD.err, and one table gives per method the model metrics, SimGrid's
 simulated end time of the run ("SimGrid s", SMPI's network model), the figure
---time-regex reads from the app's output ("app", simulated by SimGrid too), and their
-change vs identity.  DIR/results.json holds the same numbers.
+--time-regex reads from the app's output or from the file --time-file names ("app",
+simulated by SimGrid too), and their change vs identity.  DIR/results.json holds the
+same numbers.
 
 The runs are communication-only (smpi/simulate-computation:no): the simulated time is
 what the network model makes of the app's messages under each placement, independent
@@ -156,6 +157,7 @@ def run_smpi(
     err_path: str,
     timeout: float,
     time_regex: re.Pattern | None = None,
+    time_file: str | None = None,
     quiet: bool = False,
     stream: TextIO | None = None,
 ) -> SmpiRun:
@@ -176,7 +178,13 @@ def run_smpi(
     timeout : float
         Wall-clock seconds before the run (its whole process group) is killed.
     time_regex : re.Pattern, optional
-        Reads ``figure`` from the app's stdout: group 1 (or the whole match) as a float.
+        Reads ``figure`` from the app's stdout (or ``time_file``): group 1 (or the whole
+        match) as a float.
+    time_file : str, optional
+        A file the app writes in the current directory (e.g. MiniGhost's ``results.yaml``)
+        that ``time_regex`` reads instead of the stdout.  It is removed before the run, so
+        an earlier run's cannot be read, and moved to ``out_path + "." + its name`` after
+        it (``files["time_file"]``).
     quiet : bool, optional
         No bar.
     stream : text stream, optional
@@ -191,6 +199,11 @@ def run_smpi(
     hostfile = cmd[cmd.index("-hostfile") + 1]
     result = SmpiRun(label, hostfile, files={"stdout": out_path, "stderr": err_path})
     where = f"({out_path}, {err_path})"
+    if time_file is not None:
+        if time_regex is None:
+            raise ValueError("time_file: needs time_regex (what to read from it)")
+        if os.path.lexists(time_file):
+            os.remove(time_file)
     bar = Progress(f"{label}: smpirun (timeout {timeout:g} s)", stream=stream, quiet=quiet)
     t0 = time.perf_counter()
     with open(out_path, "w", encoding="utf-8") as out, open(err_path, "w", encoding="utf-8") as err:
@@ -227,16 +240,26 @@ def run_smpi(
         result.error = f"{label}: no 'Simulated time' line in SimGrid's log {err_path}"
         return result
     result.simulated = float(m.group(1))
+    source = out_path
+    if time_file is not None:
+        if not os.path.isfile(time_file):
+            result.error = f"{label}: the app wrote no {time_file} (--time-file) in {os.getcwd()} {where}"
+            return result
+        source = f"{out_path}.{os.path.basename(time_file)}"
+        shutil.move(time_file, source)
+        result.files["time_file"] = source
+        with open(source, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
     if time_regex is not None:
         f = time_regex.search(text)
         if f is None:
-            result.error = f"{label}: --time-regex {time_regex.pattern!r} matched nothing in {out_path}"
+            result.error = f"{label}: --time-regex {time_regex.pattern!r} matched nothing in {source}"
             return result
         value = f.group(1) if time_regex.groups else f.group(0)
         try:
             result.figure = float(value)
         except ValueError:
-            result.error = f"{label}: --time-regex matched {value!r} in {out_path}, not a number"
+            result.error = f"{label}: --time-regex matched {value!r} in {source}, not a number"
     return result
 
 
@@ -277,6 +300,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="wall-clock seconds per run before it is killed (default 600)")
     g.add_argument("--time-regex", metavar="REGEX",
                    help="read a figure from the app's output: group 1 of REGEX (e.g. 'max_comm_time (\\S+)')")
+    g.add_argument("--time-file", metavar="FILE",
+                   help="read --time-regex from FILE, which the app writes in the current directory, instead of its "
+                        "output (e.g. MiniGhost's results.yaml with --time-regex 'Total_time:\\s*(\\S+)'); each run's "
+                        "is kept as DIR/METHOD.out.FILE")
     g.add_argument("--loopback", default=f"{DEFAULT_LOOPBACK[0]:g},{DEFAULT_LOOPBACK[1]:g}", metavar="BW[,LAT]",
                    help="messages inside a node: bandwidth in the machine's link units (GB/s) and latency in s "
                         f"(default {DEFAULT_LOOPBACK[0]:g},{DEFAULT_LOOPBACK[1]:g}, SimGrid's cluster examples)")
@@ -335,7 +362,7 @@ def results_table(rows, runs: dict, base_label: str, *, figure: bool, with_legen
     if with_legend:
         out.append(legend(cols, {SIMULATED_COLUMN: "SimGrid's simulated end time of the app's run (s)",
                                  f"vs {base_label}": f"change from the {base_label} row",
-                                 "app": "the app's own figure, read from its output by --time-regex"}))
+                                 "app": "the app's own figure, read from its output (or --time-file) by --time-regex"}))
     return "\n".join(out) + "\n"
 
 
@@ -389,6 +416,12 @@ def simgrid_command(argv: list) -> int:
         time_regex = re.compile(args.time_regex) if args.time_regex else None
     except re.error as exc:
         raise InvalidInputError(f"--time-regex: not a regular expression ({exc}); got {args.time_regex!r}") from None
+    if args.time_file is not None and (time_regex is None or not program):
+        raise InvalidInputError(f"--time-file {args.time_file!r}: goes with --run and --time-regex (what to read "
+                                "from the file)")
+    if args.time_file is not None and os.path.basename(args.time_file) != args.time_file:
+        raise InvalidInputError(f"--time-file: a file name in the current directory, where the app writes it; got "
+                                f"{args.time_file!r}")
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     loopback = _loopback(args.loopback)
     mi, ti = load_inputs(args)
@@ -433,7 +466,7 @@ def simgrid_command(argv: list) -> int:
                     continue
                 run = run_smpi(cmd, label=spec, out_path=os.path.join(args.output, f"{slug}.out"),
                                err_path=os.path.join(args.output, f"{slug}.err"), timeout=args.timeout,
-                               time_regex=time_regex, quiet=args.quiet)
+                               time_regex=time_regex, time_file=args.time_file, quiet=args.quiet)
                 runs[spec] = run
                 if run.error:
                     errors.append(run.error)
@@ -447,7 +480,7 @@ def simgrid_command(argv: list) -> int:
     sys.stdout.write(results_table(rows, runs, base_label, figure=time_regex is not None, with_legend=talk))
     with open(os.path.join(args.output, "results.json"), "w", encoding="utf-8") as fh:
         json.dump({
-            "machine": mi.describe(), "tasks": ti.describe(), "np": n_ranks, "run": args.run,
+            "machine": mi.describe(), "tasks": ti.describe(), "np": n_ranks, "run": args.run, "time_file": args.time_file,
             "latency": args.link_latency, "loopback": loopback, "config": config, "baseline": base_label, "errors": errors,
             "rows": [{"method": r.label, "hostfile": f"{_slug(r.label)}.hostfile", "map_seconds": r.seconds,
                       "metrics": r.metrics,

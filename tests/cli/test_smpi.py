@@ -162,6 +162,9 @@ def test_bad_command_lines_name_the_option(capsys, tmp_path):
         (["--run", ""], "--run: expected an SMPI binary"),
         (["--timeout", "0"], "--timeout: must be positive"),
         (["--time-regex", "("], "--time-regex: not a regular expression"),
+        (["--time-file", "results.yaml"], "--time-file 'results.yaml': goes with --run and --time-regex"),
+        (["--run", "true", "--time-regex", "x", "--time-file", "d/r.yaml"],
+         "--time-file: a file name in the current directory, where the app writes it; got 'd/r.yaml'"),
         (["--loopback", "fast"], "--loopback: expected BANDWIDTH[,LATENCY]"),
         (["--run", f"{tmp_path}/nope 1 2"], f"--run: no such program '{tmp_path}/nope'"),
     ]:
@@ -309,3 +312,32 @@ def test_run_smpi_reads_the_times_and_draws_a_bar_on_a_terminal(tmp_path):
     res = run_smpi(["sh", "-c", "sleep 30", "-hostfile", "h"], label="m", out_path=str(tmp_path / "o"),
                    err_path=str(tmp_path / "e"), timeout=0.4, quiet=True)
     assert res.error.startswith("m: smpirun killed after 0.4 s") and 0.4 <= res.wall < 5
+
+
+def test_run_smpi_reads_the_figure_from_the_file_the_app_writes(tmp_path, monkeypatch):
+    # MiniGhost's way: its times go to results.yaml in the current directory, not to its output
+    monkeypatch.chdir(tmp_path)
+    timing = "echo '[0.1] [smpi_utils/INFO] Simulated time: 0.125 seconds.' >&2"
+    write = ["sh", "-c", f"{timing}; echo 'Total_time:  6.6e-05' > results.yaml; echo 'comm 9'", "-hostfile", "h"]
+    regex = re.compile(r"Total_time:\s*(\S+)")
+    (tmp_path / "results.yaml").write_text("Total_time: 1.0\n")  # an earlier run's: removed, never read
+    res = run_smpi(write, label="m", out_path=str(tmp_path / "o"), err_path=str(tmp_path / "e"), timeout=60,
+                   time_regex=regex, time_file="results.yaml", quiet=True)
+    assert (res.simulated, res.figure, res.error) == (0.125, 6.6e-05, None)
+    kept = tmp_path / "o.results.yaml"
+    assert res.files["time_file"] == str(kept) and kept.read_text() == "Total_time:  6.6e-05\n"
+    assert not (tmp_path / "results.yaml").exists()  # moved: the next run starts without one
+    # an app that writes no file: the stale one was removed, so the run says so
+    (tmp_path / "results.yaml").write_text("Total_time: 1.0\n")
+    silent = ["sh", "-c", f"{timing}; echo 'comm 9'", "-hostfile", "h"]
+    res = run_smpi(silent, label="m", out_path=str(tmp_path / "o"), err_path=str(tmp_path / "e"), timeout=60,
+                   time_regex=regex, time_file="results.yaml", quiet=True)
+    assert res.figure is None and res.error == (f"m: the app wrote no results.yaml (--time-file) in {tmp_path} "
+                                                f"({tmp_path / 'o'}, {tmp_path / 'e'})")
+    # the regex reads the file, not the output
+    res = run_smpi(write, label="m", out_path=str(tmp_path / "o"), err_path=str(tmp_path / "e"), timeout=60,
+                   time_regex=re.compile(r"comm (\S+)"), time_file="results.yaml", quiet=True)
+    assert res.error == f"m: --time-regex 'comm (\\\\S+)' matched nothing in {kept}"
+    with pytest.raises(ValueError, match="time_file: needs time_regex"):
+        run_smpi(write, label="m", out_path=str(tmp_path / "o"), err_path=str(tmp_path / "e"), timeout=60,
+                 time_file="results.yaml", quiet=True)
