@@ -104,9 +104,14 @@ def test_graph_family_in_the_candidate_list():
     flat = gm.map_greedy(g, FlatMachine(m.node_ids), refine=True)
     assert packed.machine is m and packed.method == "packing"
     assert packed.task_to_proc.tolist() == flat.task_to_proc.tolist()
-    # without task coordinates the family leaves out geometric+uwh
+    # without task coordinates the family keeps geometric+uwh when the traffic is a grid (its coordinates),
+    # and leaves it out when it is none (r -> 5r + 3)
     bare = TaskGraph.from_edges(g.sources(), g.indices, g.weights, n_tasks=g.n_tasks)
     assert [c.method for c in candidate_list(bare, m, families="graph")] == [
+        "greedy+uwh", "bisection", "geometric+uwh", "identity+uwh", "packing"]
+    n = g.n_tasks
+    scattered = TaskGraph.from_edges(np.arange(n), (np.arange(n) * 5 + 3) % n, n_tasks=n)
+    assert [c.method for c in candidate_list(scattered, m, families="graph")] == [
         "greedy+uwh", "bisection", "identity+uwh", "packing"]
 
 
