@@ -75,14 +75,15 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from mpitaskmap.graphs.graph_files import parse_recording
-from mpitaskmap.runtime import pmpi
+
+from benchmarks.harness.mpis import Mpi, find_mpi, pmpi_library
 
 #: (sender, receiver) -> bytes or messages, world ranks from 0.
 Pairs = Counter[tuple[int, int]]
@@ -671,62 +672,6 @@ def compare_collectives(job: dict, ranks: int, expected: dict) -> dict:
 # -- MPIs, builds and runs -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Mpi:
-    """An MPI here: its compiler wrappers (None: absent) and how its launcher is called."""
-
-    name: str
-    mpicc: str | None
-    mpicxx: str | None
-    mpif90: str | None
-    launcher: str | None
-    kind: str  # "openmpi", "mpich" or "smpi" (SimGrid's): how to pass the environment to the ranks
-    env: dict = field(default_factory=dict)
-
-    def missing(self, *tools: str) -> str | None:
-        """Why this MPI cannot build and run with ``tools`` (None: it can)."""
-        absent = [t for t in ("launcher", *tools) if not getattr(self, t)]
-        return f"{self.name}: no {', '.join(absent)} here" if absent else None
-
-    def command(self, n: int, lib: Path, record: Path, exe: Path, args: Sequence[str]) -> list[str]:
-        """The launcher's line: ``n`` ranks of ``exe args`` with the recorder preloaded on every rank."""
-        if self.launcher is None:
-            raise RuntimeError(f"{self.name}: no launcher here")
-        if self.kind == "smpi":
-            raise RuntimeError("SMPI runs every rank in one process: the recorder cannot record there")
-        if self.kind == "openmpi":
-            return [self.launcher, "--oversubscribe", "-n", str(n), "-x", f"LD_PRELOAD={lib}",
-                    "-x", f"MPITASKMAP_RECORD={record}", str(exe), *args]
-        return [self.launcher, "-n", str(n), "-env", "LD_PRELOAD", str(lib), "-env", "MPITASKMAP_RECORD",
-                str(record), str(exe), *args]
-
-
-def find_mpi(name: str) -> Mpi:
-    """The MPI ``name``: ``debian-openmpi`` (with Fortran), ``mpich`` (the wheel's, no Fortran) or ``smpi`` (SimGrid).
-
-    Raises
-    ------
-    ValueError
-        An unknown name.
-    """
-    if name == "debian-openmpi":
-        # root needs the two ALLOW variables; UCX's one-sided component fails here; yield when
-        # idle: 64+ ranks share 2 cores
-        env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMPI_MCA_osc": "^ucx",
-               "OMPI_MCA_btl_vader_single_copy_mechanism": "none", "OMPI_MCA_mpi_yield_when_idle": "1"}
-        return Mpi(name, shutil.which("mpicc.openmpi"), shutil.which("mpicxx.openmpi"), shutil.which("mpif90.openmpi"),
-                   shutil.which("mpirun.openmpi"), "openmpi", env)
-    if name == "mpich":
-        bindir = Path(sys.executable).parent
-        tool = {t: str(bindir / t) if (bindir / t).is_file() else None
-                for t in ("mpicc", "mpicxx", "mpif90", "mpiexec")}
-        return Mpi(name, tool["mpicc"], tool["mpicxx"], tool["mpif90"], tool["mpiexec"], "mpich")
-    if name == "smpi":  # SimGrid: builds for smpirun; nothing is recorded there (all ranks in one process)
-        return Mpi(name, shutil.which("smpicc"), shutil.which("smpicxx"), shutil.which("smpif90"),
-                   shutil.which("smpirun"), "smpi")
-    raise ValueError(f"--mpi {name!r}: expected debian-openmpi, mpich or smpi")
-
-
 def _tree_digest(root: Path, patterns: Sequence[str], extra: Sequence[str]) -> str:
     """A digest of the files under ``root`` matching ``patterns`` and of ``extra`` (the build command)."""
     h = hashlib.sha256("\0".join(extra).encode())
@@ -783,7 +728,7 @@ def minighost_make_command(mpi: Mpi) -> list[str]:
 
     Examples
     --------
-    >>> minighost_make_command(Mpi("smpi", "smpicc", None, "smpif90", "smpirun", "smpi"))[-1]
+    >>> minighost_make_command(Mpi("smpi", "smpi", "smpirun", mpicc="smpicc", mpif90="smpif90"))[-1]
     'F_INCLUDE=-o $@'
     """
     make = ["make", "-f", "makefile.mpi.gnu", f"FC={mpi.mpif90}", f"CC={mpi.mpicc}", f"LD={mpi.mpif90}",
@@ -843,14 +788,13 @@ def run_recorded(mpi: Mpi, n: int, exe: Path, args: Sequence[str], run_dir: Path
     The library is the one built for this MPI's ``mpicc``.  On timeout the run's process group
     (started here) is killed and RuntimeError raised.
     """
-    lib = pmpi.pmpi_library(mpi.mpicc)
+    lib = pmpi_library(mpi)
     if run_dir.exists():
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True)
     record = run_dir / "traffic.mtx"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MPITASKMAP_") and k != "LD_PRELOAD"}
-    env.update(mpi.env)
-    cmd = mpi.command(n, lib, record, exe, args)
+    env = mpi.run_env()
+    cmd = mpi.command(n, exe, args, lib, record)
     t0 = time.perf_counter()
     proc = subprocess.Popen(["nice", *cmd], cwd=run_dir, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)

