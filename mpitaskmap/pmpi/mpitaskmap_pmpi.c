@@ -121,7 +121,25 @@ static PyObject *cart_hook, *dist_graph_hook;
 /* An MPI call made by Python inside a hook goes to MPI as is, and the recorder
  * (mpitaskmap_pmpi_record.c) does not count it: it is the mapping's traffic, not the application's. */
 __attribute__((visibility("hidden"))) __thread int mpitaskmap_in_hook;
+/* How many threads are inside a hook now: the recorder reads this plain global first and the
+ * thread-local flag only when it is nonzero, so that a send pays for no thread-local access in the
+ * common case (in this dlopen'ed library each one is a call to __tls_get_addr). */
+__attribute__((visibility("hidden"))) int mpitaskmap_hooks_running;
 #define in_hook mpitaskmap_in_hook
+
+/* Enter and leave a hook: the thread's flag, and the count of threads in one (the flag set first, so
+ * that whenever this thread sees the count it also sees its own flag). */
+static void hook_enter(void)
+{
+  in_hook = 1;
+  __atomic_fetch_add(&mpitaskmap_hooks_running, 1, __ATOMIC_RELAXED);
+}
+
+static void hook_leave(void)
+{
+  __atomic_fetch_sub(&mpitaskmap_hooks_running, 1, __ATOMIC_RELAXED);
+  in_hook = 0;
+}
 
 static void set_reason(char* out, const char* fmt, ...)
 {
@@ -554,12 +572,12 @@ static int cart_create(MPI_Comm comm, int ndims, const int dims[], const int per
   }
   if (leave)
     return PMPI_Cart_create(comm, ndims, dims, periods, reorder, cart);
-  in_hook = 1;
+  hook_enter();
   errhandlers saved;
   save_errhandlers(comm, &saved);
   if (!agree_ready(comm, call, 0)) {
     restore_errhandlers(comm, &saved);
-    in_hook = 0;
+    hook_leave();
     return PMPI_Cart_create(comm, ndims, dims, periods, reorder, cart);
   }
   int* order = malloc(sizeof(int) * (size_t)size);
@@ -586,7 +604,7 @@ static int cart_create(MPI_Comm comm, int ndims, const int dims[], const int per
     }
   }
   free(order);
-  in_hook = 0;
+  hook_leave();
   return rc;
 }
 
@@ -646,12 +664,12 @@ static int dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sou
     leave = sources[i] < 0 || sources[i] >= size || (sw_given && sourceweights[i] < 0);
   for (int i = 0; !leave && i < outdegree; i++)
     leave = destinations[i] < 0 || destinations[i] >= size || (dw_given && destweights[i] < 0);
-  in_hook = 1;
+  hook_enter();
   errhandlers saved;
   save_errhandlers(comm, &saved);
   if (!agree_ready(comm, call, leave)) {
     restore_errhandlers(comm, &saved);
-    in_hook = 0;
+    hook_leave();
     return PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree, destinations,
                                            destweights, info, reorder, graph);
   }
@@ -706,7 +724,7 @@ static int dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sou
     }
   }
   free(order);
-  in_hook = 0;
+  hook_leave();
   return rc;
 }
 

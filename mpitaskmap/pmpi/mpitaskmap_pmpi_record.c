@@ -131,12 +131,21 @@ static struct {
 /* Recursive: a table made under it (a communicator's neighbours) may need another (its translation). */
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
-/* Set by mpitaskmap_pmpi.c while Python computes a reordering: its messages are not the application's. */
-extern __thread int mpitaskmap_in_hook;
+/* Set by mpitaskmap_pmpi.c while Python computes a reordering: its messages are not the application's.
+ * mpitaskmap_hooks_running: how many threads are in such a hook; read first (in_hook()), so that a
+ * count pays for the thread-local flag, a call to __tls_get_addr in this dlopen'ed library, only while
+ * some thread computes a reordering.  Hidden like their definitions: no lookup through the GOT. */
+extern __thread int mpitaskmap_in_hook RECORD_INTERNAL;
+extern int mpitaskmap_hooks_running RECORD_INTERNAL;
+
+static inline int in_hook(void)
+{
+  return __atomic_load_n(&mpitaskmap_hooks_running, __ATOMIC_RELAXED) && mpitaskmap_in_hook;
+}
 
 /* -- counting ------------------------------------------------------------------------------- */
 
-static void add(int world_dest, uint64_t bytes)
+static inline void add(int world_dest, uint64_t bytes)
 {
   if (world_dest < 0 || world_dest >= rec.size)
     return;
@@ -169,9 +178,14 @@ typedef struct {
   int world[]; /* world rank of each rank of the (remote) group; MPI_UNDEFINED outside the world */
 } translation;
 
+/* Bumped whenever a communicator's table is freed: the per-thread cache of world_rank holds a table
+ * only as long as this has not changed since (a freed communicator's handle may come back for another). */
+static unsigned comm_generation = 1;
+
 static int drop_translation(MPI_Comm comm, int keyval, void* value, void* extra)
 {
   (void)comm, (void)keyval, (void)extra;
+  __atomic_fetch_add(&comm_generation, 1, __ATOMIC_RELEASE);
   free(value);
   return MPI_SUCCESS;
 }
@@ -240,13 +254,31 @@ static int in_world(const translation* t, int rank)
 
 /* The world rank of rank `rank` of comm (of its remote group for an intercommunicator), or -1.
  * Called after a successful call on comm only: comm and rank are valid. */
-static int world_rank(MPI_Comm comm, int rank)
+static int other_world_rank(MPI_Comm comm, int rank);
+
+static inline int world_rank(MPI_Comm comm, int rank)
 {
   if (rank == MPI_PROC_NULL || rank < 0)
     return -1;
-  if (comm == MPI_COMM_WORLD)
-    return rank;
-  return in_world(comm_cached(comm, rec.keyval, make_comm_translation), rank);
+  return comm == MPI_COMM_WORLD ? rank : other_world_rank(comm, rank);
+}
+
+/* world_rank on another communicator than MPI_COMM_WORLD. */
+static int other_world_rank(MPI_Comm comm, int rank)
+{
+  /* The last communicator this thread translated for, and its table: a program sends on the same
+   * communicator over and over, and MPI_Comm_get_attr costs more than the rest of a count. */
+  static __thread struct {
+    MPI_Comm comm;
+    const translation* t;
+    unsigned generation; /* comm_generation when t was found: 0 never matches */
+  } last;
+  unsigned generation = __atomic_load_n(&comm_generation, __ATOMIC_ACQUIRE);
+  if (last.generation != generation || last.comm != comm) {
+    last.t = comm_cached(comm, rec.keyval, make_comm_translation);
+    last.comm = comm, last.generation = generation;
+  }
+  return in_world(last.t, rank);
 }
 
 /* The world rank of rank `rank` of win's group, or -1 (the translation kept as an attribute of the window). */
@@ -273,30 +305,106 @@ static int win_world_rank(MPI_Win win, int rank)
   return in_world(t, rank);
 }
 
-static uint64_t size_of(MPI_Count count, MPI_Datatype type)
+/* The sizes of MPI's predefined datatypes, so that a count does not call MPI_Type_size_x for them: a
+ * hash table of their handles, made at mpitaskmap_record_start without calling MPI (a handle of a
+ * type this MPI lacks may be MPI_DATATYPE_NULL, which MPI_Type_size_x would report as an error), each
+ * size filled in at the first successful call that sends the type (the size MPI_Type_size_x gives
+ * then; -1 before).  Only predefined handles: they never change their meaning, while a derived
+ * type's handle may be freed and come back for another type. */
+#define TYPE_SLOTS 256 /* a power of 2, well above the types listed in predefined_types() */
+static struct {
+  MPI_Datatype handle[TYPE_SLOTS];
+  MPI_Count size[TYPE_SLOTS];
+  unsigned char used[TYPE_SLOTS];
+} type_sizes;
+
+static unsigned type_hash(MPI_Datatype type)
 {
-  MPI_Count size = 0;
-  if (count <= 0 || PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size < 0)
+  uint64_t h = 0; /* an int (MPICH) or a pointer (Open MPI) */
+  memcpy(&h, &type, sizeof type < sizeof h ? sizeof type : sizeof h);
+  return (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 40) & (TYPE_SLOTS - 1);
+}
+
+/* The slot of a predefined type, or -1. */
+static inline int type_slot(MPI_Datatype type)
+{
+  for (unsigned i = type_hash(type);; i = (i + 1) & (TYPE_SLOTS - 1)) {
+    if (!type_sizes.used[i])
+      return -1;
+    if (type_sizes.handle[i] == type)
+      return (int)i;
+  }
+}
+
+static void predefined_types(void)
+{
+  const MPI_Datatype known[] = {
+    MPI_CHAR, MPI_SHORT, MPI_INT, MPI_LONG, MPI_LONG_LONG_INT, MPI_LONG_LONG, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR,
+    MPI_UNSIGNED_SHORT, MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_FLOAT, MPI_DOUBLE,
+    MPI_LONG_DOUBLE, MPI_WCHAR, MPI_C_BOOL, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T,
+    MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T, MPI_AINT, MPI_COUNT, MPI_OFFSET, MPI_C_COMPLEX, MPI_C_FLOAT_COMPLEX,
+    MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX, MPI_BYTE, MPI_PACKED, MPI_INTEGER, MPI_REAL,
+    MPI_DOUBLE_PRECISION, MPI_COMPLEX, MPI_LOGICAL, MPI_CHARACTER, MPI_DOUBLE_COMPLEX, MPI_FLOAT_INT,
+    MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_2REAL, MPI_2DOUBLE_PRECISION,
+    MPI_2INTEGER,
+#ifdef MPI_INTEGER4
+    MPI_INTEGER4,
+#endif
+#ifdef MPI_INTEGER8
+    MPI_INTEGER8,
+#endif
+#ifdef MPI_REAL4
+    MPI_REAL4,
+#endif
+#ifdef MPI_REAL8
+    MPI_REAL8,
+#endif
+  };
+  for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
+    if (known[k] == MPI_DATATYPE_NULL || type_slot(known[k]) >= 0)
+      continue; /* absent from this MPI, or another name of a type already in */
+    unsigned i = type_hash(known[k]);
+    while (type_sizes.used[i])
+      i = (i + 1) & (TYPE_SLOTS - 1);
+    type_sizes.handle[i] = known[k], type_sizes.size[i] = -1, type_sizes.used[i] = 1;
+  }
+}
+
+/* count x the size of type (called after a successful call with them: type is valid). */
+static inline uint64_t size_of(MPI_Count count, MPI_Datatype type)
+{
+  if (count <= 0)
     return 0;
+  int slot = type_slot(type);
+  MPI_Count size = slot >= 0 ? __atomic_load_n(&type_sizes.size[slot], __ATOMIC_RELAXED) : -1;
+  if (size < 0) {
+    if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size < 0)
+      return 0;
+    if (slot >= 0) /* threads that race store the same value */
+      __atomic_store_n(&type_sizes.size[slot], size, __ATOMIC_RELAXED);
+  }
   return (uint64_t)count * (uint64_t)size;
 }
 
 /* Whether a call that returned rc is counted: recording, not paused, not inside mpitaskmap's own hook. */
-static int counting(int rc)
+static inline int counting(int rc)
 {
-  return rc == MPI_SUCCESS && rec.on && !rec.paused && !mpitaskmap_in_hook;
+  return rc == MPI_SUCCESS && rec.on && !rec.paused && !in_hook();
 }
 
-void mpitaskmap_record_note_send(int rc, MPI_Comm comm, int dest, MPI_Count count, MPI_Datatype type)
+/* A send's count, inlined into each entry point below (the hot path of the recorder: a program's
+ * sends pay for it). */
+static inline __attribute__((always_inline)) void count(int rc, int dest, MPI_Count n, MPI_Datatype type,
+                                                        MPI_Comm comm)
 {
   if (!counting(rc) || dest == MPI_PROC_NULL)
     return;
-  add(world_rank(comm, dest), size_of(count, type));
+  add(world_rank(comm, dest), size_of(n, type));
 }
 
-static void count(int rc, int dest, MPI_Count n, MPI_Datatype type, MPI_Comm comm)
+void mpitaskmap_record_note_send(int rc, MPI_Comm comm, int dest, MPI_Count count_, MPI_Datatype type)
 {
-  mpitaskmap_record_note_send(rc, comm, dest, n, type);
+  count(rc, dest, count_, type, comm);
 }
 
 /* -- persistent requests: request handle -> (world destination, bytes) per message of a start -------- */
@@ -371,7 +479,7 @@ static void forget(uint64_t key)
 
 static void started(uint64_t key)
 {
-  if (rec.paused || !rec.on || mpitaskmap_in_hook)
+  if (rec.paused || !rec.on || in_hook())
     return;
   if (rec.atomic)
     pthread_mutex_lock(&lock);
@@ -386,7 +494,7 @@ static void started(uint64_t key)
 void mpitaskmap_record_note_persistent(int rc, MPI_Request req, MPI_Comm comm, int dest, MPI_Count count,
                                        MPI_Datatype type)
 {
-  if (rc == MPI_SUCCESS && rec.on && dest != MPI_PROC_NULL && !mpitaskmap_in_hook)
+  if (rc == MPI_SUCCESS && rec.on && dest != MPI_PROC_NULL && !in_hook())
     remember(req, world_rank(comm, dest), size_of(count, type));
 }
 
@@ -445,6 +553,7 @@ CORE_API int mpitaskmap_record_start(const char* path)
     return 0;
   rec.coll[COLL_SLOTS].size = rec.coll[COLL_SLOTS].first = -1; /* "other" */
   PMPI_Comm_group(MPI_COMM_WORLD, &rec.world);
+  predefined_types();
   snprintf(rec.path, sizeof rec.path, "%s", path);
   rec.coll_slots = COLL_SLOTS, rec.coll_merged = COLL_MERGED;
   const char* comms = getenv("MPITASKMAP_RECORD_COMMS"); /* lowers both bounds (to test them) */
@@ -586,7 +695,7 @@ CORE_API int mpitaskmap_record_request_free(MPI_Request* req)
 void mpitaskmap_record_note_partitioned(int rc, MPI_Request req, MPI_Comm comm, int dest, int partitions,
                                         MPI_Count count, MPI_Datatype type)
 {
-  if (rc == MPI_SUCCESS && rec.on && dest != MPI_PROC_NULL && !mpitaskmap_in_hook && partitions > 0)
+  if (rc == MPI_SUCCESS && rec.on && dest != MPI_PROC_NULL && !in_hook() && partitions > 0)
     remember(req, world_rank(comm, dest), (uint64_t)partitions * size_of(count, type));
 }
 
@@ -674,7 +783,7 @@ static void* make_neighbours(MPI_Comm comm)
 static void neighbours_get(int rc, MPI_Comm comm, const MPI_Request* init, MPI_Count count, MPI_Datatype type,
                            const int* counts, const MPI_Count* counts_c, const MPI_Datatype* types)
 {
-  if (init ? !(rc == MPI_SUCCESS && rec.on && !mpitaskmap_in_hook) : !counting(rc))
+  if (init ? !(rc == MPI_SUCCESS && rec.on && !in_hook()) : !counting(rc))
     return;
   const translation* t = comm_cached(comm, rec.nb_keyval, make_neighbours);
   int* dests = init ? malloc(sizeof(int) * (size_t)(t->n ? t->n : 1)) : NULL;
