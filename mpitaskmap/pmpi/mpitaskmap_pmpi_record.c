@@ -4,7 +4,7 @@
  *
  * The preloaded shim (mpitaskmap_pmpi_shim.c) calls mpitaskmap_record_start after MPI_Init /
  * MPI_Init_thread succeeded when MPITASKMAP_RECORD is set and the core can run in the process; from
- * then on its MPI_Send ... entry points call the mpitaskmap_record_* functions below, which call MPI's
+ * then on its MPI_Send ... entry points call the mpitaskmap_rec_* and mpitaskmap_record_* functions below, which call MPI's
  * own PMPI_ function and return exactly its return code, and count only when it returned MPI_SUCCESS
  * (an erroneous call is MPI's to report, and its handler runs as without this library: no MPI call is
  * made before it).  Recorded (point-to-point, on any communicator, intercommunicators included):
@@ -86,8 +86,6 @@
 #define CHUNK 4096 /* nonzeros per message of the merge (MPITASKMAP_RECORD_CHUNK, read on rank 0, may lower it) */
 #define WINDOW 4   /* ranks granted ahead by rank 0 */
 #define MAX_WINDOWS 64
-
-enum { K_SEND, K_BSEND, K_SSEND, K_RSEND };
 
 /* MPI 4's calls other than the _c forms: Open MPI 5 has them (MPI_Isendrecv, the persistent
  * neighbourhood collectives, partitioned sends) but says MPI 3.1. */
@@ -313,10 +311,10 @@ static int win_world_rank(MPI_Win win, int rank)
  * type's handle may be freed and come back for another type. */
 #define TYPE_SLOTS 256 /* a power of 2, well above the types listed in predefined_types() */
 static struct {
-  MPI_Datatype handle[TYPE_SLOTS];
-  MPI_Count size[TYPE_SLOTS];
-  unsigned char used[TYPE_SLOTS];
-} type_sizes;
+  MPI_Datatype handle;
+  int used;
+  MPI_Count size;
+} type_sizes[TYPE_SLOTS]; /* a slot's fields side by side: a lookup reads one cache line */
 
 static unsigned type_hash(MPI_Datatype type)
 {
@@ -329,9 +327,9 @@ static unsigned type_hash(MPI_Datatype type)
 static inline int type_slot(MPI_Datatype type)
 {
   for (unsigned i = type_hash(type);; i = (i + 1) & (TYPE_SLOTS - 1)) {
-    if (!type_sizes.used[i])
+    if (!type_sizes[i].used)
       return -1;
-    if (type_sizes.handle[i] == type)
+    if (type_sizes[i].handle == type)
       return (int)i;
   }
 }
@@ -364,9 +362,9 @@ static void predefined_types(void)
     if (known[k] == MPI_DATATYPE_NULL || type_slot(known[k]) >= 0)
       continue; /* absent from this MPI, or another name of a type already in */
     unsigned i = type_hash(known[k]);
-    while (type_sizes.used[i])
+    while (type_sizes[i].used)
       i = (i + 1) & (TYPE_SLOTS - 1);
-    type_sizes.handle[i] = known[k], type_sizes.size[i] = -1, type_sizes.used[i] = 1;
+    type_sizes[i].handle = known[k], type_sizes[i].size = -1, type_sizes[i].used = 1;
   }
 }
 
@@ -376,12 +374,12 @@ static inline uint64_t size_of(MPI_Count count, MPI_Datatype type)
   if (count <= 0)
     return 0;
   int slot = type_slot(type);
-  MPI_Count size = slot >= 0 ? __atomic_load_n(&type_sizes.size[slot], __ATOMIC_RELAXED) : -1;
+  MPI_Count size = slot >= 0 ? __atomic_load_n(&type_sizes[slot].size, __ATOMIC_RELAXED) : -1;
   if (size < 0) {
     if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size < 0)
       return 0;
     if (slot >= 0) /* threads that race store the same value */
-      __atomic_store_n(&type_sizes.size[slot], size, __ATOMIC_RELAXED);
+      __atomic_store_n(&type_sizes[slot].size, size, __ATOMIC_RELAXED);
   }
   return (uint64_t)count * (uint64_t)size;
 }
@@ -579,91 +577,95 @@ CORE_API int mpitaskmap_record_pcontrol(int level)
   return rc;
 }
 
-/* Each entry point twice: with int counts, and (MPI 4 and later) with MPI_Count counts calling the
- * _c functions.  COUNT_T is the count's type, C the suffix of MPI's function ("" or _c). */
-#define ENTRY_POINTS(SUFFIX, COUNT_T, C)                                                                             \
-  CORE_API int mpitaskmap_record_send##SUFFIX(int kind, const void* buf, COUNT_T n, MPI_Datatype type, int dest,      \
-                                              int tag, MPI_Comm comm)                                                 \
+/* The sends' entry points: mpitaskmap_rec_<MPI's name>, with that function's own parameters, so that
+ * the shim's MPI_Send ... jumps straight here (a tail call: the shim adds no frame to a send).  Each
+ * with int counts, and (MPI 4 and later) with MPI_Count counts calling the _c functions: COUNT_T is the
+ * count's type, C the suffix of MPI's functions ("" or _c). */
+#define SEND_ENTRY(NAME, C, COUNT_T)                                                                                  \
+  CORE_API int mpitaskmap_rec_##NAME##C(const void* buf, COUNT_T n, MPI_Datatype type, int dest, int tag,            \
+                                        MPI_Comm comm)                                                                \
   {                                                                                                                   \
-    int rc = kind == K_BSEND   ? PMPI_Bsend##C(buf, n, type, dest, tag, comm)                                         \
-             : kind == K_SSEND ? PMPI_Ssend##C(buf, n, type, dest, tag, comm)                                         \
-             : kind == K_RSEND ? PMPI_Rsend##C(buf, n, type, dest, tag, comm)                                         \
-                               : PMPI_Send##C(buf, n, type, dest, tag, comm);                                         \
+    int rc = P##NAME##C(buf, n, type, dest, tag, comm);                                                               \
     count(rc, dest, n, type, comm);                                                                                   \
     return rc;                                                                                                        \
-  }                                                                                                                   \
-                                                                                                                      \
-  CORE_API int mpitaskmap_record_isend##SUFFIX(int kind, const void* buf, COUNT_T n, MPI_Datatype type, int dest,     \
-                                               int tag, MPI_Comm comm, MPI_Request* req)                              \
+  }
+#define ISEND_ENTRY(NAME, C, COUNT_T)                                                                                 \
+  CORE_API int mpitaskmap_rec_##NAME##C(const void* buf, COUNT_T n, MPI_Datatype type, int dest, int tag,            \
+                                        MPI_Comm comm, MPI_Request* req)                                              \
   {                                                                                                                   \
-    int rc = kind == K_BSEND   ? PMPI_Ibsend##C(buf, n, type, dest, tag, comm, req)                                   \
-             : kind == K_SSEND ? PMPI_Issend##C(buf, n, type, dest, tag, comm, req)                                   \
-             : kind == K_RSEND ? PMPI_Irsend##C(buf, n, type, dest, tag, comm, req)                                   \
-                               : PMPI_Isend##C(buf, n, type, dest, tag, comm, req);                                   \
+    int rc = P##NAME##C(buf, n, type, dest, tag, comm, req);                                                          \
     count(rc, dest, n, type, comm);                                                                                   \
     return rc;                                                                                                        \
-  }                                                                                                                   \
-                                                                                                                      \
-  CORE_API int mpitaskmap_record_send_init##SUFFIX(int kind, const void* buf, COUNT_T n, MPI_Datatype type, int dest, \
-                                                   int tag, MPI_Comm comm, MPI_Request* req)                          \
+  }
+#define SEND_INIT_ENTRY(NAME, C, COUNT_T)                                                                             \
+  CORE_API int mpitaskmap_rec_##NAME##C(const void* buf, COUNT_T n, MPI_Datatype type, int dest, int tag,            \
+                                        MPI_Comm comm, MPI_Request* req)                                              \
   {                                                                                                                   \
-    int rc = kind == K_BSEND   ? PMPI_Bsend_init##C(buf, n, type, dest, tag, comm, req)                               \
-             : kind == K_SSEND ? PMPI_Ssend_init##C(buf, n, type, dest, tag, comm, req)                               \
-             : kind == K_RSEND ? PMPI_Rsend_init##C(buf, n, type, dest, tag, comm, req)                               \
-                               : PMPI_Send_init##C(buf, n, type, dest, tag, comm, req);                               \
+    int rc = P##NAME##C(buf, n, type, dest, tag, comm, req);                                                          \
     mpitaskmap_record_note_persistent(rc, *req, comm, dest, n, type);                                                 \
     return rc;                                                                                                        \
-  }                                                                                                                   \
+  }
+#define ENTRY_POINTS(C, COUNT_T)                                                                                      \
+  SEND_ENTRY(MPI_Send, C, COUNT_T)                                                                                    \
+  SEND_ENTRY(MPI_Bsend, C, COUNT_T)                                                                                   \
+  SEND_ENTRY(MPI_Ssend, C, COUNT_T)                                                                                   \
+  SEND_ENTRY(MPI_Rsend, C, COUNT_T)                                                                                   \
+  ISEND_ENTRY(MPI_Isend, C, COUNT_T)                                                                                  \
+  ISEND_ENTRY(MPI_Ibsend, C, COUNT_T)                                                                                 \
+  ISEND_ENTRY(MPI_Issend, C, COUNT_T)                                                                                 \
+  ISEND_ENTRY(MPI_Irsend, C, COUNT_T)                                                                                 \
+  SEND_INIT_ENTRY(MPI_Send_init, C, COUNT_T)                                                                          \
+  SEND_INIT_ENTRY(MPI_Bsend_init, C, COUNT_T)                                                                         \
+  SEND_INIT_ENTRY(MPI_Ssend_init, C, COUNT_T)                                                                         \
+  SEND_INIT_ENTRY(MPI_Rsend_init, C, COUNT_T)                                                                         \
                                                                                                                       \
-  CORE_API int mpitaskmap_record_sendrecv##SUFFIX(const void* sbuf, COUNT_T sn, MPI_Datatype stype, int dest,         \
-                                                  int stag, void* rbuf, COUNT_T rn, MPI_Datatype rtype, int source,   \
-                                                  int rtag, MPI_Comm comm, MPI_Status* status)                        \
+  CORE_API int mpitaskmap_rec_MPI_Sendrecv##C(const void* sbuf, COUNT_T sn, MPI_Datatype stype, int dest, int stag,  \
+                                              void* rbuf, COUNT_T rn, MPI_Datatype rtype, int source, int rtag,       \
+                                              MPI_Comm comm, MPI_Status* status)                                      \
   {                                                                                                                   \
     int rc = PMPI_Sendrecv##C(sbuf, sn, stype, dest, stag, rbuf, rn, rtype, source, rtag, comm, status);              \
     count(rc, dest, sn, stype, comm);                                                                                 \
     return rc;                                                                                                        \
   }                                                                                                                   \
                                                                                                                       \
-  CORE_API int mpitaskmap_record_sendrecv_replace##SUFFIX(void* buf, COUNT_T n, MPI_Datatype type, int dest,          \
-                                                          int stag, int source, int rtag, MPI_Comm comm,              \
-                                                          MPI_Status* status)                                         \
+  CORE_API int mpitaskmap_rec_MPI_Sendrecv_replace##C(void* buf, COUNT_T n, MPI_Datatype type, int dest, int stag,    \
+                                                      int source, int rtag, MPI_Comm comm, MPI_Status* status)        \
   {                                                                                                                   \
     int rc = PMPI_Sendrecv_replace##C(buf, n, type, dest, stag, source, rtag, comm, status);                          \
     count(rc, dest, n, type, comm);                                                                                   \
     return rc;                                                                                                        \
   }
 
-ENTRY_POINTS(, int, )
+ENTRY_POINTS(, int)
 
 #if MPI_VERSION >= 4
-ENTRY_POINTS(_c, MPI_Count, _c)
+ENTRY_POINTS(_c, MPI_Count)
 #endif
 
 #if MPI4_CALLS
 
 /* MPI_Isendrecv and MPI_Isendrecv_replace (MPI 4), int and MPI_Count counts. */
-#define ISENDRECV(SUFFIX, COUNT_T, C)                                                                                 \
-  CORE_API int mpitaskmap_record_isendrecv##SUFFIX(const void* sbuf, COUNT_T sn, MPI_Datatype stype, int dest,        \
-                                                   int stag, void* rbuf, COUNT_T rn, MPI_Datatype rtype, int source,  \
-                                                   int rtag, MPI_Comm comm, MPI_Request* req)                         \
+#define ISENDRECV(C, COUNT_T)                                                                                         \
+  CORE_API int mpitaskmap_rec_MPI_Isendrecv##C(const void* sbuf, COUNT_T sn, MPI_Datatype stype, int dest, int stag, \
+                                               void* rbuf, COUNT_T rn, MPI_Datatype rtype, int source, int rtag,      \
+                                               MPI_Comm comm, MPI_Request* req)                                       \
   {                                                                                                                   \
     int rc = PMPI_Isendrecv##C(sbuf, sn, stype, dest, stag, rbuf, rn, rtype, source, rtag, comm, req);                \
     count(rc, dest, sn, stype, comm);                                                                                 \
     return rc;                                                                                                        \
   }                                                                                                                   \
                                                                                                                       \
-  CORE_API int mpitaskmap_record_isendrecv_replace##SUFFIX(void* buf, COUNT_T n, MPI_Datatype type, int dest,         \
-                                                           int stag, int source, int rtag, MPI_Comm comm,             \
-                                                           MPI_Request* req)                                          \
+  CORE_API int mpitaskmap_rec_MPI_Isendrecv_replace##C(void* buf, COUNT_T n, MPI_Datatype type, int dest, int stag,   \
+                                                       int source, int rtag, MPI_Comm comm, MPI_Request* req)         \
   {                                                                                                                   \
     int rc = PMPI_Isendrecv_replace##C(buf, n, type, dest, stag, source, rtag, comm, req);                            \
     count(rc, dest, n, type, comm);                                                                                   \
     return rc;                                                                                                        \
   }
-ISENDRECV(, int, )
+ISENDRECV(, int)
 #endif
 #if MPI_VERSION >= 4
-ISENDRECV(_c, MPI_Count, _c)
+ISENDRECV(_c, MPI_Count)
 #endif
 
 CORE_API int mpitaskmap_record_start_request(MPI_Request* req)

@@ -21,11 +21,12 @@
  * says so, once per process and only where the launcher's rank variable is 0 or absent.
  *
  * The traffic recorder (mpitaskmap_pmpi_record.c, in the core): this file also defines MPI_Init,
- * MPI_Init_thread, MPI_Finalize, MPI_Pcontrol and the point-to-point sends (MPI_Send ... their _c
- * forms, MPI_Start(all), MPI_Request_free), and (the WRAP list at the end) the one-sided calls,
- * MPI_Psend_init, the neighbourhood collectives and the collectives, each going to the core's
- * mpitaskmap_rec_<name>.  After MPI's own MPI_Init(_thread) succeeded with
- * MPITASKMAP_RECORD set, and the core can run here, they go to the core's mpitaskmap_record_*;
+ * MPI_Init_thread, MPI_Finalize, MPI_Pcontrol, MPI_Start(all) and MPI_Request_free, going to the
+ * core's mpitaskmap_record_*, and (the WRAP list at the end) the point-to-point sends (MPI_Send ...
+ * their _c forms), the one-sided calls, MPI_Psend_init, the neighbourhood collectives and the
+ * collectives, each going to the core's mpitaskmap_rec_<name>, which has the same parameters (so a
+ * send jumps there: this file adds no frame to it).  After MPI's own MPI_Init(_thread) succeeded
+ * with MPITASKMAP_RECORD set, and the core can run here, they go to the core;
  * otherwise each goes straight to the process's own MPI (its address found once), and
  * MPITASKMAP_RECORD in a process where the core cannot run gives the one line above.
  * MPI_Finalize goes to the core wherever the core runs (the ranks agree there that all recorded).
@@ -61,23 +62,14 @@ typedef void (*f_cart_fn)(void*, void*, void*, void*, void*, void*, void*);
 typedef void (*f_dist_fn)(void*, void*, void*, void*, void*, void*, void*, void*, void*, void*, void*);
 typedef int (*f_dist_core_fn)(void*, void*, void*, void*, void*, void*, void*, void*, void*, void*, void*);
 
-/* The recorder's entry points (mpitaskmap_pmpi_record.c); kind 0..3: standard, buffered, synchronous, ready. */
+/* The recorder's entry points (mpitaskmap_pmpi_record.c) other than the WRAP list's (below). */
 typedef int (*rec_start_fn)(const char*);
 typedef int (*rec_level_fn)(int);
 typedef int (*rec_void_fn)(void);
-typedef int (*rec_send_fn)(int, const void*, int, handle, int, int, handle);
-typedef int (*rec_isend_fn)(int, const void*, int, handle, int, int, handle, void*);
 typedef int (*rec_req_fn)(void*);
 typedef int (*rec_startall_fn)(int, void*);
-typedef int (*rec_sendrecv_fn)(const void*, int, handle, int, int, void*, int, handle, int, int, handle, void*);
-typedef int (*rec_replace_fn)(void*, int, handle, int, int, int, int, handle, void*);
-/* MPI 4: MPI_Isendrecv(_replace), and the large-count forms (MPI_Count, 64 bits wide in every MPI this runs on) */
+/* The large-count forms' MPI_Count: 64 bits wide in every MPI this runs on. */
 typedef int64_t count_t;
-typedef int (*rec_send_c_fn)(int, const void*, count_t, handle, int, int, handle);
-typedef int (*rec_isend_c_fn)(int, const void*, count_t, handle, int, int, handle, void*);
-typedef int (*rec_sendrecv_c_fn)(const void*, count_t, handle, int, int, void*, count_t, handle, int, int, handle,
-                                 void*);
-typedef int (*rec_replace_c_fn)(void*, count_t, handle, int, int, int, int, handle, void*);
 
 static struct {
   cart_fn cart;
@@ -87,20 +79,8 @@ static struct {
   rec_start_fn record_start;
   rec_level_fn pcontrol;
   rec_void_fn finalize;
-  rec_send_fn send;
-  rec_isend_fn isend, send_init;
   rec_req_fn start, request_free;
   rec_startall_fn startall;
-  rec_sendrecv_fn sendrecv;
-  rec_replace_fn sendrecv_replace;
-  /* NULL in a core built for an MPI before version 4: the calls then go to MPI unrecorded (such an
-   * MPI defines none of them, so no program of it calls them) */
-  rec_sendrecv_fn isendrecv;
-  rec_replace_fn isendrecv_replace;
-  rec_send_c_fn send_c;
-  rec_isend_c_fn isend_c, send_init_c;
-  rec_sendrecv_c_fn sendrecv_c, isendrecv_c;
-  rec_replace_c_fn sendrecv_replace_c, isendrecv_replace_c;
 } core;
 static int recording; /* set once, after MPI_Init succeeded and the core's recorder started */
 static void* core_handle;           /* the core, once decide() loaded it */
@@ -224,26 +204,11 @@ static void decide(void)
         *(void**)&core.record_start = dlsym(h, "mpitaskmap_record_start");
         *(void**)&core.pcontrol = dlsym(h, "mpitaskmap_record_pcontrol");
         *(void**)&core.finalize = dlsym(h, "mpitaskmap_record_finalize");
-        *(void**)&core.send = dlsym(h, "mpitaskmap_record_send");
-        *(void**)&core.isend = dlsym(h, "mpitaskmap_record_isend");
-        *(void**)&core.send_init = dlsym(h, "mpitaskmap_record_send_init");
         *(void**)&core.start = dlsym(h, "mpitaskmap_record_start_request");
         *(void**)&core.request_free = dlsym(h, "mpitaskmap_record_request_free");
         *(void**)&core.startall = dlsym(h, "mpitaskmap_record_startall");
-        *(void**)&core.sendrecv = dlsym(h, "mpitaskmap_record_sendrecv");
-        *(void**)&core.sendrecv_replace = dlsym(h, "mpitaskmap_record_sendrecv_replace");
-        *(void**)&core.isendrecv = dlsym(h, "mpitaskmap_record_isendrecv");
-        *(void**)&core.isendrecv_replace = dlsym(h, "mpitaskmap_record_isendrecv_replace");
-        *(void**)&core.send_c = dlsym(h, "mpitaskmap_record_send_c");
-        *(void**)&core.isend_c = dlsym(h, "mpitaskmap_record_isend_c");
-        *(void**)&core.send_init_c = dlsym(h, "mpitaskmap_record_send_init_c");
-        *(void**)&core.sendrecv_c = dlsym(h, "mpitaskmap_record_sendrecv_c");
-        *(void**)&core.isendrecv_c = dlsym(h, "mpitaskmap_record_isendrecv_c");
-        *(void**)&core.sendrecv_replace_c = dlsym(h, "mpitaskmap_record_sendrecv_replace_c");
-        *(void**)&core.isendrecv_replace_c = dlsym(h, "mpitaskmap_record_isendrecv_replace_c");
         if (!core.cart || !core.dist || !core.f_cart || !core.f_dist || !core.record_start || !core.pcontrol ||
-            !core.finalize || !core.send || !core.isend || !core.send_init || !core.start || !core.request_free ||
-            !core.startall || !core.sendrecv || !core.sendrecv_replace)
+            !core.finalize || !core.start || !core.request_free || !core.startall)
           snprintf(why, sizeof why, "%s lacks its entry points (a stale build? rebuild: mpitaskmap --pmpi-lib)", path);
         else
           core_ready = 1;
@@ -401,36 +366,6 @@ int MPI_Pcontrol(const int level, ...)
   return own(level);
 }
 
-#define SEND(name, kind)                                                                                              \
-  int name(const void* buf, int count, handle type, int dest, int tag, handle comm)                                  \
-  {                                                                                                                   \
-    if (recording)                                                                                                    \
-      return core.send(kind, buf, count, type, dest, tag, comm);                                                      \
-    OWN(int (*)(const void*, int, handle, int, int, handle), #name);                                                  \
-    return own(buf, count, type, dest, tag, comm);                                                                    \
-  }
-SEND(MPI_Send, 0)
-SEND(MPI_Bsend, 1)
-SEND(MPI_Ssend, 2)
-SEND(MPI_Rsend, 3)
-
-#define ISEND(name, kind, entry)                                                                                      \
-  int name(const void* buf, int count, handle type, int dest, int tag, handle comm, void* request)                   \
-  {                                                                                                                   \
-    if (recording)                                                                                                    \
-      return core.entry(kind, buf, count, type, dest, tag, comm, request);                                            \
-    OWN(int (*)(const void*, int, handle, int, int, handle, void*), #name);                                           \
-    return own(buf, count, type, dest, tag, comm, request);                                                           \
-  }
-ISEND(MPI_Isend, 0, isend)
-ISEND(MPI_Ibsend, 1, isend)
-ISEND(MPI_Issend, 2, isend)
-ISEND(MPI_Irsend, 3, isend)
-ISEND(MPI_Send_init, 0, send_init)
-ISEND(MPI_Bsend_init, 1, send_init)
-ISEND(MPI_Ssend_init, 2, send_init)
-ISEND(MPI_Rsend_init, 3, send_init)
-
 int MPI_Start(void* request)
 {
   if (recording)
@@ -455,24 +390,6 @@ int MPI_Request_free(void* request)
   return own(request);
 }
 
-int MPI_Sendrecv(const void* sbuf, int scount, handle stype, int dest, int stag, void* rbuf, int rcount, handle rtype,
-                 int source, int rtag, handle comm, void* status)
-{
-  if (recording)
-    return core.sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
-  OWN(int (*)(const void*, int, handle, int, int, void*, int, handle, int, int, handle, void*), "MPI_Sendrecv");
-  return own(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
-}
-
-int MPI_Sendrecv_replace(void* buf, int count, handle type, int dest, int stag, int source, int rtag, handle comm,
-                         void* status)
-{
-  if (recording)
-    return core.sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, status);
-  OWN(int (*)(void*, int, handle, int, int, int, int, handle, void*), "MPI_Sendrecv_replace");
-  return own(buf, count, type, dest, stag, source, rtag, comm, status);
-}
-
 /* -- MPI 4's functions -------------------------------------------------------------------------------
  * The _c forms, MPI_Isendrecv(_replace), MPI_Psend_init and the persistent neighbourhood collectives
  * may be missing from the process's MPI (Open MPI 4.1 and 5 have no _c form), and a program may look
@@ -495,101 +412,7 @@ static int own_defines(const char* name)
   __typeof__(impl_##NAME) NAME __attribute__((ifunc("resolve_" #NAME)));
 
 
-static int impl_MPI_Isendrecv(const void* sbuf, int scount, handle stype, int dest, int stag, void* rbuf, int rcount,
-                  handle rtype, int source, int rtag, handle comm, void* request)
-{
-  if (recording && core.isendrecv)
-    return core.isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, request);
-  OWN(int (*)(const void*, int, handle, int, int, void*, int, handle, int, int, handle, void*), "MPI_Isendrecv");
-  return own(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, request);
-}
-OPTIONAL(MPI_Isendrecv)
-
-static int impl_MPI_Isendrecv_replace(void* buf, int count, handle type, int dest, int stag, int source, int rtag, handle comm,
-                          void* request)
-{
-  if (recording && core.isendrecv_replace)
-    return core.isendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, request);
-  OWN(int (*)(void*, int, handle, int, int, int, int, handle, void*), "MPI_Isendrecv_replace");
-  return own(buf, count, type, dest, stag, source, rtag, comm, request);
-}
-OPTIONAL(MPI_Isendrecv_replace)
-
-#define SEND_C(name, kind)                                                                                            \
-  static int impl_##name(const void* buf, count_t count, handle type, int dest, int tag, handle comm)                 \
-  {                                                                                                                   \
-    if (recording && core.send_c)                                                                                     \
-      return core.send_c(kind, buf, count, type, dest, tag, comm);                                                    \
-    OWN(int (*)(const void*, count_t, handle, int, int, handle), #name);                                              \
-    return own(buf, count, type, dest, tag, comm);                                                                    \
-  }                                                                                                                   \
-  OPTIONAL(name)
-SEND_C(MPI_Send_c, 0)
-SEND_C(MPI_Bsend_c, 1)
-SEND_C(MPI_Ssend_c, 2)
-SEND_C(MPI_Rsend_c, 3)
-
-#define ISEND_C(name, kind, entry)                                                                                    \
-  static int impl_##name(const void* buf, count_t count, handle type, int dest, int tag, handle comm, void* request)  \
-  {                                                                                                                   \
-    if (recording && core.entry)                                                                                      \
-      return core.entry(kind, buf, count, type, dest, tag, comm, request);                                            \
-    OWN(int (*)(const void*, count_t, handle, int, int, handle, void*), #name);                                       \
-    return own(buf, count, type, dest, tag, comm, request);                                                           \
-  }                                                                                                                   \
-  OPTIONAL(name)
-ISEND_C(MPI_Isend_c, 0, isend_c)
-ISEND_C(MPI_Ibsend_c, 1, isend_c)
-ISEND_C(MPI_Issend_c, 2, isend_c)
-ISEND_C(MPI_Irsend_c, 3, isend_c)
-ISEND_C(MPI_Send_init_c, 0, send_init_c)
-ISEND_C(MPI_Bsend_init_c, 1, send_init_c)
-ISEND_C(MPI_Ssend_init_c, 2, send_init_c)
-ISEND_C(MPI_Rsend_init_c, 3, send_init_c)
-
-static int impl_MPI_Sendrecv_c(const void* sbuf, count_t scount, handle stype, int dest, int stag, void* rbuf, count_t rcount,
-                   handle rtype, int source, int rtag, handle comm, void* status)
-{
-  if (recording && core.sendrecv_c)
-    return core.sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
-  OWN(int (*)(const void*, count_t, handle, int, int, void*, count_t, handle, int, int, handle, void*),
-      "MPI_Sendrecv_c");
-  return own(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status);
-}
-OPTIONAL(MPI_Sendrecv_c)
-
-static int impl_MPI_Isendrecv_c(const void* sbuf, count_t scount, handle stype, int dest, int stag, void* rbuf, count_t rcount,
-                    handle rtype, int source, int rtag, handle comm, void* request)
-{
-  if (recording && core.isendrecv_c)
-    return core.isendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, request);
-  OWN(int (*)(const void*, count_t, handle, int, int, void*, count_t, handle, int, int, handle, void*),
-      "MPI_Isendrecv_c");
-  return own(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, request);
-}
-OPTIONAL(MPI_Isendrecv_c)
-
-static int impl_MPI_Sendrecv_replace_c(void* buf, count_t count, handle type, int dest, int stag, int source, int rtag,
-                           handle comm, void* status)
-{
-  if (recording && core.sendrecv_replace_c)
-    return core.sendrecv_replace_c(buf, count, type, dest, stag, source, rtag, comm, status);
-  OWN(int (*)(void*, count_t, handle, int, int, int, int, handle, void*), "MPI_Sendrecv_replace_c");
-  return own(buf, count, type, dest, stag, source, rtag, comm, status);
-}
-OPTIONAL(MPI_Sendrecv_replace_c)
-
-static int impl_MPI_Isendrecv_replace_c(void* buf, count_t count, handle type, int dest, int stag, int source, int rtag,
-                            handle comm, void* request)
-{
-  if (recording && core.isendrecv_replace_c)
-    return core.isendrecv_replace_c(buf, count, type, dest, stag, source, rtag, comm, request);
-  OWN(int (*)(void*, count_t, handle, int, int, int, int, handle, void*), "MPI_Isendrecv_replace_c");
-  return own(buf, count, type, dest, stag, source, rtag, comm, request);
-}
-OPTIONAL(MPI_Isendrecv_replace_c)
-
-/* -- the recorder's other families: one-sided, partitioned, neighbourhood collectives, collectives ------
+/* -- the recorder's families: sends, one-sided, partitioned, neighbourhood collectives, collectives ------
  * Each goes to the core's mpitaskmap_rec_<its name> when recording (looked up at its first call; absent
  * where the core's MPI lacks the function, e.g. the _c forms before MPI 4: then to MPI, unrecorded), else
  * to the process's own MPI.  MPI_Aint is pointer-sized in every MPI this runs on (intptr_t here). */
@@ -620,6 +443,38 @@ typedef intptr_t aint;
 /* A function of MPI 4 (see OPTIONAL above). */
 #define WRAP4(NAME, PARAMS, ARGS) WRAP_DEF(static, impl_##NAME, NAME, PARAMS, ARGS) OPTIONAL(NAME)
 
+WRAP(MPI_Send, (const void* buf, int count, handle type, int dest, int tag, handle comm), (buf, count, type, dest, tag, comm))
+WRAP(MPI_Bsend, (const void* buf, int count, handle type, int dest, int tag, handle comm), (buf, count, type, dest, tag, comm))
+WRAP(MPI_Ssend, (const void* buf, int count, handle type, int dest, int tag, handle comm), (buf, count, type, dest, tag, comm))
+WRAP(MPI_Rsend, (const void* buf, int count, handle type, int dest, int tag, handle comm), (buf, count, type, dest, tag, comm))
+WRAP(MPI_Isend, (const void* buf, int count, handle type, int dest, int tag, handle comm, void* req), (buf, count, type, dest, tag, comm, req))
+WRAP(MPI_Ibsend, (const void* buf, int count, handle type, int dest, int tag, handle comm, void* req), (buf, count, type, dest, tag, comm, req))
+WRAP(MPI_Issend, (const void* buf, int count, handle type, int dest, int tag, handle comm, void* req), (buf, count, type, dest, tag, comm, req))
+WRAP(MPI_Irsend, (const void* buf, int count, handle type, int dest, int tag, handle comm, void* req), (buf, count, type, dest, tag, comm, req))
+WRAP(MPI_Send_init, (const void* buf, int count, handle type, int dest, int tag, handle comm, void* req), (buf, count, type, dest, tag, comm, req))
+WRAP(MPI_Bsend_init, (const void* buf, int count, handle type, int dest, int tag, handle comm, void* req), (buf, count, type, dest, tag, comm, req))
+WRAP(MPI_Ssend_init, (const void* buf, int count, handle type, int dest, int tag, handle comm, void* req), (buf, count, type, dest, tag, comm, req))
+WRAP(MPI_Rsend_init, (const void* buf, int count, handle type, int dest, int tag, handle comm, void* req), (buf, count, type, dest, tag, comm, req))
+WRAP(MPI_Sendrecv, (const void* sbuf, int scount, handle stype, int dest, int stag, void* rbuf, int rcount, handle rtype, int source, int rtag, handle comm, void* status), (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status))
+WRAP(MPI_Sendrecv_replace, (void* buf, int count, handle type, int dest, int stag, int source, int rtag, handle comm, void* status), (buf, count, type, dest, stag, source, rtag, comm, status))
+WRAP4(MPI_Isendrecv, (const void* sbuf, int scount, handle stype, int dest, int stag, void* rbuf, int rcount, handle rtype, int source, int rtag, handle comm, void* req), (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, req))
+WRAP4(MPI_Isendrecv_replace, (void* buf, int count, handle type, int dest, int stag, int source, int rtag, handle comm, void* req), (buf, count, type, dest, stag, source, rtag, comm, req))
+WRAP4(MPI_Send_c, (const void* buf, count_t count, handle type, int dest, int tag, handle comm), (buf, count, type, dest, tag, comm))
+WRAP4(MPI_Bsend_c, (const void* buf, count_t count, handle type, int dest, int tag, handle comm), (buf, count, type, dest, tag, comm))
+WRAP4(MPI_Ssend_c, (const void* buf, count_t count, handle type, int dest, int tag, handle comm), (buf, count, type, dest, tag, comm))
+WRAP4(MPI_Rsend_c, (const void* buf, count_t count, handle type, int dest, int tag, handle comm), (buf, count, type, dest, tag, comm))
+WRAP4(MPI_Isend_c, (const void* buf, count_t count, handle type, int dest, int tag, handle comm, void* req), (buf, count, type, dest, tag, comm, req))
+WRAP4(MPI_Ibsend_c, (const void* buf, count_t count, handle type, int dest, int tag, handle comm, void* req), (buf, count, type, dest, tag, comm, req))
+WRAP4(MPI_Issend_c, (const void* buf, count_t count, handle type, int dest, int tag, handle comm, void* req), (buf, count, type, dest, tag, comm, req))
+WRAP4(MPI_Irsend_c, (const void* buf, count_t count, handle type, int dest, int tag, handle comm, void* req), (buf, count, type, dest, tag, comm, req))
+WRAP4(MPI_Send_init_c, (const void* buf, count_t count, handle type, int dest, int tag, handle comm, void* req), (buf, count, type, dest, tag, comm, req))
+WRAP4(MPI_Bsend_init_c, (const void* buf, count_t count, handle type, int dest, int tag, handle comm, void* req), (buf, count, type, dest, tag, comm, req))
+WRAP4(MPI_Ssend_init_c, (const void* buf, count_t count, handle type, int dest, int tag, handle comm, void* req), (buf, count, type, dest, tag, comm, req))
+WRAP4(MPI_Rsend_init_c, (const void* buf, count_t count, handle type, int dest, int tag, handle comm, void* req), (buf, count, type, dest, tag, comm, req))
+WRAP4(MPI_Sendrecv_c, (const void* sbuf, count_t scount, handle stype, int dest, int stag, void* rbuf, count_t rcount, handle rtype, int source, int rtag, handle comm, void* status), (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status))
+WRAP4(MPI_Sendrecv_replace_c, (void* buf, count_t count, handle type, int dest, int stag, int source, int rtag, handle comm, void* status), (buf, count, type, dest, stag, source, rtag, comm, status))
+WRAP4(MPI_Isendrecv_c, (const void* sbuf, count_t scount, handle stype, int dest, int stag, void* rbuf, count_t rcount, handle rtype, int source, int rtag, handle comm, void* req), (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, req))
+WRAP4(MPI_Isendrecv_replace_c, (void* buf, count_t count, handle type, int dest, int stag, int source, int rtag, handle comm, void* req), (buf, count, type, dest, stag, source, rtag, comm, req))
 WRAP(MPI_Put, (const void* obuf, int ocount, handle otype, int target, aint tdisp, int tcount, handle ttype, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, win))
 WRAP4(MPI_Put_c, (const void* obuf, count_t ocount, handle otype, int target, aint tdisp, count_t tcount, handle ttype, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, win))
 WRAP(MPI_Get, (void* obuf, int ocount, handle otype, int target, aint tdisp, int tcount, handle ttype, handle win), (obuf, ocount, otype, target, tdisp, tcount, ttype, win))
