@@ -24,9 +24,11 @@
  *   their persistent _init forms (MPI 4, Open MPI 5; counted at each start) and _c forms: each
  *   out-neighbour of the communicator's topology (Cartesian, graph, distributed graph, in MPI's
  *   order, kept as a communicator attribute) gets its block, MPI_PROC_NULL neighbours nothing;
- *   collectives (MPI_Barrier ... MPI_Exscan and their I- forms, _c forms under the same names), not
- *   as pairs: per communicator, calls and bytes contributed (mpitaskmap_pmpi_record.h's rules),
- *   merged at MPI_Finalize into PATH.json ("collectives", "collectives_total").
+ *   collectives (MPI_Barrier ... MPI_Exscan and their I- forms, _c forms under the same names; the
+ *   persistent MPI_Barrier_init ... MPI_Exscan_init of MPI 4 / Open MPI 5, one call of the _init name
+ *   at each MPI_Start / MPI_Startall of the request, as persistent sends are), not as pairs: per
+ *   communicator, calls and bytes contributed (mpitaskmap_pmpi_record.h's rules), merged at
+ *   MPI_Finalize into PATH.json ("collectives", "collectives_total").
  *
  * The Fortran entry points (mpitaskmap_pmpi_record_fortran.c) call MPI's own Fortran binding and
  * then the notes of mpitaskmap_pmpi_record.h, which count as the C entry points below do.
@@ -412,6 +414,9 @@ typedef struct entry {
   int n;           /* messages a start sends: 1 (a send, a partitioned send), or a neighbourhood collective's */
   int* dests;      /* [n] world ranks, -1 for none */
   uint64_t* bytes; /* [n] */
+  int coll_which;  /* a persistent collective's RECORD_COLL_*_INIT (-1: none), counted at each start as one */
+  int coll_slot, coll_lowest; /* call of its communicator's entry rec.coll[coll_slot] (by the lowest member) */
+  uint64_t coll_bytes;        /* with the bytes this rank contributes */
   struct entry* next;
 } entry;
 
@@ -448,6 +453,20 @@ static void remember_all(MPI_Request r, int n, int* dests, uint64_t* bytes)
   (*e)->n = n;
   (*e)->dests = dests;
   (*e)->bytes = bytes;
+  (*e)->coll_which = -1;
+  if (rec.atomic)
+    pthread_mutex_unlock(&lock);
+}
+
+/* Request r is a persistent collective: each start is one call of it (which) on communicator entry
+ * rec.coll[coll_slot], counted if lowest (the communicator's lowest member counts the call), and bytes. */
+static void remember_collective(MPI_Request r, int which, int coll_slot, int lowest, uint64_t bytes)
+{
+  if (rec.atomic)
+    pthread_mutex_lock(&lock);
+  remember_all(r, 0, NULL, NULL); /* the recursive lock: taken again inside */
+  entry* e = *slot(key_of(r));
+  e->coll_which = which, e->coll_slot = coll_slot, e->coll_lowest = lowest, e->coll_bytes = bytes;
   if (rec.atomic)
     pthread_mutex_unlock(&lock);
 }
@@ -475,6 +494,21 @@ static void forget(uint64_t key)
     pthread_mutex_unlock(&lock);
 }
 
+/* One collective call (RECORD_COLL_*) on communicator entry rec.coll[slot]: the call counted by the
+ * communicator's lowest member only, the bytes this rank contributes by every member. */
+static void add_collective(int slot, int which, int lowest, uint64_t bytes)
+{
+  coll_totals* c = &rec.coll[slot];
+  if (rec.atomic) {
+    __atomic_fetch_add(&c->bytes, bytes, __ATOMIC_RELAXED);
+    if (lowest)
+      __atomic_fetch_add(&c->calls[which], 1, __ATOMIC_RELAXED);
+  } else {
+    c->bytes += bytes;
+    c->calls[which] += lowest;
+  }
+}
+
 static void started(uint64_t key)
 {
   if (rec.paused || !rec.on || in_hook())
@@ -484,6 +518,8 @@ static void started(uint64_t key)
   entry* e = *slot(key);
   for (int i = 0; e && i < e->n; i++)
     add(e->dests[i], e->bytes[i]);
+  if (e && e->coll_which >= 0)
+    add_collective(e->coll_slot, e->coll_which, e->coll_lowest, e->coll_bytes);
   if (rec.atomic)
     pthread_mutex_unlock(&lock);
 }
@@ -897,12 +933,15 @@ static uint64_t sum_of(const int* a, const MPI_Count* c, int n, MPI_Datatype typ
   return b;
 }
 
-void mpitaskmap_record_note_collective(int rc, MPI_Comm comm, int which, int root, int in_place, MPI_Count scount,
-                                       MPI_Datatype stype, const int* scounts, const MPI_Count* scounts_c,
-                                       const MPI_Datatype* stypes, MPI_Count rcount, MPI_Datatype rtype,
-                                       const int* rcounts, const MPI_Count* rcounts_c, const MPI_Datatype* rtypes)
+/* mpitaskmap_record_note_collective, and (init: the request a persistent collective's MPI_*_init made)
+ * the same figures remembered for each start of the request (remembered even while paused, like a
+ * persistent send's: counted, or not, when started). */
+static void collective(const MPI_Request* init, int rc, MPI_Comm comm, int which, int root, int in_place,
+                       MPI_Count scount, MPI_Datatype stype, const int* scounts, const MPI_Count* scounts_c,
+                       const MPI_Datatype* stypes, MPI_Count rcount, MPI_Datatype rtype, const int* rcounts,
+                       const MPI_Count* rcounts_c, const MPI_Datatype* rtypes)
 {
-  if (!counting(rc) || which < 0 || which >= RECORD_NCOLL)
+  if ((init ? !(rc == MPI_SUCCESS && rec.on && !in_hook()) : !counting(rc)) || which < 0 || which >= RECORD_NCOLL)
     return;
   int inter = 0, n = 0, me = 0;
   PMPI_Comm_test_inter(comm, &inter);
@@ -913,7 +952,9 @@ void mpitaskmap_record_note_collective(int rc, MPI_Comm comm, int which, int roo
     PMPI_Comm_size(comm, &n);
   int is_root = inter ? root == MPI_ROOT : root == me;
   int root_group = inter && (root == MPI_ROOT || root == MPI_PROC_NULL); /* an intercommunicator's root side */
-  int base = which >= RECORD_COLL_IBARRIER ? which - RECORD_COLL_IBARRIER : which;
+  int base = which >= RECORD_COLL_BARRIER_INIT ? which - RECORD_COLL_BARRIER_INIT
+             : which >= RECORD_COLL_IBARRIER    ? which - RECORD_COLL_IBARRIER
+                                                : which;
   uint64_t b = 0;
   switch (base) {
   case RECORD_COLL_BARRIER:
@@ -965,15 +1006,19 @@ void mpitaskmap_record_note_collective(int rc, MPI_Comm comm, int which, int roo
     break;
   }
   const coll_ref* ref = comm_cached(comm, rec.coll_keyval, make_coll_ref);
-  coll_totals* c = &rec.coll[ref->slot];
-  if (rec.atomic) {
-    __atomic_fetch_add(&c->bytes, b, __ATOMIC_RELAXED);
-    if (ref->lowest)
-      __atomic_fetch_add(&c->calls[which], 1, __ATOMIC_RELAXED);
-  } else {
-    c->bytes += b;
-    c->calls[which] += ref->lowest;
-  }
+  if (init)
+    remember_collective(*init, which, ref->slot, ref->lowest, b);
+  else
+    add_collective(ref->slot, which, ref->lowest, b);
+}
+
+void mpitaskmap_record_note_collective(int rc, MPI_Comm comm, int which, int root, int in_place, MPI_Count scount,
+                                       MPI_Datatype stype, const int* scounts, const MPI_Count* scounts_c,
+                                       const MPI_Datatype* stypes, MPI_Count rcount, MPI_Datatype rtype,
+                                       const int* rcounts, const MPI_Count* rcounts_c, const MPI_Datatype* rtypes)
+{
+  collective(NULL, rc, comm, which, root, in_place, scount, stype, scounts, scounts_c, stypes, rcount, rtype, rcounts,
+             rcounts_c, rtypes);
 }
 
 /* -- the entry points of the other families: MPI's own call, then its note (the shim's names with
@@ -1225,6 +1270,107 @@ REC(MPI_Ireduce_scatter_block, (const void* sbuf, void* rbuf, int rcount, MPI_Da
 REC(MPI_Ireduce_scatter_block_c, (const void* sbuf, void* rbuf, MPI_Count rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req), (sbuf, rbuf, rcount, type, op, comm, req), mpitaskmap_record_note_collective(rc, comm, RECORD_COLL_IREDUCE_SCATTER_BLOCK, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, rcount, MPI_DATATYPE_NULL, NULL, NULL, NULL))
 #endif
 
+/* The persistent collectives (MPI 4): their calls and bytes counted at each start of the request. */
+#if MPI4_CALLS
+REC(MPI_Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request* req), (comm, info, req), collective(req, rc, comm, RECORD_COLL_BARRIER_INIT, 0, 0, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+#if MPI4_CALLS
+REC(MPI_Bcast_init, (void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info, MPI_Request* req), (buf, count, type, root, comm, info, req), collective(req, rc, comm, RECORD_COLL_BCAST_INIT, root, 0, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Bcast_init_c, (void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info, MPI_Request* req), (buf, count, type, root, comm, info, req), collective(req, rc, comm, RECORD_COLL_BCAST_INIT, root, 0, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+#if MPI4_CALLS
+REC(MPI_Reduce_init, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, rbuf, count, type, op, root, comm, info, req), collective(req, rc, comm, RECORD_COLL_REDUCE_INIT, root, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Reduce_init_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, rbuf, count, type, op, root, comm, info, req), collective(req, rc, comm, RECORD_COLL_REDUCE_INIT, root, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+#if MPI4_CALLS
+REC(MPI_Allreduce_init, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, info, req), collective(req, rc, comm, RECORD_COLL_ALLREDUCE_INIT, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Allreduce_init_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, info, req), collective(req, rc, comm, RECORD_COLL_ALLREDUCE_INIT, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+#if MPI4_CALLS
+REC(MPI_Scan_init, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, info, req), collective(req, rc, comm, RECORD_COLL_SCAN_INIT, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Scan_init_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, info, req), collective(req, rc, comm, RECORD_COLL_SCAN_INIT, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+#if MPI4_CALLS
+REC(MPI_Exscan_init, (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, info, req), collective(req, rc, comm, RECORD_COLL_EXSCAN_INIT, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Exscan_init_c, (const void* sbuf, void* rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, rbuf, count, type, op, comm, info, req), collective(req, rc, comm, RECORD_COLL_EXSCAN_INIT, 0, sbuf == MPI_IN_PLACE, count, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+#if MPI4_CALLS
+REC(MPI_Gather_init, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, info, req), collective(req, rc, comm, RECORD_COLL_GATHER_INIT, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Gather_init_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, info, req), collective(req, rc, comm, RECORD_COLL_GATHER_INIT, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+#if MPI4_CALLS
+REC(MPI_Gatherv_init, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, info, req), collective(req, rc, comm, RECORD_COLL_GATHERV_INIT, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Gatherv_init_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, info, req), collective(req, rc, comm, RECORD_COLL_GATHERV_INIT, root, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, NULL, rcounts, NULL))
+#endif
+#if MPI4_CALLS
+REC(MPI_Scatter_init, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, info, req), collective(req, rc, comm, RECORD_COLL_SCATTER_INIT, root, rbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Scatter_init_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, info, req), collective(req, rc, comm, RECORD_COLL_SCATTER_INIT, root, rbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+#if MPI4_CALLS
+REC(MPI_Scatterv_init, (const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, info, req), collective(req, rc, comm, RECORD_COLL_SCATTERV_INIT, root, rbuf == MPI_IN_PLACE, 0, stype, scounts, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Scatterv_init_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint displs[], MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, info, req), collective(req, rc, comm, RECORD_COLL_SCATTERV_INIT, root, rbuf == MPI_IN_PLACE, 0, stype, NULL, scounts, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+#if MPI4_CALLS
+REC(MPI_Allgather_init, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req), collective(req, rc, comm, RECORD_COLL_ALLGATHER_INIT, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Allgather_init_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req), collective(req, rc, comm, RECORD_COLL_ALLGATHER_INIT, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+#if MPI4_CALLS
+REC(MPI_Allgatherv_init, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, info, req), collective(req, rc, comm, RECORD_COLL_ALLGATHERV_INIT, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Allgatherv_init_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, info, req), collective(req, rc, comm, RECORD_COLL_ALLGATHERV_INIT, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, 0, rtype, NULL, rcounts, NULL))
+#endif
+#if MPI4_CALLS
+REC(MPI_Alltoall_init, (const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req), collective(req, rc, comm, RECORD_COLL_ALLTOALL_INIT, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Alltoall_init_c, (const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req), collective(req, rc, comm, RECORD_COLL_ALLTOALL_INIT, 0, sbuf == MPI_IN_PLACE, scount, stype, NULL, NULL, NULL, rcount, rtype, NULL, NULL, NULL))
+#endif
+#if MPI4_CALLS
+REC(MPI_Alltoallv_init, (const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, info, req), collective(req, rc, comm, RECORD_COLL_ALLTOALLV_INIT, 0, sbuf == MPI_IN_PLACE, 0, stype, scounts, NULL, NULL, 0, rtype, rcounts, NULL, NULL))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Alltoallv_init_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, info, req), collective(req, rc, comm, RECORD_COLL_ALLTOALLV_INIT, 0, sbuf == MPI_IN_PLACE, 0, stype, NULL, scounts, NULL, 0, rtype, NULL, rcounts, NULL))
+#endif
+#if MPI4_CALLS
+REC(MPI_Alltoallw_init, (const void* sbuf, const int scounts[], const int sdispls[], const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, info, req), collective(req, rc, comm, RECORD_COLL_ALLTOALLW_INIT, 0, sbuf == MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, scounts, NULL, stypes, 0, MPI_DATATYPE_NULL, rcounts, NULL, rtypes))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Alltoallw_init_c, (const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], const MPI_Datatype stypes[], void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, info, req), collective(req, rc, comm, RECORD_COLL_ALLTOALLW_INIT, 0, sbuf == MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, NULL, scounts, stypes, 0, MPI_DATATYPE_NULL, NULL, rcounts, rtypes))
+#endif
+#if MPI4_CALLS
+REC(MPI_Reduce_scatter_init, (const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, rbuf, rcounts, type, op, comm, info, req), collective(req, rc, comm, RECORD_COLL_REDUCE_SCATTER_INIT, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, rcounts, NULL, NULL))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Reduce_scatter_init_c, (const void* sbuf, void* rbuf, const MPI_Count rcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, rbuf, rcounts, type, op, comm, info, req), collective(req, rc, comm, RECORD_COLL_REDUCE_SCATTER_INIT, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, 0, MPI_DATATYPE_NULL, NULL, rcounts, NULL))
+#endif
+#if MPI4_CALLS
+REC(MPI_Reduce_scatter_block_init, (const void* sbuf, void* rbuf, int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, rbuf, rcount, type, op, comm, info, req), collective(req, rc, comm, RECORD_COLL_REDUCE_SCATTER_BLOCK_INIT, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, rcount, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+#if MPI_VERSION >= 4
+REC(MPI_Reduce_scatter_block_init_c, (const void* sbuf, void* rbuf, MPI_Count rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* req), (sbuf, rbuf, rcount, type, op, comm, info, req), collective(req, rc, comm, RECORD_COLL_REDUCE_SCATTER_BLOCK_INIT, 0, sbuf == MPI_IN_PLACE, 0, type, NULL, NULL, NULL, rcount, MPI_DATATYPE_NULL, NULL, NULL, NULL))
+#endif
+
 
 /* -- the merge at MPI_Finalize ------------------------------------------------------------------- */
 
@@ -1305,6 +1451,9 @@ static const char RECORDED[] = "point-to-point: MPI_Send, MPI_Bsend, MPI_Ssend, 
                                "; and the large-count (_c) forms of all these"
 #endif
                                "; collectives as totals per communicator in the JSON sidecar"
+#if MPI4_CALLS
+                               " (persistent MPI_*_init ones at each start)"
+#endif
     ;
 
 static void write_headers(outputs* o, uint64_t nnz)

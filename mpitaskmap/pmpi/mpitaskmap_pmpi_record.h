@@ -103,7 +103,8 @@ RECORD_INTERNAL void mpitaskmap_record_note_neighbor_alltoallv(int rc, MPI_Comm 
 
 /* -- collectives --------------------------------------------------------------------------------- */
 
-/* The collectives counted, by name: each X(ID, NAME). */
+/* The collectives counted, by name: each X(ID, NAME).  The persistent ones (X_INIT, MPI 4) are counted
+ * at each start of their request, with the bytes their MPI_*_init arguments give. */
 #define RECORD_COLLECTIVES(X)                                                                                    \
   X(BARRIER, "MPI_Barrier") X(BCAST, "MPI_Bcast") X(REDUCE, "MPI_Reduce") X(ALLREDUCE, "MPI_Allreduce")              \
   X(GATHER, "MPI_Gather") X(GATHERV, "MPI_Gatherv") X(SCATTER, "MPI_Scatter") X(SCATTERV, "MPI_Scatterv")            \
@@ -114,7 +115,15 @@ RECORD_INTERNAL void mpitaskmap_record_note_neighbor_alltoallv(int rc, MPI_Comm 
   X(IGATHER, "MPI_Igather") X(IGATHERV, "MPI_Igatherv") X(ISCATTER, "MPI_Iscatter") X(ISCATTERV, "MPI_Iscatterv")    \
   X(IALLGATHER, "MPI_Iallgather") X(IALLGATHERV, "MPI_Iallgatherv") X(IALLTOALL, "MPI_Ialltoall")                    \
   X(IALLTOALLV, "MPI_Ialltoallv") X(IALLTOALLW, "MPI_Ialltoallw") X(IREDUCE_SCATTER, "MPI_Ireduce_scatter")          \
-  X(IREDUCE_SCATTER_BLOCK, "MPI_Ireduce_scatter_block") X(ISCAN, "MPI_Iscan") X(IEXSCAN, "MPI_Iexscan")
+  X(IREDUCE_SCATTER_BLOCK, "MPI_Ireduce_scatter_block") X(ISCAN, "MPI_Iscan") X(IEXSCAN, "MPI_Iexscan")    \
+  X(BARRIER_INIT, "MPI_Barrier_init") X(BCAST_INIT, "MPI_Bcast_init") X(REDUCE_INIT, "MPI_Reduce_init")              \
+  X(ALLREDUCE_INIT, "MPI_Allreduce_init") X(GATHER_INIT, "MPI_Gather_init") X(GATHERV_INIT, "MPI_Gatherv_init")      \
+  X(SCATTER_INIT, "MPI_Scatter_init") X(SCATTERV_INIT, "MPI_Scatterv_init")                                          \
+  X(ALLGATHER_INIT, "MPI_Allgather_init") X(ALLGATHERV_INIT, "MPI_Allgatherv_init")                                  \
+  X(ALLTOALL_INIT, "MPI_Alltoall_init") X(ALLTOALLV_INIT, "MPI_Alltoallv_init")                                      \
+  X(ALLTOALLW_INIT, "MPI_Alltoallw_init") X(REDUCE_SCATTER_INIT, "MPI_Reduce_scatter_init")                          \
+  X(REDUCE_SCATTER_BLOCK_INIT, "MPI_Reduce_scatter_block_init") X(SCAN_INIT, "MPI_Scan_init")                        \
+  X(EXSCAN_INIT, "MPI_Exscan_init")
 
 #define RECORD_COLL_ID(ID, NAME) RECORD_COLL_##ID,
 enum { RECORD_COLLECTIVES(RECORD_COLL_ID) RECORD_NCOLL };

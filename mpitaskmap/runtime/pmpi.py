@@ -72,8 +72,9 @@ of its remote group):
   ``Fetch_and_op``, ``Compare_and_swap`` both ways (``mpitaskmap_pmpi_record.h`` tells the sizes);
 * neighbourhood collectives (``MPI_Neighbor_allgather(v)``, ``alltoall(v, w)``, their ``I``-,
   MPI 4 ``_init`` and ``_c`` forms): each out-neighbour of the topology gets its block;
-* collectives (``MPI_Barrier`` ... ``MPI_Exscan`` and their ``I``- forms), not as pairs: calls and
-  contributed bytes per communicator, in ``PATH.json``.  Communicators of the same members are one
+* collectives (``MPI_Barrier`` ... ``MPI_Exscan``, their ``I``- forms and the MPI 4 persistent
+  ``MPI_Barrier_init`` ... ``MPI_Exscan_init``, counted at each ``MPI_Start`` / ``MPI_Startall`` under
+  their ``_init`` names), not as pairs: calls and contributed bytes per communicator, in ``PATH.json``.  Communicators of the same members are one
   entry (a dup of ``MPI_COMM_WORLD``; an intercommunicator is both its groups); a call is counted
   once (by the lowest member), its bytes are each member's contribution.  At most 64
   communicators per rank and 4,096 in rank 0's merge (``MPITASKMAP_RECORD_COMMS``); the rest are

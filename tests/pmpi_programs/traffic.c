@@ -62,6 +62,10 @@
  *                         MPI_Bcast (root 0, an int); on an intercommunicator between the halves:
  *                         MPI_Bcast of 6 ints from world rank 0 (MPI_ROOT) to the odd half; on
  *                         MPI_COMM_SELF: MPI_Allreduce (an int)
+ *   traffic pcollectives  persistent collectives on MPI_COMM_WORLD, where the MPI has them (MPI 4, Open
+ *                         MPI 5): MPI_Allreduce_init of 4 ints started twice by MPI_Start, then with
+ *                         MPI_Bcast_init (root 0, 2 doubles) twice by MPI_Startall, then once by MPI_Start
+ *                         between MPI_Pcontrol(0) and (1); both freed
  *   traffic partitioned   MPI_Psend_init of 4 partitions of (r + 1) ints to (r + 1) % P (MPI_Precv_init
  *                         from (r - 1) % P), started 3 times, each partition MPI_Pready; where the MPI
  *                         has it (MPI 4, Open MPI 5)
@@ -458,6 +462,35 @@ static void partitioned(void)
 #endif
 }
 
+static void pcollectives(void)
+{
+#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
+  static int in[4], out[4];
+  static double d[2];
+  MPI_Request req[2];
+  MPI_Allreduce_init(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]);
+  MPI_Bcast_init(d, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]);
+  for (int k = 0; k < 2; k++) {
+    MPI_Start(&req[0]);
+    MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+  }
+  for (int k = 0; k < 2; k++) {
+    MPI_Startall(2, req);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+  }
+  MPI_Pcontrol(0);
+  MPI_Start(&req[0]);
+  MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+  MPI_Pcontrol(1);
+  MPI_Request_free(&req[0]);
+  MPI_Request_free(&req[1]);
+#else
+  if (r == 0)
+    fprintf(stderr, "traffic: pcollectives needs MPI_Allreduce_init (MPI 4)\n");
+  MPI_Abort(MPI_COMM_WORLD, 2);
+#endif
+}
+
 static void large(void)
 {
 #if MPI_VERSION >= 4
@@ -591,6 +624,8 @@ int main(int argc, char** argv)
     collectives();
   else if (!strcmp(mode, "partitioned"))
     partitioned();
+  else if (!strcmp(mode, "pcollectives"))
+    pcollectives();
   else if (!strcmp(mode, "large"))
     large();
   else if (!strcmp(mode, "errors") && argc == 3 && (!strcmp(argv[2], "return") || !strcmp(argv[2], "fatal")))

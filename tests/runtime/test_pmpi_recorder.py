@@ -344,6 +344,28 @@ def test_one_sided_neighbourhood_partitioned_and_collective_traffic_is_recorded_
     assert job["collectives_limits"] == {"per_rank": 64, "merged": 4096}
 
 
+@pytest.mark.parametrize("mpi", list(MPIS))
+def test_persistent_collectives_are_counted_at_each_start(builds, tmp_path, mpi):
+    # traffic.c pcollectives at -n 4, by hand: MPI_Allreduce_init of 4 ints started 2 times by MPI_Start and 2
+    # by MPI_Startall (the one between MPI_Pcontrol(0) and (1) not counted): 4 calls, every rank's 16 bytes
+    # each time (4 x 4 x 16 = 256); MPI_Bcast_init from root 0 of 2 doubles started 2 times by MPI_Startall:
+    # 2 calls, the root's 16 bytes each time (32).  No point-to-point traffic.
+    if MISSING[mpi]:
+        pytest.skip(MISSING[mpi])
+    if not MPI4_PERSISTENT[mpi]:
+        pytest.skip("this Open MPI has no persistent collectives (MPI 4)")
+    path = tmp_path / "traffic.mtx"
+    res = run(*builds[mpi], "pcollectives", 4, path, mpi)
+    assert res.returncode == 0 and res.stdout.splitlines() == ["done pcollectives"], (res.stdout, res.stderr)
+    job = json.loads(Path(f"{path}.json").read_text())
+    assert (job["nonzeros"], job["messages"], job["bytes"]) == (0, 0, 0)
+    calls = {"MPI_Allreduce_init": 4, "MPI_Bcast_init": 2}
+    assert job["collectives"] == [{"size": 4, "first_world_rank": 0, "members_hash": members_hash(range(4)),
+                                   "calls": calls, "bytes": 256 + 32}]
+    assert job["collectives_total"] == {"calls": calls, "bytes": 288}
+    assert job["window"]["pcontrol_calls"] == 2
+
+
 def test_communicators_beyond_the_limit_are_summed_as_other(builds, tmp_path):
     # MPITASKMAP_RECORD_COMMS=2: each rank keeps the world (its first) and its parity half; its
     # MPI_COMM_SELF goes to "other"; rank 0's merge keeps the world and the even half (its own first),
