@@ -513,7 +513,10 @@ def _remap_shared(comm, config: dict, t_start: float, request: RemapRequest, sha
     # -- candidate search (two collectives, one more for the judge) ----------------------
     problem = Problem(graph, machine)
     search_request, list_err = _search_request(problem, request)
-    rep.task_coords = problem.describe_task_coords()
+    try:  # a report line: never a reason to stop, and the same graph on every rank gives the same text
+        rep.task_coords = problem.describe_task_coords()
+    except Exception as exc:
+        rep.task_coords = f"task coordinates not determined ({type(exc).__name__}: {exc})"
     rep.metric = search_request.metric  # the same machine on every rank: the same name
     search = run_search(comm, search_request, error=list_err)
     if search.error:

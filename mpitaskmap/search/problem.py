@@ -146,7 +146,7 @@ class Problem:
 
         A graph without coordinates (a recording, a matrix file) whose communication is a
         regular grid (:attr:`grid_pattern`) gets the grid's coordinates: rank ``r`` at
-        ``(r % L0, (r // L0) % L1, ...)``, the numbering the analyser matched every pair to.
+        ``(r % L0, (r // L0) % L1, ...)``, the numbering the analyser fitted the pairs to.
         Only the candidates that read coordinates (geometric) use them; each candidate is
         still scored on the graph's own edges, so a poor fit only costs candidates that lose.
         """

@@ -265,6 +265,21 @@ def test_remap_on_comm_self_serial():
     new.Free()
 
 
+def test_a_task_coordinates_line_that_fails_never_stops_remap(monkeypatch):
+    from mpi4py import MPI
+
+    from mpitaskmap.search.problem import Problem
+
+    def fails(self):
+        raise RuntimeError("no grid today")
+
+    monkeypatch.setattr(Problem, "describe_task_coords", fails)
+    new, rep = remap(MPI.COMM_SELF, (0.0, 0.0), provider="sim:torus:dims=2x2", report=True)
+    assert rep.task_coords == "task coordinates not determined (RuntimeError: no grid today)"
+    assert rep.error == "" and new.size == 1 and "  tasks: task coordinates not determined" in rep.summary()
+    new.Free()
+
+
 def test_bad_options_raise_before_communicating():
     from mpi4py import MPI
 
