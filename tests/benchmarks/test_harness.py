@@ -349,7 +349,7 @@ int main(int argc, char** argv)
     printf("ready\n");
     fflush(stdout);
   }
-  sleep(1);
+  sleep(3); /* mpirun, which forwards "ready", is stopped before the ranks reach MPI_Finalize */
   MPI_Finalize();
   return 0;
 }
@@ -360,9 +360,9 @@ int main(int argc, char** argv)
 def test_debian_open_mpi_runs_end_well_when_mpirun_acknowledges_finalize_late(tmp_path):
     # Under heavy load mpirun (the ranks' PMIx server) may answer a rank's PMIx finalize after PMIx 4.2's
     # fixed 2 s: the rank's MPI_Finalize returns anyway, the rank exits 0, and Open MPI 4's mpirun exits 1
-    # ("exiting improperly") after a complete run.  Made certain here: mpirun is stopped (SIGSTOP) for 8 s
+    # ("exiting improperly") after a complete run.  Made certain here: mpirun is stopped (SIGSTOP) for 10 s
     # once rank 0 said "ready", and MPI_Finalize's fence, which would wait for mpirun, is left out
-    # (async_mpi_finalize): the ranks' finalize waits end at ~3 s, mpirun resumes at 8 s.
+    # (async_mpi_finalize): the ranks enter MPI_Finalize at ~3 s, their waits end at ~5 s, mpirun resumes at 10 s.
     mpi = find_mpi("debian-openmpi")
     if mpi.missing("mpicc"):
         pytest.skip(f"{mpi.missing('mpicc')} (Debian's openmpi-bin and libopenmpi-dev)")
@@ -377,15 +377,20 @@ def test_debian_open_mpi_runs_end_well_when_mpirun_acknowledges_finalize_late(tm
         try:
             assert proc.stdout.readline() == "ready\n"
             os.kill(proc.pid, signal.SIGSTOP)
-            time.sleep(8)
+            time.sleep(10)
         finally:
             os.kill(proc.pid, signal.SIGCONT)
             _, err = proc.communicate(timeout=120)
         return proc.returncode, err
 
     env = mpi.run_env() | {"OMPI_MCA_async_mpi_finalize": "1"}
-    # the premise: without the setting, the run that ended well is reported as an improper exit
-    rc, err = run({k: v for k, v in env.items() if k != "OMPI_MCA_orte_allowed_exit_without_sync"})
-    assert rc == 1 and "exiting improperly" in err, (rc, err)
+    # the premise: without the setting, the run that ended well is reported as an improper exit (up to three
+    # tries: on a loaded machine mpirun may forward "ready" late, and the ranks then finalize before it stops)
+    without = {k: v for k, v in env.items() if k != "OMPI_MCA_orte_allowed_exit_without_sync"}
+    tries = [run(without)]
+    while tries[-1][0] == 0 and len(tries) < 3:
+        tries.append(run(without))
+    rc, err = tries[-1]
+    assert rc == 1 and "exiting improperly" in err, tries
     rc, err = run(env)
     assert rc == 0 and "exiting improperly" not in err, (rc, err)
