@@ -32,8 +32,10 @@ program errhandlers
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, size, ierr)
   if (ret) call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
-  if (rank == 0) write(*, '(4A)') 'before: world ', trim(eh_name(MPI_COMM_WORLD)), ' self ', &
-                                  trim(eh_name(MPI_COMM_SELF))
+  if (rank == 0) then  ! flushed: an abort in the create below may kill this process
+    write(*, '(4A)') 'before: world ', trim(eh_name(MPI_COMM_WORLD)), ' self ', trim(eh_name(MPI_COMM_SELF))
+    flush(6)
+  end if
   dims(1) = size
   if (badcart) dims(1) = size + 1
   periods(1) = .false.

@@ -49,8 +49,10 @@ int main(int argc, char** argv)
   MPI_Comm_set_attr(MPI_COMM_WORLD, keyval, &value);
   if (ret)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  if (rank == 0)
+  if (rank == 0) { /* flushed: an abort in the create below may kill this process (hydra kills every rank) */
     printf("before: world %s self %s\n", eh_name(MPI_COMM_WORLD), eh_name(MPI_COMM_SELF));
+    fflush(stdout);
+  }
   int dims[1] = {size + badcart}, periods[1] = {0};
   MPI_Comm cart = MPI_COMM_NULL;
   int src[1] = {rank}, dst[1] = {size}; /* dst: no rank */
