@@ -6,10 +6,12 @@ Two C programs written for it (``benchmarks/programs/``): ``pingpong.c`` (2 rank
 MPI_Recv round trips) and ``halo.c`` (a periodic 3-D grid of ``--halo-ranks`` ranks, 6 MPI_Isend and
 6 MPI_Irecv a step), each timing its own loop with MPI_Wtime (seconds per round trip or step; the
 halo's slowest rank), for every message size of ``--sizes``, ``--reps`` times in one run after an
-untimed warm-up.  A variant's time at a size is its fastest loop over all rounds: on a machine
-shared with other jobs (this one has 2 cores and a load of 16 and more) most loops are slowed by
-preemption, by amounts that dwarf 2% (the median round differs from the next by 20%), while a
-disturbance only ever adds time, so the fastest of many short loops is the undisturbed cost.  A third
+untimed warm-up.  A variant's time in a round is its fastest loop there: on a machine shared with
+other jobs (this one has 2 cores) most loops are slowed by preemption, by amounts that dwarf 2%,
+while a disturbance only ever adds time, so the fastest of many loops is the undisturbed cost of
+that run.  One run's fastest loop still differs from the next run's by a few per cent (where the
+processes landed, what the other jobs did), so a single minimum over all rounds is an extreme
+statistic that one lucky baseline run decides; the overhead is the median over the rounds instead.  A third
 program, ``selfsend.c``, sends to itself on one rank (MPI_Isend, MPI_Recv, MPI_Wait): with no partner
 to wait for, its difference between the variants is the library's own time per send (``added_ns``),
 the figure the other two divide by their round trip or step.  Each program runs in three variants:
@@ -21,12 +23,12 @@ the figure the other two divide by their round trip or step.  Each program runs 
 
 A round runs the three variants one after the other, in an order rotated from round to round, so
 that slow drift of the machine (other jobs on its cores) falls on all three alike; the overhead of a
-variant is its time divided by the baseline's, minus one.  ``noise`` is how far the baseline's
-fastest loop of the even rounds and that of the odd rounds differ, relative to the baseline: two
-estimates of the same time, so a difference below it is not resolved.  The recorder's run must also
+variant is the median over the rounds of its time divided by the baseline's of the same round, minus
+one.  ``noise`` is half the width of a distribution-free ~95% interval for that median (order
+statistics of the rounds' ratios: 20 rounds and more make it narrow).  The recorder's run must also
 have written its recording, with the messages the program sends (checked against the count from the
 program's description).  ``PASS``/``FAIL`` per program and MPI: the recorder's overhead at 1 KiB at most
-``--target`` percent; "not resolved" when the noise exceeds the target.  ``implied_pct``: the
+``--target`` percent; "not resolved" when the target lies within the interval.  ``implied_pct``: the
 overhead selfsend's cost per send predicts for the program (that cost times its sends per round trip
 or step, over its baseline).
 
@@ -39,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import subprocess
 import sys
@@ -124,25 +127,42 @@ def run_variant(mpi: Mpi, program: str, ranks: int, exe: Path, lib: Path, varian
     return times
 
 
-def fastest(rounds: Sequence[dict[str, dict[int, list[float]]]], variant: str, size: int) -> float:
-    """The fastest loop of ``variant`` at ``size`` over ``rounds``."""
-    return min(t for r in rounds for t in r[variant][size])
+def fastest(rounds: Sequence[dict[str, dict[int, list[float]]]], variant: str, size: int) -> list[float]:
+    """The fastest loop of ``variant`` at ``size`` in each round, in round order."""
+    return [min(r[variant][size]) for r in rounds]
+
+
+def median_interval(values: Sequence[float]) -> tuple[float, float, float]:
+    """(low, median, high): the median of ``values`` and a distribution-free ~95% interval for it.
+
+    The interval's ends are the order statistics of ranks ``floor((n - 1.96 sqrt(n)) / 2)`` and
+    ``ceil(1 + (n + 1.96 sqrt(n)) / 2)`` (1-based, clamped to 1..n; the normal approximation of the
+    binomial rule): with 5 values the whole range, with 30 the 9th and the 22nd.
+    """
+    xs = sorted(values)
+    n = len(xs)
+    half = 1.96 * math.sqrt(n)
+    lo = max(int(math.floor((n - half) / 2)), 1)
+    hi = min(int(math.ceil(1 + (n + half) / 2)), n)
+    return xs[lo - 1], statistics.median(xs), xs[hi - 1]
 
 
 def overhead_rows(mpi: str, program: str, ranks: int, rounds: list[dict[str, dict[int, list[float]]]],
                   sizes: Sequence[int]) -> list[dict]:
-    """One row per size: each variant's fastest loop, its ratio to the baseline's, and the noise (module doc)."""
+    """One row per size: each variant's median ratio to the baseline over the rounds, and the noise (module doc)."""
     rows = []
     for s in sizes:
         base = fastest(rounds, "baseline", s)
-        halves = [fastest(rounds[k::2], "baseline", s) for k in (0, 1)] if len(rounds) > 1 else [base, base]
         row = {"mpi": mpi, "program": program, "ranks": ranks, "size": s, "rounds": len(rounds),
-               "loops": sum(len(r["baseline"][s]) for r in rounds), "baseline_us": base * 1e6,
-               "noise_pct": abs(halves[0] - halves[1]) / base * 100}
+               "loops": sum(len(r["baseline"][s]) for r in rounds), "baseline_us": statistics.median(base) * 1e6}
         for v in VARIANTS[1:]:
-            row[f"{v}_us"] = fastest(rounds, v, s) * 1e6
-            row[f"{v}_pct"] = (fastest(rounds, v, s) / base - 1) * 100
-        row["added_ns"] = (fastest(rounds, "recorder", s) - base) * 1e9
+            mine = fastest(rounds, v, s)
+            low, mid, high = median_interval([t / b for t, b in zip(mine, base)])
+            row[f"{v}_us"] = statistics.median(mine) * 1e6
+            row[f"{v}_pct"] = (mid - 1) * 100
+            if v == "recorder":
+                row["noise_pct"] = (high - low) / 2 * 100
+        row["added_ns"] = statistics.median(t - b for t, b in zip(fastest(rounds, "recorder", s), base)) * 1e9
         rows.append(row)
     return rows
 
@@ -159,14 +179,16 @@ def add_implied(rows: list[dict]) -> None:
 
 def verdicts(rows: list[dict], target: float) -> list[dict]:
     """PASS/FAIL per (mpi, program): the recorder's overhead at TARGET_SIZE within ``target`` percent (the
-    applications: ping-pong and halo; selfsend only measures the cost per send)."""
+    applications: ping-pong and halo; selfsend only measures the cost per send); ``resolved`` when the target
+    lies outside the overhead's interval (± ``noise_pct``)."""
     out = []
     for r in rows:
         if r["size"] == TARGET_SIZE and r["program"] in JUDGED:
             ok = r["recorder_pct"] <= target
             out.append({"mpi": r["mpi"], "program": r["program"], "size": TARGET_SIZE,
-                        "recorder_pct": r["recorder_pct"], "noise_pct": r["noise_pct"], "implied_pct": r.get("implied_pct"), "target_pct": target,
-                        "resolved": r["noise_pct"] <= target, "verdict": "PASS" if ok else "FAIL"})
+                        "recorder_pct": r["recorder_pct"], "noise_pct": r["noise_pct"],
+                        "implied_pct": r.get("implied_pct"), "target_pct": target,
+                        "resolved": abs(r["recorder_pct"] - target) > r["noise_pct"], "verdict": "PASS" if ok else "FAIL"})
     return out
 
 
@@ -182,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--halo-reps", type=int, default=10, help="halo loops per size in one run (its steps are long "
                                                                 "when the ranks outnumber the cores)")
     ap.add_argument("--reps", type=int, default=30, help="timed loops per size in one run")
-    ap.add_argument("--rounds", type=int, default=7, help="interleaved rounds of the three variants")
+    ap.add_argument("--rounds", type=int, default=20, help="interleaved rounds of the three variants")
     ap.add_argument("--target", type=float, default=2.0, help="recorder overhead allowed at 1 KiB, percent")
     ap.add_argument("--quick", action="store_true", help="tiny counts (a smoke run)")
     ap.add_argument("--json", metavar="PATH")
@@ -237,21 +259,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_table(rows, ["mpi", "program", "ranks", "size", "loops", "baseline_us", "noise_pct", "shim_pct",
                            "recorder_pct", "added_ns", "implied_pct"],
                     legend={"loops": "timed loops per variant (rounds x reps)",
-                            "baseline_us": "the fastest loop's time per round trip (ping-pong) or step (halo), "
-                                           "microseconds",
-                            "noise_pct": "the baseline's fastest loop of the even rounds against the odd rounds', % "
-                                         "apart",
-                            "shim_pct": "library preloaded, not recording: fastest loop, % above the baseline's",
+                            "baseline_us": "a round's fastest loop (median over the rounds): time per round trip "
+                                           "(ping-pong) or step (halo), microseconds",
+                            "noise_pct": "half the width of recorder_pct's ~95% interval (order statistics of the "
+                                         "rounds' ratios)",
+                            "shim_pct": "library preloaded, not recording: a round's fastest loop over the "
+                                        "baseline's of the same round, median over the rounds, % above 1",
                             "recorder_pct": "recording (MPITASKMAP_RECORD): the same",
-                            "added_ns": "recording's fastest loop minus the baseline's, nanoseconds per round trip "
-                                        "(2 sends), step (6 sends a rank) or send to itself",
+                            "added_ns": "recording's fastest loop minus the baseline's of the same round (median), "
+                                        "nanoseconds per round trip (2 sends), step (6 sends a rank) or send to "
+                                        "itself",
                             "implied_pct": "selfsend's added_ns per send x sends per round trip (2) or step (6) / "
                                            "baseline: the overhead the recorder's own cost predicts"})
     judged = verdicts(rows, args.target)
     print()
     for v in judged:
         implied = "" if v["implied_pct"] is None else f", implied by the cost per send {v['implied_pct']:+.2f}%"
-        unresolved = "" if v["resolved"] else f"; not resolved here: the noise exceeds {args.target:g}%"
+        unresolved = "" if v["resolved"] else f"; not resolved here: {args.target:g}% lies within the noise"
         print(f"{v['verdict']}  {v['mpi']} {v['program']}: recorder {v['recorder_pct']:+.2f}% at {TARGET_SIZE} B "
               f"(target <= {args.target:g}%, noise {v['noise_pct']:.2f}%{implied}){unresolved}")
     write_json(args.json, rows, verdicts=judged, skipped=skipped,

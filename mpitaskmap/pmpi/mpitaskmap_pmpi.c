@@ -121,23 +121,23 @@ static PyObject *cart_hook, *dist_graph_hook;
 /* An MPI call made by Python inside a hook goes to MPI as is, and the recorder
  * (mpitaskmap_pmpi_record.c) does not count it: it is the mapping's traffic, not the application's. */
 __attribute__((visibility("hidden"))) __thread int mpitaskmap_in_hook;
-/* How many threads are inside a hook now: the recorder reads this plain global first and the
- * thread-local flag only when it is nonzero, so that a send pays for no thread-local access in the
- * common case (in this dlopen'ed library each one is a call to __tls_get_addr). */
-__attribute__((visibility("hidden"))) int mpitaskmap_hooks_running;
 #define in_hook mpitaskmap_in_hook
+/* The recorder's count of threads inside a hook (mpitaskmap_pmpi_record.c: it reads it first, and the
+ * thread-local flag only when it is nonzero, so that a send pays for no thread-local access in the
+ * common case; in this dlopen'ed library each one is a call to __tls_get_addr). */
+__attribute__((visibility("hidden"))) void mpitaskmap_record_hook_running(int delta);
 
 /* Enter and leave a hook: the thread's flag, and the count of threads in one (the flag set first, so
  * that whenever this thread sees the count it also sees its own flag). */
 static void hook_enter(void)
 {
   in_hook = 1;
-  __atomic_fetch_add(&mpitaskmap_hooks_running, 1, __ATOMIC_RELAXED);
+  mpitaskmap_record_hook_running(1);
 }
 
 static void hook_leave(void)
 {
-  __atomic_fetch_sub(&mpitaskmap_hooks_running, 1, __ATOMIC_RELAXED);
+  mpitaskmap_record_hook_running(-1);
   in_hook = 0;
 }
 

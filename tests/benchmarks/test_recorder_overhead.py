@@ -9,8 +9,8 @@ import re
 import pytest
 
 from benchmarks.harness.mpis import find_mpi
-from benchmarks.recorder_overhead import (add_implied, expected_messages, fastest, iterations, main, overhead_rows,
-                                          parse_times, verdicts)
+from benchmarks.recorder_overhead import (add_implied, expected_messages, fastest, iterations, main, median_interval,
+                                          overhead_rows, parse_times, verdicts)
 
 
 def test_iterations_follow_the_programs_rule():
@@ -35,26 +35,36 @@ def test_parse_times_keeps_every_loop_of_the_program_only():
     assert parse_times(text, "pingpong") == {8: [2.0e-06, 1.5e-06], 1024: [3.0e-06]}
 
 
-def test_overhead_is_the_fastest_loop_against_the_baselines_and_noise_the_halves_apart():
-    rounds = [  # 4 rounds at one size, 2 loops each; fastest: baseline 1.0, shim 1.01, recorder 1.05
-        {"baseline": {1024: [1.2, 1.0]}, "shim": {1024: [1.3, 1.01]}, "recorder": {1024: [1.05, 1.5]}},
-        {"baseline": {1024: [1.1, 1.3]}, "shim": {1024: [1.2, 1.1]}, "recorder": {1024: [1.2, 1.1]}},
-        {"baseline": {1024: [1.4, 1.3]}, "shim": {1024: [1.2, 1.02]}, "recorder": {1024: [1.3, 1.2]}},
-        {"baseline": {1024: [1.02, 1.6]}, "shim": {1024: [1.2, 1.3]}, "recorder": {1024: [1.1, 1.25]}},
-    ]
-    assert fastest(rounds, "shim", 1024) == 1.01
+def test_overhead_is_the_median_of_the_rounds_ratios_and_noise_its_interval():
+    # 5 rounds at one size, 2 loops each; each round's fastest loop (baseline, shim, recorder):
+    # (1.0, 1.0, 1.02), (2.0, 2.02, 2.1), (1.0, 0.99, 1.01), (1.25, 1.3, 1.25), (1.0, 1.01, 1.03)
+    fast = [(1.0, 1.0, 1.02), (2.0, 2.02, 2.1), (1.0, 0.99, 1.01), (1.25, 1.3, 1.25), (1.0, 1.01, 1.03)]
+    rounds = [{v: {1024: [t + 0.5, t]} for v, t in zip(("baseline", "shim", "recorder"), f)} for f in fast]
+    assert fastest(rounds, "shim", 1024) == [1.0, 2.02, 0.99, 1.3, 1.01]
     (row,) = overhead_rows("mpich", "pingpong", 2, rounds, [1024])
-    assert row["loops"] == 8 and row["baseline_us"] == pytest.approx(1.0e6)
-    assert row["shim_pct"] == pytest.approx(1.0) and row["recorder_pct"] == pytest.approx(5.0)
-    # even rounds' fastest baseline 1.0, odd rounds' 1.02: 2% apart
-    assert row["noise_pct"] == pytest.approx(2.0) and row["added_ns"] == pytest.approx(0.05e9)
+    assert row["loops"] == 10 and row["rounds"] == 5
+    assert row["baseline_us"] == pytest.approx(1.0e6)  # median of 1, 2, 1, 1.25, 1
+    # recorder ratios 1.02, 1.05, 1.01, 1.0, 1.03: median 1.02; shim's 1.0, 1.01, 0.99, 1.04, 1.01: median 1.01
+    assert row["recorder_pct"] == pytest.approx(2.0) and row["shim_pct"] == pytest.approx(1.0)
+    assert row["recorder_us"] == pytest.approx(1.03e6) and row["shim_us"] == pytest.approx(1.01e6)
+    # with 5 rounds the interval is the whole range of the ratios: (1.05 - 1.0) / 2
+    assert row["noise_pct"] == pytest.approx(2.5)
+    assert row["added_ns"] == pytest.approx(0.02e9)  # differences 0.02, 0.1, 0.01, 0, 0.03: median 0.02 s
     assert verdicts([row], 2.5) == [{"mpi": "mpich", "program": "pingpong", "size": 1024,
                                      "recorder_pct": row["recorder_pct"], "noise_pct": row["noise_pct"],
-                                     "implied_pct": None, "target_pct": 2.5, "resolved": True, "verdict": "FAIL"}]
-    assert verdicts([row], 5.5)[0]["verdict"] == "PASS"
-    assert not verdicts([row], 1.5)[0]["resolved"]  # 2% noise does not resolve a 1.5% target
+                                     "implied_pct": None, "target_pct": 2.5, "resolved": False, "verdict": "PASS"}]
+    assert verdicts([row], 5.0)[0]["resolved"] and verdicts([row], 5.0)[0]["verdict"] == "PASS"  # 3% > 2.5% away
+    assert verdicts([row], 1.5)[0]["verdict"] == "FAIL" and not verdicts([row], 1.5)[0]["resolved"]
+    assert verdicts([row], -1.0)[0]["verdict"] == "FAIL" and verdicts([row], -1.0)[0]["resolved"]
     assert verdicts([dict(row, size=8)], 2.0) == []  # only the 1 KiB row is judged
     assert verdicts([dict(row, program="selfsend")], 2.0) == []  # and only the applications
+
+
+def test_the_median_interval_takes_the_order_statistics_of_the_binomial_rule():
+    assert median_interval([3.0, 1.0, 2.0]) == (1.0, 2.0, 3.0)  # few values: the whole range
+    xs = [float(k) for k in range(1, 31)]  # 30 values: ranks floor((30 - 10.74) / 2) = 9, ceil(1 + 20.37) = 22
+    assert median_interval(xs[::-1]) == (9.0, 15.5, 22.0)
+    assert median_interval([5.0]) == (5.0, 5.0, 5.0)
 
 
 def test_the_implied_overhead_is_the_cost_per_send_times_the_sends_over_the_baseline():
@@ -88,7 +98,7 @@ def test_quick_run_prints_the_table_and_a_verdict_per_program(tmp_path, capsys):
     judged = [ln for ln in lines if re.match(r"(PASS|FAIL)  ", ln)]
     assert [re.sub(r"^(PASS|FAIL)  ", "", ln.split(":")[0]) for ln in judged] == ["mpich pingpong", "mpich halo"]
     assert all(re.search(r": recorder [+-]\d+\.\d\d% at 1024 B \(target <= 2%, noise \d+\.\d\d%, implied by the cost "
-                         r"per send [+-]\d+\.\d\d%\)(; not resolved here: the noise exceeds 2%)?$", ln) for ln in judged)
+                         r"per send [+-]\d+\.\d\d%\)(; not resolved here: 2% lies within the noise)?$", ln) for ln in judged)
     data = json.loads(out.read_text())
     assert [r["program"] for r in data["records"]] == ["pingpong"] * 2 + ["halo"] * 2 + ["selfsend"] * 2
     for r in data["records"]:
