@@ -48,10 +48,7 @@ names with 64 slots each):
 from __future__ import annotations
 
 import argparse
-import os
-import shlex
 import sys
-import tempfile
 
 import numpy as np
 
@@ -65,8 +62,8 @@ from mpitaskmap.sim.simgrid import simgrid_missing
 from benchmarks.harness.output import read_json
 from benchmarks.harness.cases import run_cases
 from benchmarks.harness.platforms import HOSTS, SCATTERED, dragonfly_spec, fattree_spec, node_packing
-from benchmarks.harness.smpi import (GRIDS, HALO3D_TIME, add_app_arguments, app_case, build_halo3d, method_columns,
-                                     run_methods)
+from benchmarks.harness.smpi import (GRIDS, HALO3D_TIME, add_app_arguments, add_other_app_arguments, app_case,
+                                     app_program, method_columns, run_methods)
 from benchmarks.harness.tables import Column, print_columns
 
 NODE_PACKING = "node packing"
@@ -188,22 +185,13 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1, help="allocation seed (default 1)")
     ap.add_argument("--platforms", default=",".join(PLATFORMS), help=f"default {','.join(PLATFORMS)}")
     ap.add_argument("--methods", default=",".join(METHODS), help=f"default {','.join(METHODS)}")
-    ap.add_argument("--app-command", help="another application's SMPI binary and arguments instead of halo3d "
-                    "(ranks numbered x fastest as halo3d's, no wrap; e.g. MiniGhost built with smpif90); its figure "
-                    "is what --time-regex reads, else SimGrid's simulated end time")
-    ap.add_argument("--time-regex", help="with --app-command: its own time, group 1 of REGEX in its output or "
-                    "--time-file (MiniGhost: 'Total_time:\\s*(\\S+)')")
-    ap.add_argument("--time-file", help="with --app-command and --time-regex: the file the app writes in the "
-                    "current directory that holds its time (MiniGhost: results.yaml)")
-    ap.add_argument("--face-bytes", type=float, help="with --app-command: its message per face and step (bytes), "
-                    "the declared graph's weight")
-    ap.add_argument("--smpi-cfg", action="append", default=[], help="with --app-command: a SimGrid setting for its "
-                    "runs (repeatable), e.g. smpi/gather:ompi_binomial for MiniGhost at 512 ranks")
+    add_other_app_arguments(ap)
     ap.add_argument("--report", help="print the table and verdicts of a --json file of an earlier run")
     add_app_arguments(ap)
     args = ap.parse_args(argv)
     if args.report:
-        print_report(read_json(args.report)["records"])
+        (rows,) = read_json([args.report])
+        print_report(rows)
         return 0
     if not args.recording:
         ap.error("--recording is required (or --report)")
@@ -215,23 +203,13 @@ def main(argv=None) -> int:
         ap.error(f"--ranks: one of {sorted(GRIDS)}")
     args.methods = args.methods.split(",")
     grid = GRIDS[args.ranks]
-    if bool(args.app_command) != bool(args.face_bytes):
-        ap.error("--app-command and --face-bytes go together")
-    if (args.time_regex or args.time_file) and not args.app_command:
-        ap.error("--time-regex and --time-file go with --app-command (halo3d's time is read already)")
-    if args.time_file and not args.time_regex:
-        ap.error("--time-file needs --time-regex (what to read from it)")
     recording = read_recording(args.recording)
-    if args.app_command:
-        work = args.keep or tempfile.mkdtemp(prefix="mpitaskmap_recorded_")
-        os.makedirs(work, exist_ok=True)
-        app, program, face = "", shlex.split(args.app_command), args.face_bytes
+    work, app, program, face = app_program(ap, args, "mpitaskmap_recorded_")
+    if program:
         figure = (f"its {args.time_regex!r} in {args.time_file or 'its output'}" if args.time_regex
                   else "SimGrid's simulated end time")
         print(f"app: {args.app_command}; {face:g} B per face; figure: {figure}; work {work}")
     else:
-        work, app = build_halo3d(args, "mpitaskmap_recorded_")
-        program, face = None, float(args.cells ** 2 * args.vars * 8)
         print(f"work {work}")
     declared = TaskGraph.stencil(grid, weight=face)
     print(check_recording(recording, declared))

@@ -41,6 +41,9 @@ from .machines import BANDWIDTH_UNIT, LinkLoads, Machine, as_machine
 from .graphs.taskgraph import TaskGraph
 
 __all__ = [
+    "UNSIZED_BYTES_PER_WEIGHT",
+    "message_model_for",
+    "describe_sizes",
     "edge_hops",
     "hop_sums",
     "total_hops",
@@ -249,7 +252,7 @@ def predicted_time(
     machine: Machine,
     task_to_proc,
     *,
-    bytes_per_weight: float = DEFAULT_BYTES_PER_WEIGHT,
+    bytes_per_weight: float | None = None,
     hop_latency: float = DEFAULT_HOP_LATENCY,
     overlap_bytes: float = DEFAULT_OVERLAP_BYTES,
 ) -> float:
@@ -278,8 +281,10 @@ def predicted_time(
     task_to_proc : (n_tasks,) array_like of int
         Processor of every task.
     bytes_per_weight : float, optional
-        Bytes per unit of edge weight (default :data:`DEFAULT_BYTES_PER_WEIGHT`, 1: weights are
-        bytes).
+        Bytes per unit of edge weight.  Default: the graph's (:func:`message_model_for`:
+        :data:`DEFAULT_BYTES_PER_WEIGHT`, 1, weights are bytes; for a graph without message
+        sizes, :attr:`TaskGraph.sized <mpitaskmap.graphs.taskgraph.TaskGraph.sized>` False,
+        :data:`UNSIZED_BYTES_PER_WEIGHT`).
     hop_latency : float, optional
         Seconds per link crossed (default :data:`DEFAULT_HOP_LATENCY`).
     overlap_bytes : float, optional
@@ -319,6 +324,8 @@ def predicted_time(
     1544.0
     """
     ttp = _check(graph, machine, task_to_proc)
+    if bytes_per_weight is None:
+        bytes_per_weight = message_model_for(graph).bytes_per_weight
     bytes_per_weight, hop_latency, _, overlap_weight = _check_message_model(bytes_per_weight, hop_latency,
                                                                             overlap_bytes)
     if not machine.has_link_model:
@@ -447,13 +454,78 @@ class MessageModel:
 #: hop latency overlapped beyond 128 B.
 DEFAULT_MESSAGE_MODEL = MessageModel()
 
+#: Message bytes per unit of edge weight assumed for a task graph that carries no message sizes
+#: (:attr:`TaskGraph.sized <mpitaskmap.graphs.taskgraph.TaskGraph.sized>` False: a stencil or a
+#: neighbour list without weights).  At one byte a message costs only its hops' latency and the
+#: objective is blind to contention: with unit weights ``auto`` gained at most 2.6% over the
+#: default order off the torus, and a MiniGhost run lost 13-31% against the same pattern with its
+#: real sizes (issue 42).  Measured under SMPI (halo3d, 512 ranks, 8 per node, on a sparse Titan
+#: allocation, the 4:1 fat tree and the Frontier-like dragonfly, faces of 2,560 B, 102,400 B and
+#: 131,072 B): ``auto`` at 4,096 and at 65,536 bytes per unit got the whole gain of the weighted
+#: call in all eight cases; at one byte 49.8% on one of them; the scale-free ``weighted_hops``
+#: objective 11% on the fat tree.  4,096 B is also what the command line assumed per unit of
+#: weight before the message models were unified.
+UNSIZED_BYTES_PER_WEIGHT = 4096.0
 
-def time_objective(bytes_per_weight: float = DEFAULT_BYTES_PER_WEIGHT, hop_latency: float = DEFAULT_HOP_LATENCY,
+
+def message_model_for(graph: TaskGraph, bytes_per_weight: float | None = None,
+                      hop_latency: float = DEFAULT_HOP_LATENCY,
+                      overlap_bytes: float = DEFAULT_OVERLAP_BYTES) -> MessageModel:
+    """Return the message model of the search's default objective and judge for ``graph``.
+
+    Parameters
+    ----------
+    graph : TaskGraph
+        The task graph; whether it carries message sizes (:attr:`TaskGraph.sized`) decides
+        the default bytes per unit weight.
+    bytes_per_weight : float, optional
+        Given by the user: used as is.  Default None: :data:`DEFAULT_BYTES_PER_WEIGHT` (the
+        weights are bytes) for a sized graph, :data:`UNSIZED_BYTES_PER_WEIGHT` for one
+        without sizes.
+    hop_latency, overlap_bytes : float, optional
+        As :class:`MessageModel`.
+
+    Returns
+    -------
+    MessageModel
+
+    Examples
+    --------
+    >>> message_model_for(TaskGraph.stencil([4, 4])).bytes_per_weight
+    4096.0
+    >>> message_model_for(TaskGraph.stencil([4, 4], weight=2560.0)) == DEFAULT_MESSAGE_MODEL
+    True
+    >>> message_model_for(TaskGraph.stencil([4, 4]), bytes_per_weight=8.0).bytes_per_weight
+    8.0
+    """
+    if bytes_per_weight is None:
+        bytes_per_weight = DEFAULT_BYTES_PER_WEIGHT if graph.sized else UNSIZED_BYTES_PER_WEIGHT
+    return MessageModel(bytes_per_weight, hop_latency, overlap_bytes)
+
+
+def describe_sizes(graph: TaskGraph, model: MessageModel) -> str:
+    """One phrase for reports: the graph's message sizes, or the size the model assumes for them.
+
+    Examples
+    --------
+    >>> g = TaskGraph.stencil([4, 4])
+    >>> describe_sizes(g, message_model_for(g))
+    'no message sizes given: 4096 B per unit of weight assumed'
+    >>> describe_sizes(TaskGraph.stencil([4, 4], weight=8.0), DEFAULT_MESSAGE_MODEL)
+    'message sizes: weight x 1 bytes'
+    """
+    if graph.sized:
+        return f"message sizes: weight x {model.bytes_per_weight:g} bytes"
+    return f"no message sizes given: {model.bytes_per_weight:g} B per unit of weight assumed"
+
+
+def time_objective(bytes_per_weight: float | None = None, hop_latency: float = DEFAULT_HOP_LATENCY,
                    overlap_bytes: float = DEFAULT_OVERLAP_BYTES) -> Callable:
     """Return :func:`predicted_time` with these parameters, as a search objective.
 
     The callable ``f(graph, machine, task_to_proc)`` is named ``"predicted_time"`` (what
     the search reports and refines for); use it when the weights are not bytes.
+    ``bytes_per_weight`` None: each graph's own (:func:`message_model_for`).
 
     Examples
     --------
@@ -462,7 +534,8 @@ def time_objective(bytes_per_weight: float = DEFAULT_BYTES_PER_WEIGHT, hop_laten
     >>> f.__name__, round(f(TaskGraph.from_edges([0], [1], [1.0], n_tasks=2), torus_machine([2]), [0, 1]) * 1e9, 6)
     ('predicted_time', 164.0)
     """
-    _check_message_model(bytes_per_weight, hop_latency, overlap_bytes)
+    _check_message_model(DEFAULT_BYTES_PER_WEIGHT if bytes_per_weight is None else bytes_per_weight, hop_latency,
+                         overlap_bytes)
 
     def objective(graph: TaskGraph, machine: Machine, task_to_proc) -> float:
         return predicted_time(graph, machine, task_to_proc, bytes_per_weight=bytes_per_weight,
@@ -505,7 +578,7 @@ def evaluate(
     task_to_proc,
     metrics: Iterable[str] | None = None,
     *,
-    bytes_per_weight: float = DEFAULT_BYTES_PER_WEIGHT,
+    bytes_per_weight: float | None = None,
     hop_latency: float = DEFAULT_HOP_LATENCY,
     overlap_bytes: float = DEFAULT_OVERLAP_BYTES,
 ) -> dict[str, float]:
@@ -523,7 +596,8 @@ def evaluate(
         Names from :data:`METRICS`.  Default: all hop metrics, plus the link metrics when
         the machine has a link model (``machine.has_link_model``).
     bytes_per_weight, hop_latency, overlap_bytes : float, optional
-        The message model of ``predicted_time`` (see :func:`predicted_time`).
+        The message model of ``predicted_time`` (see :func:`predicted_time`; by default the
+        graph's bytes per unit of weight).
 
     Returns
     -------

@@ -11,7 +11,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from mpitaskmap import MappingError
 from mpitaskmap.providers import Provider, assemble_machine, get_provider
@@ -133,8 +133,9 @@ def first_error_line(stderr: str) -> str:
 
 
 def run_settled(run: Callable[..., subprocess.CompletedProcess], *args, hangs: bool = False,
-                **kw) -> subprocess.CompletedProcess:
-    """``run(*args, **kw)``; again (5 tries in all) where the launcher lost the MPI's error message.
+                lines: Sequence[str] = (), **kw) -> subprocess.CompletedProcess:
+    """``run(*args, **kw)``; again (5 tries in all) where the launcher lost the MPI's error message,
+    or one of ``lines`` the program printed (and flushed) on stdout before an abort.
 
     Both launchers forward the ranks' stderr racily at an abort.  MPICH's hydra kills the
     other processes and may drop every rank's message (1 of 8 runs of ``errhandlers badcart
@@ -142,8 +143,10 @@ def run_settled(run: Callable[..., subprocess.CompletedProcess], *args, hangs: b
     aborting rank's message (``ORTE_ERROR_LOG ... show_help.c`` instead: 2 of 10 runs without
     the library, as many with it); its ``mpiexec`` itself may die of SIGSEGV after the abort
     (seen without the library and with it) or, rarely, never return (``hangs``: once in about
-    90 runs here, with MPITASKMAP_DISABLE=1, where the library loads no Python).  Such a run
-    says nothing of the library.
+    90 runs here, with MPITASKMAP_DISABLE=1, where the library loads no Python).  At an abort a
+    loaded machine's launcher may also drop what a rank wrote and flushed just before (hydra
+    tears its proxies down with the data still in their pipes: seen once in CI and once here,
+    with the library and without).  Such a run says nothing of the library.
     """
     for attempt in range(5):
         try:
@@ -153,6 +156,7 @@ def run_settled(run: Callable[..., subprocess.CompletedProcess], *args, hangs: b
                 raise
             continue
         if "ORTE_ERROR_LOG" not in res.stderr and res.returncode >= 0 and (res.returncode == 0
-                                                                             or abort_lines(res.stderr)):
+                                                                             or abort_lines(res.stderr)) \
+                and all(line in res.stdout.splitlines() for line in lines):
             break
     return res

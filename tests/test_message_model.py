@@ -26,7 +26,8 @@ from mpitaskmap.cli._methods import Context, _auto_options
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.mapfiles import read_map
 from mpitaskmap.metrics import (DEFAULT_BYTES_PER_WEIGHT, DEFAULT_HOP_LATENCY, DEFAULT_MESSAGE_MODEL,
-                                DEFAULT_OVERLAP_BYTES, MessageModel, evaluate, predicted_time, time_objective)
+                                DEFAULT_OVERLAP_BYTES, UNSIZED_BYTES_PER_WEIGHT, MessageModel, describe_sizes,
+                                evaluate, message_model_for, predicted_time, time_objective)
 from mpitaskmap.search.judge import JUDGE_CONFIG, JUDGE_STEPS, fluid_seconds
 from mpitaskmap.search.problem import Problem
 from mpitaskmap.sim.fluid import (CM02, DEFAULT_NETWORK_MODEL, SMPI, NetworkModel, exchange_messages,
@@ -38,11 +39,13 @@ ROOT = Path(__file__).resolve().parents[1]
 WHY = simgrid_missing(compiler=True)
 needs_simgrid = pytest.mark.skipif(WHY is not None, reason=str(WHY))
 
-#: An input where the message model decides the winner: 8 tasks on a sparse Titan allocation.
-SPEC, TASKS = "sim:titan:ppn=1,seed=2", "stencil3d:4x2x1"
-#: Its winner with the one default model (weights are bytes: 1-byte messages, latency-bound) ...
+#: An input where the message model decides the winner: 8 tasks on a sparse Titan allocation, with
+#: 1-byte messages (TASKS: weights are bytes) and without message sizes (TASKS_UNSIZED).
+SPEC, TASKS, TASKS_UNSIZED = "sim:titan:ppn=1,seed=2", "stencil3d:4x2x1:weight=1", "stencil3d:4x2x1"
+#: Its winner with 1-byte messages (latency-bound) ...
 WINNER, WINNER_TTP = "geometric gray T(0,1) P(1,0,2) shift", [1, 0, 6, 7, 3, 2, 4, 5]
-#: ... and with 4 KiB per unit of weight, the command line's default before issue 28.
+#: ... and with 4 KiB per unit of weight: the size assumed without sizes (UNSIZED_BYTES_PER_WEIGHT), and the
+#: command line's default before issue 28.
 WINNER_4K, WINNER_4K_TTP = "geometric fz T* P(2,0,1) shift", [1, 3, 5, 0, 2, 4, 6, 7]
 
 
@@ -100,16 +103,29 @@ def _defaults(func, **names) -> dict:
 
 
 def test_the_library_functions_default_to_the_one_model():
+    # bytes per unit of weight: None, the graph's own (message_model_for); the rest the one model's
     m = DEFAULT_MESSAGE_MODEL
-    model = {"bytes_per_weight": m.bytes_per_weight, "hop_latency": m.hop_latency, "overlap_bytes": m.overlap_bytes}
+    model = {"bytes_per_weight": None, "hop_latency": m.hop_latency, "overlap_bytes": m.overlap_bytes}
     for func in (predicted_time, evaluate, time_objective):
         assert _defaults(func, **{k: k for k in model}) == model, func.__name__
     from mpitaskmap.cli.compare import simulated_seconds
 
-    replay = {"bytes_per_weight": m.bytes_per_weight, "link_latency": m.hop_latency}
+    replay = {"bytes_per_weight": None, "link_latency": m.hop_latency}
     for func in (fluid_exchange, simulate_exchange, simulated_seconds):
         assert _defaults(func, **{k: k for k in replay}) == replay, func.__name__
-    assert _defaults(exchange_messages, b="bytes_per_weight") == {"b": m.bytes_per_weight}
+    assert _defaults(exchange_messages, b="bytes_per_weight") == {"b": None}
+    # None is 1 byte per unit for a graph with sizes, 4 KiB for one without: every function alike
+    machine = load_machine("sim:titan:ppn=1,seed=1", 8).machine
+    ttp = np.arange(8)
+    for graph, bpw in ((load_tasks(TASKS).graph, 1.0), (load_tasks(TASKS_UNSIZED).graph, 4096.0)):
+        assert predicted_time(graph, machine, ttp) == predicted_time(graph, machine, ttp, bytes_per_weight=bpw)
+        assert evaluate(graph, machine, ttp, ["predicted_time"]) == {
+            "predicted_time": predicted_time(graph, machine, ttp, bytes_per_weight=bpw)}
+        assert time_objective()(graph, machine, ttp) == predicted_time(graph, machine, ttp, bytes_per_weight=bpw)
+        assert np.array_equal(exchange_messages(graph, machine, ttp)[2],
+                              exchange_messages(graph, machine, ttp, bytes_per_weight=bpw)[2])
+        assert (fluid_exchange(graph, machine, ttp).seconds
+                == fluid_exchange(graph, machine, ttp, bytes_per_weight=bpw).seconds)
 
 
 @pytest.mark.parametrize("command", ["map", "compare", "eval", "simgrid"])
@@ -119,7 +135,12 @@ def test_every_command_defaults_to_the_apis_model(command):
     module = importlib.import_module(f"mpitaskmap.cli.{'smpi' if command == 'simgrid' else command}")
     extra = ["-o", "somewhere"] if command == "simgrid" else []
     args = module.build_parser().parse_args(["-m", SPEC, "-t", TASKS, *extra])
-    assert message_model(args) == DEFAULT_MESSAGE_MODEL
+    assert args.bytes_per_weight is None  # not given: the API's default for the graph
+    assert message_model(args, load_tasks(TASKS).graph) == DEFAULT_MESSAGE_MODEL
+    unsized = load_tasks(TASKS_UNSIZED).graph
+    assert message_model(args, unsized) == message_model_for(unsized) == MessageModel(bytes_per_weight=4096.0)
+    given = module.build_parser().parse_args(["-m", SPEC, "-t", TASKS, "--bytes-per-weight", "8", *extra])
+    assert message_model(given, unsized).bytes_per_weight == 8.0  # the user's value, sizes or not
     assert Context().model == DEFAULT_MESSAGE_MODEL and Context().network == DEFAULT_NETWORK_MODEL.name
 
 
@@ -183,21 +204,30 @@ def test_the_demo_and_the_benchmarks_take_the_one_model(benchmark_loader, capsys
 def test_the_same_input_gives_the_same_winner_through_map_the_command_line_and_remap(capsys, tmp_path):
     from test_examples import MPIEXEC, run as mpirun
 
-    graph, machine = load_tasks(TASKS).graph, load_machine(SPEC, 8).machine
+    machine = load_machine(SPEC, 8).machine
+    graph, unsized = load_tasks(TASKS).graph, load_tasks(TASKS_UNSIZED).graph
+    assert graph.sized and not unsized.sized and np.array_equal(graph.weights, unsized.weights)
     api = mt.map(graph, machine, "auto")
     assert api.info["candidate"] == WINNER and api.task_to_proc.tolist() == WINNER_TTP
-    # the command line, with no message option: the same winner and mapping
-    status, out, _ = run(capsys, "map", "-m", SPEC, "-t", TASKS, "--method", "auto", "--format", "json", "-q",
-                         "-o", f"csv={tmp_path / 'cli.csv'}")
-    assert status == 0 and json.loads(out)["rows"][1]["info"]["candidate"] == WINNER
-    assert read_map(tmp_path / "cli.csv", machine, "csv").task_to_proc.tolist() == WINNER_TTP
-    # what the command line's old default (4 KiB a unit of weight) picked: another mapping
+    # without message sizes: 4 KiB per unit of weight assumed, another winner (what 1-byte messages hide)
+    assert mt.map(unsized, machine, "auto").task_to_proc.tolist() == WINNER_4K_TTP
+    assert mt.map(graph, machine, metric=time_objective(4096.0), judge="fluid",
+                  judge_options={"bytes_per_weight": 4096.0}, judge_also=()).task_to_proc.tolist() == WINNER_4K_TTP
+    # the command line, with no message option: the same winners and mappings
+    for tasks, winner, ttp in ((TASKS, WINNER, WINNER_TTP), (TASKS_UNSIZED, WINNER_4K, WINNER_4K_TTP)):
+        status, out, _ = run(capsys, "map", "-m", SPEC, "-t", tasks, "--method", "auto", "--format", "json", "-q",
+                             "-o", f"csv={tmp_path / 'cli.csv'}")
+        assert status == 0 and json.loads(out)["rows"][1]["info"]["candidate"] == winner, tasks
+        assert read_map(tmp_path / "cli.csv", machine, "csv").task_to_proc.tolist() == ttp, tasks
+    # --bytes-per-weight 4096 on 1-byte messages: the 4 KiB winner; 1 on the unsized graph: the 1-byte one
     status, out, _ = run(capsys, "map", "-m", SPEC, "-t", TASKS, "--method", "auto", "--format", "json", "-q",
                          "--bytes-per-weight", "4096")
     assert status == 0 and json.loads(out)["rows"][1]["info"]["candidate"] == WINNER_4K
-    assert mt.map(graph, machine, metric=time_objective(4096.0), judge="fluid",
-                  judge_options={"bytes_per_weight": 4096.0}, judge_also=()).task_to_proc.tolist() == WINNER_4K_TTP
-    # remap() in an 8-rank job: rank r runs task r of the same graph (its CSR row as neighbours)
+    status, out, _ = run(capsys, "map", "-m", SPEC, "-t", TASKS_UNSIZED, "--method", "auto", "--format", "json", "-q",
+                         "--bytes-per-weight", "1")
+    assert status == 0 and json.loads(out)["rows"][1]["info"]["candidate"] == WINNER
+    # remap() in an 8-rank job: rank r runs task r of the same graph (its CSR row as neighbours), with its
+    # weights and without
     if MPIEXEC is None:
         pytest.skip("no mpiexec next to this Python or on PATH")
     families = api.info["families"].split(",")  # what map() searched: every family with candidates here
@@ -210,17 +240,68 @@ from mpitaskmap.cli._inputs import load_tasks
 g = load_tasks({TASKS!r}).graph
 r = MPI.COMM_WORLD.rank
 lo, hi = g.indptr[r], g.indptr[r + 1]
-comm, rep = mt.remap(MPI.COMM_WORLD, g.coords[r], neighbors=g.indices[lo:hi].tolist(),
-                     weights=g.weights[lo:hi].tolist(), provider={SPEC!r}, families={families!r}, report=True)
+out = {{}}
+for name, weights in (("sized", g.weights[lo:hi].tolist()), ("unsized", None)):
+    comm, rep = mt.remap(MPI.COMM_WORLD, g.coords[r], neighbors=g.indices[lo:hi].tolist(), weights=weights,
+                         provider={SPEC!r}, families={families!r}, report=True)
+    out[name] = {{"winner": rep.winner, "new_rank_of": rep.new_rank_of, "summary": rep.summary()}}
 if r == 0:
-    print(json.dumps({{"winner": rep.winner, "new_rank_of": rep.new_rank_of, "summary": rep.summary()}}))
+    print(json.dumps(out))
 """
     got = json.loads(mpirun(8, "-c", code).strip().splitlines()[-1])
-    ttp = [0] * 8
-    for old, new in enumerate(got["new_rank_of"]):
-        ttp[new] = old  # new rank t is the process on processor `old`: task t runs there
-    assert got["winner"] == WINNER and ttp == WINNER_TTP
-    assert "judge: fluid replay (SMPI network model)" in got["summary"]
+    for name, winner, want in (("sized", WINNER, WINNER_TTP), ("unsized", WINNER_4K, WINNER_4K_TTP)):
+        ttp = [0] * 8
+        for old, new in enumerate(got[name]["new_rank_of"]):
+            ttp[new] = old  # new rank t is the process on processor `old`: task t runs there
+        assert got[name]["winner"] == winner and ttp == want, name
+        assert "judge: fluid replay (SMPI network model)" in got[name]["summary"]
+    assert "messages:" not in got["sized"]["summary"]
+    assert "  messages: no message sizes given: 4096 B per unit of weight assumed" in got["unsized"]["summary"]
+
+
+# -- a task graph without message sizes ---------------------------------------------------------------
+
+
+def test_a_graph_without_sizes_is_searched_and_judged_with_the_representative_size():
+    unsized = load_tasks(TASKS_UNSIZED).graph
+    machine = load_machine(SPEC, 8).machine
+    problem = Problem(unsized, machine)
+    assert UNSIZED_BYTES_PER_WEIGHT == 4096.0
+    assert problem.message_model == MessageModel(bytes_per_weight=4096.0)
+    assert Problem(load_tasks(TASKS).graph, machine).message_model == DEFAULT_MESSAGE_MODEL
+    mapping = mt.identity_mapping(unsized, machine)
+    # the objective: predicted time of 4 KiB messages, not of 1-byte ones
+    from mpitaskmap.search.scoring import _score_function
+
+    score = _score_function(problem, None)(mapping)
+    assert score == predicted_time(unsized, machine, mapping.task_to_proc, bytes_per_weight=4096.0)
+    assert score == predicted_time(unsized, machine, mapping.task_to_proc)  # the library's default for the graph
+    assert score != predicted_time(unsized, machine, mapping.task_to_proc, bytes_per_weight=1.0)
+    # the judge's replay too
+    want = fluid_exchange(unsized, machine, mapping.task_to_proc, bytes_per_weight=4096.0, steps=JUDGE_STEPS)
+    assert fluid_seconds(problem, mapping) == want.seconds / JUDGE_STEPS
+    # the note against the default order and the judge's extra metrics read the same model
+    from mpitaskmap.search.families.graph import WORSE_THAN_DEFAULT, note_against_default
+
+    worse = mt.Mapping([0, 7, 2, 3, 4, 5, 6, 1], machine, unsized)  # tasks 1 and 7 swapped: a longer route
+    note = note_against_default(worse, problem).info[WORSE_THAN_DEFAULT]
+    assert note["value"] == predicted_time(unsized, machine, worse.task_to_proc, bytes_per_weight=4096.0)
+    assert note["default"] == predicted_time(unsized, machine, np.arange(8), bytes_per_weight=4096.0)
+    # said in the reports
+    assert describe_sizes(unsized, problem.message_model) == ("no message sizes given: 4096 B per unit of weight "
+                                                              "assumed")
+
+
+def test_the_map_command_says_when_it_assumed_the_message_size(capsys):
+    status, _, err = run(capsys, "map", "-m", SPEC, "-t", TASKS_UNSIZED, "--method", "geometric")
+    assert status == 0
+    assert f"tasks    {TASKS_UNSIZED}: 8 tasks, 20 messages, 3-D coordinates, no message sizes" in err
+    assert "messages no message sizes given: 4096 B per unit of weight assumed" in err
+    status, _, err = run(capsys, "map", "-m", SPEC, "-t", TASKS_UNSIZED, "--method", "geometric",
+                         "--bytes-per-weight", "64")
+    assert "messages no message sizes given: 64 B per unit of weight assumed" in err
+    status, _, err = run(capsys, "map", "-m", SPEC, "-t", TASKS, "--method", "geometric")
+    assert "no message sizes" not in err and "\nmessages " not in err
 
 
 # -- one network model, named times -------------------------------------------------------------

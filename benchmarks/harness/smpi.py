@@ -17,6 +17,7 @@ import functools
 import importlib.util
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -94,6 +95,41 @@ def add_app_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--timeout", type=float, default=900.0, help="wall seconds per run (default 900)")
     ap.add_argument("--json", help="write the rows and the candidates there")
     ap.add_argument("--keep", help="directory for platforms, hostfiles and outputs (default: a temporary one)")
+
+
+def add_other_app_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options of a study that may run another application than halo3d (``--app-command`` ...)."""
+    ap.add_argument("--app-command", help="another application's SMPI binary and arguments instead of halo3d "
+                    "(ranks numbered x fastest as halo3d's, no wrap; e.g. MiniGhost built with smpif90); its figure "
+                    "is what --time-regex reads, else SimGrid's simulated end time")
+    ap.add_argument("--time-regex", help="with --app-command: its own time, group 1 of REGEX in its output or "
+                    "--time-file (MiniGhost: 'Total_time:\\s*(\\S+)')")
+    ap.add_argument("--time-file", help="with --app-command and --time-regex: the file the app writes in the "
+                    "current directory that holds its time (MiniGhost: results.yaml)")
+    ap.add_argument("--face-bytes", type=float, help="with --app-command: its message per face and step (bytes), "
+                    "the declared graph's weight")
+    ap.add_argument("--smpi-cfg", action="append", default=[], help="with --app-command: a SimGrid setting for its "
+                    "runs (repeatable), e.g. smpi/gather:ompi_binomial for MiniGhost at 512 ranks")
+
+
+def app_program(ap: argparse.ArgumentParser, args, prefix: str) -> tuple[str, str, list | None, float]:
+    """``(work, app, program, face)`` of a study's application: halo3d built, or ``--app-command``'s.
+
+    Checks the options of :func:`add_other_app_arguments` (an error through ``ap``); ``program``
+    None and ``app`` the halo3d binary for halo3d, whose face is ``cells^2 x vars x 8`` bytes.
+    """
+    if bool(args.app_command) != bool(args.face_bytes):
+        ap.error("--app-command and --face-bytes go together")
+    if (args.time_regex or args.time_file) and not args.app_command:
+        ap.error("--time-regex and --time-file go with --app-command (halo3d's time is read already)")
+    if args.time_file and not args.time_regex:
+        ap.error("--time-file needs --time-regex (what to read from it)")
+    if args.app_command:
+        work = args.keep or tempfile.mkdtemp(prefix=prefix)
+        os.makedirs(work, exist_ok=True)
+        return work, "", shlex.split(args.app_command), float(args.face_bytes)
+    work, app = build_halo3d(args, prefix)
+    return work, app, None, float(args.cells ** 2 * args.vars * 8)
 
 
 def build_halo3d(args, prefix: str) -> tuple[str, str]:

@@ -16,7 +16,9 @@ from typing import Sequence, TextIO
 
 from ..search.judge import DEFAULT_JUDGE, FLUID_JUDGE_MAX_EDGES, JUDGE_ALSO, JUDGE_TOP, JUDGES
 from ..mapping import Mapping, check_fit
-from ..metrics import DEFAULT_MESSAGE_MODEL, METRICS, MessageModel, evaluate
+from ..graphs.taskgraph import TaskGraph
+from ..metrics import (DEFAULT_MESSAGE_MODEL, METRICS, UNSIZED_BYTES_PER_WEIGHT, MessageModel, evaluate,
+                       message_model_for)
 from ..sim.fluid import DEFAULT_NETWORK_MODEL, NETWORK_MODELS
 from ..mappers.geometric.mj import ORDERINGS
 from ..mappers.geometric.options import GEOMETRIC_DEFAULTS
@@ -247,10 +249,11 @@ def add_message_model_options(group) -> None:
     command and :func:`mpitaskmap.map` give one answer on one input.
     """
     model = DEFAULT_MESSAGE_MODEL
-    group.add_argument("--bytes-per-weight", type=float, default=model.bytes_per_weight, metavar="BYTES",
-                       help=f"message bytes per unit of edge weight (default {model.bytes_per_weight:g}: the weights "
-                            "are bytes, as in the API; stencil3d:...:weight=W is then W-byte messages), for the "
-                            "predicted-time objective and the replays")
+    group.add_argument("--bytes-per-weight", type=float, default=None, metavar="BYTES",
+                       help=f"message bytes per unit of edge weight, for the predicted-time objective and the replays "
+                            f"(default, as in the API: {model.bytes_per_weight:g}, the weights are bytes, so "
+                            f"stencil3d:...:weight=W is W-byte messages; for a graph without message sizes, a stencil "
+                            f"without weight= or a pattern matrix, {UNSIZED_BYTES_PER_WEIGHT:g})")
     group.add_argument("--link-latency", type=float, default=model.hop_latency, metavar="SECONDS",
                        help=f"seconds per hop, for the predicted-time objective and the replays "
                             f"(default {model.hop_latency:g})")
@@ -284,9 +287,17 @@ def add_simulate_options(group, what: str) -> None:
                             "SMPI runs on) or CM02 (the plain max-min fluid model)")
 
 
-def message_model(args) -> MessageModel:
-    """The message model of parsed options (:func:`add_message_model_options`); an error names the option."""
-    return MessageModel.checked(args.bytes_per_weight, args.link_latency, args.overlap_bytes, names=MODEL_OPTIONS)
+def message_model(args, graph: TaskGraph) -> MessageModel:
+    """The message model of parsed options (:func:`add_message_model_options`) for ``graph``; an error names the option.
+
+    Without ``--bytes-per-weight``, the API's default for this graph
+    (:func:`mpitaskmap.metrics.message_model_for`: weights are bytes, or a representative size
+    for a graph without message sizes).
+    """
+    bytes_per_weight = args.bytes_per_weight
+    if bytes_per_weight is None:
+        bytes_per_weight = message_model_for(graph).bytes_per_weight
+    return MessageModel.checked(bytes_per_weight, args.link_latency, args.overlap_bytes, names=MODEL_OPTIONS)
 
 
 def add_method_options(parser: argparse.ArgumentParser, *, auto_metric: bool = True) -> None:
@@ -341,21 +352,21 @@ def run_methods(specs, graph, machine, args) -> list[tuple[str, Mapping, float]]
     for spec in specs:
         progress = Progress(f"{spec}: candidates", quiet=args.quiet)
         done = announce(spec, quiet=args.quiet or spec.startswith("auto"))
-        mapping, seconds = run_method(spec, graph, machine, context_from(args, progress))
+        mapping, seconds = run_method(spec, graph, machine, context_from(args, graph, progress))
         done(seconds)
         out.append((spec, mapping, seconds))
     return out
 
 
-def context_from(args, progress=None) -> Context:
-    """Build the method context from parsed options."""
+def context_from(args, graph: TaskGraph, progress=None) -> Context:
+    """Build the method context from parsed options, for ``graph`` (its message model: :func:`message_model`)."""
     # the flags are defaults of the table's options of the same name, parsed as a spec spells them
     defaults = {"ordering": args.ordering, "shift": not args.no_shift, "bandwidth": args.bandwidth,
                 "orderings": tuple(o.strip() for o in args.orderings.split(",") if o.strip())}
     if args.box:
         defaults["box"] = METHOD_TABLE["geometric"].option("box").parse(args.box, "--box")
     families = tuple(f.strip() for f in args.families.split(",") if f.strip()) if args.families else None
-    model = message_model(args)
+    model = message_model(args, graph)
     top = getattr(args, "simulate_top", DEFAULT_SIMULATE_TOP)
     if top < 1:
         raise ValueError(f"--simulate-top: must be at least 1; got {top}")

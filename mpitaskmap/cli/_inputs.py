@@ -88,6 +88,8 @@ class TaskInput:
         g = self.graph
         coords = "no coordinates" if g.coords is None else f"{g.coords.shape[1]}-D coordinates"
         text = f"{self.spec}: {g.n_tasks} tasks, {g.n_edges} messages, {coords}"
+        if not g.sized:
+            text += ", no message sizes"
         if self.recording is not None:
             text += f"; {self.recording.describe()}"
         return text
@@ -132,7 +134,7 @@ def load_tasks(spec: str, task_coords: str | None = None) -> TaskInput:
             graph = TaskGraph.stencil(
                 shape, points=parse_int(opts["points"], "points", what) if "points" in opts else None,
                 periodic=parse_flag(opts.get("periodic", "0"), "periodic", what),
-                weight=parse_float(opts.get("weight", 1.0), "weight", what),
+                weight=parse_float(opts["weight"], "weight", what) if "weight" in opts else None,
             )
         except ValueError as exc:
             raise InvalidInputError(f"--tasks: {exc}") from None

@@ -82,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def simulated_seconds(mapping, *, link_latency: float = DEFAULT_MESSAGE_MODEL.hop_latency,
-                      bytes_per_weight: float = DEFAULT_MESSAGE_MODEL.bytes_per_weight,
+                      bytes_per_weight: float | None = None,
                       network: str = DEFAULT_NETWORK_MODEL.name) -> float:
     """SimGrid's seconds of one exchange step of ``mapping`` (0 when no message leaves its node).
 
@@ -93,8 +93,8 @@ def simulated_seconds(mapping, *, link_latency: float = DEFAULT_MESSAGE_MODEL.ho
     link_latency : float, optional
         Seconds per hop (default that of :data:`~mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`).
     bytes_per_weight : float, optional
-        Message bytes per unit of edge weight (default that of
-        :data:`~mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`, 1).
+        Message bytes per unit of edge weight (default the graph's:
+        :func:`~mpitaskmap.metrics.message_model_for`).
     network : str, optional
         The network model, a name of :data:`mpitaskmap.sim.fluid.NETWORK_MODELS` (default
         SMPI's, :data:`~mpitaskmap.sim.fluid.DEFAULT_NETWORK_MODEL`: the fluid judge's).
@@ -204,7 +204,7 @@ def compare_command(argv: list) -> int:
     if len(set(labels)) != len(labels):
         raise ValueError(f"--methods: each method once; got {labels}")
     metrics = [s.strip() for s in args.metrics.split(",")] if args.metrics else None
-    model = message_model(args)
+    model = message_model(args, ti.graph)
     rows = metric_rows(mappings, metrics, model)
     if args.simulate:
         for r in rows:

@@ -107,7 +107,7 @@ def eval_command(argv: list) -> int:
     if not mappings:
         raise ValueError("eval: nothing to evaluate; give --mapping or drop --no-identity")
     metrics = [s.strip() for s in args.metrics.split(",")] if args.metrics else None
-    rows = metric_rows(mappings, metrics, message_model(args))
+    rows = metric_rows(mappings, metrics, message_model(args, ti.graph))
     header = {"machine": mi.describe(), "tasks": ti.describe()}
     extra = None
     if args.by_class:

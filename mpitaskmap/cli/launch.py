@@ -455,7 +455,7 @@ def _plan(args: argparse.Namespace, command: list, environ: dict, version) -> La
         raise NotMapped(f"the allocation {mi.spec} has {mi.machine.n_procs} processors but the command starts {n} "
                         "ranks")
     args.oversubscribe = False
-    mapping, _ = run_method(args.method, tasks.graph, mi.machine, context_from(args))
+    mapping, _ = run_method(args.method, tasks.graph, mi.machine, context_from(args, tasks.graph))
     default = identity_mapping(tasks.graph, mi.machine)
     why = _gain(mapping, default, node_level=kind in ("slurm", "hydra"))
     if why:

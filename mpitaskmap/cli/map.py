@@ -10,6 +10,7 @@ from ..search.families.graph import worse_than_default_line
 from ..search.judge import DEFAULT_ORDER, JUDGE_TIE, JUDGES, NO_GAIN, TIED, judge_change
 from ..mapfiles import MAP_FORMATS, write_map
 from ..mapping import IDENTITY, identity_mapping
+from ..metrics import describe_sizes
 from ._registry import register
 from ._common import (
     COLUMN_MEANINGS, SECONDS_COLUMN, SIMULATED_COLUMN, Progress, add_method_options, add_simulate_options, announce, command_parser,
@@ -105,14 +106,16 @@ def map_command(argv: list) -> int:
         flag = "--simulate" if args.simulate else f"--judge {args.judge}"
         raise ValueError(f"{flag}: only --method auto has candidates to judge; got {args.method!r}")
     progress = Progress(f"{args.method}: candidates", quiet=args.quiet)
-    ctx = context_from(args, progress)
+    ctx = context_from(args, ti.graph, progress)
+    if not ti.graph.sized and not args.quiet and args.format == "text":
+        status.write(f"messages {describe_sizes(ti.graph, ctx.model)}\n")
     done = announce(args.method, quiet=args.quiet or args.format != "text" or args.method.startswith("auto"))
     mapping, seconds = run_method(args.method, ti.graph, mi.machine, ctx)
     done(seconds)
     t0 = time.perf_counter()  # the default order is a method too: timed like the other row
     default = identity_mapping(ti.graph, mi.machine, oversubscribe=args.oversubscribe)
     rows = metric_rows([(IDENTITY, default, time.perf_counter() - t0), (args.method, mapping, seconds)],
-                       model=message_model(args))
+                       model=ctx.model)
     header = {"machine": mi.describe(), "tasks": ti.describe(), "method": args.method}
     sys.stdout.write(render_table(rows, args.format, header=header, with_legend=not args.quiet))
     for fmt, path in outputs:

@@ -136,7 +136,7 @@ def plot_command(argv: list) -> int:
     mappings = {}
     for spec in [m.strip() for m in args.methods.split(",") if m.strip()]:
         progress = Progress(f"{spec}: candidates", quiet=args.quiet)
-        mappings[spec] = run_method(spec, ti.graph, mi.machine, context_from(args, progress))[0]
+        mappings[spec] = run_method(spec, ti.graph, mi.machine, context_from(args, ti.graph, progress))[0]
     for value in args.mapping:
         m = read_mapping_file(value, mi, ti.graph, args.hosts)
         mappings[m.method] = m

@@ -475,7 +475,7 @@ def simgrid_command(argv: list) -> int:
     for line in errors:
         status.write(f"mpitaskmap simgrid: error: {line}\n")
 
-    rows = metric_rows(mappings, metrics, message_model(args))
+    rows = metric_rows(mappings, metrics, message_model(args, ti.graph))
     base_label = next((lbl for lbl, _, _ in mappings if lbl.lower() == IDENTITY), mappings[0][0])
     sys.stdout.write(results_table(rows, runs, base_label, figure=time_regex is not None, with_legend=talk))
     with open(os.path.join(args.output, "results.json"), "w", encoding="utf-8") as fh:

@@ -32,7 +32,7 @@ from ..errors import InvalidInputError
 
 __all__ = ["RECORDING_FORMAT", "RECORDING_VERSIONS", "OMPI_KINDS", "MatrixEntries", "RecordedPairs", "is_matrix_market",
            "read_number_rows", "read_matrix_entries", "matrix_edges", "is_recording", "parse_recording",
-           "ompi_monitoring_files", "is_ompi_monitoring", "parse_ompi_monitoring", "round_edges", "read_graph_edges"]
+           "ompi_monitoring_files", "is_ompi_monitoring", "parse_ompi_monitoring", "round_edges", "read_graph_edges", "is_pattern_matrix"]
 
 
 def is_matrix_market(path: str | os.PathLike) -> bool:
@@ -613,7 +613,8 @@ def read_graph_edges(path: str | os.PathLike) -> tuple[int, np.ndarray, np.ndarr
     Returns
     -------
     (n, src, dst, weights, pairs)
-        ``pairs`` None for a plain matrix.
+        ``pairs`` None for a plain matrix; ``weights`` None for a ``pattern`` Matrix Market
+        file (who talks to whom, no volumes).
 
     Raises
     ------
@@ -634,4 +635,25 @@ def read_graph_edges(path: str | os.PathLike) -> tuple[int, np.ndarray, np.ndarr
                                 "matrix)")
     if p.endswith(".json") and not is_matrix_market(p):
         raise InvalidInputError(f"{p}: a recording's sidecar; give the matrix beside it ({p[:-5]})")
-    return (*matrix_edges(p), None)
+    n, src, dst, w = matrix_edges(p)
+    return n, src, dst, (None if is_pattern_matrix(p) else w), None
+
+
+def is_pattern_matrix(path: str | os.PathLike) -> bool:
+    """Return whether ``path`` is a Matrix Market file of the ``pattern`` field (who talks to whom, no volumes).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An existing file.
+
+    Returns
+    -------
+    bool
+        Its banner's fourth word is ``pattern`` (``%%MatrixMarket matrix coordinate pattern general``).
+    """
+    if not is_matrix_market(path):
+        return False
+    with open(path, encoding="utf-8", errors="replace") as f:
+        banner = f.readline().split()
+    return len(banner) > 3 and banner[3].lower() == "pattern"

@@ -40,7 +40,8 @@ import os
 from dataclasses import dataclass
 
 from .graph_files import (OMPI_KINDS, RECORDING_FORMAT, RECORDING_VERSIONS, RecordedPairs, is_ompi_monitoring,
-                          is_recording, matrix_edges, parse_ompi_monitoring, parse_recording, round_edges)
+                          is_pattern_matrix, is_recording, matrix_edges, parse_ompi_monitoring, parse_recording,
+                          round_edges)
 from .taskgraph import TaskGraph
 
 __all__ = ["RECORDING_FORMAT", "RECORDING_VERSIONS", "OMPI_KINDS", "Recording", "recording_from", "read_recording",
@@ -211,7 +212,8 @@ def read_matrix_file(path: str | os.PathLike) -> TaskGraph:
     Returns
     -------
     TaskGraph
-        Without coordinates; the volumes as written.
+        Without coordinates; the volumes as written (not :attr:`~TaskGraph.sized` for a
+        ``pattern`` Matrix Market file, which has none).
 
     Raises
     ------
@@ -219,7 +221,7 @@ def read_matrix_file(path: str | os.PathLike) -> TaskGraph:
         Naming the file and the line.
     """
     n, src, dst, w = matrix_edges(path)
-    return TaskGraph.from_edges(src, dst, w, n_tasks=n)
+    return TaskGraph.from_edges(src, dst, None if is_pattern_matrix(path) else w, n_tasks=n)
 
 
 def read_graph_file(path: str | os.PathLike) -> tuple[TaskGraph, Recording | None]:

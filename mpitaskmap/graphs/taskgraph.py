@@ -73,6 +73,20 @@ class TaskGraph:
         Volume of every edge (default 1.0); finite and non-negative.
     coords : (n_tasks, n_dims) array_like of float, optional
         Task coordinates (e.g. the centre of each task's subdomain) for geometric mapping.
+    sized : bool, optional
+        Whether the weights are message volumes (:attr:`sized`).  Default: whether
+        ``weights`` was given.
+
+    Attributes
+    ----------
+    sized : bool
+        False when the graph says who talks to whom but not how much: built without
+        weights (every edge 1.0), as ``stencil()`` without ``weight``, a ``pattern`` Matrix
+        Market file or ``remap()`` without weights.  The search's default objective and
+        judge then assume messages of
+        :data:`~mpitaskmap.metrics.UNSIZED_BYTES_PER_WEIGHT` bytes per unit weight
+        (:func:`~mpitaskmap.metrics.message_model_for`) instead of one byte: at one byte a
+        message costs only its hops' latency, and the search would not see contention.
 
     Raises
     ------
@@ -92,7 +106,7 @@ class TaskGraph:
     ([0, 1, 2], [1, 0], [2.0, 3.0])
     """
 
-    def __init__(self, indptr, indices, weights=None, *, coords=None) -> None:
+    def __init__(self, indptr, indices, weights=None, *, coords=None, sized: bool | None = None) -> None:
         indptr = np.asarray(indptr)
         if indptr.ndim != 1 or indptr.shape[0] < 2:
             raise InvalidInputError(
@@ -120,6 +134,7 @@ class TaskGraph:
         self.weights = (
             np.ones(n_edges, dtype=np.float64) if weights is None else as_weights(weights, "weights", n_edges)
         )
+        self.sized = weights is not None if sized is None else bool(sized)
         self.coords = None
         if coords is not None:
             self.coords = as_float_matrix(coords, "coords", allow_1d=True)
@@ -160,8 +175,8 @@ class TaskGraph:
         return src.astype(np.int64) * self.n_tasks + dst.astype(np.int64)
 
     def with_coords(self, coords) -> "TaskGraph":
-        """Return a copy of the graph with task coordinates attached."""
-        return TaskGraph(self.indptr, self.indices, self.weights, coords=coords)
+        """Return a copy of the graph with task coordinates attached (sized as this one)."""
+        return TaskGraph(self.indptr, self.indices, self.weights, coords=coords, sized=self.sized)
 
     def __repr__(self) -> str:
         dims = "none" if self.coords is None else str(self.coords.shape[1])
@@ -177,7 +192,8 @@ class TaskGraph:
         src, dst : (n_edges,) array_like of int
             Sending and receiving task of every edge, in ``[0, n_tasks)``.
         weights : (n_edges,) array_like of float, optional
-            Volumes (default 1.0), finite and non-negative.
+            Volumes, finite and non-negative.  Default: 1.0 each, and the graph is not
+            :attr:`sized`.
         n_tasks : int
             Number of tasks (tasks without edges are allowed).
         coords : (n_tasks, n_dims) array_like of float, optional
@@ -219,7 +235,7 @@ class TaskGraph:
         d = (key % n_tasks).astype(np.intp)
         indptr = np.zeros(n_tasks + 1, dtype=np.intp)
         np.cumsum(np.bincount(s, minlength=n_tasks), out=indptr[1:])
-        return cls(indptr, d, w, coords=coords)
+        return cls(indptr, d, w, coords=coords, sized=weights is not None)
 
     @classmethod
     def from_file(cls, path) -> "TaskGraph":
@@ -240,7 +256,7 @@ class TaskGraph:
         Returns
         -------
         TaskGraph
-            Without coordinates.
+            Without coordinates; not :attr:`sized` for a ``pattern`` Matrix Market file.
 
         Raises
         ------
@@ -257,7 +273,7 @@ class TaskGraph:
         *,
         points: int | None = None,
         periodic: bool | Sequence[bool] = False,
-        weight: float = 1.0,
+        weight: float | None = None,
     ) -> "TaskGraph":
         """Build the task graph of an n-D stencil on a regular grid of tasks.
 
@@ -271,7 +287,8 @@ class TaskGraph:
         periodic : bool or sequence of bool, optional
             Whether each grid dimension wraps around (default False).
         weight : float, optional
-            Volume of every message (default 1.0).
+            Volume of every message (bytes for the default message model).  Default: 1.0,
+            and the graph is not :attr:`sized`.
 
         Returns
         -------
@@ -322,7 +339,10 @@ class TaskGraph:
             dsts.append(tgt[keep])
         src = np.concatenate(srcs) if srcs else np.zeros(0, dtype=np.int64)
         dst = np.concatenate(dsts) if dsts else np.zeros(0, dtype=np.int64)
-        return cls.from_edges(src, dst, np.full(src.shape[0], float(weight)), n_tasks=n, coords=grid.astype(np.float64))
+        g = cls.from_edges(src, dst, np.full(src.shape[0], 1.0 if weight is None else float(weight)), n_tasks=n,
+                           coords=grid.astype(np.float64))
+        g.sized = weight is not None
+        return g
 
     @classmethod
     def from_matrix(cls, matrix, *, coords=None) -> "TaskGraph":
@@ -371,7 +391,7 @@ class TaskGraph:
             ``neighbors[t]`` lists the tasks ``t`` sends to (like the destinations of
             ``MPI_Dist_graph_create_adjacent``).
         weights : sequence of sequence of float, optional
-            Matching volumes (default 1.0 each).
+            Matching volumes (default 1.0 each, and the graph is not :attr:`sized`).
         coords : (n_tasks, n_dims) array_like of float, optional
             Task coordinates.
 
@@ -413,7 +433,7 @@ class TaskGraph:
         neighbors : (sum(counts),) array_like of int
             The partners (destinations), task by task.
         weights : (sum(counts),) array_like of float, optional
-            Matching volumes (default 1.0 each).
+            Matching volumes (default 1.0 each, and the graph is not :attr:`sized`).
         coords : (n_tasks, n_dims) array_like of float, optional
             Task coordinates.
 
@@ -452,12 +472,14 @@ class TaskGraph:
         rising = dst[1:] > dst[:-1]
         rising[indptr[1:-1][(indptr[1:-1] > 0) & (indptr[1:-1] < n_edges)] - 1] = True  # row starts may drop
         if rising.all():
-            return cls(indptr, dst, w, coords=coords)
+            return cls(indptr, dst, w, coords=coords, sized=weights is not None)
         src = np.repeat(np.arange(n, dtype=np.int64), counts)
-        return cls.from_edges(src, dst, w, n_tasks=n, coords=coords)
+        g = cls.from_edges(src, dst, w, n_tasks=n, coords=coords)
+        g.sized = weights is not None
+        return g
 
     @classmethod
-    def from_coordinate_proxy(cls, coords, *, weight: float = 1.0) -> "TaskGraph":
+    def from_coordinate_proxy(cls, coords, *, weight: float | None = None) -> "TaskGraph":
         """Build a nearest-neighbour proxy graph from task coordinates alone.
 
         Used when an application gives coordinates but no communication pattern.  For
@@ -472,7 +494,7 @@ class TaskGraph:
         coords : (n_tasks, n_dims) array_like of float
             Task coordinates.
         weight : float, optional
-            Volume of each proxy message (default 1.0).
+            Volume of each proxy message.  Default: 1.0, and the graph is not :attr:`sized`.
 
         Returns
         -------
@@ -505,5 +527,7 @@ class TaskGraph:
             dst += [b, a]
         s = np.concatenate(src) if src else np.zeros(0, dtype=np.intp)
         t = np.concatenate(dst) if dst else np.zeros(0, dtype=np.intp)
-        return cls.from_edges(s, t, np.full(s.shape[0], float(weight)), n_tasks=n, coords=c)
+        g = cls.from_edges(s, t, np.full(s.shape[0], 1.0 if weight is None else float(weight)), n_tasks=n, coords=c)
+        g.sized = weight is not None
+        return g
 

@@ -55,7 +55,8 @@ __all__ = ["LocalRank", "GatheredJob", "gather_job", "network_digest", "describe
 #: Header fields, one int32 each (the 63-bit digest in two halves, low first).
 HEADER = ("flags", "task_dims", "loc_dims", "n_neighbors", "name_len", "error_len", "loc_magnitude", "digest_low",
           "digest_high")
-_TASK_ERR, _LOC_ERR = 1, 2
+#: Bits of the header's flags: a task error, a provider error, neighbours given without weights.
+_TASK_ERR, _LOC_ERR, _UNSIZED = 1, 2, 4
 _INT32_MAX = int(np.iinfo(np.int32).max)
 #: Byte alignment of every array laid out in a window.
 WINDOW_ALIGN = 64
@@ -140,6 +141,7 @@ class LocalRank:
     coords: np.ndarray | None = None
     neighbors: np.ndarray | None = None
     weights: np.ndarray | None = None
+    sized: bool = True  # False: neighbours given without weights (``weights`` then 1.0 each)
     location: np.ndarray | None = None
     node: bytes = b""
     task_error: str = ""
@@ -167,6 +169,7 @@ class GatheredJob:
     counts: np.ndarray | None = None
     neighbors: np.ndarray | None = None
     weights: np.ndarray | None = None
+    sized: bool = True  # every rank gave its weights (TaskGraph.sized of the graph built)
     bytes_moved: int = 0
     shared_bytes: int = 0
     built: object = None
@@ -420,13 +423,15 @@ class NodeShare:
             plan = dict(error=error, odd_rank=odd_rank, bytes=4 * head.size + text.nbytes)
             if not error:
                 plan.update(d=int(head[0, 1]), k=int(head[0, 2]), edges=int(head[:, 3].sum()) if head[0, 3] >= 0
-                            else -1, loc_dtype=location_dtype(int(head[:, 6].max())))
+                            else -1, loc_dtype=location_dtype(int(head[:, 6].max())),
+                            sized=not (head[:, 0] & _UNSIZED).any())
         else:
             self._gather_rows(mine, None)
         plan = self.node.bcast(plan, root=0)
         job = GatheredJob(error=plan["error"], odd_rank=plan["odd_rank"], bytes_moved=plan["bytes"])
         if job.error:
             return job
+        job.sized = plan["sized"]
         d, k, edges = plan["d"], plan["k"], plan["edges"]
         n_edges = max(edges, 0)
         job.bytes_moved += size * (d * 8 + k * plan["loc_dtype"].itemsize) + n_edges * 16
@@ -520,7 +525,8 @@ class NodeShare:
 
 def _header(local: LocalRank) -> np.ndarray:
     """This rank's :data:`HEADER` row (int32; every field fits exactly, the digest in two halves)."""
-    flags = (_TASK_ERR if local.task_error else 0) | (_LOC_ERR if local.location_error else 0)
+    flags = ((_TASK_ERR if local.task_error else 0) | (_LOC_ERR if local.location_error else 0)
+             | (0 if local.sized else _UNSIZED))
     err = (local.task_error or local.location_error).encode("utf-8", "replace")
     loc = local.location
     # the largest |coordinate|, only to choose the gather's integer type; 2**31 - 1 = "that or more"
@@ -628,6 +634,7 @@ def gather_job(comm, local: LocalRank) -> GatheredJob:
         wts = np.empty(int(counts.sum()), dtype=np.float64)
         comm.Allgatherv(local.weights, [wts, (counts, _displacements(counts))])
         job.counts, job.neighbors, job.weights = counts, nbrs, wts
+        job.sized = not (head[:, 0] & _UNSIZED).any()
         job.bytes_moved += nbrs.nbytes + wts.nbytes
     return job
 

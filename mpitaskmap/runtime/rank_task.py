@@ -29,13 +29,15 @@ def rank_task(comm: MPI.Intracomm, coords, neighbors: Sequence[int] | None,
     neighbors : sequence of int or None
         This rank's partners (ranks of ``comm``).
     weights : sequence of float or None
-        Volumes to each partner (default 1.0 each).
+        Volumes to each partner (a ``Distgraphcomm``'s when it has some).  None: no
+        message sizes (the graph is not :attr:`~mpitaskmap.graphs.taskgraph.TaskGraph.sized`;
+        ``remap`` counts 1.0 each).
 
     Returns
     -------
     (coords, neighbors, weights)
-        float64 coordinate; int64 partners and float64 volumes, or None and None (no
-        partners known: the coordinate proxy graph).
+        float64 coordinate; int64 partners and float64 volumes (None when none were
+        given), or None and None (no partners known: the coordinate proxy graph).
 
     Raises
     ------
@@ -45,8 +47,10 @@ def rank_task(comm: MPI.Intracomm, coords, neighbors: Sequence[int] | None,
     Examples
     --------
     >>> from mpi4py import MPI
+    >>> rank_task(MPI.COMM_SELF, (1, 2), [0], [8])
+    (array([1., 2.]), array([0]), array([8.]))
     >>> rank_task(MPI.COMM_SELF, (1, 2), [0], None)
-    (array([1., 2.]), array([0]), array([1.]))
+    (array([1., 2.]), array([0]), None)
     """
     if coords is None and isinstance(comm, MPI.Cartcomm):
         coords = comm.Get_coords(comm.Get_rank())
@@ -78,7 +82,7 @@ def rank_task(comm: MPI.Intracomm, coords, neighbors: Sequence[int] | None,
             if not 0 <= v < size:
                 raise ValueError(f"neighbors: entry {i} names rank {v}, outside [0, {size})")
         if weights is None:
-            weights = [1.0] * len(neighbors)
+            return c, np.asarray(neighbors, dtype=np.int64), None
         weights = [float(v) for v in weights]
         if len(weights) != len(neighbors):
             raise ValueError(f"weights: {len(weights)} values for {len(neighbors)} neighbors")

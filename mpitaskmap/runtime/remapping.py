@@ -59,7 +59,7 @@ from ..graphs.recording import read_graph_file
 from ..graphs.taskgraph import TaskGraph
 from ..mappers.geometric.mj import ORDERINGS
 from ..mapping import IDENTITY
-from ..metrics import METRICS
+from ..metrics import METRICS, describe_sizes
 from ..providers import Provider, assemble_machine_arrays, get_provider
 from ..search.engine import SearchRequest
 from ..search.families import identity as identity_family
@@ -463,6 +463,8 @@ def _remap_shared(comm, config: dict, t_start: float, request: RemapRequest, sha
     local = LocalRank()
     try:
         local.coords, local.neighbors, local.weights = request.task()
+        if local.neighbors is not None and local.weights is None:  # no message sizes: 1.0 each, said in the header
+            local.weights, local.sized = np.ones(local.neighbors.size), False
     except Exception as exc:  # travels to every rank in the gather
         local.task_error = f"{type(exc).__name__}: {exc}"
     prov_name, network = "", None
@@ -513,10 +515,12 @@ def _remap_shared(comm, config: dict, t_start: float, request: RemapRequest, sha
     # -- candidate search (two collectives, one more for the judge) ----------------------
     problem = Problem(graph, machine)
     search_request, list_err = _search_request(problem, request)
-    try:  # a report line: never a reason to stop, and the same graph on every rank gives the same text
+    try:  # report lines: never a reason to stop, and the same graph on every rank gives the same text
         rep.task_coords = problem.describe_task_coords()
     except Exception as exc:
         rep.task_coords = f"task coordinates not determined ({type(exc).__name__}: {exc})"
+    if not graph.sized:
+        rep.message_sizes = describe_sizes(graph, problem.message_model)
     rep.metric = search_request.metric  # the same machine on every rank: the same name
     search = run_search(comm, search_request, error=list_err)
     if search.error:
@@ -606,7 +610,7 @@ def graph_task(comm: MPI.Intracomm, graph: str | os.PathLike | TaskGraph,
     -------
     (coords, neighbors, weights)
         As :func:`~mpitaskmap.runtime.rank_task.rank_task` returns them; a coordinate of no
-        dimension when there is none.
+        dimension when there is none; weights None when the graph has no message sizes.
 
     Raises
     ------
@@ -620,7 +624,8 @@ def graph_task(comm: MPI.Intracomm, graph: str | os.PathLike | TaskGraph,
             raise ValueError(f"graph: {graph.n_tasks} tasks but the communicator has {size} ranks")
         a, b = int(graph.indptr[rank]), int(graph.indptr[rank + 1])
         own = None if graph.coords is None else graph.coords[rank]
-        return _rank_row(comm, coords if coords is not None else own, graph.indices[a:b], graph.weights[a:b])
+        return _rank_row(comm, coords if coords is not None else own, graph.indices[a:b],
+                         graph.weights[a:b] if graph.sized else None)
     where = os.fspath(graph)
     g, err = None, ""
     if rank == 0:
@@ -628,7 +633,8 @@ def graph_task(comm: MPI.Intracomm, graph: str | os.PathLike | TaskGraph,
             g = read_graph_file(where)[0]
         except Exception as exc:  # travels to every rank in the bcast below
             err = f"{type(exc).__name__}: {exc}"
-    err, n_tasks = comm.bcast((err, g.n_tasks if g is not None else 0) if rank == 0 else None, root=0)
+    err, n_tasks, sized = comm.bcast((err, g.n_tasks if g is not None else 0, g is None or g.sized) if rank == 0
+                                     else None, root=0)
     if err:  # known on every rank from the bcast: no more collectives
         raise ValueError(f"graph: {err}")
     if n_tasks != size:
@@ -639,15 +645,19 @@ def graph_task(comm: MPI.Intracomm, graph: str | os.PathLike | TaskGraph,
         rows = [(g.indices[g.indptr[t]:g.indptr[t + 1]], g.weights[g.indptr[t]:g.indptr[t + 1]],
                  None if c is None else c[t]) for t in range(size)]
     nbrs, wts, own = comm.scatter(rows, root=0)
-    return _rank_row(comm, coords if coords is not None else own, nbrs, wts)
+    return _rank_row(comm, coords if coords is not None else own, nbrs, wts if sized else None)
 
 
-def _rank_row(comm, coords, nbrs: np.ndarray, wts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A rank's task from its row of the graph: the coordinates checked by rank_task, or none."""
+def _rank_row(comm, coords, nbrs: np.ndarray,
+              wts: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """A rank's task from its row of the graph: the coordinates checked by rank_task, or none.
+
+    ``wts`` None: the graph has no message sizes (returned as None, as rank_task does).
+    """
     if coords is None and not isinstance(comm, MPI.Cartcomm):
-        return np.zeros(0), np.asarray(nbrs, dtype=np.int64), np.asarray(wts, dtype=np.float64)
-    c, n, w = rank_task(comm, coords, np.asarray(nbrs).tolist(), np.asarray(wts).tolist())
-    assert n is not None and w is not None
+        return np.zeros(0), np.asarray(nbrs, dtype=np.int64), None if wts is None else np.asarray(wts, dtype=np.float64)
+    c, n, w = rank_task(comm, coords, np.asarray(nbrs).tolist(), None if wts is None else np.asarray(wts).tolist())
+    assert n is not None
     return c, n, w
 
 
@@ -656,6 +666,7 @@ def _inputs(job, network, name: str):
     if job.counts is not None:  # coordinates of no dimension: remap(graph=...) of a graph without any
         coords = job.coords if job.coords is not None and job.coords.shape[1] else None
         graph = TaskGraph.from_neighbor_arrays(job.counts, job.neighbors, job.weights, coords=coords)
+        graph.sized = job.sized
     else:
         graph = TaskGraph.from_coordinate_proxy(job.coords)
     return graph, assemble_machine_arrays(job.locations, job.nodes, network, name=name)

@@ -82,6 +82,9 @@ class RemapReport:
         Where the tasks' coordinates came from when the ranks gave none
         (:meth:`~mpitaskmap.search.problem.Problem.describe_task_coords`: the grid the traffic
         forms, or none); "" when the ranks gave them.
+    message_sizes : str
+        "" when the task graph has message sizes; else the size the search assumed for
+        them (:func:`~mpitaskmap.metrics.describe_sizes`).
     """
 
     status: str = IDENTITY
@@ -108,6 +111,7 @@ class RemapReport:
     nothing_to_map: str = ""
     call: str = "remap"
     task_coords: str = ""
+    message_sizes: str = ""
 
     def summary(self) -> str:
         """Return a short multi-line text report.
@@ -124,6 +128,8 @@ class RemapReport:
             lines.append(f"  provider: {self.provider}; machine: {self.machine}")
         if self.task_coords:
             lines.append(f"  tasks: {self.task_coords}")
+        if self.message_sizes and not self.nothing_to_map:  # no search, no assumption to state
+            lines.append(f"  messages: {self.message_sizes}")
         if self.nothing_to_map:
             lines.append(f"  nothing to map: {self.nothing_to_map}")
         elif self.n_candidates and self.judge:

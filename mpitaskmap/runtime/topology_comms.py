@@ -203,7 +203,7 @@ def _neighbors_and_volumes(rank: int, dims: tuple[int, ...], periods: tuple[bool
     return out, vol
 
 
-def cart_task_graph(dims: Sequence[int], periods: Sequence[bool] | None = None, *, weights=1.0,
+def cart_task_graph(dims: Sequence[int], periods: Sequence[bool] | None = None, *, weights=None,
                     size: int | None = None) -> TaskGraph:
     """Return the task graph :func:`create_cart` maps: every grid rank sends to its :func:`cart_neighbors`.
 
@@ -213,7 +213,8 @@ def cart_task_graph(dims: Sequence[int], periods: Sequence[bool] | None = None, 
         As for :func:`create_cart`.
     weights : float or sequence of float, optional
         Volume of one message to a neighbour: one number, or one per dimension (e.g. the
-        face areas of an anisotropic subdomain); default 1.0.
+        face areas of an anisotropic subdomain).  Default: 1.0, and the graph is not
+        :attr:`~mpitaskmap.graphs.taskgraph.TaskGraph.sized`.
     size : int, optional
         Number of tasks (the communicator's size, default ``prod(dims)``): tasks past the
         grid have no edges (MPI gives their processes ``MPI_COMM_NULL``).
@@ -235,9 +236,9 @@ def cart_task_graph(dims: Sequence[int], periods: Sequence[bool] | None = None, 
     """
     shape, per = _cart_shape(dims, periods, size)
     n = math.prod(shape) if size is None else int(size)
-    volumes = _dim_weights(weights, len(shape))
+    volumes = _dim_weights(1.0 if weights is None else weights, len(shape))
     rows = [_neighbors_and_volumes(r, shape, per, volumes) for r in range(n)]
-    return TaskGraph.from_neighbor_lists([r[0] for r in rows], [r[1] for r in rows],
+    return TaskGraph.from_neighbor_lists([r[0] for r in rows], None if weights is None else [r[1] for r in rows],
                                          coords=[_grid_coords(r, shape) for r in range(n)])
 
 
@@ -247,7 +248,7 @@ def _cart_task(comm, dims, periods, weights, shape_out: list):
     error, shape = None, None
     try:
         shape = _cart_shape(dims, periods, comm.Get_size())
-        volumes = _dim_weights(weights, len(shape[0]))
+        volumes = _dim_weights(1.0 if weights is None else weights, len(shape[0]))
     except Exception as exc:  # raised after the bcast, so every rank calls it
         error = exc
     first = comm.bcast(shape if rank == 0 else None, root=0)
@@ -259,7 +260,7 @@ def _cart_task(comm, dims, periods, weights, shape_out: list):
                          f"MPI_Cart_create needs the same on every rank")
     shape_out.append(shape)
     neighbors, volumes_of = _neighbors_and_volumes(rank, shape[0], shape[1], volumes)
-    return rank_task(comm, _grid_coords(rank, shape[0]), neighbors, volumes_of)
+    return rank_task(comm, _grid_coords(rank, shape[0]), neighbors, None if weights is None else volumes_of)
 
 
 def _shape_text(shape) -> str:
@@ -276,7 +277,7 @@ def _order(comm, task, call: str, remap_options: dict) -> tuple[list, RemapRepor
     return rep.new_rank_of, rep
 
 
-def cart_order(comm: MPI.Intracomm, dims: Sequence[int], periods: Sequence[bool] | None = None, *, weights=1.0,
+def cart_order(comm: MPI.Intracomm, dims: Sequence[int], periods: Sequence[bool] | None = None, *, weights=None,
                report: bool = False, **remap_options) -> list[int] | tuple[list[int], RemapReport]:
     """Return the order :func:`create_cart` gives: ``new_rank_of[old_rank]`` (the hook of the PMPI library).
 
@@ -317,7 +318,7 @@ def cart_order(comm: MPI.Intracomm, dims: Sequence[int], periods: Sequence[bool]
     return (order, rep) if report else order
 
 
-def create_cart(comm: MPI.Intracomm, dims: Sequence[int], periods: Sequence[bool] | None = None, *, weights=1.0,
+def create_cart(comm: MPI.Intracomm, dims: Sequence[int], periods: Sequence[bool] | None = None, *, weights=None,
                 report: bool = False, **remap_options) -> MPI.Cartcomm | tuple[MPI.Cartcomm, RemapReport]:
     """Return ``comm.Create_cart(dims, periods, reorder=True)`` with the reordering done.
 
@@ -340,7 +341,9 @@ def create_cart(comm: MPI.Intracomm, dims: Sequence[int], periods: Sequence[bool
         Whether each dimension wraps around (default: none); the same on every rank.
     weights : float or sequence of float, optional
         Volume of one message to a grid neighbour, one number or one per dimension
-        (default 1.0; bytes when the objective is the predicted time).
+        (bytes when the objective is the predicted time).  Default: none given, 1.0 each
+        with a representative message size assumed
+        (:data:`~mpitaskmap.metrics.UNSIZED_BYTES_PER_WEIGHT`).
     report : bool, optional
         Also return a :class:`~mpitaskmap.runtime.report.RemapReport` (``call``
         ``"create_cart"``; ``new_rank_of[old_rank]`` is the rank in the returned
@@ -497,7 +500,8 @@ def dist_graph_task_graph(sources: Sequence[Sequence[int]], destinations: Sequen
     sources, destinations : sequence of sequence of int
         ``sources[r]``, ``destinations[r]``: the arguments of rank ``r``.
     sourceweights, destweights : sequence of sequence of int, optional
-        Their weights (both or neither; unweighted edges weigh 1).
+        Their weights (both or neither; unweighted edges weigh 1 and the graph is not
+        :attr:`~mpitaskmap.graphs.taskgraph.TaskGraph.sized`).
     coords : (n, d) array_like, optional
         Task coordinates (default: the vertex number, ``[[0], [1], ...]``).
 
@@ -542,8 +546,10 @@ def dist_graph_task_graph(sources: Sequence[Sequence[int]], destinations: Sequen
         why = _sources_mismatch(r, adj[r], src[dst == r], wts[dst == r])
         if why:
             raise ValueError(f"vertex {r}: {why}")
-    return TaskGraph.from_neighbor_arrays(np.bincount(src, minlength=n), dst, wts.astype(np.float64),
-                                          coords=np.arange(n, dtype=np.float64)[:, None] if coords is None else coords)
+    g = TaskGraph.from_neighbor_arrays(np.bincount(src, minlength=n), dst, wts.astype(np.float64),
+                                       coords=np.arange(n, dtype=np.float64)[:, None] if coords is None else coords)
+    g.sized = destweights is not None  # MPI_UNWEIGHTED: no message sizes
+    return g
 
 
 def _dist_graph_task(comm, sources, destinations, sourceweights, destweights, coords, adj_out: list):
@@ -583,7 +589,7 @@ def _dist_graph_task(comm, sources, destinations, sourceweights, destweights, co
         if why:
             raise ValueError(why)
     adj_out.append(adj)
-    return rank_task(comm, (float(rank),) if coords is None else coords, dst, wts.astype(np.float64))
+    return rank_task(comm, (float(rank),) if coords is None else coords, dst, wts.astype(np.float64) if weighted else None)
 
 
 def _weighted_text(weighted: bool) -> str:

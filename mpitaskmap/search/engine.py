@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
 from ..mapping import Mapping
-from ..metrics import METRICS
+from ..metrics import evaluate
 from .judge import JUDGE_TOP, judge_stage, mapping_digest
 from .problem import Candidate, Problem
 from .scoring import Scores, apply, polishes_nodes, refinement_candidates, top_indices, winner
@@ -114,10 +114,12 @@ class StageScores:
         """
         if request.judge is None or mapping is None:
             return
-        graph, machine = request.problem.graph, request.problem.machine
+        problem = request.problem
         self.digests[index] = mapping_digest(mapping.task_to_proc)
         for name in request.judge_also:
-            self.also.setdefault(name, {})[index] = float(METRICS[name](graph, machine, mapping.task_to_proc))
+            value = evaluate(problem.graph, problem.machine, mapping.task_to_proc, [name],
+                             **problem.message_model.metric_options())[name]
+            self.also.setdefault(name, {})[index] = float(value)
 
 
 class ComputedMappings:

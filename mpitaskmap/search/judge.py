@@ -41,7 +41,7 @@ from ..errors import InvalidInputError
 from ..mappers.graph.node_swaps import NODE_SWAP_STEP
 from ..sim.fluid import DEFAULT_NETWORK_MODEL, fluid_exchange
 from ..mapping import Mapping
-from ..metrics import DEFAULT_MESSAGE_MODEL, LINK_METRICS, METRICS, change_text
+from ..metrics import LINK_METRICS, METRICS, change_text
 from .problem import Candidate, Problem
 
 __all__ = ["JUDGES", "DEFAULT_JUDGE", "JUDGE_TOP", "JUDGE_TIED_MAX", "SCORE_TIE", "TIED", "DEFAULT_ORDER", "JUDGE_ALSO", "JUDGE_TIE", "JUDGE_CONFIG", "FLUID_JUDGE_MAX_EDGES",
@@ -385,8 +385,8 @@ def fluid_seconds(problem: Problem, mapping: Mapping, options: dict | None = Non
     mapping : Mapping
     options : dict, optional
         Keywords of :data:`FLUID_OPTIONS` (default the message model of the default objective,
-        :data:`~mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`: ``link_latency`` 1e-7 s,
-        ``bytes_per_weight`` 1, weights are bytes; the SMPI model; ``steps``
+        ``problem.message_model``: ``link_latency`` 1e-7 s, ``bytes_per_weight`` 1, weights
+        are bytes, or 4,096 for a graph without message sizes; the SMPI model; ``steps``
         :func:`judge_steps`).
 
     Returns
@@ -395,7 +395,7 @@ def fluid_seconds(problem: Problem, mapping: Mapping, options: dict | None = Non
         Seconds: the replay's end over its ``steps`` (0 when no message crosses the network;
         inf when the replay passed its ``max_work``).
     """
-    options = {**DEFAULT_MESSAGE_MODEL.replay_options(), "steps": judge_steps(problem),
+    options = {**problem.message_model.replay_options(), "steps": judge_steps(problem),
                **check_fluid_options(options)}
     replay = fluid_exchange(problem.graph, problem.machine, mapping.task_to_proc, **options)
     return replay.seconds / replay.steps
@@ -439,7 +439,7 @@ def replay_function(problem: Problem, judge: str, options: dict | None = None) -
         (:func:`mpitaskmap.sim.simgrid_replay.simulate_exchange`).
     options : dict, optional
         ``"fluid"``: :data:`FLUID_OPTIONS`; ``"simulate"``: keywords of ``simulate_exchange``
-        (defaults: the message model of :data:`~mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`,
+        (defaults: the message model of the default objective, ``problem.message_model``,
         ``config`` = :data:`JUDGE_CONFIG`).
 
     Returns
@@ -460,7 +460,7 @@ def replay_function(problem: Problem, judge: str, options: dict | None = None) -
         missing = simgrid_missing(compiler=True)
         if missing:
             raise InvalidInputError(f"judge='simulate' needs SimGrid: {missing}")
-        sim_options = {**DEFAULT_MESSAGE_MODEL.replay_options(), "config": JUDGE_CONFIG, **(options or {})}
+        sim_options = {**problem.message_model.replay_options(), "config": JUDGE_CONFIG, **(options or {})}
         return lambda mapping: simgrid_replay.simulate_exchange(mapping, **sim_options).seconds
     if judge != "fluid":
         raise InvalidInputError(f"judge: unknown {judge!r}; valid: {list(JUDGES)}")

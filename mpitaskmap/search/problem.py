@@ -22,6 +22,7 @@ from ..errors import InvalidInputError
 from ..mappers.grid.analysis import GridPattern, analyse_grid
 from ..machines import Machine, NodeView, as_machine
 from ..mapping import IDENTITY, check_fit
+from ..metrics import MessageModel, message_model_for
 from ..graphs.taskgraph import TaskGraph
 
 __all__ = ["Candidate", "Problem", "IDENTITY"]
@@ -158,6 +159,16 @@ class Problem:
         if self.graph.n_tasks > 1 and self.grid_pattern.regular:
             return "grid pattern"
         return None
+
+    @property
+    def message_model(self) -> MessageModel:
+        """The messages of the default objective and of the judge's replays for this graph.
+
+        :func:`~mpitaskmap.metrics.message_model_for`: the weights are bytes, or, for a graph
+        without message sizes (``graph.sized`` False),
+        :data:`~mpitaskmap.metrics.UNSIZED_BYTES_PER_WEIGHT` bytes per unit of weight.
+        """
+        return self.cached("message_model", lambda: message_model_for(self.graph))
 
     @property
     def task_graph(self) -> TaskGraph:

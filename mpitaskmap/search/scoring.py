@@ -323,7 +323,8 @@ def _score_function(problem: Problem, metric) -> Callable[[Mapping], float]:
     if isinstance(metric, str):
         if metric not in METRICS:
             raise InvalidInputError(f"metric: unknown {metric!r}; valid: {sorted(METRICS)}")
-        return lambda m: float(evaluate(problem.graph, problem.machine, m.task_to_proc, [metric])[metric])
+        options = problem.message_model.metric_options()  # the graph's sizes, or the size assumed without them
+        return lambda m: float(evaluate(problem.graph, problem.machine, m.task_to_proc, [metric], **options)[metric])
     if not callable(metric):
         raise InvalidInputError(f"metric: expected a name of METRICS or a function; got {metric!r}")
     return lambda m: float(metric(problem.graph, problem.machine, m.task_to_proc))

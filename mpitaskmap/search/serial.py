@@ -129,7 +129,7 @@ class BestOf:
         --------
         >>> from mpitaskmap import TaskGraph, torus_machine
         >>> best_of(TaskGraph.stencil([4, 4]), torus_machine([4, 4]), ["identity", "geometric"])
-        BestOf(winner #0 'identity (default order)', score 1.01e-07, 2 candidates, 0 not applicable, ... s)
+        BestOf(winner #0 'identity (default order)', score 4.09913e-06, 2 candidates, 0 not applicable, ... s)
         """
         skipped = sum(s == float("inf") for s in self.scores)
         label = self.candidates[self.index].label() if 0 <= self.index < len(self.candidates) else "?"

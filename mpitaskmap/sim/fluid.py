@@ -61,7 +61,7 @@ from .._validate import as_index_array, check_bytes_per_weight
 from ..errors import InvalidInputError
 from ..machines import Machine, as_machine
 from ..graphs.taskgraph import TaskGraph
-from ..metrics import DEFAULT_MESSAGE_MODEL
+from ..metrics import DEFAULT_MESSAGE_MODEL, message_model_for
 from .params import DEFAULT_LOOPBACK, platform_parameters
 
 __all__ = ["NetworkModel", "SMPI", "CM02", "NETWORK_MODELS", "DEFAULT_NETWORK_MODEL", "network_model",
@@ -231,8 +231,7 @@ class FluidExchange:
 
 
 def exchange_messages(graph: TaskGraph, machine: Machine, task_to_proc,
-                      bytes_per_weight: float = DEFAULT_MESSAGE_MODEL.bytes_per_weight
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                      bytes_per_weight: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Source node, destination node and bytes of every message of one exchange step.
 
     Every directed edge ``t -> u`` of weight ``w`` between tasks on different nodes is one
@@ -246,8 +245,10 @@ def exchange_messages(graph: TaskGraph, machine: Machine, task_to_proc,
     task_to_proc : array_like of int
         Processor of every task.
     bytes_per_weight : float, optional
-        Bytes per unit of edge weight (default that of
-        :data:`~mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`, 1: weights are bytes).
+        Bytes per unit of edge weight.  Default: the graph's
+        (:func:`~mpitaskmap.metrics.message_model_for`: 1, weights are bytes, or
+        :data:`~mpitaskmap.metrics.UNSIZED_BYTES_PER_WEIGHT` for a graph without message
+        sizes).
 
     Returns
     -------
@@ -258,11 +259,12 @@ def exchange_messages(graph: TaskGraph, machine: Machine, task_to_proc,
     return src, dst, size
 
 
-def _messages(graph: TaskGraph, machine: Machine, task_to_proc, bytes_per_weight: float, *, inside: bool):
+def _messages(graph: TaskGraph, machine: Machine, task_to_proc, bytes_per_weight: float | None, *, inside: bool):
     """``(src_task, dst_task, src_node, dst_node, bytes)`` of the edges of nonzero bytes, CSR order;
     those inside a node too when ``inside``."""
     ttp = as_index_array(task_to_proc, "task_to_proc", upper=machine.n_procs, length=graph.n_tasks)
-    bpw = check_bytes_per_weight(bytes_per_weight)
+    bpw = check_bytes_per_weight(message_model_for(graph).bytes_per_weight if bytes_per_weight is None
+                                 else bytes_per_weight)
     node = np.asarray(machine.node_ids, dtype=np.int64)[ttp]
     src_task = np.repeat(np.arange(graph.n_tasks, dtype=np.int64), np.diff(graph.indptr))
     dst_task = np.asarray(graph.indices, dtype=np.int64)
@@ -356,7 +358,7 @@ def fluid_exchange(
     task_to_proc,
     *,
     link_latency: float = DEFAULT_MESSAGE_MODEL.hop_latency,
-    bytes_per_weight: float = DEFAULT_MESSAGE_MODEL.bytes_per_weight,
+    bytes_per_weight: float | None = None,
     node_link: tuple[float, float] | None = None,
     bandwidth_unit: str = "GBps",
     loopback: tuple[float, float] = DEFAULT_LOOPBACK,
@@ -393,8 +395,10 @@ def fluid_exchange(
         Latency of every network link (per hop), seconds, >= 0 (default the hop latency of
         :data:`~mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`, 1e-7).
     bytes_per_weight : float, optional
-        Bytes per unit of edge weight (default that of
-        :data:`~mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`, 1: weights are bytes).
+        Bytes per unit of edge weight.  Default: the graph's
+        (:func:`~mpitaskmap.metrics.message_model_for`: 1, weights are bytes, or
+        :data:`~mpitaskmap.metrics.UNSIZED_BYTES_PER_WEIGHT` for a graph without message
+        sizes).
     node_link : (float, float), optional
         Injection and ejection link of every node: (bandwidth in ``bandwidth_unit``, latency
         in s).  Default none on a machine with a link model; (1, ``link_latency``) on one

@@ -82,7 +82,7 @@ from ..machines.hosts import host_names
 from ..mapping import Mapping, as_mapping
 from .simgrid import DEFAULT_LOOPBACK, _platform, simgrid_missing
 from ..graphs.taskgraph import TaskGraph
-from ..metrics import DEFAULT_MESSAGE_MODEL
+from ..metrics import DEFAULT_MESSAGE_MODEL, message_model_for
 
 __all__ = ["ExchangeSimulation", "simulate_exchange", "replay_program", "DEFAULT_CONFIG"]
 
@@ -216,7 +216,7 @@ def simulate_exchange(
     *,
     link_latency: float = DEFAULT_MESSAGE_MODEL.hop_latency,
     steps: int = 1,
-    bytes_per_weight: float = DEFAULT_MESSAGE_MODEL.bytes_per_weight,
+    bytes_per_weight: float | None = None,
     node_link: tuple[float, float] | None = None,
     bandwidth_unit: str = "GBps",
     loopback: tuple[float, float] = DEFAULT_LOOPBACK,
@@ -243,8 +243,10 @@ def simulate_exchange(
     steps : int, optional
         Number of steps (default 1).
     bytes_per_weight : float, optional
-        Bytes per unit of edge weight (default that of
-        :data:`~mpitaskmap.metrics.DEFAULT_MESSAGE_MODEL`, 1: weights are bytes).
+        Bytes per unit of edge weight.  Default: the graph's
+        (:func:`~mpitaskmap.metrics.message_model_for`: 1, weights are bytes, or
+        :data:`~mpitaskmap.metrics.UNSIZED_BYTES_PER_WEIGHT` for a graph without message
+        sizes).
     node_link, bandwidth_unit, loopback
         As for :func:`mpitaskmap.sim.simgrid.platform_xml` (machine bandwidths default to GB/s).
     config : sequence of str, optional
@@ -287,7 +289,8 @@ def simulate_exchange(
     n_steps = int(steps)
     if n_steps < 1 or n_steps != steps:
         raise InvalidInputError(f"steps: expected a positive integer; got {steps!r}")
-    bpw = check_bytes_per_weight(bytes_per_weight)
+    bpw = check_bytes_per_weight(message_model_for(graph).bytes_per_weight if bytes_per_weight is None
+                                 else bytes_per_weight)
     machine = mapping.machine
     src, dst, size = exchange_messages(graph, machine, mapping.task_to_proc, bpw)
     if src.size == 0:

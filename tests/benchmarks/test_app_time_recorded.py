@@ -140,3 +140,11 @@ def test_an_apps_own_time_from_its_file_is_the_figure_and_the_end_time_a_column(
                         for r in _rows(bench.FRONTIER, [100.0, 60.0, 54.0, 54.0])])
     head = capsys.readouterr().out.splitlines()[0].split()
     assert "comm" in head and "end" not in head and "app" not in head
+    # --report prints the same table from a --json file
+    from benchmarks.harness.output import write_json
+
+    write_json(str(tmp_path / "r.json"), rows)
+    assert bench.main(["--report", str(tmp_path / "r.json")]) == 0
+    reported = capsys.readouterr().out
+    bench.print_report(rows)
+    assert reported == capsys.readouterr().out and "recorded vs declared" in reported

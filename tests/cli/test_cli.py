@@ -16,13 +16,14 @@ from mpitaskmap.cli import COMMANDS, main
 from mpitaskmap.cli._common import Progress
 from mpitaskmap.mapfiles import node_canonical, read_map
 from mpitaskmap import metrics
-from mpitaskmap.metrics import DEFAULT_MESSAGE_MODEL
+from mpitaskmap.metrics import DEFAULT_MESSAGE_MODEL, message_model_for
 from mpitaskmap.providers import get_provider, machine_from_provider
 
 
 def evaluate(graph, machine, task_to_proc, names=None):
-    """The library's metrics with the command line's message model (its PredTime column): the API's."""
-    return metrics.evaluate(graph, machine, task_to_proc, names, **DEFAULT_MESSAGE_MODEL.metric_options())
+    """The library's metrics with the command line's message model (its PredTime column): the API's for the graph
+    (weights are bytes; 4 KiB per unit of weight for a graph without sizes, as TASKS is)."""
+    return metrics.evaluate(graph, machine, task_to_proc, names, **message_model_for(graph).metric_options())
 
 SIM = "sim:titan:nodes=8,ppn=4,seed=1"  # 32 processors, 4 per node, 2 nodes per Gemini router
 TASKS = "stencil3d:4x4x2"

@@ -16,7 +16,7 @@ from mpitaskmap import Mapping, TaskGraph, map_geometric
 from mpitaskmap.cli import main
 from mpitaskmap.cli._common import SIMULATED_COLUMN, Row, render_table
 from mpitaskmap.cli.compare import simulated_seconds
-from mpitaskmap.metrics import DEFAULT_MESSAGE_MODEL
+from mpitaskmap.metrics import DEFAULT_MESSAGE_MODEL, message_model_for
 from mpitaskmap.providers import get_provider, machine_from_provider
 from mpitaskmap.sim.simgrid import simgrid_missing
 
@@ -86,7 +86,8 @@ def test_defaults_are_documented_in_the_help(capsys):
     text = " ".join(out.split())  # argparse wraps the help where it likes
     assert status == 0
     assert "--simulate" in text and f"(default {DEFAULT_MESSAGE_MODEL.hop_latency:g})" in text
-    assert "(default 1: the weights are bytes, as in the API;" in text and "libsimgrid-dev" in text
+    assert "(default, as in the API: 1, the weights are bytes," in text and "libsimgrid-dev" in text
+    assert "for a graph without message sizes, a stencil without weight= or a pattern matrix, 4096)" in text
     assert "{CM02,SMPI}" in text and "SMPI (default: SimGrid's SMPI model" in text
 
 
@@ -117,7 +118,10 @@ def test_compare_simulate_matches_simulate_exchange_in_every_format(capsys, tmp_
     machine = machine_from_provider(get_provider(SIM), 32)
     graph = TaskGraph.stencil([4, 4, 2])
     geo = map_geometric(graph, machine)
-    want_geo = simulate_exchange(geo, **DEFAULT_MESSAGE_MODEL.replay_options()).seconds  # SMPI's model
+    # SMPI's model; TASKS has no message sizes: 4 KiB per unit of weight, the default for the graph
+    assert not graph.sized
+    want_geo = simulate_exchange(geo, **message_model_for(graph).replay_options()).seconds
+    assert want_geo == simulate_exchange(geo).seconds != simulate_exchange(geo, bytes_per_weight=1.0).seconds
     status, out, _ = run(capsys, "compare", "-m", SIM, "-t", TASKS, "--methods", "identity,geometric", "--simulate",
                          "--format", "csv", "-q")
     assert status == 0
@@ -163,7 +167,8 @@ def test_a_mapping_whose_messages_stay_in_nodes_takes_no_time():
 def test_map_auto_simulate_keeps_the_fastest_of_the_judged(capsys):
     from mpitaskmap.sim.simgrid_replay import simulate_exchange
 
-    status, out, err = run(capsys, "map", "-m", SIM, "-t", TASKS, "--method", "auto", "--simulate",
+    tasks = f"{TASKS}:weight=1"  # 1-byte messages: a case where a mapping simulates faster than the default order
+    status, out, err = run(capsys, "map", "-m", SIM, "-t", tasks, "--method", "auto", "--simulate",
                            "--simulate-top", "2", "--simulate-also", "", "--format", "csv")
     assert status == 0
     assert "simulated the 2 best distinct mappings of the search (predicted_time), and the default order:" in err
@@ -182,14 +187,14 @@ def test_map_auto_simulate_keeps_the_fastest_of_the_judged(capsys):
     # the times are the simulator's, with the command's message model
     from mpitaskmap.cli._inputs import load_machine, load_tasks
 
-    graph = load_tasks(TASKS, None).graph
+    graph = load_tasks(tasks, None).graph
     machine = load_machine(SIM, graph.n_tasks).machine
     import mpitaskmap
 
     judged = mpitaskmap.map(graph, machine, judge="simulate", judge_top=2, judge_also=())  # the API's defaults
     from mpitaskmap.search.judge import JUDGE_CONFIG
 
-    best = simulate_exchange(judged, **DEFAULT_MESSAGE_MODEL.replay_options(), config=JUDGE_CONFIG)
+    best = simulate_exchange(judged, **message_model_for(graph).replay_options(), config=JUDGE_CONFIG)
     assert best.seconds == pytest.approx(min(times), rel=1e-4)
     status, _, err = run(capsys, "map", "-m", SIM, "-t", TASKS, "--method", "geometric", "--simulate")
     assert status == 1 and "only --method auto" in err

@@ -135,3 +135,32 @@ def test_from_neighbor_arrays_errors():
         TaskGraph.from_neighbor_arrays([1, 1], [1, 0], [1.0])
     with pytest.raises(InvalidInputError, match="index out of range"):
         TaskGraph.from_neighbor_arrays([1, 1], [1, 7])
+
+
+# -- whether the weights are message sizes (TaskGraph.sized) -----------------------------------------
+
+
+def test_a_graph_built_without_weights_carries_no_message_sizes(tmp_path):
+    from mpitaskmap.graphs.recording import read_matrix_file
+
+    assert not TaskGraph([0, 1, 1], [1]).sized and TaskGraph([0, 1, 1], [1], [5.0]).sized
+    assert TaskGraph([0, 1, 1], [1], sized=False).sized is False  # weights given, declared not sizes
+    assert not TaskGraph.from_edges([0], [1], n_tasks=2).sized
+    assert TaskGraph.from_edges([0], [1], [1.0], n_tasks=2).sized  # 1.0 given: one byte, a size
+    assert not TaskGraph.stencil([3, 2]).sized and TaskGraph.stencil([3, 2], weight=1.0).sized
+    assert np.array_equal(TaskGraph.stencil([3, 2]).weights, TaskGraph.stencil([3, 2], weight=1.0).weights)
+    # both paths of from_neighbor_arrays: rows already canonical, and rows to sort
+    for nbrs in ([[1], [0, 2], [1]], [[1], [2, 0], [1]]):
+        assert not TaskGraph.from_neighbor_lists(nbrs).sized
+        assert TaskGraph.from_neighbor_lists(nbrs, [[1.0] * len(v) for v in nbrs]).sized
+    assert not TaskGraph.from_coordinate_proxy([[0, 0], [1, 0]]).sized
+    assert TaskGraph.from_coordinate_proxy([[0, 0], [1, 0]], weight=64.0).sized
+    assert TaskGraph.from_matrix([[0, 3], [3, 0]]).sized
+    unsized = TaskGraph.stencil([2, 2])
+    assert not unsized.with_coords(None).sized and TaskGraph.stencil([2, 2], weight=8.0).with_coords(None).sized
+    # files: a pattern matrix says who talks to whom only; a real one gives volumes
+    (tmp_path / "p.mtx").write_text("%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 2\n2 1\n")
+    (tmp_path / "r.mtx").write_text("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 1\n2 1 1\n")
+    for read in (TaskGraph.from_file, read_matrix_file):
+        assert not read(tmp_path / "p.mtx").sized and read(tmp_path / "r.mtx").sized
+        assert np.array_equal(read(tmp_path / "p.mtx").weights, read(tmp_path / "r.mtx").weights)

@@ -17,7 +17,7 @@ from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.mapfiles import MAP_FORMATS, detect_map_format, format_from_name, node_canonical, write_map
 from mpitaskmap.mapping import Mapping
 from mpitaskmap.machines.torus.presets import torus_machine
-from mpitaskmap.metrics import DEFAULT_MESSAGE_MODEL
+from mpitaskmap.metrics import message_model_for
 from mpitaskmap.providers import get_provider, machine_from_provider
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +64,7 @@ def test_eval_reads_every_writers_output_without_the_format(fmt, capsys, tmp_pat
     expected = node_canonical(m) if fmt.endswith("hostfile") else m  # node-level files: exact metrics
     assert row["method"] == "placement"
     assert row["metrics"] == metrics.evaluate(graph, machine, expected.task_to_proc,
-                                              **DEFAULT_MESSAGE_MODEL.metric_options())
+                                              **message_model_for(graph).metric_options())
 
 
 def test_the_readme_fat_tree_host_list_is_read_back(capsys, tmp_path, monkeypatch):

@@ -5,6 +5,7 @@ MPI tests run under ``mpiexec -n 4`` and ``-n 16`` on ``COMM_WORLD``, cut into p
 (``NodeShare(comm, node_color=...)``) so that several node leaders must agree.
 """
 
+import dataclasses
 import pickle
 
 import numpy as np
@@ -49,6 +50,9 @@ def test_header_is_int32_with_the_digest_in_two_exact_halves():
     # a local error sets its flag and the text length
     bad = _header(LocalRank(task_error="ValueError: x", node=b"n0"))
     assert bad[0] == 1 and bad[1] == -1 and bad[5] == len("ValueError: x")
+    # neighbours without weights (no message sizes): their own bit, beside an error's
+    assert _header(dataclasses.replace(local, sized=False))[0] == 4
+    assert _header(LocalRank(task_error="ValueError: x", sized=False))[0] == 5
 
 
 def test_agreed_error_compares_both_digest_halves():
@@ -116,6 +120,7 @@ def test_pack_a_task_graph_round_trips_as_views():
         assert np.shares_memory(getattr(h, name), second)
     assert h.indices.dtype == np.intp and h.weights.dtype == np.float64
     assert pickle.loads(pickle.dumps(h)).n_edges == g.n_edges
+    assert h.sized is g.sized is False  # a stencil without weight=: the flag travels with the graph
 
 
 # -- MPI: the node leaders build into shared windows ----------------------------------------
@@ -188,6 +193,32 @@ def test_every_rank_views_the_graph_and_machine_the_leader_built(nodes):
     finally:
         share.free()
     assert share.windows == [] and share.node == MPI.COMM_NULL
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("unsized_rank", [None, 0, -1])
+def test_every_rank_learns_whether_all_ranks_gave_message_sizes(unsized_rank):
+    """One rank without weights (neighbours given, weights 1.0 each) makes the job's graph
+    unsized on every rank, in the plain gather and in the node leaders' build alike."""
+    from mpi4py import MPI
+
+    from mpitaskmap.runtime.gather import NodeShare, gather_job
+
+    comm = MPI.COMM_WORLD
+    r = comm.rank
+    local = _local(r, comm.size)
+    if unsized_rank is not None and r == unsized_rank % comm.size:
+        local = dataclasses.replace(local, weights=np.ones(local.neighbors.size), sized=False)
+    want = unsized_rank is None
+    job = gather_job(comm, local)
+    assert job.error == "" and job.sized is want
+    share = NodeShare(comm, node_color=r % 2)
+    try:
+        shared = share.gather_and_build(local, _build)
+        assert shared.error == "" and shared.sized is want
+    finally:
+        share.free()
+    assert comm.allgather(job.sized) == [want] * comm.size
 
 
 @pytest.mark.mpi

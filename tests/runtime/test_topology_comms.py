@@ -476,6 +476,9 @@ def test_cart_task_graph_by_hand():
     # a communicator larger than the grid: task 4 past the 2x2 grid, no edges, the next row
     g = cart_task_graph([2, 2], size=5)
     assert g.n_tasks == 5 and g.indptr[4] == g.indptr[5] == 8 and g.coords[4].tolist() == [2, 0]
+    # without weights the grid says who talks to whom, not how much; with them, message sizes
+    assert not cart_task_graph([3, 2]).sized and cart_task_graph([3, 2], weights=1.0).sized
+    assert edges(cart_task_graph([3, 2])) == edges(cart_task_graph([3, 2], weights=1.0))
 
 
 def test_cart_task_graph_is_the_stencil_with_mpis_numbering():
@@ -509,6 +512,7 @@ def test_dist_graph_task_graph_by_hand():
     assert edges(g) == {(0, 1): 3.0, (1, 0): 3.0, (1, 2): 4.0, (2, 2): 5.0}  # the repeated edge: 2 + 1
     assert g.coords.ravel().tolist() == [0, 1, 2]
     assert edges(dist_graph_task_graph([[1], [0]], [[1], [0]])) == {(0, 1): 1.0, (1, 0): 1.0}
+    assert g.sized and not dist_graph_task_graph([[1], [0]], [[1], [0]]).sized  # MPI_UNWEIGHTED: no sizes
 
 
 @pytest.mark.parametrize("args, message", [

@@ -160,7 +160,8 @@ def test_judge_options_reach_the_replay(overruled, monkeypatch):
 
 
 def test_cli_map_reports_the_judge(capsys):
-    args = ["map", "-m", "sim:titan:nodes=8,ppn=4,seed=1", "-t", "stencil3d:4x4x2", "--method", "auto",
+    # 1-byte messages (weight=1): a case where the judge finds a mapping faster than the default order
+    args = ["map", "-m", "sim:titan:nodes=8,ppn=4,seed=1", "-t", "stencil3d:4x4x2:weight=1", "--method", "auto",
             "--format", "csv"]
     assert main(args) == 0
     err = capsys.readouterr().err
