@@ -519,7 +519,7 @@ def _remap_shared(comm, config: dict, t_start: float, request: RemapRequest, sha
         rep.task_coords = problem.describe_task_coords()
     except Exception as exc:
         rep.task_coords = f"task coordinates not determined ({type(exc).__name__}: {exc})"
-    if not graph.sized:
+    if not graph.sized and search_request.metric == "predicted_time":  # hop metrics read no sizes
         rep.message_sizes = describe_sizes(graph, problem.message_model)
     rep.metric = search_request.metric  # the same machine on every rank: the same name
     search = run_search(comm, search_request, error=list_err)

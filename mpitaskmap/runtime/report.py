@@ -83,8 +83,9 @@ class RemapReport:
         (:meth:`~mpitaskmap.search.problem.Problem.describe_task_coords`: the grid the traffic
         forms, or none); "" when the ranks gave them.
     message_sizes : str
-        "" when the task graph has message sizes; else the size the search assumed for
-        them (:func:`~mpitaskmap.metrics.describe_sizes`).
+        "" when the task graph has message sizes or the objective reads none (a hop
+        metric); else the size the search assumed for them
+        (:func:`~mpitaskmap.metrics.describe_sizes`): the summary's last line.
     """
 
     status: str = IDENTITY
@@ -128,8 +129,6 @@ class RemapReport:
             lines.append(f"  provider: {self.provider}; machine: {self.machine}")
         if self.task_coords:
             lines.append(f"  tasks: {self.task_coords}")
-        if self.message_sizes and not self.nothing_to_map:  # no search, no assumption to state
-            lines.append(f"  messages: {self.message_sizes}")
         if self.nothing_to_map:
             lines.append(f"  nothing to map: {self.nothing_to_map}")
         elif self.n_candidates and self.judge:
@@ -166,4 +165,6 @@ class RemapReport:
             lines.append(f"  judge: none ({self.judge_why})")
         if self.seconds:
             lines.append("  seconds: " + ", ".join(f"{k} {v:.3f}" for k, v in self.seconds.items()))
+        if self.message_sizes and not self.nothing_to_map:  # no search, no assumption to state
+            lines.append(f"  messages: {self.message_sizes}")
         return "\n".join(lines)
