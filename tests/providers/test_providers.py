@@ -653,7 +653,8 @@ def test_mpi_rca_xc_every_rank_builds_the_same_dragonfly(fake_rca, nid_file, cna
     expected = [0 if x // 2 == y // 2 else 2 if x // 8 == y // 8 else 3 for x, y in zip(a.tolist(), b.tolist())]
     assert m.hops(a, b).tolist() == expected and m.n_groups == 4
     outcome = run_remap(comm, "rca", on_error)
-    assert all_same(comm, outcome) and outcome[0] == "returned" and outcome[1] in ("identity", "remapped")
+    # how it ended, the same on every rank (whether a rank kept its rank is its own: a remap moves some)
+    assert all_same(comm, outcome[:3]) and outcome[0] == "returned" and outcome[1] in ("identity", "remapped")
     # a rank without its cname: every rank ends the same way
     path = comm.bcast(cname_file("") if comm.rank == 1 else None, root=1)
     if comm.rank == 1:
