@@ -6,13 +6,15 @@
 # Arrays     : undirected task graph tptr (n_tasks+1,), tadj (m,), tw (m,) float64 with both
 #              directions stored and W(t,u) = w(t,u) + w(u,t); capacity (n_nodes,) free cores per
 #              node; task_node (n_tasks,) int64 node of every task (-1 = unmapped).
-# Network    : distances in two modes.  Torus: ncoords (n_nodes, d) router coordinate of every
+# Network    : distances in three modes.  Torus: ncoords (n_nodes, d) router coordinate of every
 #              node (any integer type, kept as int64; torus_tree takes int16, int32 or int64),
 #              dims, wrap, router_ptr/router_nodes (nodes behind every router, CSR over all
 #              routers); distances come from _topology.pxd; "BFS in the network" is a real BFS
-#              over routers with early exit.  Matrix: ndist (n_nodes, n_nodes) int32 hop matrix
-#              of any machine; a BFS level is the set of nodes at one distance from the source
-#              set.
+#              over routers with early exit.  Metric: labels (n_nodes, width) int64 and the
+#              formula of a fat tree, dragonfly, PERCS system or flat allocation
+#              (_network_hops.pxd), O(n_nodes) memory.  Matrix: ndist (n_nodes, n_nodes) int32
+#              hop matrix of any other machine.  Off the torus a BFS level is the set of nodes at
+#              one distance from the source set.
 # Routes     : (congestion only) in two modes, whichever the distances.  Torus: the
 #              dimension-order route computed on the fly (_topology.pxd _route), every link
 #              carrying the whole message.  Table: the machine's routes between every ordered
@@ -45,6 +47,7 @@ from libcpp.pair cimport pair
 from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
 
+from _network_hops cimport METRIC_PARAMS, _label_hops
 from _topology cimport _alloc_route_buffer, _hops, _route, coord_t
 
 import numpy as np
@@ -60,8 +63,8 @@ cdef enum:
 
 @cython.final
 cdef class _Net:
-    """Distances and BFS over the network between nodes (torus or matrix mode) and routes
-    between them (none, torus or table mode; see the module header)."""
+    """Distances and BFS over the network between nodes (torus, metric or matrix mode) and
+    routes between them (none, torus or table mode; see the module header)."""
 
     cdef const long long[:, ::1] ncoords
     cdef const long long[::1] dims
@@ -70,6 +73,9 @@ cdef class _Net:
     cdef const long long[::1] router_nodes
     cdef const long long[::1] node_router
     cdef const int[:, ::1] ndist
+    cdef const long long[:, ::1] labels
+    cdef long long mparams[METRIC_PARAMS]
+    cdef int metric
     cdef const long long[:, ::1] near
     cdef bint matrix
     cdef Py_ssize_t n_nodes, n_routers, d
@@ -85,8 +91,18 @@ cdef class _Net:
     cdef object route_arrays
 
     def __cinit__(self, ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist, route_ptr=None,
-                  route_links=None, route_fractions=None):
+                  route_links=None, route_fractions=None, int metric=0, metric_params=None, metric_labels=None):
         cdef Py_ssize_t k
+        self.metric = metric
+        if metric:
+            params = np.ascontiguousarray(metric_params, dtype=np.int64)
+            if params.shape != (METRIC_PARAMS,):
+                raise ValueError(f"metric_params: expected {METRIC_PARAMS} values; got shape {params.shape}")
+            for k in range(METRIC_PARAMS):
+                self.mparams[k] = params[k]
+            self.labels = np.ascontiguousarray(metric_labels, dtype=np.int64)
+            if self.labels.shape[0] < 1 or self.labels.shape[1] < 1:
+                raise ValueError("metric_labels: expected (n_nodes >= 1, width >= 1) labels")
         # one row per node, kept as int64 (a memoryview attribute cannot be fused): a node-sized
         # copy when the router coordinates come narrower (int16 or int32)
         self.ncoords = np.ascontiguousarray(ncoords, dtype=np.int64)
@@ -96,14 +112,14 @@ cdef class _Net:
         self.router_nodes = router_nodes
         self.node_router = node_router
         self.ndist = ndist
-        self.matrix = ndist.shape[0] > 0
-        self.n_nodes = ncoords.shape[0] if not self.matrix else ndist.shape[0]
+        self.matrix = ndist.shape[0] > 0 or metric != 0
+        self.n_nodes = self.labels.shape[0] if metric else ndist.shape[0] if self.matrix else ncoords.shape[0]
         self.d = ncoords.shape[1]
         self.n_routers = router_ptr.shape[0] - 1 if not self.matrix else self.n_nodes
         self.stamp = np.zeros(max(self.n_routers, 1), dtype=np.int64)
         self.cur_stamp = 0
         self.mind = np.zeros(max(self.n_nodes, 1), dtype=np.int64)
-        self.near = _nearest_table(ndist) if self.matrix else np.zeros((0, 0), dtype=np.int64)
+        self.near = _nearest_table(self) if self.matrix else np.zeros((0, 0), dtype=np.int64)
         self.strides = <long long*> malloc((self.d + 1) * sizeof(long long))
         if self.strides == NULL:
             raise MemoryError()
@@ -160,6 +176,8 @@ cdef class _Net:
     cdef inline long long dist(self, long long a, long long b) noexcept nogil:
         if a == b:
             return 0
+        if self.metric:
+            return _label_hops(self.metric, self.mparams, &self.labels[a, 0], &self.labels[b, 0])
         if self.matrix:
             return self.ndist[a, b]
         return _hops(self.ncoords, a, b, self.dims, self.wrap)
@@ -225,7 +243,7 @@ cdef class _Net:
                         self.stamp[w] = self.cur_stamp
                         dv = 1 << 40
                         for v in range(<Py_ssize_t> sources.size()):
-                            dv = min(dv, <long long> self.ndist[sources[v], w])
+                            dv = min(dv, self.dist(sources[v], w))
                         order.push_back(keyed(<double> dv, w))
             sort(order.begin(), order.end())
             for i in range(min(want, <Py_ssize_t> order.size())):
@@ -234,7 +252,7 @@ cdef class _Net:
         for v in range(self.n_nodes):
             dv = 1 << 40
             for i in range(<Py_ssize_t> sources.size()):
-                dv = min(dv, <long long> self.ndist[sources[i], v])
+                dv = min(dv, self.dist(sources[i], v))
             self.mind[v] = dv
         if free_only:
             for v in range(self.n_nodes):
@@ -331,22 +349,39 @@ cdef class _Net:
         return best
 
 
-#: Nearest nodes kept per node in matrix mode (the BFS of up to NEAR_WIDTH - 1 candidates skips
-#: the full scan of the hop matrix).
-NEAR_WIDTH = 64
+#: Nearest nodes kept per node off the torus (the BFS of up to NEAR_WIDTH - 1 candidates skips
+#: the full scan of the nodes).
+cdef enum:
+    _NEAR_WIDTH = 64
+NEAR_WIDTH = _NEAR_WIDTH
 
 
-def _nearest_table(ndist):
-    """The first min(n, NEAR_WIDTH) nodes of every node in order of (hops, node id), (n, width) int64."""
-    n = ndist.shape[0]
-    width = min(n, NEAR_WIDTH)
+ctypedef pair[long long, long long] hop_node
+
+
+def _nearest_table(_Net net not None):
+    """The first min(n, NEAR_WIDTH) nodes of every node in order of (hops, node id), (n, width) int64.
+
+    A bounded max-heap per node over all nodes: O(n_nodes**2 log NEAR_WIDTH) time, O(n_nodes *
+    NEAR_WIDTH) memory.
+    """
+    cdef Py_ssize_t n = net.n_nodes, width = min(n, _NEAR_WIDTH), a, v, j
+    cdef priority_queue[hop_node] heap
+    cdef hop_node key
     out = np.empty((n, width), dtype=np.int64)
-    col = np.arange(n, dtype=np.int64)
-    for start in range(0, n, 512):
-        key = np.asarray(ndist[start: start + 512], dtype=np.int64) * n + col[None, :]
-        part = np.argpartition(key, width - 1, axis=1)[:, :width] if width < n else np.tile(col, (key.shape[0], 1))
-        rows = np.take_along_axis(key, part, axis=1)
-        out[start: start + 512] = np.take_along_axis(part, np.argsort(rows, axis=1), axis=1)
+    cdef long long[:, ::1] o = out
+    with nogil:
+        for a in range(n):
+            for v in range(n):
+                key = hop_node(net.dist(a, v), v)
+                if <Py_ssize_t> heap.size() < width:
+                    heap.push(key)
+                elif key < heap.top():
+                    heap.pop()
+                    heap.push(key)
+            for j in range(width - 1, -1, -1):
+                o[a, j] = heap.top().second
+                heap.pop()
     return out
 
 
@@ -365,17 +400,18 @@ def _py_level_nodes(_Net net not None, sources, long long exclude, Py_ssize_t wa
 
 
 def make_net(ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist, route_ptr=None, route_links=None,
-             route_fractions=None):
+             route_fractions=None, int metric=0, metric_params=None, metric_labels=None):
     """Build the network object the kernels use (see the module header for the modes).
 
-    Distances: the hop matrix ``ndist`` when it has rows, else the torus (ncoords, dims,
-    wrap, router CSR).  Routes: the table ``route_ptr``/``route_links``/``route_fractions``
+    Distances: the formula ``metric`` (a kind code of _network_hops.pxd, nonzero) over
+    ``metric_labels`` (one row per node) with ``metric_params``, else the hop matrix ``ndist``
+    when it has rows, else the torus (ncoords, dims, wrap, router CSR).  Routes: the table ``route_ptr``/``route_links``/``route_fractions``
     when given (CSR over the ordered node pairs, pair ``a * n_nodes + b``; checked here,
     O(n_nodes**2 + entries)), else torus routes in torus mode, else none (the congestion
     kernels then raise ValueError).
     """
     return _Net(ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist, route_ptr, route_links,
-                route_fractions)
+                route_fractions, metric, metric_params, metric_labels)
 
 
 cdef double _added_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,

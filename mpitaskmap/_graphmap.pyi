@@ -20,18 +20,20 @@ _Coords: TypeAlias = npt.NDArray[np.int16] | npt.NDArray[np.int32] | npt.NDArray
 
 @final
 class _Net:
-    """The network between nodes (torus BFS or hop matrix; routes: none, the torus's or a
-    table of every node pair's); built by :func:`make_net`."""
+    """The network between nodes (torus BFS, a network formula over node labels, or a hop matrix;
+    routes: none, the torus's or a table of every node pair's); built by :func:`make_net`."""
 
 def make_net(
     ncoords: _Coords, dims: npt.NDArray[np.int64], wrap: npt.NDArray[np.uint8],
     router_ptr: npt.NDArray[np.int64], router_nodes: npt.NDArray[np.int64], node_router: npt.NDArray[np.int64],
     ndist: npt.NDArray[np.int32], route_ptr: npt.NDArray[np.int64] | None = None,
     route_links: npt.NDArray[np.int64] | None = None, route_fractions: npt.NDArray[np.float64] | None = None,
+    metric: int = 0, metric_params: npt.NDArray[np.int64] | None = None,
+    metric_labels: npt.NDArray[np.int64] | None = None,
 ) -> _Net: ...
 NEAR_WIDTH: int
 
-def _nearest_table(ndist: npt.NDArray[np.int32]) -> npt.NDArray[np.int64]: ...
+def _nearest_table(net: _Net) -> npt.NDArray[np.int64]: ...
 def _py_level_nodes(
     net: _Net, sources: list[int], exclude: int, want: int, free_cap: npt.NDArray[np.int64] | None = None,
 ) -> list[int]: ...

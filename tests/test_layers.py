@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mpitaskmap"
 LAYERS = [
     ("foundation", ("mpitaskmap._version", "mpitaskmap.errors", "mpitaskmap._validate", "mpitaskmap._options",
                     "mpitaskmap._textio", "mpitaskmap._kernels", "mpitaskmap.curves",
-                    "mpitaskmap._torus", "mpitaskmap._percs", "mpitaskmap._mj", "mpitaskmap._graphmap",
+                    "mpitaskmap._torus", "mpitaskmap._percs", "mpitaskmap._mj", "mpitaskmap._graphmap", "mpitaskmap._hops",
                     "mpitaskmap._grid", "mpitaskmap._fluid")),
     ("machines", ("mpitaskmap.machines",)),
     ("graphs", ("mpitaskmap.graphs",)),

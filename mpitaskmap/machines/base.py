@@ -24,6 +24,7 @@ import numpy as np
 from .._validate import as_index_array
 from ..errors import InvalidInputError, NotApplicableError
 from .links import LinkLoads, Routes
+from .network_hops import NodeMetric
 from .views import NodeHierarchy, NodeView
 
 __all__ = ["Machine", "as_machine", "require_router_grid", "NodePairRoutes", "ROUTE_CHUNK_ENTRIES"]
@@ -107,7 +108,7 @@ class Machine(abc.ABC):
         # the cached node view, link scratch, link class codes and node-pair routes are derived data: rebuilt
         # after unpickling
         state = dict(self.__dict__)
-        for derived in ("_node_view", "_link_scratch", "_link_class_codes", "_node_pair_routes"):
+        for derived in ("_node_view", "_node_metric", "_link_scratch", "_link_class_codes", "_node_pair_routes"):
             state.pop(derived, None)
         return state
 
@@ -132,6 +133,32 @@ class Machine(abc.ABC):
 
     def _build_node_view(self) -> NodeView:
         return NodeView(self)
+
+    def node_metric(self) -> NodeMetric | None:
+        """Return the hop distance between the nodes of :meth:`node_view` as labels and a compiled formula.
+
+        What the graph kernels measure distances with off the torus, without a node-by-node
+        matrix (:class:`~mpitaskmap.machines.network_hops.NodeMetric`); built once, then
+        cached on the machine.  None where the kind has no such formula (a torus measures by
+        router coordinates; a kind defined elsewhere falls back to
+        :meth:`NodeView.hop_matrix`).
+
+        Notes
+        -----
+        O(n_nodes x labels) time and memory.
+
+        Examples
+        --------
+        >>> from mpitaskmap.machines import FlatMachine, torus_machine
+        >>> FlatMachine([3, 1, 3]).node_metric().kind, torus_machine([4]).node_metric()
+        ('flat', None)
+        """
+        if "_node_metric" not in self.__dict__:
+            self._node_metric = self._build_node_metric()
+        return self._node_metric
+
+    def _build_node_metric(self) -> NodeMetric | None:
+        return None
 
     @property
     def n_nodes(self) -> int:

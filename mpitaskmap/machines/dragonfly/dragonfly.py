@@ -81,6 +81,7 @@ from ...errors import InvalidInputError
 from ..base import ROUTE_CHUNK_ENTRIES, Machine, NodePairRoutes, _Traffic
 from ..fattree.presets import _count
 from ..links import Routes
+from ..network_hops import NodeMetric, label_hops
 from .. import two_level
 from ..two_level import GROUP_ROUTINGS, GroupPaths, group_paths
 from ..views import NodeHierarchy
@@ -336,10 +337,11 @@ class DragonflyMachine(Machine):
 
     # -- distance ---------------------------------------------------------------------------
     def _local_hops(self, s, t) -> np.ndarray:
-        """Local links between switches s and t of one group (0, 1 or 2)."""
-        r1, c1 = np.divmod(s, self.columns)
-        r2, c2 = np.divmod(t, self.columns)
-        return (c1 != c2).astype(np.int64) + (r1 != r2)
+        """Local links between switches s and t of one group (0, 1 or 2; broadcast): the metric's, less the node links."""
+        s, t = np.broadcast_arrays(np.asarray(s, dtype=np.int64), np.asarray(t, dtype=np.int64))
+        n = self.nodes_per_switch
+        hops = label_hops("dragonfly", self._metric_params(), (s * n).reshape(-1, 1), (t * n).reshape(-1, 1)) - 2
+        return np.where(s == t, 0, hops.reshape(s.shape))
 
     def hops(self, src, dst) -> np.ndarray:
         """Return the links on the pair's minimal path (the shortest of them unless ``"minimal"``), node links included.
@@ -358,24 +360,16 @@ class DragonflyMachine(Machine):
         ([5], [4])
         """
         src, dst = self._checked_pairs(src, dst)
-        u, v = self.node_ids[src].astype(np.int64), self.node_ids[dst].astype(np.int64)
-        n, S = self.nodes_per_switch, self.switches_per_group
-        ga, s = np.divmod(u // n, S)
-        gb, t = np.divmod(v // n, S)
-        out = np.where(u != v, 2, 0).astype(np.int64)
-        same = (ga == gb) & (u != v)
-        out[same] += self._local_hops(s[same], t[same])
-        inter = np.flatnonzero(ga != gb)
-        if inter.size:
-            if self.routing == "minimal":  # the one static path (module notes)
-                j = ((u[inter] + v[inter]) % self.global_links)[:, None]
-            else:
-                j = np.arange(self.global_links, dtype=np.int64)[None, :]
-            a, b = ga[inter, None], gb[inter, None]
-            legs = (self._local_hops(s[inter, None], self.global_switch(a, b, j))
-                    + self._local_hops(self.global_switch(b, a, j), t[inter, None]))
-            out[inter] += 1 + legs.min(axis=1)
-        return out
+        return label_hops("dragonfly", self._metric_params(), self.node_ids[src][:, None], self.node_ids[dst][:, None])
+
+    def _metric_params(self) -> list:
+        """The dragonfly metric's parameters (``cext/_network_hops.pxd``): ``"minimal"`` keeps the one
+        static path (module notes), the other rules the shortest over the pair's global links."""
+        return [self.nodes_per_switch, self.switches_per_group, self.columns, self.n_groups, self.global_links,
+                self.global_ports, int(self.routing == "minimal")]
+
+    def _build_node_metric(self) -> NodeMetric:
+        return NodeMetric.build("dragonfly", self._metric_params(), self.node_view().nodes[:, None])
 
     # -- links ------------------------------------------------------------------------------
     @property

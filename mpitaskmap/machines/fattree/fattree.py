@@ -46,6 +46,7 @@ from ..._validate import as_index_array
 from ...errors import InvalidInputError
 from ..base import Machine
 from ..links import Routes
+from ..network_hops import NodeMetric, label_hops
 from ..views import NodeHierarchy
 
 __all__ = ["FatTreeMachine", "FAT_TREE_ROUTINGS"]
@@ -353,14 +354,21 @@ class FatTreeMachine(Machine):
                 f"n_procs={self.n_procs}, routing={self.routing!r})")
 
     # -- distance ------------------------------------------------------------------------
+    def _tree_labels(self) -> np.ndarray:
+        """The tree node and its group at every level, (n_tree_nodes, 1 + levels) int64: the tree metric's labels."""
+        table = self.__dict__.get("_label_table")
+        if table is None:
+            table = np.column_stack((np.arange(self.n_tree_nodes, dtype=np.int64),) + self.groups)
+            self._label_table = table
+        return table
+
     def _common_level(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Lowest switch level where tree nodes a and b share a group (0 when a == b)."""
-        lvl = np.full(a.shape, self.levels, dtype=np.int64)
-        lvl[a == b] = 0
-        for l in range(self.levels - 1, -1, -1):
-            same = (self.groups[l][a] == self.groups[l][b]) & (a != b)
-            lvl[same] = l + 1
-        return lvl
+        table = self._tree_labels()
+        return label_hops("tree", [self.levels], table[a], table[b]) // 2
+
+    def _build_node_metric(self) -> NodeMetric:
+        return NodeMetric.build("tree", [self.levels], self._tree_labels()[self.node_view().nodes])
 
     def hops(self, src, dst) -> np.ndarray:
         """Return ``2 L``, ``L`` the lowest level of a switch common to both processors' nodes (0 on one node)."""

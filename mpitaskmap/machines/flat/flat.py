@@ -6,6 +6,7 @@ import numpy as np
 
 from ..._validate import as_index_array
 from ..base import Machine
+from ..network_hops import NodeMetric, label_hops
 
 __all__ = ["FlatMachine"]
 
@@ -44,7 +45,10 @@ class FlatMachine(Machine):
         """Return 0 for processors on one node, ``inter_node_hops`` otherwise."""
         src = as_index_array(np.atleast_1d(src), "src", upper=self.n_procs)
         dst = as_index_array(np.atleast_1d(dst), "dst", upper=self.n_procs, length=src.shape[0])
-        return np.where(self.node_ids[src] == self.node_ids[dst], 0, self.inter_node_hops).astype(np.int64)
+        return label_hops("flat", [self.inter_node_hops], self.node_ids[src][:, None], self.node_ids[dst][:, None])
+
+    def _build_node_metric(self) -> NodeMetric:
+        return NodeMetric.build("flat", [self.inter_node_hops], self.node_view().nodes[:, None])
 
     def geometric_coords(self) -> np.ndarray:
         """Return the node id as a 1-D embedding for geometric mapping.

@@ -16,6 +16,7 @@ from ..._validate import as_index_array
 from ...errors import InvalidInputError
 from ..base import Machine, as_machine
 from ..links import LinkLoads, Routes
+from ..network_hops import NodeMetric, label_hops
 from .network import (
     DRAWERS_PER_SUPERNODE,
     L_LINKS_PER_SUPERNODE,
@@ -147,15 +148,8 @@ class PercsMachine(Machine):
         )
 
     # -- distance --------------------------------------------------------------------
-    def _node_hops(self, gp: np.ndarray, gq: np.ndarray) -> np.ndarray:
-        a, u = np.divmod(gp, NODES_PER_SUPERNODE)
-        b, v = np.divmod(gq, NODES_PER_SUPERNODE)
-        w = self.bucket_width
-        src_gw = u % w == b % w  # u is the end in a of a D link to b
-        dst_gw = v % w == a % w  # v is the end in b of a D link from a
-        both = src_gw & dst_gw & (u // w == v // w)
-        inter = np.where(both, 1, np.where(src_gw | dst_gw, 2, 3))
-        return np.where(gp == gq, 0, np.where(a == b, 1, inter)).astype(np.int64)
+    def _build_node_metric(self) -> NodeMetric:
+        return NodeMetric.build("percs", [NODES_PER_SUPERNODE, self.bucket_width], self.node_view().nodes[:, None])
 
     def hops(self, src, dst) -> np.ndarray:
         """Return the hop distance between processors ``src[i]`` and ``dst[i]``.
@@ -173,7 +167,8 @@ class PercsMachine(Machine):
         """
         src = as_index_array(np.atleast_1d(src), "src", upper=self.n_procs)
         dst = as_index_array(np.atleast_1d(dst), "dst", upper=self.n_procs, length=src.shape[0])
-        return self._node_hops(src // PROCS_PER_NODE, dst // PROCS_PER_NODE)
+        return label_hops("percs", [NODES_PER_SUPERNODE, self.bucket_width], (src // PROCS_PER_NODE)[:, None],
+                          (dst // PROCS_PER_NODE)[:, None])
 
     # -- links and routes ------------------------------------------------------------
     @property

@@ -5,10 +5,13 @@ bisection (:mod:`~.bisection`) and the node-swap polish (:mod:`~.node_swaps`) ha
 compiled kernels (``_graphmap``) one network object built from the machine's node view.
 On a machine with torus geometry (router coordinates, ``dims``, ``wrap`` and the router
 CSR in its node view) the network BFS runs over routers with early exit and the
-dimension-order routes are computed on the fly; on any other machine a node-to-node hop
-matrix is used (up to :data:`~mpitaskmap.machines.MAX_MATRIX_NODES` nodes) and the routes
-between every pair of nodes are tabled once (up to :data:`MAX_ROUTE_ENTRIES` route
-entries).  Both give the same result on a torus.
+dimension-order routes are computed on the fly.  A fat tree, dragonfly, PERCS system or
+flat allocation gives its compiled hop formula over labels per node
+(:meth:`~mpitaskmap.machines.Machine.node_metric`: O(n_nodes) memory at any size); only a
+machine kind without one falls back to a node-to-node hop matrix (up to
+:data:`~mpitaskmap.machines.MAX_MATRIX_NODES` nodes).  Off the torus the routes between
+every pair of nodes are tabled once (up to :data:`MAX_ROUTE_ENTRIES` route entries).  The
+modes give the same result where they overlap.
 """
 
 from __future__ import annotations
@@ -57,8 +60,8 @@ def _node_route_table(machine: Machine, view: NodeView) -> Routes:
 
     Built once per machine and kept on it, so the refinements of one search share it.
     Raises NotApplicableError when the table would exceed :data:`MAX_ROUTE_ENTRIES`: first
-    estimated from the hop matrix (a route has at least one entry per hop of a shortest
-    path), then counted while routing, which stops as soon as the count passes the limit.
+    bounded below by the node pairs (a route between two nodes has at least one entry), then
+    counted while routing, which stops as soon as the count passes the limit.
     O(n_nodes**2 + entries).
     """
     n = view.n_nodes
@@ -69,7 +72,7 @@ def _node_route_table(machine: Machine, view: NodeView) -> Routes:
             f"route entries > MAX_ROUTE_ENTRIES = {MAX_ROUTE_ENTRIES} (mpitaskmap.mappers.graph.node_network)"
         )
 
-    estimate = int(view.hop_matrix().sum(dtype=np.int64))
+    estimate = n * (n - 1)  # every route between two nodes has at least one entry
     if estimate > MAX_ROUTE_ENTRIES:
         raise too_big(estimate, "at least")
     table = machine.node_pair_routes(MAX_ROUTE_ENTRIES)
@@ -84,7 +87,8 @@ class NodeNetwork:
     The view of the machine (:meth:`~mpitaskmap.machines.Machine.node_view`: capacities,
     processors per node, router CSR on a torus, node hop matrix elsewhere) lives in the
     machine layer; this class hands it to ``_graphmap.make_net`` (torus BFS over routers
-    on a machine with torus geometry, the hop matrix on any other machine; routes on the
+    on a machine with torus geometry, the kind's hop formula over node labels
+    (:meth:`~mpitaskmap.machines.Machine.node_metric`), else the hop matrix; routes on the
     fly on a torus, else a route table when asked) and places the tasks of every node on
     that node's processors.
 
@@ -116,7 +120,7 @@ class NodeNetwork:
     InvalidInputError
         With ``routes`` on a machine without a link model.
     NotApplicableError
-        For a machine without torus geometry and more than
+        For a machine with neither torus geometry nor a node metric and more than
         :data:`~mpitaskmap.machines.MAX_MATRIX_NODES` nodes, or with ``routes`` a route table
         over :data:`MAX_ROUTE_ENTRIES`.
     """
@@ -143,11 +147,15 @@ class NodeNetwork:
             )
         else:
             n = view.n_nodes
-            self.net = _graphmap.make_net(
-                np.zeros((n, 1), dtype=np.int64), np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.uint8),
-                np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(n, dtype=np.int64),
-                view.hop_matrix(), *table,
-            )
+            metric = machine.node_metric()
+            no_grid = (np.zeros((n, 1), dtype=np.int64), np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.uint8),
+                       np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(n, dtype=np.int64))
+            if metric is not None:
+                self.net = _graphmap.make_net(*no_grid, np.zeros((0, 0), dtype=np.int32), *(table or (None,) * 3),
+                                              metric=metric.code, metric_params=metric.params,
+                                              metric_labels=metric.labels)
+            else:
+                self.net = _graphmap.make_net(*no_grid, view.hop_matrix(), *table)
 
     @property
     def n_nodes(self) -> int:

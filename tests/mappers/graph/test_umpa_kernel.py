@@ -249,7 +249,7 @@ def test_matrix_candidates_from_the_nearest_table_equal_a_full_scan():
         net = _graphmap.make_net(np.zeros((n, 1), dtype=np.int64), np.ones(1, dtype=np.int64),
                                  np.zeros(1, dtype=np.uint8), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64),
                                  np.zeros(n, dtype=np.int64), ndist)
-        near = _graphmap._nearest_table(ndist)
+        near = _graphmap._nearest_table(net)
         assert near.shape == (n, min(n, _graphmap.NEAR_WIDTH))
         assert np.array_equal(near[:, 0], np.arange(n))  # a node is nearest itself
         for _ in range(30):

@@ -1,0 +1,24 @@
+# Hop distance between node pairs of a fat tree, dragonfly, PERCS system or flat allocation,
+# for the machines' own hop calls (mpitaskmap/machines/network_hops.py).  The formulas live in
+# cext/_network_hops.pxd, shared with the graph kernels (cext/_graphmap.pyx).
+#
+# Arrays     : params (METRIC_PARAMS,) int64; la, lb (n, width) int64 label rows of the two ends
+#              of every pair (label 0: the node number); out (n,) int64.
+# Complexity : O(n) pairs x the kind's cost (cext/_network_hops.pxd).
+
+from _network_hops cimport METRIC_PARAMS, _label_hops
+
+
+def label_hops(int kind, const long long[::1] params, const long long[:, ::1] la, const long long[:, ::1] lb,
+               long long[::1] out):
+    """Write the hops between the nodes of label rows la[i] and lb[i] into out[i]."""
+    cdef Py_ssize_t i, n = la.shape[0]
+    if params.shape[0] != METRIC_PARAMS:
+        raise ValueError(f"params: expected {METRIC_PARAMS} entries; got {params.shape[0]}")
+    if lb.shape[0] != n or out.shape[0] != n or lb.shape[1] != la.shape[1] or la.shape[1] < 1:
+        raise ValueError(f"label rows: la {la.shape[0]}x{la.shape[1]}, lb {lb.shape[0]}x{lb.shape[1]}, out {out.shape[0]}")
+    if n == 0:
+        return
+    with nogil:
+        for i in range(n):
+            out[i] = _label_hops(kind, &params[0], &la[i, 0], &lb[i, 0])

@@ -1,0 +1,9 @@
+"""Type stubs of the compiled node-pair hop formulas (cext/_hops.pyx)."""
+
+import numpy as np
+import numpy.typing as npt
+
+def label_hops(
+    kind: int, params: npt.NDArray[np.int64], la: npt.NDArray[np.int64], lb: npt.NDArray[np.int64],
+    out: npt.NDArray[np.int64],
+) -> None: ...
