@@ -22,3 +22,18 @@ def label_hops(int kind, const long long[::1] params, const long long[:, ::1] la
     with nogil:
         for i in range(n):
             out[i] = _label_hops(kind, &params[0], &la[i, 0], &lb[i, 0])
+
+
+def total_label_hops(int kind, const long long[::1] params, const long long[:, ::1] labels):
+    """Return the hops summed over every ordered pair of the label rows (O(n**2) time, O(1) memory)."""
+    cdef Py_ssize_t a, b, n = labels.shape[0]
+    cdef long long total = 0
+    if params.shape[0] != METRIC_PARAMS:
+        raise ValueError(f"params: expected {METRIC_PARAMS} entries; got {params.shape[0]}")
+    if n == 0:
+        return 0
+    with nogil:
+        for a in range(n):
+            for b in range(n):
+                total += _label_hops(kind, &params[0], &labels[a, 0], &labels[b, 0])
+    return total

@@ -56,6 +56,21 @@ def test_the_remap_summary_spells_the_change_in_words(after, words):
                                              "winner #3 geometric of 10 candidates")
 
 
+def test_the_remap_summary_counts_the_candidates_that_applied():
+    from mpitaskmap.runtime.report import RemapReport
+
+    base = dict(status="remapped", metric="predicted_time", n_candidates=10, winner="geometric", winner_index=3,
+                before=2e-7, after=1e-7)
+    assert RemapReport(**base, n_refused=3).summary().splitlines()[1].endswith(
+        "winner #3 geometric of 7 candidates (3 more did not apply)")
+    assert RemapReport(**base, n_refused=3, n_refined=2).summary().splitlines()[1].endswith(
+        "winner #3 geometric of 7 candidates (2 refined) (3 more did not apply)")
+    judged = [{"index": 0, "candidate": "identity", "simulated_s": 2e-6, "score": 2e-7, "chosen_by": "default order"},
+              {"index": 3, "candidate": "geometric", "simulated_s": 1e-6, "score": 1e-7, "chosen_by": "objective"}]
+    line = RemapReport(**base, n_refused=1, n_refined=2, judge="fluid", judged=judged).summary().splitlines()[1]
+    assert line.endswith("winner #3 geometric of 9 candidates (2 refined, 1 more did not apply)")
+
+
 def test_the_demo_compares_in_words():
     sys.path.insert(0, str(ROOT / "examples"))
     try:

@@ -449,6 +449,13 @@ def align_columns(header: Sequence[str], table: Sequence[Sequence[str]], indent:
             for cells in [list(header), *table]]
 
 
+def _json_info(value) -> bool:
+    """Whether a mapping's ``info`` entry goes into JSON output: a scalar, or a table of text by text."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+    return isinstance(value, (str, int, float, bool)) or value is None
+
+
 def render_table(rows: list[Row], fmt: str = "text", *, header: dict | None = None, extra: dict | None = None,
                  with_legend: bool = True) -> str:
     """Return the table of ``rows`` as aligned text, CSV or JSON.
@@ -457,7 +464,7 @@ def render_table(rows: list[Row], fmt: str = "text", *, header: dict | None = No
     computed here, the column left out when no row has one) and, with ``with_legend``,
     a last line :func:`legend`; CSV has one line per mapping (method, metrics, seconds); JSON has
     ``{"header": ..., "rows": [{"method", "seconds", "metrics", "info"}]}`` with exact
-    values.  ``extra`` maps a label to more JSON per row (e.g. per-direction loads).  When
+    values (``info``: the mapping's scalar entries and its text tables, e.g. ``refused``).  ``extra`` maps a label to more JSON per row (e.g. per-direction loads).  When
     a row has a simulated time (:attr:`Row.simulated`), text and CSV get a ``simulated s``
     column after the metrics and JSON rows a ``"simulated_s"`` entry (null where absent).
     """
@@ -467,7 +474,7 @@ def render_table(rows: list[Row], fmt: str = "text", *, header: dict | None = No
         out = {"header": header or {}, "rows": []}
         for r in rows:
             rec = {"method": r.label, "seconds": r.seconds, "metrics": r.metrics,
-                   "info": {k: v for k, v in r.info.items() if isinstance(v, (str, int, float, bool)) or v is None}}
+                   "info": {k: v for k, v in r.info.items() if _json_info(v)}}
             if simulated:
                 rec["simulated_s"] = r.simulated
             if extra and r.label in extra:

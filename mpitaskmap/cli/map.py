@@ -139,6 +139,7 @@ def map_command(argv: list) -> int:
         elif "judge_why" in mapping.info:
             chosen_by += f"; no judge: {mapping.info['judge_why']}"
         status.write(f"winner: {mapping.info['candidate']}{chosen_by}\n")
+        status.write(refused_lines(mapping.info))
         if "task_coords" in mapping.info:
             status.write(f"  {mapping.info['task_coords']}\n")
         if judge:  # the replayed change is the headline, the objective's second
@@ -148,6 +149,32 @@ def map_command(argv: list) -> int:
     if not args.quiet:
         status.write(worse_than_default_line(args.method, mapping.info))  # a graph method worse than the default
     return 0
+
+
+#: Refused candidates a ``map`` summary names one by one (the others are counted).
+REFUSED_SHOWN = 5
+
+
+def refused_lines(info: dict) -> str:
+    """The candidates of an ``auto`` search that did not apply, and why ("" when all applied).
+
+    Examples
+    --------
+    >>> print(refused_lines({"candidates": 4, "applicable": 3, "refused": {"umc": "routes > MAX_ROUTE_ENTRIES"}}), end="")
+      3 of 4 candidates applied; umc did not: routes > MAX_ROUTE_ENTRIES
+    """
+    refused = info.get("refused") or {}
+    if not refused:
+        return ""
+    shown = list(refused.items())[:REFUSED_SHOWN]
+    head = f"  {info.get('applicable')} of {info.get('candidates')} candidates applied; "
+    if len(refused) == 1:
+        label, why = shown[0]
+        return head + f"{label} did not: {why}\n"
+    lines = [head + f"{len(refused)} did not:"] + [f"    {label}: {why}" for label, why in shown]
+    if len(refused) > len(shown):
+        lines.append(f"    and {len(refused) - len(shown)} more (logger 'mpitaskmap', INFO, names each)")
+    return "\n".join(lines) + "\n"
 
 
 def judged_table(info: dict) -> str:

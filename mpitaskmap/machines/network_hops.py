@@ -113,6 +113,17 @@ class NodeMetric:
         """The compiled kind code (:data:`METRIC_KINDS`)."""
         return METRIC_KINDS[self.kind]
 
+    def total_hops(self) -> int:
+        """Return the hops summed over every ordered pair of nodes (O(n_nodes**2) time, no memory).
+
+        Examples
+        --------
+        >>> from mpitaskmap.machines import FlatMachine
+        >>> FlatMachine([0, 1, 2], inter_node_hops=2).node_metric().total_hops()
+        12
+        """
+        return int(_hops.total_label_hops(self.code, self.params, self.labels))
+
     def hops(self, a, b) -> np.ndarray:
         """Return the hops between nodes ``a[i]`` and ``b[i]`` of the view (node indices), (n,) int64."""
         a = np.asarray(a, dtype=np.int64)

@@ -94,7 +94,7 @@ class MPIExecutor:
             self._n_first = len(candidates)
         err, self._error = self._error, ""
         t0 = MPI.Wtime()
-        mine, c_map, applied, share = [], 0.0, False, StageScores()
+        mine, c_map, applied, share, refused = [], 0.0, False, StageScores(), {}
 
         def keep(index, mapping, score, seconds):  # what the judge's shortlist needs, in the scoring pass
             share.note(request, index, mapping)
@@ -104,12 +104,13 @@ class MPIExecutor:
                 found = score_candidates(problem, candidates, range(first + rank, len(candidates), size),
                                          request.metric, catch=True, keep=keep)
                 err, mine, c_map, applied = found.error, found.scores, found.cpu_seconds, found.best is not None
+                refused = found.refused
                 self._mappings.keep_best(found)  # this rank's best of the stage: the winner, if the lowest anywhere
             except Exception as exc:  # e.g. an unknown metric: still agreed below, never raised here
                 err = f"{type(exc).__name__}: {exc}"
             if err:
                 logger.debug("%s\n%s", err, traceback.format_exc())
-        gathered = comm.allgather((err, mine, MPI.Wtime() - t0, c_map, applied, share.digests, share.also))
+        gathered = comm.allgather((err, mine, MPI.Wtime() - t0, c_map, applied, share.digests, share.also, refused))
         self.candidates_per_rank = [n + len(g[1]) for n, g in zip(self.candidates_per_rank, gathered)]
         self.seconds["map_max"] += max(g[2] for g in gathered)
         self.seconds["map_cpu"] = [c + g[3] for c, g in zip(self.seconds["map_cpu"], gathered)]
@@ -119,6 +120,7 @@ class MPIExecutor:
         out.digests = {i: d for g in gathered for i, d in g[5].items()}
         out.also = {name: {i: v for g in gathered for i, v in g[6].get(name, {}).items()}
                     for name in request.judge_also}
+        out.refused = {i: why for g in gathered for i, why in g[7].items()}
         return out
 
     def replay(self, request: SearchRequest, candidates: Sequence[Candidate],
@@ -176,7 +178,7 @@ class SearchResult(EngineResult):
     -----
     The other fields are :class:`~mpitaskmap.search.engine.EngineResult`'s: ``candidates``
     (both stages), ``scores``, ``n_refined``, ``index``, ``score``, ``objective_index``,
-    ``judge``, ``judge_why``, ``judged``, ``default_simulated_s``, ``error``, ``mapping``.
+    ``judge``, ``judge_why``, ``judged``, ``default_simulated_s``, ``error``, ``refused``, ``mapping``.
     """
 
     task_to_proc: np.ndarray | None = None

@@ -527,6 +527,7 @@ def _remap_shared(comm, config: dict, t_start: float, request: RemapRequest, sha
         rep.error = search.error
         return _finish(comm, rep, request, share=share)
     rep.n_candidates = len(search.candidates)
+    rep.n_refused = len(search.refused)
     rep.n_refined = search.n_refined
     rep.candidates_per_rank = search.candidates_per_rank
     rep.before = search.scores[0]

@@ -33,6 +33,9 @@ class RemapReport:
         Metric optimised.
     n_candidates : int
         Candidates evaluated, both stages.
+    n_refused : int
+        Of those, candidates that did not apply (a precondition, or a size bound: the
+        logger says which); the summary counts the others.
     n_refined : int
         Of those, second-stage refinements of the best first-stage candidates.
     winner : str
@@ -93,6 +96,7 @@ class RemapReport:
     machine: str = ""
     metric: str = ""
     n_candidates: int = 0
+    n_refused: int = 0
     n_refined: int = 0
     winner: str = ""
     winner_index: int = 0
@@ -114,6 +118,13 @@ class RemapReport:
     task_coords: str = ""
     message_sizes: str = ""
 
+    def _applied(self) -> int:
+        """Candidates that applied: what the summary counts."""
+        return self.n_candidates - self.n_refused
+
+    def _refused_text(self) -> str:
+        return f"{self.n_refused} more did not apply" if self.n_refused else ""
+
     def summary(self) -> str:
         """Return a short multi-line text report.
 
@@ -133,12 +144,13 @@ class RemapReport:
             lines.append(f"  nothing to map: {self.nothing_to_map}")
         elif self.n_candidates and self.judge:
             replayed, objective = judge_change(self.judge, self.judged, self.winner_index, self.metric)
-            refined = f"{self.n_refined} refined" if self.n_refined else ""
+            refined = ", ".join(x for x in (f"{self.n_refined} refined" if self.n_refined else "",
+                                            self._refused_text()) if x)
             if self.winner_index:
-                lines.append(f"  {replayed}; winner #{self.winner_index} {self.winner} of {self.n_candidates} "
+                lines.append(f"  {replayed}; winner #{self.winner_index} {self.winner} of {self._applied()} "
                              "candidates" + (f" ({refined})" if refined else ""))
             else:
-                lines.append(f"  {replayed} ({self.n_candidates} candidates" + (f", {refined})" if refined else ")"))
+                lines.append(f"  {replayed} ({self._applied()} candidates" + (f", {refined})" if refined else ")"))
             lines.append(f"  {objective}")
         elif self.n_candidates:
             gain = change_text(self.before, self.after) if self.before > 0 or self.after == self.before else "higher"
@@ -146,8 +158,9 @@ class RemapReport:
             unit, model = (" s", "predicted, ") if self.metric == "predicted_time" else ("", "")
             lines.append(
                 f"  {self.metric}: default {self.before:.6g}{unit} -> {self.after:.6g}{unit} ({model}{gain}); "
-                f"winner #{self.winner_index} {self.winner} of {self.n_candidates} candidates"
+                f"winner #{self.winner_index} {self.winner} of {self._applied()} candidates"
                 + (f" ({self.n_refined} refined)" if self.n_refined else "")
+                + (f" ({self._refused_text()})" if self.n_refused else "")
             )
         if self.judge:
             best = [j for j in self.judged if j.get("chosen_by") not in (TIED, DEFAULT_ORDER)]

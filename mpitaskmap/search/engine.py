@@ -99,6 +99,8 @@ class StageScores:
         Per metric of ``judge_also``, its value for each candidate that applied (:meth:`note`).
     error : str
         The first real error ("": none); the engine stops there.
+    refused : dict of int to str
+        Why each candidate that did not apply was refused, by index.
     """
 
     scores: list = field(default_factory=list)
@@ -106,6 +108,7 @@ class StageScores:
     digests: dict = field(default_factory=dict)
     also: dict = field(default_factory=dict)
     error: str = ""
+    refused: dict = field(default_factory=dict)
 
     def note(self, request: SearchRequest, index: int, mapping: Mapping | None) -> None:
         """Keep what the judge's shortlist needs of a scored mapping: its digest and its ``judge_also`` values.
@@ -191,6 +194,8 @@ class EngineResult:
         The default order's replayed seconds (nan when not replayed).
     error : str
         The first error ("" when all went well; then the fields above are partial).
+    refused : dict of int to str
+        Why each candidate that did not apply (infinite score) was refused, by index.
     mapping : Mapping or None
         The winner's mapping (None after an error).
     """
@@ -206,7 +211,13 @@ class EngineResult:
     judged: list = field(default_factory=list)
     default_simulated_s: float = math.nan
     error: str = ""
+    refused: dict = field(default_factory=dict)
     mapping: Mapping | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def n_applicable(self) -> int:
+        """Candidates that applied (a finite score): what a report counts."""
+        return sum(1 for s in self.scores if s != math.inf)
 
 
 def no_candidate_applies(n: int) -> str:
@@ -258,6 +269,7 @@ def run(request: SearchRequest, executor: Executor) -> EngineResult:
         out.error = found.error or no_candidate_applies(len(first))
         return out
     every, digests = list(found.scores), dict(found.digests)
+    out.refused = dict(found.refused)
     also = {name: dict(found.also.get(name, {})) for name in request.judge_also}
     several = problem.graph.n_tasks > problem.machine.n_procs  # the refinements move one task per processor
     second = refinement_candidates([first[i] for i in top_indices(every, request.refine)], request.metric,
@@ -270,6 +282,7 @@ def run(request: SearchRequest, executor: Executor) -> EngineResult:
             return out
         every += more.scores
         digests.update(more.digests)
+        out.refused.update(more.refused)
         for name in request.judge_also:
             also[name].update(more.also.get(name, {}))
     out.n_refined = len(second)

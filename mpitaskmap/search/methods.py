@@ -158,8 +158,10 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     -------
     Mapping
         ``info["candidate"]`` names the candidate; ``auto`` adds ``candidate_index``,
-        ``candidates`` (how many it evaluated), ``candidate_list`` (those candidates, both
-        stages, in evaluation order: ``candidate_index`` points there; recompute one with
+        ``candidates`` (how many it evaluated), ``applicable`` (how many of them applied),
+        ``refused`` (label -> why, for each that did not: a bound it passed, a precondition),
+        ``candidate_list`` (those candidates, both stages, in evaluation order:
+        ``candidate_index`` points there; recompute one with
         :func:`mpitaskmap.search.scoring.apply`) and ``families``.
 
     Raises
@@ -244,8 +246,9 @@ def _auto(problem: Problem, options: dict, *, metric, families, progress, judge:
     if not judge_picked:
         label_winner(result, request.metric)
     mapping.info.update(metric=metric_name(request.metric), candidates=len(result.candidates),
-                        refined=result.n_refined, families=",".join(names),
-                        search_seconds=time.perf_counter() - t0, candidate_list=result.candidates)
+                        applicable=result.n_applicable, refined=result.n_refined, families=",".join(names),
+                        search_seconds=time.perf_counter() - t0, candidate_list=result.candidates,
+                        refused={result.candidates[i].label(): why for i, why in sorted(result.refused.items())})
     if problem.describe_task_coords():
         mapping.info["task_coords"] = problem.describe_task_coords()
     if judge is not None:

@@ -13,6 +13,7 @@ literal table from name to module, in the order :func:`candidate_list` concatena
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -28,6 +29,8 @@ from ..metrics import METRICS, default_metric, evaluate
 from .judge import judge_steps
 from .problem import Candidate, Problem
 from ..graphs.taskgraph import TaskGraph
+
+logger = logging.getLogger("mpitaskmap")
 
 __all__ = [
     "FAMILIES",
@@ -347,12 +350,16 @@ class Scores:
         there), or "".
     cpu_seconds : float
         Process CPU time spent.
+    refused : dict of int to str
+        Why every candidate that did not apply was refused (its
+        :class:`~mpitaskmap.errors.NotApplicableError`), by index.
     """
 
     scores: list = field(default_factory=list)
     best: tuple | None = None
     error: str = ""
     cpu_seconds: float = 0.0
+    refused: dict = field(default_factory=dict)
 
 
 def score_candidates(
@@ -394,7 +401,8 @@ def score_candidates(
     -------
     Scores
         Candidates raising :class:`~mpitaskmap.errors.NotApplicableError` score infinity
-        and never win.
+        and never win; their reasons are kept (:attr:`Scores.refused`) and logged (logger
+        ``mpitaskmap``, INFO).
 
     Notes
     -----
@@ -411,8 +419,10 @@ def score_candidates(
         try:
             mapping = apply(cand, problem)
             score = score_fn(mapping)
-        except NotApplicableError:
+        except NotApplicableError as exc:
             mapping, score = None, float("inf")
+            out.refused[i] = str(exc)
+            logger.info("candidate %d (%s) does not apply: %s", i, cand.label(), exc)
         except Exception as exc:
             if not catch:
                 raise

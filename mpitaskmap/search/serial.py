@@ -79,7 +79,7 @@ class SerialExecutor:
         # progress counts the candidate list, the first stage, as map()'s progress always has
         found = score_candidates(self.problem, candidates, range(first, len(candidates)), request.metric,
                                  progress=self._progress if first == 0 else None, keep=keep)
-        out.scores, out.applied = found.scores, found.best is not None
+        out.scores, out.applied, out.refused = found.scores, found.best is not None, found.refused
         self._mappings.keep_best(found)
         return out
 

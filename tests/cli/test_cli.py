@@ -421,3 +421,33 @@ def test_dragonfly_machine_file_example_maps_with_its_host_names(capsys, tmp_pat
     assert_array_equal(back.task_to_proc, expected.task_to_proc)
     back = read_map(hostfile, machine, "slurm_hostfile", graph=graph, hosts=names)
     assert_array_equal(back.task_to_proc, node_canonical(expected).task_to_proc)
+
+
+def test_auto_names_the_candidates_that_did_not_apply_and_counts_the_others(capsys, monkeypatch, caplog):
+    # a route table bound below the fat tree's: every congestion refinement and node-swap
+    # polish is refused for size; the search says so (summary, info, logger) instead of
+    # scoring them infinity in silence
+    from mpitaskmap.mappers.graph import node_network
+    monkeypatch.setattr(node_network, "MAX_ROUTE_ENTRIES", 10)
+    spec = "sim:fattree:leaves=8,nodes_per_leaf=4,taper=2,nodes=16,ppn=4,seed=1"
+    with caplog.at_level("INFO", logger="mpitaskmap"):
+        status, out, err = run(capsys, "map", "-m", spec, "-t", "stencil3d:4x4x4", "--method", "auto",
+                               "--format", "json")
+    assert status == 0
+    info = json_rows(out)["auto"]["info"]
+    refused = info["refused"]
+    assert refused and all("MAX_ROUTE_ENTRIES = 10" in why for why in refused.values())
+    assert all(("umc" in label) or ("nodes" in label) for label in refused)
+    assert info["applicable"] == info["candidates"] - len(refused)
+    assert f"  {info['applicable']} of {info['candidates']} candidates applied; {len(refused)} did not:" in err
+    shown = [line for line in err.splitlines() if line.startswith("    ") and "MAX_ROUTE_ENTRIES" in line]
+    assert len(shown) == min(len(refused), 5)
+    if len(refused) > 5:
+        assert f"    and {len(refused) - 5} more" in err
+    logged = [r.getMessage() for r in caplog.records if "does not apply" in r.getMessage()]
+    assert len(logged) == len(refused)
+    # without the bound every candidate applies and nothing is listed
+    monkeypatch.undo()
+    status, out, err = run(capsys, "map", "-m", spec, "-t", "stencil3d:4x4x4", "--method", "auto", "--format", "json")
+    info = json_rows(out)["auto"]["info"]
+    assert info["refused"] == {} and info["applicable"] == info["candidates"] and "did not" not in err

@@ -60,8 +60,9 @@ def _node_route_table(machine: Machine, view: NodeView) -> Routes:
 
     Built once per machine and kept on it, so the refinements of one search share it.
     Raises NotApplicableError when the table would exceed :data:`MAX_ROUTE_ENTRIES`: first
-    bounded below by the node pairs (a route between two nodes has at least one entry), then
-    counted while routing, which stops as soon as the count passes the limit.
+    bounded below by the node pairs (a route between two nodes has at least one entry) and by
+    their hops (one entry per hop of a shortest path), then counted while routing, which stops
+    as soon as the count passes the limit.
     O(n_nodes**2 + entries).
     """
     n = view.n_nodes
@@ -72,7 +73,10 @@ def _node_route_table(machine: Machine, view: NodeView) -> Routes:
             f"route entries > MAX_ROUTE_ENTRIES = {MAX_ROUTE_ENTRIES} (mpitaskmap.mappers.graph.node_network)"
         )
 
-    estimate = n * (n - 1)  # every route between two nodes has at least one entry
+    if n * (n - 1) > MAX_ROUTE_ENTRIES:  # every route between two nodes has at least one entry
+        raise too_big(n * (n - 1), "at least")
+    metric = machine.node_metric()  # and at least one per hop of a shortest path
+    estimate = metric.total_hops() if metric is not None else int(view.hop_matrix().sum(dtype=np.int64))
     if estimate > MAX_ROUTE_ENTRIES:
         raise too_big(estimate, "at least")
     table = machine.node_pair_routes(MAX_ROUTE_ENTRIES)

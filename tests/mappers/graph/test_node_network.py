@@ -41,12 +41,23 @@ def test_route_table_budget(monkeypatch):
     with pytest.raises(NotApplicableError, match="at least 132 route entries > MAX_ROUTE_ENTRIES = 131"):
         NodeNetwork(small_ring(), routes=True)  # bounded by the 12 x 11 node pairs, before routing
     monkeypatch.setattr(node_network, "MAX_ROUTE_ENTRIES", 200)
-    with pytest.raises(NotApplicableError, match="they have (at least )?2[0-9][0-9] route entries > MAX_ROUTE_ENTRIES = 200"):
-        NodeNetwork(small_ring(), routes=True)  # counted while routing
+    with pytest.raises(NotApplicableError, match="at least 216 route entries > MAX_ROUTE_ENTRIES = 200"):
+        NodeNetwork(small_ring(), routes=True)  # bounded by the pairs' hops, before routing
     monkeypatch.setattr(node_network, "MAX_ROUTE_ENTRIES", 250)
     assert NodeNetwork(small_ring(), routes=True).routing == "table"
     with pytest.raises(NotApplicableError, match="they have 288 route entries > MAX_ROUTE_ENTRIES = 250"):
         NodeNetwork(small_ring(split=True), routes=True)  # counted after routing
+    # a kind with a node metric bounds by its formula's hops, with no matrix (a minimal dragonfly
+    # routes one link a hop: the bound is the table's size)
+    from mpitaskmap.machines.dragonfly.presets import dragonfly_machine
+    fly = dragonfly_machine(n_groups=3, switches=2, nodes_per_switch=1, nodes=6)
+    total = fly.node_metric().total_hops()
+    assert total == int(fly.node_view().hop_matrix().sum())
+    monkeypatch.setattr(node_network, "MAX_ROUTE_ENTRIES", total - 1)
+    with pytest.raises(NotApplicableError, match=f"at least {total} route entries > MAX_ROUTE_ENTRIES = {total - 1}"):
+        NodeNetwork(fly, routes=True)
+    monkeypatch.setattr(node_network, "MAX_ROUTE_ENTRIES", total)
+    assert NodeNetwork(fly, routes=True).routing == "table"  # single-path routes: exactly one entry a hop
     # a torus needs no table: the budget does not apply
     monkeypatch.setattr(node_network, "MAX_ROUTE_ENTRIES", 0)
     assert NodeNetwork(titan_machine(8, seed=0), routes=True).routing == "torus"
