@@ -91,7 +91,8 @@ cdef class _Net:
     cdef object route_arrays
 
     def __cinit__(self, ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist, route_ptr=None,
-                  route_links=None, route_fractions=None, int metric=0, metric_params=None, metric_labels=None):
+                  route_links=None, route_fractions=None, int metric=0, metric_params=None, metric_labels=None,
+                  near=None):
         cdef Py_ssize_t k
         self.metric = metric
         if metric:
@@ -119,7 +120,15 @@ cdef class _Net:
         self.stamp = np.zeros(max(self.n_routers, 1), dtype=np.int64)
         self.cur_stamp = 0
         self.mind = np.zeros(max(self.n_nodes, 1), dtype=np.int64)
-        self.near = _nearest_table(self) if self.matrix else np.zeros((0, 0), dtype=np.int64)
+        if self.matrix:
+            if near is None:
+                raise ValueError("near: off the torus the nearest nodes of every node are needed "
+                                 "(Machine.nearest_nodes)")
+            self.near = near
+            if self.near.shape[0] != self.n_nodes or self.near.shape[1] < 1:
+                raise ValueError(f"near: expected ({self.n_nodes}, width >= 1); got {self.near.shape}")
+        else:
+            self.near = np.zeros((0, 0), dtype=np.int64)
         self.strides = <long long*> malloc((self.d + 1) * sizeof(long long))
         if self.strides == NULL:
             raise MemoryError()
@@ -349,42 +358,6 @@ cdef class _Net:
         return best
 
 
-#: Nearest nodes kept per node off the torus (the BFS of up to NEAR_WIDTH - 1 candidates skips
-#: the full scan of the nodes).
-cdef enum:
-    _NEAR_WIDTH = 64
-NEAR_WIDTH = _NEAR_WIDTH
-
-
-ctypedef pair[long long, long long] hop_node
-
-
-def _nearest_table(_Net net not None):
-    """The first min(n, NEAR_WIDTH) nodes of every node in order of (hops, node id), (n, width) int64.
-
-    A bounded max-heap per node over all nodes: O(n_nodes**2 log NEAR_WIDTH) time, O(n_nodes *
-    NEAR_WIDTH) memory.
-    """
-    cdef Py_ssize_t n = net.n_nodes, width = min(n, _NEAR_WIDTH), a, v, j
-    cdef priority_queue[hop_node] heap
-    cdef hop_node key
-    out = np.empty((n, width), dtype=np.int64)
-    cdef long long[:, ::1] o = out
-    with nogil:
-        for a in range(n):
-            for v in range(n):
-                key = hop_node(net.dist(a, v), v)
-                if <Py_ssize_t> heap.size() < width:
-                    heap.push(key)
-                elif key < heap.top():
-                    heap.pop()
-                    heap.push(key)
-            for j in range(width - 1, -1, -1):
-                o[a, j] = heap.top().second
-                heap.pop()
-    return out
-
-
 def _py_level_nodes(_Net net not None, sources, long long exclude, Py_ssize_t want, free_cap=None):
     """The kernels' candidate nodes (``level_nodes``) from Python, for tests: the first ``want``
     nodes nearest ``sources`` (ties: node id) skipping ``exclude``, or with ``free_cap`` the
@@ -400,18 +373,20 @@ def _py_level_nodes(_Net net not None, sources, long long exclude, Py_ssize_t wa
 
 
 def make_net(ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist, route_ptr=None, route_links=None,
-             route_fractions=None, int metric=0, metric_params=None, metric_labels=None):
+             route_fractions=None, int metric=0, metric_params=None, metric_labels=None, near=None):
     """Build the network object the kernels use (see the module header for the modes).
 
     Distances: the formula ``metric`` (a kind code of _network_hops.pxd, nonzero) over
     ``metric_labels`` (one row per node) with ``metric_params``, else the hop matrix ``ndist``
-    when it has rows, else the torus (ncoords, dims, wrap, router CSR).  Routes: the table ``route_ptr``/``route_links``/``route_fractions``
+    when it has rows, else the torus (ncoords, dims, wrap, router CSR).  Off the torus ``near``
+    (n_nodes, width) int64 holds every node's nearest nodes in order of (hops, node index)
+    (:meth:`~mpitaskmap.machines.Machine.nearest_nodes`), which bounds the candidate scans.  Routes: the table ``route_ptr``/``route_links``/``route_fractions``
     when given (CSR over the ordered node pairs, pair ``a * n_nodes + b``; checked here,
     O(n_nodes**2 + entries)), else torus routes in torus mode, else none (the congestion
     kernels then raise ValueError).
     """
     return _Net(ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist, route_ptr, route_links,
-                route_fractions, metric, metric_params, metric_labels)
+                route_fractions, metric, metric_params, metric_labels, near)
 
 
 cdef double _added_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,

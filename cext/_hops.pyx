@@ -1,3 +1,4 @@
+# distutils: language = c++
 # Hop distance between node pairs of a fat tree, dragonfly, PERCS system or flat allocation,
 # for the machines' own hop calls (mpitaskmap/machines/network_hops.py).  The formulas live in
 # cext/_network_hops.pxd, shared with the graph kernels (cext/_graphmap.pyx).
@@ -6,7 +7,14 @@
 #              of every pair (label 0: the node number); out (n,) int64.
 # Complexity : O(n) pairs x the kind's cost (cext/_network_hops.pxd).
 
+from libcpp.pair cimport pair
+from libcpp.queue cimport priority_queue
+
 from _network_hops cimport METRIC_PARAMS, _label_hops
+
+import numpy as np
+
+ctypedef pair[long long, long long] hop_node
 
 
 def label_hops(int kind, const long long[::1] params, const long long[:, ::1] la, const long long[:, ::1] lb,
@@ -37,3 +45,46 @@ def total_label_hops(int kind, const long long[::1] params, const long long[:, :
             for b in range(n):
                 total += _label_hops(kind, &params[0], &labels[a, 0], &labels[b, 0])
     return total
+
+
+def nearest_nodes(int kind, const long long[::1] params, const long long[:, ::1] labels, const int[:, ::1] ndist,
+                  Py_ssize_t width):
+    """The first min(n, width) nodes of every node in order of (hops, node index), (n, width) int64.
+
+    Hops by the formula ``kind`` over the label rows, or with ``kind`` 0 from the matrix
+    ``ndist``.  A bounded max-heap per node over all nodes: O(n**2 log width) time,
+    O(n width) memory.
+    """
+    cdef bint matrix = kind == 0
+    cdef Py_ssize_t n = ndist.shape[0] if matrix else labels.shape[0], a, v, j
+    cdef priority_queue[hop_node] heap
+    cdef hop_node key
+    cdef long long d
+    if params.shape[0] != METRIC_PARAMS:
+        raise ValueError(f"params: expected {METRIC_PARAMS} entries; got {params.shape[0]}")
+    if matrix and ndist.shape[1] != n:
+        raise ValueError(f"ndist: expected a square matrix; got {ndist.shape[0]}x{ndist.shape[1]}")
+    if width < 1:
+        raise ValueError(f"width: expected >= 1; got {width}")
+    width = min(n, width)
+    out = np.empty((n, width), dtype=np.int64)
+    cdef long long[:, ::1] o = out
+    with nogil:
+        for a in range(n):
+            for v in range(n):
+                if v == a:
+                    d = 0
+                elif matrix:
+                    d = ndist[a, v]
+                else:
+                    d = _label_hops(kind, &params[0], &labels[a, 0], &labels[v, 0])
+                key = hop_node(d, v)
+                if <Py_ssize_t> heap.size() < width:
+                    heap.push(key)
+                elif key < heap.top():
+                    heap.pop()
+                    heap.push(key)
+            for j in range(width - 1, -1, -1):
+                o[a, j] = heap.top().second
+                heap.pop()
+    return out

@@ -29,11 +29,8 @@ def make_net(
     ndist: npt.NDArray[np.int32], route_ptr: npt.NDArray[np.int64] | None = None,
     route_links: npt.NDArray[np.int64] | None = None, route_fractions: npt.NDArray[np.float64] | None = None,
     metric: int = 0, metric_params: npt.NDArray[np.int64] | None = None,
-    metric_labels: npt.NDArray[np.int64] | None = None,
+    metric_labels: npt.NDArray[np.int64] | None = None, near: npt.NDArray[np.int64] | None = None,
 ) -> _Net: ...
-NEAR_WIDTH: int
-
-def _nearest_table(net: _Net) -> npt.NDArray[np.int64]: ...
 def _py_level_nodes(
     net: _Net, sources: list[int], exclude: int, want: int, free_cap: npt.NDArray[np.int64] | None = None,
 ) -> list[int]: ...

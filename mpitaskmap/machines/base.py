@@ -24,7 +24,8 @@ import numpy as np
 from .._validate import as_index_array
 from ..errors import InvalidInputError, NotApplicableError
 from .links import LinkLoads, Routes
-from .network_hops import NodeMetric
+from .. import _hops
+from .network_hops import METRIC_PARAMS, NodeMetric
 from .views import NodeHierarchy, NodeView
 
 __all__ = ["Machine", "as_machine", "require_router_grid", "NodePairRoutes", "ROUTE_CHUNK_ENTRIES"]
@@ -33,6 +34,10 @@ __all__ = ["Machine", "as_machine", "require_router_grid", "NodePairRoutes", "RO
 #: about this many entries (~100 MB of temporaries), whatever the size of the exchange.
 ROUTE_CHUNK_ENTRIES = 1 << 22
 
+
+#: Nearest nodes :meth:`Machine.nearest_nodes` keeps per node (the graph kernels' candidate scans
+#: of up to NEAREST_NODES - 1 nodes near a source read them instead of every node).
+NEAREST_NODES = 64
 
 class _Traffic(NamedTuple):
     """A graph's messages routed node pair by node pair (:meth:`Machine._routed_traffic`)."""
@@ -108,7 +113,8 @@ class Machine(abc.ABC):
         # the cached node view, link scratch, link class codes and node-pair routes are derived data: rebuilt
         # after unpickling
         state = dict(self.__dict__)
-        for derived in ("_node_view", "_node_metric", "_link_scratch", "_link_class_codes", "_node_pair_routes"):
+        for derived in ("_node_view", "_node_metric", "_nearest_nodes", "_link_scratch", "_link_class_codes",
+                        "_node_pair_routes"):
             state.pop(derived, None)
         return state
 
@@ -159,6 +165,45 @@ class Machine(abc.ABC):
 
     def _build_node_metric(self) -> NodeMetric | None:
         return None
+
+    def nearest_nodes(self) -> np.ndarray:
+        """Return the :data:`NEAREST_NODES` nearest nodes of every node of :meth:`node_view`, (n_nodes, width) int64.
+
+        Row ``a`` lists node indices in order of (hops from ``a``, node index), ``a`` itself
+        first; ``width = min(n_nodes, NEAREST_NODES)``.  What the graph kernels scan instead
+        of every node when they want a few candidates near a source.  Built once, then
+        cached on the machine (read-only).
+
+        Raises
+        ------
+        NotApplicableError
+            Without a node metric and over :data:`~mpitaskmap.machines.MAX_MATRIX_NODES`
+            nodes (:meth:`NodeView.hop_matrix`).
+
+        Notes
+        -----
+        O(n_nodes**2 log width) time, O(n_nodes x width) memory: by the node metric
+        (:meth:`node_metric`), else the hop matrix.
+
+        Examples
+        --------
+        >>> from mpitaskmap.machines import FlatMachine
+        >>> FlatMachine([0, 1, 2], inter_node_hops=2).nearest_nodes().tolist()
+        [[0, 1, 2], [1, 0, 2], [2, 0, 1]]
+        """
+        near = self.__dict__.get("_nearest_nodes")
+        if near is None:
+            metric = self.node_metric()
+            no_params = np.zeros(METRIC_PARAMS, dtype=np.int64)
+            if metric is not None:
+                near = _hops.nearest_nodes(metric.code, metric.params, metric.labels, np.zeros((0, 0), np.int32),
+                                           NEAREST_NODES)
+            else:
+                near = _hops.nearest_nodes(0, no_params, np.zeros((0, 1), np.int64), self.node_view().hop_matrix(),
+                                           NEAREST_NODES)
+            near.setflags(write=False)
+            self._nearest_nodes = near
+        return near
 
     @property
     def n_nodes(self) -> int:

@@ -114,7 +114,7 @@ class NodeMetric:
         return METRIC_KINDS[self.kind]
 
     def total_hops(self) -> int:
-        """Return the hops summed over every ordered pair of nodes (O(n_nodes**2) time, no memory).
+        """Return the hops summed over every ordered pair of nodes (O(n_nodes**2) time once, then cached).
 
         Examples
         --------
@@ -122,7 +122,11 @@ class NodeMetric:
         >>> FlatMachine([0, 1, 2], inter_node_hops=2).node_metric().total_hops()
         12
         """
-        return int(_hops.total_label_hops(self.code, self.params, self.labels))
+        known = self.__dict__.get("_total_hops")
+        if known is None:
+            known = int(_hops.total_label_hops(self.code, self.params, self.labels))
+            object.__setattr__(self, "_total_hops", known)  # frozen: a derived figure, kept with the labels
+        return known
 
     def hops(self, a, b) -> np.ndarray:
         """Return the hops between nodes ``a[i]`` and ``b[i]`` of the view (node indices), (n,) int64."""

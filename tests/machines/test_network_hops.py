@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from mpitaskmap import InvalidInputError
-from mpitaskmap._graphmap import NEAR_WIDTH, _nearest_table, make_net
+from mpitaskmap._graphmap import _py_level_nodes, make_net
+from mpitaskmap.machines.base import NEAREST_NODES
 from mpitaskmap.machines import DragonflyMachine, FatTreeMachine, FlatMachine, PercsMachine, torus_machine
 from mpitaskmap.machines.dragonfly.presets import dragonfly_machine
 from mpitaskmap.machines.fattree.presets import fattree_machine
@@ -104,20 +105,33 @@ def test_node_metric_is_the_machines_hops_and_the_kernels_distance(machine):
     a, b = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
     full = machine.hops(view.representative[a], view.representative[b]).reshape(n, n)
     assert np.array_equal(metric.hops(a, b).reshape(n, n), full)
-    # the kernel measures with the same formula: its nearest-node table is brute force's order
+    # the nearest nodes of every node are brute force's order (hops, then index), cached
+    near = machine.nearest_nodes()
+    width = min(n, NEAREST_NODES)
+    want = np.array([np.lexsort((np.arange(n), full[v]))[:width] for v in range(n)])
+    assert np.array_equal(near, want) and machine.nearest_nodes() is near and not near.flags.writeable
+    # the kernel measures with the same formula: its candidates are brute force's, and those of
+    # the matrix mode built from the machine's own hops
+    kw = dict(metric=metric.code, metric_params=metric.params, metric_labels=metric.labels, near=near)
     net = make_net(np.zeros((n, 1), dtype=np.int64), np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.uint8),
                    np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(n, dtype=np.int64),
-                   np.zeros((0, 0), dtype=np.int32), metric=metric.code, metric_params=metric.params,
-                   metric_labels=metric.labels)
-    near = _nearest_table(net)
-    width = min(n, NEAR_WIDTH)
-    want = np.array([np.lexsort((np.arange(n), full[v]))[:width] for v in range(n)])
-    assert np.array_equal(near, want)
-    # and equals the matrix mode built from the machine's own hops
+                   np.zeros((0, 0), dtype=np.int32), **kw)
     matrix_net = make_net(np.zeros((n, 1), dtype=np.int64), np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.uint8),
                           np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(n, dtype=np.int64),
-                          full.astype(np.int32))
-    assert np.array_equal(_nearest_table(matrix_net), want)
+                          full.astype(np.int32), near=near)
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        sources = rng.integers(0, n, size=rng.integers(1, 4)).tolist()
+        exclude, want_n = int(rng.integers(-1, n)), int(rng.integers(1, 80))
+        mind = full[sources].min(axis=0)
+        order = [v for v in np.lexsort((np.arange(n), mind)).tolist() if v != exclude][:want_n]
+        assert _py_level_nodes(net, sources, exclude, want_n) == order
+        assert _py_level_nodes(matrix_net, sources, exclude, want_n) == order
+        cap = rng.integers(0, 2, size=n)
+        if cap.any():
+            level = mind[cap > 0].min()
+            free = sorted(np.flatnonzero((cap > 0) & (mind == level)).tolist())
+            assert sorted(_py_level_nodes(net, sources, -1, 1, cap)) == free
 
 
 def test_torus_has_no_node_metric_and_bad_metrics_are_refused():

@@ -154,12 +154,13 @@ class NodeNetwork:
             metric = machine.node_metric()
             no_grid = (np.zeros((n, 1), dtype=np.int64), np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.uint8),
                        np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(n, dtype=np.int64))
+            near = machine.nearest_nodes()
             if metric is not None:
                 self.net = _graphmap.make_net(*no_grid, np.zeros((0, 0), dtype=np.int32), *(table or (None,) * 3),
                                               metric=metric.code, metric_params=metric.params,
-                                              metric_labels=metric.labels)
+                                              metric_labels=metric.labels, near=near)
             else:
-                self.net = _graphmap.make_net(*no_grid, view.hop_matrix(), *table)
+                self.net = _graphmap.make_net(*no_grid, view.hop_matrix(), *(table or (None,) * 3), near=near)
 
     @property
     def n_nodes(self) -> int:

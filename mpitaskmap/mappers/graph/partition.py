@@ -41,7 +41,7 @@ def _no_network():
     return _graphmap.make_net(
         np.zeros((1, 1), dtype=np.int64), np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.uint8),
         np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64),
-        np.zeros((1, 1), dtype=np.int32),
+        np.zeros((1, 1), dtype=np.int32), near=np.zeros((1, 1), dtype=np.int64),
     )
 
 

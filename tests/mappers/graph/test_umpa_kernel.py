@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 from mpitaskmap import TaskGraph, metrics, titan_machine
-from mpitaskmap import _graphmap
+from mpitaskmap import _graphmap, _hops
+from mpitaskmap.machines.base import NEAREST_NODES
+from mpitaskmap.machines.network_hops import METRIC_PARAMS
 from mpitaskmap.mappers.graph import umpa
 from mpitaskmap.mappers.graph.node_network import NodeNetwork, _undirected
 from ring_variants import RingMachine, SplitRing, assert_loads_are_a_recount
@@ -188,7 +190,8 @@ def _ring_net(**table):
     i64 = np.int64
     return _graphmap.make_net(np.zeros((2, 1), dtype=i64), np.ones(1, dtype=i64), np.zeros(1, dtype=np.uint8),
                               np.zeros(1, dtype=i64), np.zeros(0, dtype=i64), np.zeros(2, dtype=i64),
-                              np.array([[0, 1], [1, 0]], dtype=np.int32), **table)
+                              np.array([[0, 1], [1, 0]], dtype=np.int32), **table,
+                              near=np.array([[0, 1], [1, 0]], dtype=i64))
 
 
 def test_route_table_by_hand_and_its_checks():
@@ -246,11 +249,12 @@ def test_matrix_candidates_from_the_nearest_table_equal_a_full_scan():
         ndist = rng.integers(1, levels + 1, size=(n, n)).astype(np.int32)
         ndist = np.minimum(ndist, ndist.T)
         np.fill_diagonal(ndist, 0)
+        near = _hops.nearest_nodes(0, np.zeros(METRIC_PARAMS, dtype=np.int64), np.zeros((0, 1), dtype=np.int64),
+                                   ndist, NEAREST_NODES)
         net = _graphmap.make_net(np.zeros((n, 1), dtype=np.int64), np.ones(1, dtype=np.int64),
                                  np.zeros(1, dtype=np.uint8), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64),
-                                 np.zeros(n, dtype=np.int64), ndist)
-        near = _graphmap._nearest_table(net)
-        assert near.shape == (n, min(n, _graphmap.NEAR_WIDTH))
+                                 np.zeros(n, dtype=np.int64), ndist, near=near)
+        assert near.shape == (n, min(n, NEAREST_NODES))
         assert np.array_equal(near[:, 0], np.arange(n))  # a node is nearest itself
         for _ in range(30):
             sources = rng.integers(0, n, size=rng.integers(1, 6)).tolist()
