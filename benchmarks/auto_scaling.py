@@ -21,15 +21,20 @@ CLI do) and the task graph; ``auto s`` / ``geometric s`` wall seconds of the map
 process CPU seconds; ``peak MB`` the case process's peak RSS (machine, graph, both methods);
 ``applied`` candidates that applied of those evaluated (both stages); ``judge`` the replays
 and steps of the default judge, or why it left the pick to the objective; ``vs identity`` /
-``vs geometric`` the predicted-time change of auto's mapping (negative: faster).
+``vs geometric`` the predicted-time change of auto's mapping (negative: faster); ``jobs`` at
+``--jobs-ranks`` ranks, how much faster auto runs over ``--jobs`` processes
+(:class:`~mpitaskmap.search.parallel.ProcessExecutor`) than in one (wall time; the mapping must
+be the same).
 
 Targets (issue 42), checked and printed as verdicts: peak memory at 65,536 ranks at most
 1 GB on every network and at most 2 GB at 131,072 on the fat tree; no candidate refused for
 size at 131,072 ranks; the judge replays at least one step at 65,536 ranks on every network;
-auto's CPU time at 65,536 ranks at most 15x one geometric mapping's (whole jobs, build included).
+auto's CPU time at 65,536 ranks at most 15x one geometric mapping's (whole jobs, build included);
+``--jobs 2`` at least 1.7x faster than ``--jobs 1`` at 32,768 ranks.
 
 Run:  python -m benchmarks.auto_scaling [--ranks 512,2048,8192,32768,65536] [--networks titan,fattree,frontier,aries]
-                                          [--fattree-max 131072] [--repeat 1] [--json PATH]
+                                          [--fattree-max 131072] [--jobs 2] [--jobs-ranks 32768] [--repeat 1]
+                                          [--json PATH]
 """
 
 from __future__ import annotations
@@ -71,8 +76,9 @@ def machine_spec(network: str, ranks: int, seed: int = 1) -> str:
     return f"sim:{network}:nodes={nodes},ppn={PPN},seed={seed}"
 
 
-def run_case(network: str, ranks: int, repeat: int) -> dict:
-    """One case in this process: both methods timed, auto's figures read from its mapping."""
+def run_case(network: str, ranks: int, repeat: int, jobs: int = 1) -> dict:
+    """One case in this process: both methods timed, auto's figures read from its mapping; with ``jobs`` > 1
+    auto again over that many processes (the same mapping required)."""
     import mpitaskmap
     from mpitaskmap.graphs.taskgraph import TaskGraph
     from mpitaskmap.machines import machine_from_spec
@@ -85,11 +91,11 @@ def run_case(network: str, ranks: int, repeat: int) -> dict:
     graph = TaskGraph.stencil(stencil_dims(ranks))
     build_s, build_cpu = time.perf_counter() - t0, time.process_time() - c0
 
-    def timed(method: str):
+    def timed(method: str, jobs: int = 1):
         best = None
         for _ in range(repeat):
             c0, w0 = time.process_time(), time.perf_counter()
-            mapping = mpitaskmap.map(graph, machine, method)
+            mapping = mpitaskmap.map(graph, machine, method, **({"jobs": jobs} if method == "auto" else {}))
             w, c = time.perf_counter() - w0, time.process_time() - c0
             if best is None or w < best[1]:
                 best = (mapping, w, c)
@@ -97,6 +103,10 @@ def run_case(network: str, ranks: int, repeat: int) -> dict:
 
     geo, geo_s, geo_cpu = timed("geometric")
     auto, auto_s, auto_cpu = timed("auto")
+    parallel_s, same = None, None
+    if jobs > 1:
+        spread, parallel_s, _ = timed("auto", jobs)
+        same = bool(np.array_equal(spread.task_to_proc, auto.task_to_proc))
     info = auto.info
     identity = np.arange(graph.n_tasks)
     t_id, t_geo, t_auto = (predicted_time(graph, machine, m) for m in (identity, geo.task_to_proc, auto.task_to_proc))
@@ -111,7 +121,8 @@ def run_case(network: str, ranks: int, repeat: int) -> dict:
         "refused": refused, "refused_for_size": sorted(k for k, why in refused.items() if any(b in why for b in SIZE_BOUNDS)),
         "judge": info.get("judge"), "judge_why": info.get("judge_why", ""), "replays": len(judged),
         "steps": judge_steps(Problem(graph, machine)) if info.get("judge") or judged else 0,
-        "winner": info.get("candidate", ""),
+        "winner": info.get("candidate", ""), "jobs": jobs, "auto_jobs_s": parallel_s, "jobs_same_mapping": same,
+        "jobs_speedup": auto_s / parallel_s if parallel_s else None,
         "vs_identity": 100.0 * (t_auto / t_id - 1.0), "vs_geometric": 100.0 * (t_auto / t_geo - 1.0),
     }
 
@@ -127,7 +138,8 @@ def _row(r: dict) -> dict:
             "geometric s": round(r["geometric_s"], 3), "ratio": round(r["ratio"], 1), "CPU s": round(r["auto_cpu_s"], 1),
             "CPU ratio": round(r["cpu_ratio"], 1), "peak MB": int(r["peak_mb"]),
             "applied": f"{r['applicable']}/{r['candidates']}", "judge": _judge_text(r),
-            "vs identity": f"{r['vs_identity']:+.1f}%", "vs geometric": f"{r['vs_geometric']:+.1f}%"}
+            "vs identity": f"{r['vs_identity']:+.1f}%", "vs geometric": f"{r['vs_geometric']:+.1f}%",
+            "jobs": f"{r['jobs_speedup']:.2f}x" if r.get("jobs_speedup") else ""}
 
 
 def verdicts(records: list[dict]) -> list[str]:
@@ -142,6 +154,10 @@ def verdicts(records: list[dict]) -> list[str]:
             check(r["peak_mb"] <= 1024, f"{r['network']} 65,536: peak {r['peak_mb']:.0f} MB <= 1,024")
             check(r["replays"] >= 1, f"{r['network']} 65,536: the judge replayed {r['replays']} candidates")
             check(r["cpu_ratio"] <= 15, f"{r['network']} 65,536: auto CPU {r['cpu_ratio']:.1f}x geometric's <= 15x")
+        if r.get("jobs_speedup"):
+            check(r["jobs_speedup"] >= 1.7 and r["jobs_same_mapping"],
+                  f"{r['network']} {r['ranks']:,}: --jobs {r['jobs']} {r['jobs_speedup']:.2f}x --jobs 1 >= 1.7x "
+                  f"({'same' if r['jobs_same_mapping'] else 'DIFFERENT'} mapping)")
         if r["ranks"] == 131072:
             check(r["peak_mb"] <= 2048, f"{r['network']} 131,072: peak {r['peak_mb']:.0f} MB <= 2,048")
             check(not r["refused_for_size"], f"{r['network']} 131,072: refused for size: "
@@ -157,11 +173,13 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=3600.0, help="seconds a case may run")
     ap.add_argument("--json", default=None)
-    ap.add_argument("--one", default=None, help=argparse.SUPPRESS)  # NETWORK:RANKS, in this process
+    ap.add_argument("--jobs", type=int, default=2, help="auto is timed again over this many processes (default 2)")
+    ap.add_argument("--jobs-ranks", type=int, default=32768, help="... at this size (0: never)")
+    ap.add_argument("--one", default=None, help=argparse.SUPPRESS)  # NETWORK:RANKS[:JOBS], in this process
     args = ap.parse_args(argv)
     if args.one:
-        network, ranks = args.one.split(":")
-        print(json.dumps(run_case(network, int(ranks), args.repeat)))
+        network, ranks, jobs = (args.one.split(":") + ["1"])[:3]
+        print(json.dumps(run_case(network, int(ranks), args.repeat, int(jobs))))
         return 0
     networks = [n for n in args.networks.split(",") if n]
     unknown = [n for n in networks if n not in NETWORKS]
@@ -173,7 +191,9 @@ def main(argv=None) -> int:
         cases.append(("fattree", args.fattree_max))
     records, rows = [], []
     for network, ranks in cases:
-        cmd = [sys.executable, "-m", "benchmarks.auto_scaling", "--one", f"{network}:{ranks}", "--repeat", str(args.repeat)]
+        jobs = args.jobs if ranks == args.jobs_ranks else 1
+        cmd = [sys.executable, "-m", "benchmarks.auto_scaling", "--one", f"{network}:{ranks}:{jobs}",
+               "--repeat", str(args.repeat)]
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
                              env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
         if res.returncode != 0:

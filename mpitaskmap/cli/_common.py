@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Sequence, TextIO
 
 from ..search.judge import DEFAULT_JUDGE, FLUID_JUDGE_MAX_EDGES, JUDGE_ALSO, JUDGE_TOP, JUDGES
+from ..search.parallel import PARALLEL_MIN_TASKS
 from ..mapping import Mapping, check_fit
 from ..graphs.taskgraph import TaskGraph
 from ..metrics import (DEFAULT_MESSAGE_MODEL, METRICS, UNSIZED_BYTES_PER_WEIGHT, MessageModel, evaluate,
@@ -316,6 +317,9 @@ def add_method_options(parser: argparse.ArgumentParser, *, auto_metric: bool = T
                    help="auto: candidate families (default: every applicable one of geometric, graph, percs, grid)")
     g.add_argument("--orderings", metavar="O,O", default=",".join(ORDERINGS),
                    help="auto: geometric orderings to try (default all five)")
+    g.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help=f"auto: worker processes for the candidates (default: every core this process may use; "
+                        f"used from {PARALLEL_MIN_TASKS:,} tasks; 1: this process only)")
 
 
 def load_inputs(args) -> tuple[MachineInput, TaskInput]:
@@ -375,9 +379,12 @@ def context_from(args, graph: TaskGraph, progress=None) -> Context:
     if unknown:
         raise ValueError(f"--simulate-also: unknown metric {unknown[0]!r}; valid: {', '.join(METRICS)}")
     network = getattr(args, "network_model", DEFAULT_NETWORK_MODEL.name)
+    jobs = getattr(args, "jobs", None)
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"--jobs: must be at least 1; got {jobs}")
     return Context(defaults=defaults, metric=args.metric, families=families, progress=progress, model=model,
-                   network=network,
-                   judge=judge_of(args), judge_top=top, judge_also=also, oversubscribe=args.oversubscribe)
+                   network=network, judge=judge_of(args), judge_top=top, judge_also=also,
+                   oversubscribe=args.oversubscribe, jobs=jobs)
 
 
 def judge_of(args) -> str | None:

@@ -46,6 +46,7 @@ class Context:
     judge_top: int = JUDGE_TOP
     judge_also: tuple = JUDGE_ALSO  # metrics whose best candidate the judge simulates too
     oversubscribe: bool = False  # --oversubscribe: more tasks than processors allowed (mapping.check_fit)
+    jobs: int | None = None  # --jobs: auto's worker processes (None: every core, mpitaskmap.search.parallel)
 
 
 def _bar(ctx: Context, what: str):
@@ -101,6 +102,7 @@ def run_method(spec: str, graph: TaskGraph, machine: Machine, ctx: Context) -> t
     progress = None
     if entry.name == "auto":
         extra, why = _auto_options(graph, machine, ctx)
+        extra["jobs"] = ctx.jobs
         progress = ctx.progress
     if entry.uwh:  # the table says which methods refine: a bar for their passes, one for congestion
         progress = _bar(ctx, "UWH refinement passes")

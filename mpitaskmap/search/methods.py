@@ -57,7 +57,8 @@ from .problem import Problem
 from .registry import METHOD_TABLE, find_method, method_candidate
 from .scoring import (REFINE_TOP, SEVERAL_PER_PROC, apply, candidate_list, families_for, resolve_metric,
                       score_candidates)
-from .serial import SerialExecutor, label_winner
+from .parallel import ProcessExecutor, executor_for
+from .serial import label_winner
 
 __all__ = ["map", "METHODS", "method_candidate", "map_regular", "RegularResult"]
 
@@ -80,6 +81,7 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
     judge_options: dict | None = None,
     judge_also: Sequence[str] | None = None,
     oversubscribe: bool = False,
+    jobs: int | None = 1,
     **options,
 ) -> Mapping:
     """Map ``graph`` onto ``machine`` with a method of :data:`METHODS`.
@@ -147,6 +149,12 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
         :func:`~mpitaskmap.mapping.check_fit`).  Only the families of
         :data:`~mpitaskmap.search.scoring.SEVERAL_PER_PROC` (identity, geometric) place
         several tasks on a processor: ``auto`` then searches those, other methods refuse.
+    jobs : int or None, optional
+        Processes ``auto`` spreads its candidates over on this machine (default 1: this
+        process; None: every core it may use, :func:`~mpitaskmap.search.parallel.default_jobs`).
+        Forked workers (:class:`~mpitaskmap.search.parallel.ProcessExecutor`), used from
+        :data:`~mpitaskmap.search.parallel.PARALLEL_MIN_TASKS` tasks; the mapping is the
+        same whatever ``jobs``.
     **options
         Options of the method, as :data:`~mpitaskmap.search.registry.METHOD_TABLE` declares
         them (``ordering=...`` for geometric, ``delta=`` for the graph refinements,
@@ -197,7 +205,11 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
         if ran is not None and judge == DEFAULT_JUDGE and judge_also is None:
             judge_also = ()  # the default judge replays the objective's best only, as remap() does
         return _auto(problem, options, metric=metric, families=families, progress=progress, judge=ran, why=why,
-                     top=judge_top, judge_options={**added, **(judge_options or {})}, judge_also=judge_also)
+                     top=judge_top, judge_options={**added, **(judge_options or {})}, judge_also=judge_also,
+                     jobs=jobs)
+    if jobs != 1:
+        raise InvalidInputError(f"jobs: only method 'auto' spreads its candidates over processes; got jobs={jobs!r} "
+                                f"with method {method!r}")
     if name == "regular":
         return map_regular(graph, machine, **options).mapping
     # the table says which progress callbacks the method reports to
@@ -219,15 +231,16 @@ def _check_several_per_proc(problem: Problem, families: Sequence[str], what: str
 
 
 def _auto(problem: Problem, options: dict, *, metric, families, progress, judge: str | None, why: str, top: int,
-          judge_options: dict, judge_also) -> Mapping:
-    """``map(method="auto")``: the search engine on a serial executor; the search named in ``info``."""
+          judge_options: dict, judge_also, jobs: int | None = 1) -> Mapping:
+    """``map(method="auto")``: the search engine on a serial or process executor (:func:`~.parallel.executor_for`);
+    the search named in ``info``."""
     also: tuple = ()
     if judge is not None:
         if isinstance(top, bool) or not isinstance(top, int) or top < 1:
             raise InvalidInputError(f"judge_top: expected an int >= 1; got {top!r}")
         also = judge_metrics(problem, JUDGE_ALSO if judge_also is None else judge_also)
     # the replay's options are checked here, before the search, not after it
-    executor = SerialExecutor(problem, progress=progress, judge=judge, judge_options=judge_options)
+    executor = executor_for(problem, jobs, progress=progress, judge=judge, judge_options=judge_options)
     names = families_for(problem) if families is None else ([families] if isinstance(families, str) else
                                                             list(families))
     if "geometric" in names and problem.task_dims == 0:
@@ -237,7 +250,11 @@ def _auto(problem: Problem, options: dict, *, metric, families, progress, judge:
     t0 = time.perf_counter()
     request = SearchRequest(problem, tuple(cands), resolve_metric(metric, problem.machine), refine=refine,
                             judge=judge, judge_why=why, judge_top=top, judge_also=also, judge_options=judge_options)
-    result = engine.run(request, executor)
+    try:
+        result = engine.run(request, executor)
+    finally:
+        if isinstance(executor, ProcessExecutor):
+            executor.close()
     if result.error:
         raise InvalidInputError(result.error)
     mapping = result.mapping

@@ -1,0 +1,319 @@
+"""The search engine spread over worker processes on this machine: :class:`ProcessExecutor` (``map --jobs``).
+
+``mpitaskmap map`` and ``launch`` run on one login or batch node; their ``auto`` search is a
+few hundred independent candidates, so the :class:`~mpitaskmap.search.engine.Executor` here
+forks ``jobs`` workers when the search starts (they inherit the request: problem, objective,
+judge, without pickling) and deals the candidates out as ``remap()`` deals them over MPI ranks:
+the first stage round-robin, a second-stage refinement to the worker that computed its start
+(which then reuses the start's cached mapping).  Each worker keeps the mappings it computed
+that the search may still want (its best, those it replays), replays its own part of the
+judge's shortlist and hands over the winner.  The engine in this process merges the stages'
+scores, so the search's result does not depend on ``jobs`` (the engine's rule: the minimum of
+(score, index), the judge's pick among the same shortlist).
+
+Never a hang: every wait also watches the workers' process sentinels, so a worker that dies
+(killed, out of memory) raises at once and the others are stopped; a worker whose parent died
+reads end-of-file and exits.  A mapper's error in a worker is returned as the stage's error, the
+lowest candidate index first, as over MPI.
+
+Fork only (Linux, macOS): where processes cannot fork, and for small problems
+(:data:`PARALLEL_MIN_TASKS`), :func:`executor_for` gives the serial executor.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import sys
+from multiprocessing.connection import wait
+from typing import Callable, Sequence
+
+from ..errors import InvalidInputError
+from ..mapping import Mapping
+from .engine import ComputedMappings, SearchRequest, StageScores
+from .judge import replay_function, replay_in_turn
+from .problem import Candidate, Problem
+from .scoring import REFINED, score_candidates
+from .serial import SerialExecutor
+
+__all__ = ["ProcessExecutor", "executor_for", "default_jobs", "PARALLEL_MIN_TASKS"]
+
+#: Smallest task graph whose search is spread over processes: below it a whole ``auto`` search
+#: takes about a second or less, which forking and dealing out would not shorten.
+PARALLEL_MIN_TASKS = 4096
+
+
+def default_jobs() -> int:
+    """The cores this process may run on (``os.sched_getaffinity`` where there is one, else ``os.cpu_count``).
+
+    Examples
+    --------
+    >>> default_jobs() >= 1
+    True
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no affinity call (macOS)
+        return max(1, os.cpu_count() or 1)
+
+
+def check_jobs(jobs, what: str = "jobs") -> int:
+    """Return ``jobs`` as an int >= 1, or raise InvalidInputError naming ``what``."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise InvalidInputError(f"{what}: expected an int >= 1 (worker processes); got {jobs!r}")
+    return jobs
+
+
+def _serve(conn, problem: Problem, request: SearchRequest, seconds_of) -> None:
+    """A worker's loop: score, replay and fetch what the parent asks, until told to stop or orphaned."""
+    mappings = ComputedMappings(problem)
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):  # the parent is gone
+            return
+        kind = message[0]
+        if kind == "stop":
+            return
+        try:
+            if kind == "score":
+                _, candidates, indices = message
+                share = StageScores()
+                found = score_candidates(problem, candidates, indices, request.metric,
+                                         keep=lambda i, m, s, t: share.note(request, i, m),
+                                         progress=lambda done, total: conn.send(("progress", done)))
+                mappings.keep_best(found)
+                reply = ("ok", (found.scores, found.best is not None, found.refused, share.digests, share.also))
+            elif kind == "replay":
+                _, candidates, indices = message
+                reply = ("ok", replay_in_turn(indices, lambda i: mappings.get(candidates, i), seconds_of))
+            elif kind == "fetch":
+                _, candidates, index = message
+                m = mappings.get(candidates, index)
+                reply = ("ok", (m.task_to_proc, m.method, m.info))
+            else:
+                reply = ("error", f"unknown request {kind!r}")
+        except Exception as exc:  # returned, never raised here: the parent decides
+            reply = ("error", f"{type(exc).__name__}: {exc}")
+        conn.send(reply)
+
+
+class ProcessExecutor:
+    """The engine's work spread over ``jobs`` forked worker processes (see the module notes).
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem of the requests it serves.
+    jobs : int
+        Worker processes (>= 2 to be useful; 1 works, in one worker).
+    progress : callable, optional
+        ``progress(done, total)`` as the first stage's candidates finish, over all workers.
+    judge : str or None, optional
+        The judge whose replay :meth:`replay` runs (options checked here, before any fork).
+    judge_options : dict, optional
+        Keywords of that replay.
+
+    Notes
+    -----
+    Use as a context manager (or call :meth:`close`): the workers are stopped on exit.  Each
+    worker holds a copy-on-write image of this process, so memory grows with the pages the
+    workers write (their mappings and scratch), not with ``jobs`` copies of the machine.
+    """
+
+    def __init__(self, problem: Problem, jobs: int, *, progress: Callable[[int, int], None] | None = None,
+                 judge: str | None = None, judge_options: dict | None = None) -> None:
+        self.problem = problem
+        self.jobs = check_jobs(jobs)
+        self._progress = progress
+        self._seconds_of = replay_function(problem, judge, judge_options) if judge is not None else None
+        self._workers: list = []
+        self._owner: dict[int, int] = {}
+        self._n_first = 0
+
+    # -- the workers ----------------------------------------------------------------
+    def _start(self, request: SearchRequest) -> None:
+        ctx = multiprocessing.get_context("fork")
+        for _ in range(self.jobs):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_worker_main, args=(child, self.problem, request, self._seconds_of), daemon=True)
+            proc.start()
+            child.close()
+            self._workers.append((proc, parent))
+
+    def close(self) -> None:
+        """Stop the workers (idempotent)."""
+        for proc, conn in self._workers:
+            try:
+                conn.send(("stop",))
+            except (BrokenPipeError, OSError):
+                pass
+        for proc, conn in self._workers:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join()
+            conn.close()
+        self._workers = []
+
+    def __enter__(self) -> "ProcessExecutor":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _ask(self, requests: dict[int, tuple], on_progress: Callable[[int], None] | None = None) -> dict[int, tuple]:
+        """Send each worker its request and wait for every reply, watching for workers that die."""
+        for w, message in requests.items():
+            self._workers[w][1].send(message)
+        replies: dict[int, tuple] = {}
+        pending = {self._workers[w][1]: w for w in requests}
+        sentinels = {self._workers[w][0].sentinel: w for w in requests}
+        while pending:
+            for ready in wait(list(pending) + list(sentinels)):
+                if ready in pending:
+                    w = pending[ready]
+                    try:
+                        kind, payload = ready.recv()
+                    except (EOFError, OSError):  # its end closed: it died
+                        self._died(w)
+                    if kind == "progress":
+                        if on_progress is not None:
+                            on_progress(w)
+                        continue
+                    replies[w] = (kind, payload)
+                    del pending[ready]
+                    sentinels = {s: v for s, v in sentinels.items() if v != w}
+                elif ready in sentinels and self._workers[sentinels[ready]][1] in pending:
+                    w = sentinels[ready]
+                    conn = self._workers[w][1]
+                    if conn.poll():  # it replied before exiting: read that first
+                        continue
+                    self._died(w)
+        return replies
+
+    def _died(self, w: int) -> None:
+        """Stop every worker and raise: worker ``w`` is gone (its exit code in the message)."""
+        self._workers[w][0].join(timeout=5)  # reaped, so its exit code is known
+        code = self._workers[w][0].exitcode
+        self.close()
+        raise RuntimeError(f"search worker {w} of {self.jobs} died (exit code {code}); the search stopped")
+
+    # -- the Executor protocol ------------------------------------------------------
+    def score(self, request: SearchRequest, candidates: Sequence[Candidate], first: int) -> StageScores:
+        """Score ``candidates[first:]`` over the workers (see :meth:`~mpitaskmap.search.engine.Executor.score`)."""
+        if not self._workers:
+            self._start(request)
+            self._n_first = len(candidates)
+        share: dict[int, list[int]] = {w: [] for w in range(self.jobs)}
+        for i in range(first, len(candidates)):
+            w = self._deal(candidates, i)
+            self._owner[i] = w
+            share[w].append(i)
+        done, total = [0], len(candidates) - first
+
+        def progressed(_: int) -> None:
+            done[0] += 1
+            if self._progress is not None and first == 0:
+                self._progress(done[0], total)
+
+        replies = self._ask({w: ("score", list(candidates), idx) for w, idx in share.items() if idx}, progressed)
+        out = StageScores()
+        errors = []
+        for w, (kind, payload) in sorted(replies.items()):
+            if kind == "error":
+                errors.append((min(share[w]), payload))
+                continue
+            scores, applied, refused, digests, also = payload
+            out.scores += scores
+            out.applied = out.applied or applied
+            out.refused.update(refused)
+            out.digests.update(digests)
+            for name, values in also.items():
+                out.also.setdefault(name, {}).update(values)
+        if errors:
+            out.error = f"mapper: {min(errors)[1]}"
+        return out
+
+    def _deal(self, candidates: Sequence[Candidate], index: int) -> int:
+        """The worker of candidate ``index``: round-robin, a refinement where its start was computed."""
+        cand = candidates[index]
+        if cand.family == REFINED:
+            start = cand.option("start")
+            for i in range(self._n_first):
+                if candidates[i] == start:
+                    return self._owner.get(i, i % self.jobs)
+        return index % self.jobs
+
+    def replay(self, request: SearchRequest, candidates: Sequence[Candidate],
+               shortlist: list[int]) -> tuple[dict[int, float], str]:
+        """Each worker replays its part of the shortlist; "" or the first failure."""
+        share: dict[int, list[int]] = {}
+        for i in shortlist:
+            share.setdefault(self._owner.get(i, 0), []).append(i)
+        replies = self._ask({w: ("replay", list(candidates), idx) for w, idx in share.items()})
+        seconds: dict[int, float] = {}
+        for w, (kind, payload) in sorted(replies.items()):
+            if kind == "error":
+                return seconds, f"judge: {payload}"
+            seconds.update(payload)
+        # as a serial replay, the times after the first past its budget are left out
+        over = [i for i in shortlist if seconds.get(i) == math.inf]
+        if over:
+            stop = shortlist.index(over[0])
+            seconds = {i: s for i, s in seconds.items() if shortlist.index(i) <= stop}
+        return seconds, ""
+
+    def fetch(self, request: SearchRequest, candidates: Sequence[Candidate], index: int) -> Mapping:
+        """The mapping of ``candidates[index]`` from the worker that computed it."""
+        w = self._owner.get(index, 0)
+        kind, payload = self._ask({w: ("fetch", list(candidates), index)})[w]
+        if kind == "error":
+            raise InvalidInputError(f"candidate {index} ({candidates[index].label()}): {payload}")
+        task_to_proc, method, info = payload
+        return Mapping(task_to_proc, self.problem.machine, self.problem.graph,
+                       oversubscribe=self.problem.oversubscribe, method=method, info=info)
+
+
+def _worker_main(conn, problem, request, seconds_of) -> None:
+    try:
+        _serve(conn, problem, request, seconds_of)
+    finally:
+        conn.close()
+        os._exit(0)  # no atexit handlers or buffered output of the parent's image
+
+
+def _inside_mpi() -> bool:
+    """Whether this process is one rank of an MPI job of several (MPI initialised through mpi4py, world size > 1).
+
+    A singleton (``import mpi4py.MPI`` in a plain process) is not a job: it forks as any process.
+    """
+    mpi = sys.modules.get("mpi4py.MPI")
+    if mpi is None:
+        return False
+    try:
+        return bool(mpi.Is_initialized() and not mpi.Is_finalized() and mpi.COMM_WORLD.Get_size() > 1)
+    except Exception:  # an mpi4py that cannot answer: assume the worst
+        return True
+
+
+def executor_for(problem: Problem, jobs: int | None, *, progress=None, judge=None, judge_options=None):
+    """The executor of a search with ``jobs`` processes: a :class:`ProcessExecutor`, or serial where that gains nothing.
+
+    Serial with ``jobs`` 1, below :data:`PARALLEL_MIN_TASKS` tasks, where processes cannot
+    fork, and inside an MPI job of several ranks (a forked MPI process is not safe on every
+    transport, and ``remap()`` spreads its search over the ranks instead).
+    ``jobs`` None: :func:`default_jobs`.
+
+    Examples
+    --------
+    >>> from mpitaskmap import TaskGraph, torus_machine
+    >>> type(executor_for(Problem(TaskGraph.stencil([4, 4]), torus_machine([4, 4])), 8)).__name__
+    'SerialExecutor'
+    """
+    jobs = default_jobs() if jobs is None else check_jobs(jobs)
+    if (jobs == 1 or problem.graph.n_tasks < PARALLEL_MIN_TASKS or "fork" not in multiprocessing.get_all_start_methods()
+            or _inside_mpi()):
+        return SerialExecutor(problem, progress=progress, judge=judge, judge_options=judge_options)
+    return ProcessExecutor(problem, jobs, progress=progress, judge=judge, judge_options=judge_options)
