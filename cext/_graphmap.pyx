@@ -47,8 +47,8 @@ from libcpp.pair cimport pair
 from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
 
-from _network_hops cimport METRIC_PARAMS, _label_hops
-from _topology cimport _alloc_route_buffer, _hops, _route, coord_t
+from _network_hops cimport METRIC_PARAMS, _label_hops, _tree_route, _tree_route_capacity
+from _topology cimport _hops, _route, coord_t
 
 import numpy as np
 
@@ -59,6 +59,7 @@ cdef enum:
     _NO_ROUTES = 0      # distances only (greedy, UWH, bisection)
     _TORUS_ROUTES = 1   # dimension-order routes computed from the router coordinates
     _TABLE_ROUTES = 2   # the machine's routes between every pair of nodes, CSR with fractions
+    _METRIC_ROUTES = 3  # a fat tree's routes computed from the node labels (_network_hops.pxd)
 
 
 @cython.final
@@ -89,10 +90,12 @@ cdef class _Net:
     cdef const long long* route_links
     cdef const double* route_fractions
     cdef object route_arrays
+    cdef const long long[::1] rparams
+    cdef Py_ssize_t route_cap
 
     def __cinit__(self, ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist, route_ptr=None,
                   route_links=None, route_fractions=None, int metric=0, metric_params=None, metric_labels=None,
-                  near=None):
+                  near=None, route_params=None, long long n_links=0):
         cdef Py_ssize_t k
         self.metric = metric
         if metric:
@@ -137,8 +140,20 @@ cdef class _Net:
             self.strides[k] = self.strides[k - 1] * self.dims[k - 1]
         self.route_links = NULL
         self.route_fractions = NULL
+        self.route_cap = 1 + sum(int(x) for x in self.dims)
         if route_ptr is not None or route_links is not None or route_fractions is not None:
             self._set_table(route_ptr, route_links, route_fractions)
+        elif metric and route_params is not None:
+            self.rparams = np.ascontiguousarray(route_params, dtype=np.int64)
+            if self.rparams.shape[0] < 2 or self.rparams.shape[0] != 2 + 5 * self.rparams[0] \
+                    or self.labels.shape[1] < self.rparams[0] + 1:
+                raise ValueError("route_params: expected a fat tree's 2 + 5 x levels parameters over labels of "
+                                 "1 + levels columns")
+            if n_links < 1:
+                raise ValueError(f"n_links: routes by formula need the machine's link count; got {n_links}")
+            self.routing = _METRIC_ROUTES
+            self.n_links = n_links
+            self.route_cap = max(self.route_cap, _tree_route_capacity(&self.rparams[0]))
         elif self.matrix:
             self.routing = _NO_ROUTES
             self.n_links = 0
@@ -196,10 +211,17 @@ cdef class _Net:
         """The route node a -> node b: its link ids in ``links[0]``, their traffic shares in
         ``fractions[0]`` (NULL: the whole message on every link); returns the number of links.
 
-        Torus mode writes the dimension-order route into ``buf`` (_alloc_route_buffer); table
-        mode points into the table.  The one route lookup of the congestion kernels.
+        Torus mode writes the dimension-order route into ``buf`` (:meth:`alloc_route_buffer`), a
+        fat tree's formula its links there and their shares after them; table mode points into
+        the table.  The one route lookup of the congestion kernels.
         """
         cdef long long j
+        cdef double* shares
+        if self.routing == _METRIC_ROUTES:
+            shares = <double*> (buf + self.route_cap)
+            links[0] = buf
+            fractions[0] = shares
+            return _tree_route(&self.rparams[0], &self.labels[a, 0], &self.labels[b, 0], buf, shares)
         if self.routing == _TABLE_ROUTES:
             j = a * self.n_nodes + b
             links[0] = self.route_links + self.route_ptr[j]
@@ -208,6 +230,18 @@ cdef class _Net:
         fractions[0] = NULL
         links[0] = buf
         return _route(self.ncoords, self.dims, self.wrap, self.strides, a, b, buf)
+
+    cdef long long* alloc_route_buffer(self) except NULL:
+        """A buffer for :meth:`route`: any route's links, then as many shares (8 bytes each); caller frees.
+
+        Raises MemoryError when the allocation fails (call it holding the GIL).
+        """
+        cdef long long* buf = NULL
+        if self.route_cap <= (<Py_ssize_t> 1 << 59):  # 2 x route_cap x 8 bytes must not wrap around
+            buf = <long long*> malloc(2 * self.route_cap * sizeof(long long))
+        if buf == NULL:
+            raise MemoryError(f"cannot allocate a route buffer of {self.route_cap} links")
+        return buf
 
     cdef object check_loads(self, Py_ssize_t n_data, Py_ssize_t n_msgs, Py_ssize_t n_bw=-1):
         """Raise ValueError unless the net has routes and the load arrays (``bw`` when n_bw >= 0)
@@ -373,20 +407,23 @@ def _py_level_nodes(_Net net not None, sources, long long exclude, Py_ssize_t wa
 
 
 def make_net(ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist, route_ptr=None, route_links=None,
-             route_fractions=None, int metric=0, metric_params=None, metric_labels=None, near=None):
+             route_fractions=None, int metric=0, metric_params=None, metric_labels=None, near=None, route_params=None,
+             long long n_links=0):
     """Build the network object the kernels use (see the module header for the modes).
 
     Distances: the formula ``metric`` (a kind code of _network_hops.pxd, nonzero) over
     ``metric_labels`` (one row per node) with ``metric_params``, else the hop matrix ``ndist``
     when it has rows, else the torus (ncoords, dims, wrap, router CSR).  Off the torus ``near``
     (n_nodes, width) int64 holds every node's nearest nodes in order of (hops, node index)
-    (:meth:`~mpitaskmap.machines.Machine.nearest_nodes`), which bounds the candidate scans.  Routes: the table ``route_ptr``/``route_links``/``route_fractions``
+    (:meth:`~mpitaskmap.machines.Machine.nearest_nodes`), which bounds the candidate scans.
+    Routes of a fat tree by formula: ``route_params`` over the metric's labels (links below
+    ``n_links``), no table.  Routes: the table ``route_ptr``/``route_links``/``route_fractions``
     when given (CSR over the ordered node pairs, pair ``a * n_nodes + b``; checked here,
     O(n_nodes**2 + entries)), else torus routes in torus mode, else none (the congestion
     kernels then raise ValueError).
     """
     return _Net(ncoords, dims, wrap, router_ptr, router_nodes, node_router, ndist, route_ptr, route_links,
-                route_fractions, metric, metric_params, metric_labels, near)
+                route_fractions, metric, metric_params, metric_labels, near, route_params, n_links)
 
 
 cdef double _added_wh(const long long[::1] tptr, const long long[::1] tadj, const double[::1] tw,
@@ -783,7 +820,7 @@ cdef class _LinkLoads:
         self.saving = False
         self.stamp = np.zeros(max(data.shape[0], 1), dtype=np.int64)
         self.cur = 0
-        self.buf = _alloc_route_buffer(net.dims)
+        self.buf = net.alloc_route_buffer()
         net.check_loads(data.shape[0], self.msgs.shape[0] if self.count_msgs else -1, bw.shape[0])
 
     def __dealloc__(self):
@@ -930,7 +967,7 @@ def link_loads_nodes(const long long[::1] mptr, const long long[::1] madj, const
     cdef Py_ssize_t t, e, h, k
     cdef const long long* links
     cdef const double* fractions
-    cdef long long* buf = _alloc_route_buffer(net.dims)
+    cdef long long* buf = net.alloc_route_buffer()
     try:
         net.check_loads(data.shape[0], msgs.shape[0])
         with nogil:

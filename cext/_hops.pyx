@@ -10,7 +10,9 @@
 from libcpp.pair cimport pair
 from libcpp.queue cimport priority_queue
 
-from _network_hops cimport METRIC_PARAMS, _label_hops
+from libc.stdlib cimport free, malloc
+
+from _network_hops cimport METRIC_PARAMS, _label_hops, _tree_route, _tree_route_capacity
 
 import numpy as np
 
@@ -88,3 +90,39 @@ def nearest_nodes(int kind, const long long[::1] params, const long long[:, ::1]
                 o[a, j] = heap.top().second
                 heap.pop()
     return out
+
+
+def tree_routes(const long long[::1] rparams, const long long[:, ::1] la, const long long[:, ::1] lb):
+    """Return the routes between the nodes of label rows la[i] and lb[i] of a fat tree: (indptr, links, fractions)."""
+    cdef Py_ssize_t i, n = la.shape[0], cap
+    if rparams.shape[0] < 2 or rparams.shape[0] != 2 + 5 * rparams[0]:
+        raise ValueError(f"rparams: expected 2 + 5 x levels entries; got {rparams.shape[0]}")
+    if lb.shape[0] != n or lb.shape[1] != la.shape[1] or la.shape[1] < rparams[0] + 1:
+        raise ValueError(f"label rows: la {la.shape[0]}x{la.shape[1]}, lb {lb.shape[0]}x{lb.shape[1]}; "
+                         f"need {rparams[0] + 1} labels")
+    cap = _tree_route_capacity(&rparams[0])
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    cdef long long[::1] ptr = indptr
+    cdef long long* scratch = <long long*> malloc(max(cap, 1) * sizeof(long long))
+    cdef double* fscratch = <double*> malloc(max(cap, 1) * sizeof(double))
+    if scratch == NULL or fscratch == NULL:
+        free(scratch)
+        free(fscratch)
+        raise MemoryError()
+    try:
+        with nogil:
+            for i in range(n):
+                ptr[i + 1] = ptr[i] + _tree_route(&rparams[0], &la[i, 0], &lb[i, 0], scratch, fscratch)
+    finally:
+        free(scratch)
+        free(fscratch)
+    links = np.empty(ptr[n], dtype=np.int64)
+    fractions = np.empty(ptr[n], dtype=np.float64)
+    cdef long long[::1] lv = links
+    cdef double[::1] fv = fractions
+    if ptr[n] > 0:
+        with nogil:
+            for i in range(n):
+                if ptr[i + 1] > ptr[i]:
+                    _tree_route(&rparams[0], &la[i, 0], &lb[i, 0], &lv[ptr[i]], &fv[ptr[i]])
+    return indptr, links, fractions

@@ -87,3 +87,57 @@ cdef inline long long _label_hops(int kind, const long long* params, const long 
     if kind == METRIC_PERCS:
         return _percs_hops(params, la[0], lb[0])
     return params[0]
+
+
+# Routes off the torus, from the same labels (fat trees; ALGORITHMS.md section 1, FatTreeMachine's
+# module notes).  Parameters: rp[0] = levels L, rp[1] = 1 for ECMP (else d-mod-k), then per level
+# l = 0 .. L-1 at rp[2 + 5 l]: up links w, copies W_l, copies W_{l+1}, link offset of the level,
+# links of one direction of the level.  A pair climbs to the lowest level whose group holds both
+# nodes (``top``), up links l = 0 .. top-1 then down links top-1 .. 0.  d-mod-k: one link a level,
+# chosen by the destination (copy b mod W_l, port (b div W_l) mod w); ECMP: the W_{l+1} links of
+# the level, a 1 / W_{l+1} share each.  Writes the link ids into links and their shares into
+# fractions (room for _tree_route_capacity entries); returns the number written.
+
+cdef inline Py_ssize_t _tree_route_capacity(const long long* rp) noexcept nogil:
+    cdef Py_ssize_t l, total = 0
+    for l in range(rp[0]):
+        total += rp[2 + 5 * l + 2] if rp[1] else 1
+    return 2 * total
+
+
+cdef inline Py_ssize_t _tree_route(const long long* rp, const long long* la, const long long* lb,
+                                   long long* links, double* fractions) noexcept nogil:
+    cdef long long L = rp[0], top = rp[0], l, k, half = 0, b = lb[0]
+    cdef long long w, w_lo, w_hi, off, block, copy_lo, port
+    cdef Py_ssize_t up = 0, down
+    cdef const long long* q
+    if la[0] == lb[0]:
+        return 0
+    for l in range(1, L + 1):
+        if la[l] == lb[l]:
+            top = l
+            break
+    for l in range(top):
+        half += rp[2 + 5 * l + 2] if rp[1] else 1
+    down = 2 * half
+    for l in range(top):
+        q = rp + 2 + 5 * l
+        w, w_lo, w_hi, off, block = q[0], q[1], q[2], q[3], q[4]
+        if rp[1]:
+            down -= w_hi
+            for k in range(w_hi):
+                links[up + k] = off + la[l] * w_hi + k
+                links[down + k] = off + block + lb[l] * w_hi + k
+                fractions[up + k] = 1.0 / w_hi
+                fractions[down + k] = 1.0 / w_hi
+            up += w_hi
+        else:
+            down -= 1
+            copy_lo = b % w_lo
+            port = (b // w_lo) % w
+            links[up] = off + (la[l] * w_lo + copy_lo) * w + port
+            links[down] = off + block + (lb[l] * w_lo + copy_lo) * w + port
+            fractions[up] = 1.0
+            fractions[down] = 1.0
+            up += 1
+    return 2 * half

@@ -1,4 +1,4 @@
-# Shared torus/mesh distance, dimension-order routing and its route buffer, inlined into
+# Shared torus/mesh distance and dimension-order routing, inlined into
 # every kernel that needs them (cext/_torus.pyx, cext/_graphmap.pyx, cext/_grid.pyx): the
 # one implementation in C.
 #
@@ -7,7 +7,6 @@
 # the + direction on ties.  Directed link id = router * 2 * n_dims + 2 * dim + (0 for +,
 # 1 for -), router id = sum_k coord_k * stride_k with stride_0 = 1.
 
-from libc.stdlib cimport malloc
 
 # Router coordinates come in the narrowest exact signed type (int16 covers every real
 # network; a node's shared window holds them so, mpitaskmap/_allgather.py): every kernel
@@ -43,7 +42,7 @@ cdef inline Py_ssize_t _route(const coord_t[:, ::1] coords, const long long[::1]
     """Write the directed link ids of the dimension-order route p -> q into links.
 
     Returns the number of links (= hops).  ``links`` must hold sum(dims) entries
-    (_alloc_route_buffer).
+    (_graphmap's _Net.alloc_route_buffer).
     """
     cdef Py_ssize_t k, n_dims = coords.shape[1], n = 0
     cdef long long router = 0, fwd, bwd, steps, s, length, c, target
@@ -91,18 +90,3 @@ cdef inline Py_ssize_t _route(const coord_t[:, ::1] coords, const long long[::1]
                     c -= 1
                     router -= strides[k]
     return n
-
-
-cdef inline long long* _alloc_route_buffer(const long long[::1] dims) except NULL:
-    """Allocate a links buffer for _route: 1 + sum(dims) entries (any route fits); caller frees.
-
-    Raises MemoryError when the allocation fails (call it holding the GIL).
-    """
-    cdef Py_ssize_t k
-    cdef long long size = 1
-    for k in range(dims.shape[0]):
-        size += dims[k]
-    cdef long long* links = <long long*> malloc(size * sizeof(long long))
-    if links == NULL:
-        raise MemoryError(f"cannot allocate a route buffer of {size} links")
-    return links

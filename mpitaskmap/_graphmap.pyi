@@ -30,6 +30,7 @@ def make_net(
     route_links: npt.NDArray[np.int64] | None = None, route_fractions: npt.NDArray[np.float64] | None = None,
     metric: int = 0, metric_params: npt.NDArray[np.int64] | None = None,
     metric_labels: npt.NDArray[np.int64] | None = None, near: npt.NDArray[np.int64] | None = None,
+    route_params: npt.NDArray[np.int64] | None = None, n_links: int = 0,
 ) -> _Net: ...
 def _py_level_nodes(
     net: _Net, sources: list[int], exclude: int, want: int, free_cap: npt.NDArray[np.int64] | None = None,

@@ -84,6 +84,11 @@ class NodeMetric:
         The formula's parameters, zero-padded.
     labels : (n_nodes, width) ndarray of int64
         Label row of every node of the view (read-only); label 0 the node number.
+    route_params : ndarray of int64 or None
+        Where the kind also routes by formula (a fat tree: ``cext/_network_hops.pxd``), the
+        routes' parameters: congestion refinement then needs no table of every node pair.
+    n_links : int
+        The machine's directed links (the routes' link ids are below it; 0 without routes).
 
     Examples
     --------
@@ -96,9 +101,11 @@ class NodeMetric:
     kind: str
     params: np.ndarray
     labels: np.ndarray
+    route_params: np.ndarray | None = None
+    n_links: int = 0
 
     @classmethod
-    def build(cls, kind: str, params, labels) -> "NodeMetric":
+    def build(cls, kind: str, params, labels, *, route_params=None, n_links: int = 0) -> "NodeMetric":
         """Check and freeze a metric (labels copied to a read-only int64 array)."""
         lab = np.array(labels, dtype=np.int64, ndmin=2)
         if lab.ndim != 2 or lab.shape[1] < 1:
@@ -106,7 +113,11 @@ class NodeMetric:
         p = _params(kind, params)
         lab.setflags(write=False)
         p.setflags(write=False)
-        return cls(kind, p, lab)
+        rp = None
+        if route_params is not None:
+            rp = np.array(route_params, dtype=np.int64)
+            rp.setflags(write=False)
+        return cls(kind, p, lab, rp, int(n_links))
 
     @property
     def code(self) -> int:

@@ -146,6 +146,10 @@ class ComputedMappings:
         if found.best is not None:
             self._by_index[found.best[1]] = found.best[2]
 
+    def forget(self, index: int) -> None:
+        """Drop the mapping kept for ``index`` (a stage's best overtaken by a later one), if any."""
+        self._by_index.pop(index, None)
+
     def get(self, candidates: Sequence[Candidate], index: int) -> Mapping:
         """The mapping of ``candidates[index]``: the one kept, else computed now and kept."""
         if index not in self._by_index:

@@ -3,9 +3,9 @@
 ``mpitaskmap map`` and ``launch`` run on one login or batch node; their ``auto`` search is a
 few hundred independent candidates, so the :class:`~mpitaskmap.search.engine.Executor` here
 forks ``jobs`` workers when the search starts (they inherit the request: problem, objective,
-judge, without pickling) and deals the candidates out as ``remap()`` deals them over MPI ranks:
-the first stage round-robin, a second-stage refinement to the worker that computed its start
-(which then reuses the start's cached mapping).  Each worker keeps the mappings it computed
+judge, without pickling) and deals the candidates out one at a time to whichever worker is free
+(their costs differ a hundredfold: a bisection against a geometric variant), a second-stage
+refinement to the worker that computed its start (which then reuses the start's cached mapping).  Each worker keeps the mappings it computed
 that the search may still want (its best, those it replays), replays its own part of the
 judge's shortlist and hands over the winner.  The engine in this process merges the stages'
 scores, so the search's result does not depend on ``jobs`` (the engine's rule: the minimum of
@@ -66,8 +66,15 @@ def check_jobs(jobs, what: str = "jobs") -> int:
 
 
 def _serve(conn, problem: Problem, request: SearchRequest, seconds_of) -> None:
-    """A worker's loop: score, replay and fetch what the parent asks, until told to stop or orphaned."""
+    """A worker's loop: score, replay and fetch what the parent asks, until told to stop or orphaned.
+
+    ``("stage", candidates)`` sets the candidate list of the next requests; ``("score",
+    indices)`` scores those, keeping the stage's best mapping so far (the others are dropped);
+    ``("replay", indices)`` and ``("fetch", index)`` compute what they need again if not kept.
+    """
     mappings = ComputedMappings(problem)
+    candidates: list = []
+    best: tuple | None = None  # (score, index) of this worker's best of the current stage
     while True:
         try:
             message = conn.recv()
@@ -76,21 +83,24 @@ def _serve(conn, problem: Problem, request: SearchRequest, seconds_of) -> None:
         kind = message[0]
         if kind == "stop":
             return
+        if kind == "stage":
+            candidates, best = message[1], None
+            continue
         try:
             if kind == "score":
-                _, candidates, indices = message
                 share = StageScores()
-                found = score_candidates(problem, candidates, indices, request.metric,
-                                         keep=lambda i, m, s, t: share.note(request, i, m),
-                                         progress=lambda done, total: conn.send(("progress", done)))
-                mappings.keep_best(found)
+                found = score_candidates(problem, candidates, message[1], request.metric,
+                                         keep=lambda i, m, s, t: share.note(request, i, m))
+                if found.best is not None and (best is None or found.best[:2] < best):
+                    if best is not None:
+                        mappings.forget(best[1])
+                    mappings.keep_best(found)
+                    best = found.best[:2]
                 reply = ("ok", (found.scores, found.best is not None, found.refused, share.digests, share.also))
             elif kind == "replay":
-                _, candidates, indices = message
-                reply = ("ok", replay_in_turn(indices, lambda i: mappings.get(candidates, i), seconds_of))
+                reply = ("ok", replay_in_turn(message[1], lambda i: mappings.get(candidates, i), seconds_of))
             elif kind == "fetch":
-                _, candidates, index = message
-                m = mappings.get(candidates, index)
+                m = mappings.get(candidates, message[1])
                 reply = ("ok", (m.task_to_proc, m.method, m.info))
             else:
                 reply = ("error", f"unknown request {kind!r}")
@@ -163,34 +173,39 @@ class ProcessExecutor:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _ask(self, requests: dict[int, tuple], on_progress: Callable[[int], None] | None = None) -> dict[int, tuple]:
-        """Send each worker its request and wait for every reply, watching for workers that die."""
-        for w, message in requests.items():
+    def _send(self, w: int, message: tuple) -> None:
+        try:
             self._workers[w][1].send(message)
-        replies: dict[int, tuple] = {}
-        pending = {self._workers[w][1]: w for w in requests}
-        sentinels = {self._workers[w][0].sentinel: w for w in requests}
-        while pending:
-            for ready in wait(list(pending) + list(sentinels)):
-                if ready in pending:
-                    w = pending[ready]
+        except (BrokenPipeError, OSError):
+            self._died(w)
+
+    def _next_reply(self, busy: set[int]) -> tuple[int, str, object]:
+        """Wait for the next reply of a busy worker: (worker, kind, payload); a dead worker raises."""
+        conns = {self._workers[w][1]: w for w in busy}
+        sentinels = {self._workers[w][0].sentinel: w for w in busy}
+        while True:
+            for ready in wait(list(conns) + list(sentinels)):
+                if ready in conns:
+                    w = conns[ready]
                     try:
                         kind, payload = ready.recv()
                     except (EOFError, OSError):  # its end closed: it died
                         self._died(w)
-                    if kind == "progress":
-                        if on_progress is not None:
-                            on_progress(w)
-                        continue
-                    replies[w] = (kind, payload)
-                    del pending[ready]
-                    sentinels = {s: v for s, v in sentinels.items() if v != w}
-                elif ready in sentinels and self._workers[sentinels[ready]][1] in pending:
-                    w = sentinels[ready]
-                    conn = self._workers[w][1]
-                    if conn.poll():  # it replied before exiting: read that first
-                        continue
+                    return w, kind, payload
+                w = sentinels[ready]
+                if not self._workers[w][1].poll():  # exited with no reply waiting: dead
                     self._died(w)
+
+    def _ask(self, requests: dict[int, tuple]) -> dict[int, tuple]:
+        """Send each worker its request and wait for every reply."""
+        for w, message in requests.items():
+            self._send(w, message)
+        replies: dict[int, tuple] = {}
+        busy = set(requests)
+        while busy:
+            w, kind, payload = self._next_reply(busy)
+            replies[w] = (kind, payload)
+            busy.discard(w)
         return replies
 
     def _died(self, w: int) -> None:
@@ -202,49 +217,75 @@ class ProcessExecutor:
 
     # -- the Executor protocol ------------------------------------------------------
     def score(self, request: SearchRequest, candidates: Sequence[Candidate], first: int) -> StageScores:
-        """Score ``candidates[first:]`` over the workers (see :meth:`~mpitaskmap.search.engine.Executor.score`)."""
+        """Score ``candidates[first:]`` over the workers (see :meth:`~mpitaskmap.search.engine.Executor.score`).
+
+        Dealt one candidate at a time to whichever worker is free, so a few slow candidates do
+        not leave the others idle; a refinement waits for the worker that computed its start
+        (its cached mapping is the refinement's first step).
+        """
         if not self._workers:
             self._start(request)
             self._n_first = len(candidates)
-        share: dict[int, list[int]] = {w: [] for w in range(self.jobs)}
+        for w in range(self.jobs):
+            self._send(w, ("stage", list(candidates)))
+        shared = [i for i in range(first, len(candidates)) if self._affinity(candidates, i) is None]
+        own: dict[int, list[int]] = {w: [] for w in range(self.jobs)}
         for i in range(first, len(candidates)):
-            w = self._deal(candidates, i)
-            self._owner[i] = w
-            share[w].append(i)
-        done, total = [0], len(candidates) - first
-
-        def progressed(_: int) -> None:
-            done[0] += 1
-            if self._progress is not None and first == 0:
-                self._progress(done[0], total)
-
-        replies = self._ask({w: ("score", list(candidates), idx) for w, idx in share.items() if idx}, progressed)
+            w = self._affinity(candidates, i)
+            if w is not None:
+                own[w].append(i)
+        # the graph family's few candidates cost most (a bisection, a greedy growth: seconds each, against
+        # milliseconds for a geometric variant): dealt first, they do not end the stage on one worker
+        shared.sort(key=lambda i: (candidates[i].family != "graph", i), reverse=True)  # popped from the end
+        for queue in own.values():
+            queue.reverse()
         out = StageScores()
-        errors = []
-        for w, (kind, payload) in sorted(replies.items()):
+        errors: list[tuple[int, str]] = []
+        busy: dict[int, int] = {}
+        done, total = 0, len(candidates) - first
+
+        def feed(w: int) -> None:
+            queue = own[w] or shared
+            if queue:
+                i = queue.pop()
+                self._owner[i] = w
+                busy[w] = i
+                self._send(w, ("score", [i]))
+
+        for w in range(self.jobs):
+            feed(w)
+        while busy:
+            w, kind, payload = self._next_reply(set(busy))
+            index = busy.pop(w)
+            done += 1
             if kind == "error":
-                errors.append((min(share[w]), payload))
-                continue
-            scores, applied, refused, digests, also = payload
-            out.scores += scores
-            out.applied = out.applied or applied
-            out.refused.update(refused)
-            out.digests.update(digests)
-            for name, values in also.items():
-                out.also.setdefault(name, {}).update(values)
+                errors.append((index, payload))
+            else:
+                scores, applied, refused, digests, also = payload
+                out.scores += scores
+                out.applied = out.applied or applied
+                out.refused.update(refused)
+                out.digests.update(digests)
+                for name, values in also.items():
+                    out.also.setdefault(name, {}).update(values)
+            if self._progress is not None and first == 0:
+                self._progress(done, total)
+            if not errors:
+                feed(w)
         if errors:
-            out.error = f"mapper: {min(errors)[1]}"
+            index, message = min(errors)
+            out.error = f"candidate {index} ({candidates[index].label()}): {message}"
         return out
 
-    def _deal(self, candidates: Sequence[Candidate], index: int) -> int:
-        """The worker of candidate ``index``: round-robin, a refinement where its start was computed."""
+    def _affinity(self, candidates: Sequence[Candidate], index: int) -> int | None:
+        """The worker a refinement must go to (the one that computed its start); None: any."""
         cand = candidates[index]
         if cand.family == REFINED:
             start = cand.option("start")
             for i in range(self._n_first):
                 if candidates[i] == start:
-                    return self._owner.get(i, i % self.jobs)
-        return index % self.jobs
+                    return self._owner.get(i)
+        return None
 
     def replay(self, request: SearchRequest, candidates: Sequence[Candidate],
                shortlist: list[int]) -> tuple[dict[int, float], str]:
@@ -252,7 +293,7 @@ class ProcessExecutor:
         share: dict[int, list[int]] = {}
         for i in shortlist:
             share.setdefault(self._owner.get(i, 0), []).append(i)
-        replies = self._ask({w: ("replay", list(candidates), idx) for w, idx in share.items()})
+        replies = self._ask({w: ("replay", idx) for w, idx in share.items()})
         seconds: dict[int, float] = {}
         for w, (kind, payload) in sorted(replies.items()):
             if kind == "error":
@@ -268,7 +309,7 @@ class ProcessExecutor:
     def fetch(self, request: SearchRequest, candidates: Sequence[Candidate], index: int) -> Mapping:
         """The mapping of ``candidates[index]`` from the worker that computed it."""
         w = self._owner.get(index, 0)
-        kind, payload = self._ask({w: ("fetch", list(candidates), index)})[w]
+        kind, payload = self._ask({w: ("fetch", index)})[w]
         if kind == "error":
             raise InvalidInputError(f"candidate {index} ({candidates[index].label()}): {payload}")
         task_to_proc, method, info = payload

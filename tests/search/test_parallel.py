@@ -60,8 +60,9 @@ def test_a_refinement_goes_to_the_worker_of_its_start(small_parallel):
     ex._owner = {i: i % 3 for i in range(len(first))}
     second = refinement_candidates([first[2], first[4]], "predicted_time")
     every = first + second
-    owners = [ex._deal(every, len(first) + k) for k in range(len(second))]
-    assert owners == [2, 2, 1, 1]  # the starts 2 and 4 were dealt to workers 2 and 1
+    owners = [ex._affinity(every, len(first) + k) for k in range(len(second))]
+    assert owners == [2, 2, 1, 1]  # the starts 2 and 4 were computed by workers 2 and 1
+    assert [ex._affinity(every, i) for i in range(len(first))] == [None] * len(first)  # any worker
 
 
 def test_a_worker_that_dies_stops_the_search_at_once(small_parallel, monkeypatch):
@@ -91,7 +92,7 @@ def test_a_mapper_error_in_a_worker_is_the_searchs_error(small_parallel, monkeyp
         return real(candidate, problem, **kwargs)
 
     monkeypatch.setattr(graph_family, "apply", apply)
-    with pytest.raises(InvalidInputError, match="mapper: ValueError: boom in packing"):
+    with pytest.raises(InvalidInputError, match=r"candidate \d+ \(packing\): ValueError: boom in packing"):
         map_tasks(graph, machine, "auto", jobs=2)
 
 

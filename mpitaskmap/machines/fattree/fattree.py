@@ -46,6 +46,7 @@ from ..._validate import as_index_array
 from ...errors import InvalidInputError
 from ..base import Machine
 from ..links import Routes
+from ... import _hops
 from ..network_hops import NodeMetric, label_hops
 from ..views import NodeHierarchy
 
@@ -368,7 +369,8 @@ class FatTreeMachine(Machine):
         return label_hops("tree", [self.levels], table[a], table[b]) // 2
 
     def _build_node_metric(self) -> NodeMetric:
-        return NodeMetric.build("tree", [self.levels], self._tree_labels()[self.node_view().nodes])
+        return NodeMetric.build("tree", [self.levels], self._tree_labels()[self.node_view().nodes],
+                                route_params=self._route_params(), n_links=self.n_links)
 
     def hops(self, src, dst) -> np.ndarray:
         """Return ``2 L``, ``L`` the lowest level of a switch common to both processors' nodes (0 on one node)."""
@@ -431,41 +433,13 @@ class FatTreeMachine(Machine):
         ``2 (W_1 + ... + W_L)`` entries per pair.  O(entries) time and memory.
         """
         src, dst = self._checked_pairs(src, dst)
-        a, b = self.node_ids[src], self.node_ids[dst]
-        top = self._common_level(a, b)
-        n = a.size
-        width = np.asarray(self.copies[1:], dtype=np.int64) if self.routing == "ecmp" else np.ones(self.levels, np.int64)
-        per_level = np.concatenate([[0], np.cumsum(width)])  # entries of one direction below level l
-        count = 2 * per_level[top]
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(count, out=indptr[1:])
-        links = np.empty(int(indptr[-1]), dtype=np.int64)
-        fractions = np.empty(links.size)
-        half = per_level[top]
-        for l in range(self.levels):
-            rows = np.flatnonzero(top > l)
-            if not rows.size:
-                break
-            w_l, W_lo, W_hi = self.up_links[l], self.copies[l], self.copies[l + 1]
-            ga = self._group_below(a[rows], l)
-            gb = self._group_below(b[rows], l)
-            if self.routing == "ecmp":
-                k = np.arange(W_hi, dtype=np.int64)  # (c', p) of the level: link e w + p = g' W_hi + k
-                up = (ga * W_hi)[:, None] + k[None, :]
-                down = (gb * W_hi)[:, None] + k[None, :]
-                frac = 1.0 / W_hi
-            else:
-                copy_lo = b[rows] % W_lo
-                port = (b[rows] // W_lo) % w_l
-                up = ((ga * W_lo + copy_lo) * w_l + port)[:, None]
-                down = ((gb * W_lo + copy_lo) * w_l + port)[:, None]
-                frac = 1.0
-            width_l = up.shape[1]
-            j = np.arange(width_l)
-            up_pos = (indptr[rows] + per_level[l])[:, None] + j[None, :]
-            down_pos = (indptr[rows] + half[rows] + (half[rows] - per_level[l + 1]))[:, None] + j[None, :]
-            links[up_pos] = self._offsets[l] + up
-            links[down_pos] = self._offsets[l] + self._block(l) + down
-            fractions[up_pos] = frac
-            fractions[down_pos] = frac
-        return Routes(indptr, links, fractions)
+        table = self._tree_labels()
+        return Routes(*_hops.tree_routes(self._route_params(), table[self.node_ids[src]], table[self.node_ids[dst]]))
+
+    def _route_params(self) -> np.ndarray:
+        """The compiled routes' parameters (``cext/_network_hops.pxd``): levels, ECMP flag, then per level
+        the up links, the copies below and above, the level's link offset and its links of one direction."""
+        per_level = [[self.up_links[l], self.copies[l], self.copies[l + 1], int(self._offsets[l]), self._block(l)]
+                     for l in range(self.levels)]
+        return np.asarray([self.levels, int(self.routing == "ecmp")] + [v for row in per_level for v in row],
+                          dtype=np.int64)

@@ -9,7 +9,8 @@ dimension-order routes are computed on the fly.  A fat tree, dragonfly, PERCS sy
 flat allocation gives its compiled hop formula over labels per node
 (:meth:`~mpitaskmap.machines.Machine.node_metric`: O(n_nodes) memory at any size); only a
 machine kind without one falls back to a node-to-node hop matrix (up to
-:data:`~mpitaskmap.machines.MAX_MATRIX_NODES` nodes).  Off the torus the routes between
+:data:`~mpitaskmap.machines.MAX_MATRIX_NODES` nodes).  A fat tree's routes come from the same
+labels, computed on the fly (any size); on the other machines off the torus the routes between
 every pair of nodes are tabled once (up to :data:`MAX_ROUTE_ENTRIES` route entries).  The
 modes give the same result where they overlap.
 """
@@ -105,8 +106,8 @@ class NodeNetwork:
         (:func:`~mpitaskmap.mappers.graph.umpa.refine_congestion`).  Free on a torus; elsewhere
         the route table of every node pair is built (:data:`MAX_ROUTE_ENTRIES`).
     _route_table : bool, optional
-        Private switch for tests and benchmarks: table the routes even on a torus (the
-        distances and BFS stay the torus's), to compare the two route modes.
+        Private switch for tests and benchmarks: table the routes even on a torus or a fat
+        tree (the distances stay the torus's or the formula's), to compare the route modes.
 
     Attributes
     ----------
@@ -116,8 +117,9 @@ class NodeNetwork:
         The view's arrays (see :class:`~mpitaskmap.machines.NodeView`).
     net : object
         The compiled network object.
-    routing : {"torus", "table"} or None
-        Where the kernel's routes come from; None: no routes (hops only).
+    routing : {"torus", "formula", "table"} or None
+        Where the kernel's routes come from (a fat tree's are computed from its node labels,
+        any size; other machines off the torus table them); None: no routes (hops only).
 
     Raises
     ------
@@ -139,10 +141,13 @@ class NodeNetwork:
                 f"machine: congestion refinement needs routed links; {machine.name!r} has no link model"
             )
         geometry = _torus_geometry(machine, view)
+        metric = machine.node_metric() if geometry is None else None
+        by_formula = routes and metric is not None and metric.route_params is not None and not _route_table
         table: tuple = ()
-        if routes and (geometry is None or _route_table):
+        if routes and (geometry is None or _route_table) and not by_formula:
             table = tuple(_node_route_table(machine, view))
-        self.routing = "table" if table else "torus" if geometry is not None else None
+        self.routing = ("table" if table else "formula" if by_formula else "torus" if geometry is not None
+                        else None)
         if geometry is not None:
             coords, dims, wrap = geometry
             self.net = _graphmap.make_net(
@@ -151,14 +156,14 @@ class NodeNetwork:
             )
         else:
             n = view.n_nodes
-            metric = machine.node_metric()
             no_grid = (np.zeros((n, 1), dtype=np.int64), np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.uint8),
                        np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(n, dtype=np.int64))
             near = machine.nearest_nodes()
             if metric is not None:
+                formula = dict(route_params=metric.route_params, n_links=metric.n_links) if by_formula else {}
                 self.net = _graphmap.make_net(*no_grid, np.zeros((0, 0), dtype=np.int32), *(table or (None,) * 3),
                                               metric=metric.code, metric_params=metric.params,
-                                              metric_labels=metric.labels, near=near)
+                                              metric_labels=metric.labels, near=near, **formula)
             else:
                 self.net = _graphmap.make_net(*no_grid, view.hop_matrix(), *(table or (None,) * 3), near=near)
 

@@ -61,3 +61,36 @@ def test_route_table_budget(monkeypatch):
     # a torus needs no table: the budget does not apply
     monkeypatch.setattr(node_network, "MAX_ROUTE_ENTRIES", 0)
     assert NodeNetwork(titan_machine(8, seed=0), routes=True).routing == "torus"
+
+
+@pytest.mark.parametrize("routing", ["dmodk", "ecmp"])
+def test_fat_tree_routes_by_formula_equal_the_table(routing, monkeypatch):
+    # a fat tree routes from its node labels, with no table of every node pair: the congestion
+    # refinement and the node-swap polish give the same mapping, and the kernel's incremental
+    # loads are a recount of the machine's own routes, as with the table
+    from mpitaskmap.machines.fattree.presets import fattree_machine
+    from mpitaskmap.mapping import Mapping
+    from mpitaskmap.mappers.graph import node_swaps, umpa
+
+    machine = fattree_machine(leaves=8, nodes_per_leaf=4, taper=2, nodes=24, ppn=2, seed=5).with_routing(routing)
+    assert NodeNetwork(machine, routes=True).routing == "formula"
+    assert NodeNetwork(machine, routes=True, _route_table=True).routing == "table"
+    monkeypatch.setattr(node_network, "MAX_ROUTE_ENTRIES", 0)  # no table may be built for the formula
+    assert NodeNetwork(machine, routes=True).routing == "formula"
+    monkeypatch.undo()
+    rng = np.random.default_rng(1)
+    n = 40
+    g = TaskGraph.from_edges(rng.integers(0, n, 200), rng.integers(0, n, 200), rng.integers(1, 9, 200), n_tasks=n)
+    start = Mapping(rng.permutation(machine.n_procs)[:n], machine, g)
+    nn = NodeNetwork(machine, routes=True)
+    task_node = nn.task_nodes(start.task_to_proc)
+    _, swaps, data, msgs = _congestion_passes(nn, g, task_node, "latency", 8, 16, 2000, None)
+    assert swaps > 0
+    assert_loads_are_a_recount(g, machine, nn, task_node, data, msgs)
+    by_formula = [umpa.refine_congestion(start).task_to_proc, node_swaps.refine_node_swaps(start).task_to_proc]
+    real = node_network.NodeNetwork
+    monkeypatch.setattr(umpa, "NodeNetwork", lambda m, **kw: real(m, **kw, _route_table=True))
+    monkeypatch.setattr(node_swaps, "NodeNetwork", lambda m, **kw: real(m, **kw, _route_table=True))
+    by_table = [umpa.refine_congestion(start).task_to_proc, node_swaps.refine_node_swaps(start).task_to_proc]
+    assert all(np.array_equal(a, b) for a, b in zip(by_formula, by_table))
+    assert not np.array_equal(by_formula[0], start.task_to_proc)
