@@ -47,7 +47,7 @@ from libcpp.pair cimport pair
 from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
 
-from _network_hops cimport METRIC_PARAMS, _label_hops, _tree_route, _tree_route_capacity
+from _network_hops cimport METRIC_PARAMS, _label_hops, _label_route, _label_route_capacity, _route_params_ok
 from _topology cimport _hops, _route, coord_t
 
 import numpy as np
@@ -59,7 +59,7 @@ cdef enum:
     _NO_ROUTES = 0      # distances only (greedy, UWH, bisection)
     _TORUS_ROUTES = 1   # dimension-order routes computed from the router coordinates
     _TABLE_ROUTES = 2   # the machine's routes between every pair of nodes, CSR with fractions
-    _METRIC_ROUTES = 3  # a fat tree's routes computed from the node labels (_network_hops.pxd)
+    _METRIC_ROUTES = 3  # routes computed from the node labels: a fat tree's, a minimal dragonfly's (_network_hops.pxd)
 
 
 @cython.final
@@ -145,15 +145,14 @@ cdef class _Net:
             self._set_table(route_ptr, route_links, route_fractions)
         elif metric and route_params is not None:
             self.rparams = np.ascontiguousarray(route_params, dtype=np.int64)
-            if self.rparams.shape[0] < 2 or self.rparams.shape[0] != 2 + 5 * self.rparams[0] \
-                    or self.labels.shape[1] < self.rparams[0] + 1:
-                raise ValueError("route_params: expected a fat tree's 2 + 5 x levels parameters over labels of "
-                                 "1 + levels columns")
+            if not _route_params_ok(metric, self.rparams, self.labels.shape[1]):
+                raise ValueError(f"route_params: {self.rparams.shape[0]} values are no route parameters of metric "
+                                 f"{metric} over {self.labels.shape[1]} labels")
             if n_links < 1:
                 raise ValueError(f"n_links: routes by formula need the machine's link count; got {n_links}")
             self.routing = _METRIC_ROUTES
             self.n_links = n_links
-            self.route_cap = max(self.route_cap, _tree_route_capacity(&self.rparams[0]))
+            self.route_cap = max(self.route_cap, _label_route_capacity(metric, &self.rparams[0]))
         elif self.matrix:
             self.routing = _NO_ROUTES
             self.n_links = 0
@@ -221,7 +220,7 @@ cdef class _Net:
             shares = <double*> (buf + self.route_cap)
             links[0] = buf
             fractions[0] = shares
-            return _tree_route(&self.rparams[0], &self.labels[a, 0], &self.labels[b, 0], buf, shares)
+            return _label_route(self.metric, &self.rparams[0], &self.labels[a, 0], &self.labels[b, 0], buf, shares)
         if self.routing == _TABLE_ROUTES:
             j = a * self.n_nodes + b
             links[0] = self.route_links + self.route_ptr[j]

@@ -12,7 +12,7 @@ from libcpp.queue cimport priority_queue
 
 from libc.stdlib cimport free, malloc
 
-from _network_hops cimport METRIC_PARAMS, _label_hops, _tree_route, _tree_route_capacity
+from _network_hops cimport METRIC_PARAMS, _label_hops, _label_route, _label_route_capacity, _route_params_ok
 
 import numpy as np
 
@@ -92,15 +92,19 @@ def nearest_nodes(int kind, const long long[::1] params, const long long[:, ::1]
     return out
 
 
-def tree_routes(const long long[::1] rparams, const long long[:, ::1] la, const long long[:, ::1] lb):
-    """Return the routes between the nodes of label rows la[i] and lb[i] of a fat tree: (indptr, links, fractions)."""
+def label_routes(int kind, const long long[::1] rparams, const long long[:, ::1] la, const long long[:, ::1] lb):
+    """Return the routes between the nodes of label rows la[i] and lb[i]: (indptr, links, fractions).
+
+    A fat tree's routes (``kind`` METRIC_TREE) or a minimal dragonfly's (METRIC_DRAGONFLY), by
+    the formulas of cext/_network_hops.pxd.
+    """
     cdef Py_ssize_t i, n = la.shape[0], cap
-    if rparams.shape[0] < 2 or rparams.shape[0] != 2 + 5 * rparams[0]:
-        raise ValueError(f"rparams: expected 2 + 5 x levels entries; got {rparams.shape[0]}")
-    if lb.shape[0] != n or lb.shape[1] != la.shape[1] or la.shape[1] < rparams[0] + 1:
-        raise ValueError(f"label rows: la {la.shape[0]}x{la.shape[1]}, lb {lb.shape[0]}x{lb.shape[1]}; "
-                         f"need {rparams[0] + 1} labels")
-    cap = _tree_route_capacity(&rparams[0])
+    if not _route_params_ok(kind, rparams, la.shape[1]):
+        raise ValueError(f"rparams: {rparams.shape[0]} values are no route parameters of kind {kind} over "
+                         f"{la.shape[1]} labels")
+    if lb.shape[0] != n or lb.shape[1] != la.shape[1]:
+        raise ValueError(f"label rows: la {la.shape[0]}x{la.shape[1]}, lb {lb.shape[0]}x{lb.shape[1]}")
+    cap = _label_route_capacity(kind, &rparams[0])
     indptr = np.zeros(n + 1, dtype=np.int64)
     cdef long long[::1] ptr = indptr
     cdef long long* scratch = <long long*> malloc(max(cap, 1) * sizeof(long long))
@@ -112,7 +116,7 @@ def tree_routes(const long long[::1] rparams, const long long[:, ::1] la, const 
     try:
         with nogil:
             for i in range(n):
-                ptr[i + 1] = ptr[i] + _tree_route(&rparams[0], &la[i, 0], &lb[i, 0], scratch, fscratch)
+                ptr[i + 1] = ptr[i] + _label_route(kind, &rparams[0], &la[i, 0], &lb[i, 0], scratch, fscratch)
     finally:
         free(scratch)
         free(fscratch)
@@ -124,5 +128,5 @@ def tree_routes(const long long[::1] rparams, const long long[:, ::1] la, const 
         with nogil:
             for i in range(n):
                 if ptr[i + 1] > ptr[i]:
-                    _tree_route(&rparams[0], &la[i, 0], &lb[i, 0], &lv[ptr[i]], &fv[ptr[i]])
+                    _label_route(kind, &rparams[0], &la[i, 0], &lb[i, 0], &lv[ptr[i]], &fv[ptr[i]])
     return indptr, links, fractions

@@ -141,3 +141,72 @@ cdef inline Py_ssize_t _tree_route(const long long* rp, const long long* la, con
             fractions[down] = 1.0
             up += 1
     return 2 * half
+
+
+# Dragonfly routes under "minimal" (DragonflyMachine's module notes): the pair's one static path.
+# Parameters: rp = nodes per switch n, switches S, rows R, columns C, groups G, global links h,
+# global ports, network nodes N, then the link offsets of the local (green) links, the black
+# links and the global links.  Node up link u; in the source group green along the row then
+# black along the column to the switch of global link j = (u + v) mod h; that link; the same in
+# the destination group from the link's arrival switch; node down link N + v.  At most 7 links,
+# a share of 1 each.
+
+cdef inline Py_ssize_t _dragonfly_local_links(const long long* rp, long long g, long long s, long long t,
+                                              long long* links) noexcept nogil:
+    cdef long long S = rp[1], R = rp[2], C = rp[3]
+    cdef long long r1 = s // C, c1 = s % C, r2 = t // C, c2 = t % C
+    cdef Py_ssize_t k = 0
+    if c1 != c2:
+        links[k] = rp[8] + (g * S + s) * (C - 1) + c2 - (c2 > c1)
+        k += 1
+    if r1 != r2:
+        links[k] = rp[9] + (g * S + r1 * C + c2) * (R - 1) + r2 - (r2 > r1)
+        k += 1
+    return k
+
+
+cdef inline Py_ssize_t _dragonfly_route(const long long* rp, long long u, long long v, long long* links,
+                                        double* fractions) noexcept nogil:
+    cdef long long n = rp[0], S = rp[1], G = rp[4], h = rp[5], ports = rp[6]
+    cdef long long ga = (u // n) // S, s = (u // n) % S, gb = (v // n) // S, t = (v // n) % S, j
+    cdef Py_ssize_t k = 0, i
+    if u == v:
+        return 0
+    links[k] = u
+    k += 1
+    if ga == gb:
+        k += _dragonfly_local_links(rp, ga, s, t, links + k)
+    else:
+        j = (u + v) % h
+        k += _dragonfly_local_links(rp, ga, s, (j * G + gb) // ports, links + k)
+        links[k] = rp[10] + (ga * (G - 1) + gb - (gb > ga)) * h + j
+        k += 1
+        k += _dragonfly_local_links(rp, gb, (j * G + ga) // ports, t, links + k)
+    links[k] = rp[7] + v
+    k += 1
+    for i in range(k):
+        fractions[i] = 1.0
+    return k
+
+
+cdef inline bint _route_params_ok(int kind, const long long[::1] rp, Py_ssize_t width) noexcept nogil:
+    """Whether ``rp`` are route parameters of ``kind`` over labels of ``width`` columns."""
+    if kind == METRIC_TREE:
+        return rp.shape[0] >= 2 and rp.shape[0] == 2 + 5 * rp[0] and width >= rp[0] + 1
+    if kind == METRIC_DRAGONFLY:
+        return rp.shape[0] == 11
+    return False
+
+
+cdef inline Py_ssize_t _label_route_capacity(int kind, const long long* rp) noexcept nogil:
+    if kind == METRIC_TREE:
+        return _tree_route_capacity(rp)
+    return 7
+
+
+cdef inline Py_ssize_t _label_route(int kind, const long long* rp, const long long* la, const long long* lb,
+                                    long long* links, double* fractions) noexcept nogil:
+    """The route between the nodes of label rows la and lb (a fat tree's, or a minimal dragonfly's)."""
+    if kind == METRIC_TREE:
+        return _tree_route(rp, la, lb, links, fractions)
+    return _dragonfly_route(rp, la[0], lb[0], links, fractions)

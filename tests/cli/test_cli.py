@@ -424,12 +424,12 @@ def test_dragonfly_machine_file_example_maps_with_its_host_names(capsys, tmp_pat
 
 
 def test_auto_names_the_candidates_that_did_not_apply_and_counts_the_others(capsys, monkeypatch, caplog):
-    # a route table bound below the dragonfly's (whose routes are tabled): every congestion
+    # a route table bound below the Valiant dragonfly's (tabled routes): every congestion
     # refinement and node-swap polish is refused for size; the search says so (summary, info,
     # logger) instead of scoring them infinity in silence
     from mpitaskmap.mappers.graph import node_network
     monkeypatch.setattr(node_network, "MAX_ROUTE_ENTRIES", 10)
-    spec = "sim:frontier:nodes=16,ppn=4,seed=1"
+    spec = "sim:frontier:nodes=16,ppn=4,seed=1,routing=valiant"
     with caplog.at_level("INFO", logger="mpitaskmap"):
         status, out, err = run(capsys, "map", "-m", spec, "-t", "stencil3d:4x4x4", "--method", "auto",
                                "--format", "json")

@@ -154,3 +154,36 @@ def test_fat_tree_levels_and_dragonfly_formula_by_hand():
     # (1 local), arrives at g1's s0 (link to g0), 1 local to s1: 2 + 1 + 2 = 5
     d = DragonflyMachine(3, 3, 1, range(9))
     assert d.hops([0, 0, 0, 0], [0, 1, 4, 3]).tolist() == [0, 3, 5, 4]
+
+
+def _minimal_route_reference(m, u, v):
+    """The minimal path by the machine's own NumPy link helpers: up, local legs, global link (u + v) mod h, down."""
+    if u == v:
+        return []
+    n, S = m.nodes_per_switch, m.switches_per_group
+    (ga, s), (gb, t) = divmod(u // n, S), divmod(v // n, S)
+
+    def legs(g, a, b):
+        return [int(x) for x in m._local_links(np.array([g]), np.array([a]), np.array([b]))[0] if x >= 0]
+
+    if ga == gb:
+        middle = legs(ga, s, t)
+    else:
+        j = (u + v) % m.global_links
+        middle = (legs(ga, s, int(m.global_switch(ga, gb, j))) + [int(m._global_link(ga, gb, j))]
+                  + legs(gb, int(m.global_switch(gb, ga, j)), t))
+    return [u] + middle + [m.n_network_nodes + v]
+
+
+@pytest.mark.parametrize("switches, links, ports", [(4, 2, None), ((2, 3), 3, 4), ((3, 4), 1, None)])
+def test_minimal_dragonfly_routes_by_formula_are_the_reference_path(switches, links, ports):
+    m = dragonfly_machine(n_groups=6, switches=switches, nodes_per_switch=2, global_links=links, global_ports=ports,
+                          nodes=40, seed=7)
+    src, dst = _pairs(m, 1500, 2)
+    routes = m.routes(src, dst)
+    assert (routes.fractions == 1.0).all()
+    for i, (p, q) in enumerate(zip(src, dst)):
+        got = routes.links[routes.indptr[i]:routes.indptr[i + 1]].tolist()
+        assert got == _minimal_route_reference(m, int(m.node_ids[p]), int(m.node_ids[q])), (p, q)
+    # the spread routings are no formula: their metric carries no routes, the kernels table them
+    assert m.node_metric().route_params is not None and m.with_routing("ecmp").node_metric().route_params is None

@@ -81,7 +81,8 @@ from ...errors import InvalidInputError
 from ..base import ROUTE_CHUNK_ENTRIES, Machine, NodePairRoutes, _Traffic
 from ..fattree.presets import _count
 from ..links import Routes
-from ..network_hops import NodeMetric, label_hops
+from ... import _hops
+from ..network_hops import METRIC_KINDS, NodeMetric, label_hops
 from .. import two_level
 from ..two_level import GROUP_ROUTINGS, GroupPaths, group_paths
 from ..views import NodeHierarchy
@@ -369,7 +370,15 @@ class DragonflyMachine(Machine):
                 self.global_ports, int(self.routing == "minimal")]
 
     def _build_node_metric(self) -> NodeMetric:
-        return NodeMetric.build("dragonfly", self._metric_params(), self.node_view().nodes[:, None])
+        # the one static path of "minimal" is a formula too; the spread routings keep their tables
+        routes = dict(route_params=self._route_params(), n_links=self.n_links) if self.routing == "minimal" else {}
+        return NodeMetric.build("dragonfly", self._metric_params(), self.node_view().nodes[:, None], **routes)
+
+    def _route_params(self) -> np.ndarray:
+        """The compiled minimal routes' parameters (``cext/_network_hops.pxd``)."""
+        return np.asarray([self.nodes_per_switch, self.switches_per_group, self.rows, self.columns, self.n_groups,
+                           self.global_links, self.global_ports, self.n_network_nodes, self._off_local,
+                           self._off_black, self._off_global], dtype=np.int64)
 
     # -- links ------------------------------------------------------------------------------
     @property
@@ -474,10 +483,10 @@ class DragonflyMachine(Machine):
         return self._off_global + (a * (G - 1) + b - (b > a)) * h + j
 
     def _paths(self, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Path table (n_paths, 10) of link ids (-1: none) and the pair index of every path.
+        """Path table (n_paths, 10) of link ids (-1: none) and the pair index of every path, under ``"ecmp"`` or ``"valiant"``.
 
-        The paths of one pair share its traffic evenly (:func:`group_paths` splits evenly; under
-        ``"minimal"`` a pair keeps one path).
+        The paths of one pair share its traffic evenly (:func:`group_paths` splits evenly).
+        ``"minimal"`` keeps one path a pair: :meth:`routes` computes it by formula.
         """
         n, S, N = self.nodes_per_switch, self.switches_per_group, self.n_network_nodes
         ga, s = np.divmod(u // n, S)
@@ -487,8 +496,6 @@ class DragonflyMachine(Machine):
         t_intra[:, 1:3] = self._local_links(ga[intra], s[intra], t[intra])
         # looked up on the shared module at every call, as PERCS does: one routing for both machines
         gp = two_level.group_paths(ga, gb, self.n_groups, self.global_links, DRAGONFLY_GROUP_RULE[self.routing])
-        if self.routing == "minimal":  # the node pair's one static path: global link (u + v) mod h
-            gp = GroupPaths(*(col[gp.first == (u + v)[gp.pair] % self.global_links] for col in gp))
         p = gp.pair
         a, b, c, j1 = ga[p], gb[p], gp.via, gp.first
         direct = gp.second < 0
@@ -511,7 +518,7 @@ class DragonflyMachine(Machine):
         """Rows of the path table every pair needs (for chunking)."""
         n, S, G, h = self.nodes_per_switch, self.switches_per_group, self.n_groups, self.global_links
         ga, gb = u // (n * S), v // (n * S)
-        per_inter = {"minimal": 1, "ecmp": h, "valiant": (G - 2) * h * h}[self.routing]
+        per_inter = {"ecmp": h, "valiant": (G - 2) * h * h}[self.routing]
         return np.where(ga != gb, per_inter, (u != v).astype(np.int64))
 
     def _node_routes(self, u: np.ndarray, v: np.ndarray) -> Routes:
@@ -567,6 +574,9 @@ class DragonflyMachine(Machine):
         """
         src, dst = self._checked_pairs(src, dst)
         u, v = self.node_ids[src].astype(np.int64), self.node_ids[dst].astype(np.int64)
+        if self.routing == "minimal":  # one static path a pair: the compiled formula (the graph kernels' too)
+            return Routes(*_hops.label_routes(METRIC_KINDS["dragonfly"], self._route_params(), u[:, None],
+                                              v[:, None]))
         per_pair = self._paths_per_pair(u, v) * _PATH_COLUMNS
         if per_pair.sum() <= ROUTE_CHUNK_ENTRIES:
             return self._node_routes(u, v)

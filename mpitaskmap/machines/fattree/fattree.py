@@ -47,7 +47,7 @@ from ...errors import InvalidInputError
 from ..base import Machine
 from ..links import Routes
 from ... import _hops
-from ..network_hops import NodeMetric, label_hops
+from ..network_hops import METRIC_KINDS, NodeMetric, label_hops
 from ..views import NodeHierarchy
 
 __all__ = ["FatTreeMachine", "FAT_TREE_ROUTINGS"]
@@ -434,7 +434,8 @@ class FatTreeMachine(Machine):
         """
         src, dst = self._checked_pairs(src, dst)
         table = self._tree_labels()
-        return Routes(*_hops.tree_routes(self._route_params(), table[self.node_ids[src]], table[self.node_ids[dst]]))
+        return Routes(*_hops.label_routes(METRIC_KINDS["tree"], self._route_params(), table[self.node_ids[src]],
+                                          table[self.node_ids[dst]]))
 
     def _route_params(self) -> np.ndarray:
         """The compiled routes' parameters (``cext/_network_hops.pxd``): levels, ECMP flag, then per level

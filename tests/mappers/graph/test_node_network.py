@@ -47,10 +47,10 @@ def test_route_table_budget(monkeypatch):
     assert NodeNetwork(small_ring(), routes=True).routing == "table"
     with pytest.raises(NotApplicableError, match="they have 288 route entries > MAX_ROUTE_ENTRIES = 250"):
         NodeNetwork(small_ring(split=True), routes=True)  # counted after routing
-    # a kind with a node metric bounds by its formula's hops, with no matrix (a minimal dragonfly
-    # routes one link a hop: the bound is the table's size)
+    # a kind with a node metric bounds by its formula's hops, with no matrix (a dragonfly whose
+    # ECMP has one global link a pair, tabled, routes one link a hop: the bound is the table's size)
     from mpitaskmap.machines.dragonfly.presets import dragonfly_machine
-    fly = dragonfly_machine(n_groups=3, switches=2, nodes_per_switch=1, nodes=6)
+    fly = dragonfly_machine(n_groups=3, switches=2, nodes_per_switch=1, nodes=6).with_routing("ecmp")
     total = fly.node_metric().total_hops()
     assert total == int(fly.node_view().hop_matrix().sum())
     monkeypatch.setattr(node_network, "MAX_ROUTE_ENTRIES", total - 1)
@@ -63,16 +63,25 @@ def test_route_table_budget(monkeypatch):
     assert NodeNetwork(titan_machine(8, seed=0), routes=True).routing == "torus"
 
 
-@pytest.mark.parametrize("routing", ["dmodk", "ecmp"])
-def test_fat_tree_routes_by_formula_equal_the_table(routing, monkeypatch):
-    # a fat tree routes from its node labels, with no table of every node pair: the congestion
-    # refinement and the node-swap polish give the same mapping, and the kernel's incremental
-    # loads are a recount of the machine's own routes, as with the table
+def _formula_machine(name):
+    from mpitaskmap.machines.dragonfly.presets import dragonfly_machine
     from mpitaskmap.machines.fattree.presets import fattree_machine
+    if name == "dragonfly":
+        return dragonfly_machine(n_groups=5, switches=(2, 3), nodes_per_switch=2, global_links=2, global_ports=2,
+                                 nodes=24, ppn=2, seed=5)
+    return fattree_machine(leaves=8, nodes_per_leaf=4, taper=2, nodes=24, ppn=2, seed=5).with_routing(name)
+
+
+@pytest.mark.parametrize("name", ["dmodk", "ecmp", "dragonfly"])
+def test_routes_by_formula_equal_the_table(name, monkeypatch):
+    # a fat tree, and a dragonfly under minimal routing, route from their node labels, with no
+    # table of every node pair: the congestion refinement and the node-swap polish give the
+    # same mapping, and the kernel's incremental loads are a recount of the machine's own
+    # routes, as with the table
     from mpitaskmap.mapping import Mapping
     from mpitaskmap.mappers.graph import node_swaps, umpa
 
-    machine = fattree_machine(leaves=8, nodes_per_leaf=4, taper=2, nodes=24, ppn=2, seed=5).with_routing(routing)
+    machine = _formula_machine(name)
     assert NodeNetwork(machine, routes=True).routing == "formula"
     assert NodeNetwork(machine, routes=True, _route_table=True).routing == "table"
     monkeypatch.setattr(node_network, "MAX_ROUTE_ENTRIES", 0)  # no table may be built for the formula
