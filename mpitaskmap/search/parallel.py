@@ -3,9 +3,10 @@
 ``mpitaskmap map`` and ``launch`` run on one login or batch node; their ``auto`` search is a
 few hundred independent candidates, so the :class:`~mpitaskmap.search.engine.Executor` here
 forks ``jobs`` workers when the search starts (they inherit the request: problem, objective,
-judge, without pickling) and deals the candidates out one at a time to whichever worker is free
-(their costs differ a hundredfold: a bisection against a geometric variant), a second-stage
-refinement to the worker that computed its start (which then reuses the start's cached mapping).  Each worker keeps the mappings it computed
+judge, without pickling) and deals the candidates out a few at a time to whichever worker is free
+(their costs differ a hundredfold: a bisection against a geometric variant); the refinements of one
+start go together, to the worker that computed the start when it was a graph mapping (which then
+reuses the start's cached mapping).  Each worker keeps the mappings it computed
 that the search may still want (its best, those it replays), replays its own part of the
 judge's shortlist and hands over the winner.  The engine in this process merges the stages'
 scores, so the search's result does not depend on ``jobs`` (the engine's rule: the minimum of
@@ -89,14 +90,15 @@ def _serve(conn, problem: Problem, request: SearchRequest, seconds_of) -> None:
         try:
             if kind == "score":
                 share = StageScores()
-                found = score_candidates(problem, candidates, message[1], request.metric,
+                found = score_candidates(problem, candidates, message[1], request.metric, catch=True,
                                          keep=lambda i, m, s, t: share.note(request, i, m))
                 if found.best is not None and (best is None or found.best[:2] < best):
                     if best is not None:
                         mappings.forget(best[1])
                     mappings.keep_best(found)
                     best = found.best[:2]
-                reply = ("ok", (found.scores, found.best is not None, found.refused, share.digests, share.also))
+                reply = ("ok", (found.scores, found.best is not None, found.refused, share.digests, share.also,
+                                found.error))
             elif kind == "replay":
                 reply = ("ok", replay_in_turn(message[1], lambda i: mappings.get(candidates, i), seconds_of))
             elif kind == "fetch":
@@ -219,69 +221,81 @@ class ProcessExecutor:
     def score(self, request: SearchRequest, candidates: Sequence[Candidate], first: int) -> StageScores:
         """Score ``candidates[first:]`` over the workers (see :meth:`~mpitaskmap.search.engine.Executor.score`).
 
-        Dealt one candidate at a time to whichever worker is free, so a few slow candidates do
-        not leave the others idle; a refinement waits for the worker that computed its start
-        (its cached mapping is the refinement's first step).
+        Dealt a few at a time to whichever worker is free, so a few slow candidates do not leave
+        the others idle: a first-stage candidate alone, the graph family's first (seconds each,
+        against milliseconds for a geometric variant); the refinements of one start together, in
+        order (each step starts from the one before, cached where it ran), on the worker that
+        computed the start when that is a graph mapping (dear to compute again), else on any.
         """
         if not self._workers:
             self._start(request)
             self._n_first = len(candidates)
         for w in range(self.jobs):
             self._send(w, ("stage", list(candidates)))
-        shared = [i for i in range(first, len(candidates)) if self._affinity(candidates, i) is None]
-        own: dict[int, list[int]] = {w: [] for w in range(self.jobs)}
+        shared: list[list[int]] = []
+        own: dict[int, list[list[int]]] = {w: [] for w in range(self.jobs)}
+        chains: dict[Candidate, list[int]] = {}
         for i in range(first, len(candidates)):
-            w = self._affinity(candidates, i)
-            if w is not None:
-                own[w].append(i)
-        # the graph family's few candidates cost most (a bisection, a greedy growth: seconds each, against
-        # milliseconds for a geometric variant): dealt first, they do not end the stage on one worker
-        shared.sort(key=lambda i: (candidates[i].family != "graph", i), reverse=True)  # popped from the end
+            cand = candidates[i]
+            if cand.family != REFINED:
+                shared.append([i])
+            elif cand.option("start") in chains:
+                chains[cand.option("start")].append(i)
+            else:
+                chains[cand.option("start")] = [i]
+                w = self._affinity(candidates, i)
+                (own[w] if w is not None else shared).append(chains[cand.option("start")])
+        shared.sort(key=lambda item: (candidates[item[0]].family != "graph", item[0]), reverse=True)  # popped last
         for queue in own.values():
             queue.reverse()
         out = StageScores()
         errors: list[tuple[int, str]] = []
-        busy: dict[int, int] = {}
+        busy: dict[int, list[int]] = {}
         done, total = 0, len(candidates) - first
 
         def feed(w: int) -> None:
             queue = own[w] or shared
             if queue:
-                i = queue.pop()
-                self._owner[i] = w
-                busy[w] = i
-                self._send(w, ("score", [i]))
+                item = queue.pop()
+                for i in item:
+                    self._owner[i] = w
+                busy[w] = item
+                self._send(w, ("score", item))
 
         for w in range(self.jobs):
             feed(w)
         while busy:
             w, kind, payload = self._next_reply(set(busy))
-            index = busy.pop(w)
-            done += 1
+            item = busy.pop(w)
+            done += len(item)
             if kind == "error":
-                errors.append((index, payload))
+                errors.append((item[0], f"candidate {item[0]} ({candidates[item[0]].label()}): {payload}"))
             else:
-                scores, applied, refused, digests, also = payload
+                scores, applied, refused, digests, also, error = payload
                 out.scores += scores
                 out.applied = out.applied or applied
                 out.refused.update(refused)
                 out.digests.update(digests)
                 for name, values in also.items():
                     out.also.setdefault(name, {}).update(values)
+                if error:
+                    scored = {i for i, _ in scores}
+                    errors.append((min(i for i in item if i not in scored), error))
             if self._progress is not None and first == 0:
                 self._progress(done, total)
             if not errors:
                 feed(w)
         if errors:
-            index, message = min(errors)
-            out.error = f"candidate {index} ({candidates[index].label()}): {message}"
+            out.error = min(errors)[1]
         return out
 
     def _affinity(self, candidates: Sequence[Candidate], index: int) -> int | None:
-        """The worker a refinement must go to (the one that computed its start); None: any."""
+        """The worker a refinement must go to: the one that computed its start, when that is a graph mapping; None: any."""
         cand = candidates[index]
         if cand.family == REFINED:
             start = cand.option("start")
+            if start.family != "graph":
+                return None
             for i in range(self._n_first):
                 if candidates[i] == start:
                     return self._owner.get(i)
