@@ -57,13 +57,12 @@ from mpitaskmap.graphs.recording import Recording, read_recording
 from mpitaskmap.graphs.taskgraph import TaskGraph
 from mpitaskmap.machines import machine_from_spec
 from mpitaskmap.mapping import IDENTITY
-from mpitaskmap.sim.simgrid import simgrid_missing
 
-from benchmarks.harness.output import read_json
 from benchmarks.harness.cases import run_cases
 from benchmarks.harness.platforms import HOSTS, SCATTERED, dragonfly_spec, fattree_spec, node_packing
-from benchmarks.harness.smpi import (GRIDS, HALO3D_TIME, add_app_arguments, add_other_app_arguments, app_case,
-                                     app_program, method_columns, run_methods)
+from benchmarks.harness.smpi import (GRIDS, HALO3D_TIME, add_app_arguments, add_other_app_arguments,
+                                     add_platform_arguments, app_case, app_program, method_columns, ready_to_run,
+                                     run_methods)
 from benchmarks.harness.tables import Column, print_columns
 
 NODE_PACKING = "node packing"
@@ -180,27 +179,13 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--recording", help="the application's recording (mpitaskmap record -o PATH ...)")
-    ap.add_argument("--ranks", type=int, default=512, help=f"job size (default 512; grids: {sorted(GRIDS)})")
-    ap.add_argument("--ppn", type=int, default=8, help="ranks per node (default 8)")
+    add_platform_arguments(ap, PLATFORMS, METHODS)
     ap.add_argument("--seed", type=int, default=1, help="allocation seed (default 1)")
-    ap.add_argument("--platforms", default=",".join(PLATFORMS), help=f"default {','.join(PLATFORMS)}")
-    ap.add_argument("--methods", default=",".join(METHODS), help=f"default {','.join(METHODS)}")
     add_other_app_arguments(ap)
-    ap.add_argument("--report", help="print the table and verdicts of a --json file of an earlier run")
     add_app_arguments(ap)
     args = ap.parse_args(argv)
-    if args.report:
-        (rows,) = read_json([args.report])
-        print_report(rows)
+    if not ready_to_run(ap, args, print_report, required={"recording": "--recording is required (or --report)"}):
         return 0
-    if not args.recording:
-        ap.error("--recording is required (or --report)")
-    why = simgrid_missing()
-    if why:
-        print(f"skipped: {why}")
-        return 0
-    if args.ranks not in GRIDS:
-        ap.error(f"--ranks: one of {sorted(GRIDS)}")
     args.methods = args.methods.split(",")
     grid = GRIDS[args.ranks]
     recording = read_recording(args.recording)

@@ -55,13 +55,11 @@ from mpitaskmap.graphs.taskgraph import TaskGraph
 from mpitaskmap.machines import machine_from_spec
 from mpitaskmap.mapfiles import read_map
 from mpitaskmap.mapping import IDENTITY
-from mpitaskmap.sim.simgrid import simgrid_missing
 
 from benchmarks.harness.cases import run_cases
-from benchmarks.harness.output import read_json
 from benchmarks.harness.platforms import HOSTS, SCATTERED, dragonfly_spec, fattree_spec
-from benchmarks.harness.smpi import (GRIDS, HALO3D_TIME, add_app_arguments, add_other_app_arguments, app_case,
-                                     app_program, run_methods)
+from benchmarks.harness.smpi import (GRIDS, HALO3D_TIME, add_app_arguments, add_other_app_arguments,
+                                     add_platform_arguments, app_case, app_program, ready_to_run, run_methods)
 from benchmarks.harness.tables import Column, print_columns
 
 AUTO_SIZED, AUTO_UNSIZED, CLI_UNSIZED, AUTO_1B = "auto sized", "auto unsized", "cli unsized", "auto 1 byte"
@@ -166,27 +164,15 @@ def print_report(rows: list[dict]) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--ranks", type=int, default=512, help=f"job size (default 512; grids: {sorted(GRIDS)})")
-    ap.add_argument("--ppn", type=int, default=8, help="ranks per node (default 8)")
+    add_platform_arguments(ap, PLATFORMS, METHODS)
     ap.add_argument("--seeds", default="1,2", help="allocation seeds (default 1,2)")
-    ap.add_argument("--platforms", default=",".join(PLATFORMS), help=f"default {','.join(PLATFORMS)}")
-    ap.add_argument("--methods", default=",".join(METHODS), help=f"default {','.join(METHODS)}")
     add_other_app_arguments(ap)
     ap.add_argument("--loopback", type=float, default=LOOPBACK_GBPS,
                     help=f"titan platforms: a node's loopback bandwidth, GB/s (default {LOOPBACK_GBPS:g}, as app_time_smpi)")
-    ap.add_argument("--report", help="print the table and verdicts of a --json file of an earlier run")
     add_app_arguments(ap)
     args = ap.parse_args(argv)
-    if args.report:
-        (rows,) = read_json([args.report])
-        print_report(rows)
+    if not ready_to_run(ap, args, print_report):
         return 0
-    why = simgrid_missing()
-    if why:
-        print(f"skipped: {why}")
-        return 0
-    if args.ranks not in GRIDS:
-        ap.error(f"--ranks: one of {sorted(GRIDS)}")
     methods = args.methods.split(",")
     grid = GRIDS[args.ranks]
     work, app, program, face = app_program(ap, args, "mpitaskmap_unsized_")

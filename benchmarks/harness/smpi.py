@@ -34,7 +34,7 @@ from mpitaskmap.graphs.taskgraph import TaskGraph
 from mpitaskmap.mapfiles import write_smpi_hostfile
 from mpitaskmap.mapping import Mapping
 from mpitaskmap.metrics import DEFAULT_HOP_LATENCY, evaluate
-from mpitaskmap.sim.simgrid import platform_xml
+from mpitaskmap.sim.simgrid import platform_xml, simgrid_missing
 
 from .tables import Column
 
@@ -95,6 +95,41 @@ def add_app_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--timeout", type=float, default=900.0, help="wall seconds per run (default 900)")
     ap.add_argument("--json", help="write the rows and the candidates there")
     ap.add_argument("--keep", help="directory for platforms, hostfiles and outputs (default: a temporary one)")
+
+
+def add_platform_arguments(ap: argparse.ArgumentParser, platforms: Sequence[str], methods: Sequence[str]) -> None:
+    """The job and platform options of a study over SMPI platforms: --ranks (a grid of :data:`GRIDS`), --ppn,
+    --platforms, --methods, and --report (an earlier run's --json)."""
+    ap.add_argument("--ranks", type=int, default=512, help=f"job size (default 512; grids: {sorted(GRIDS)})")
+    ap.add_argument("--ppn", type=int, default=8, help="ranks per node (default 8)")
+    ap.add_argument("--platforms", default=",".join(platforms), help=f"default {','.join(platforms)}")
+    ap.add_argument("--methods", default=",".join(methods), help=f"default {','.join(methods)}")
+    ap.add_argument("--report", help="print the table and verdicts of a --json file of an earlier run")
+
+
+def ready_to_run(ap: argparse.ArgumentParser, args, print_report: Callable[[list], None],
+                 required: dict[str, str] | None = None) -> bool:
+    """Whether a study of :func:`add_platform_arguments` goes on to run its cases.
+
+    ``--report``: prints the earlier run's table (``print_report(rows)``) and stops.  Otherwise
+    every option of ``required`` (attribute -> error) must be set, SimGrid must be there (else
+    "skipped: WHY" and stop) and ``--ranks`` a grid of :data:`GRIDS` (errors through ``ap``).
+    """
+    if args.report:
+        from .output import read_json
+        (rows,) = read_json([args.report])
+        print_report(rows)
+        return False
+    for attr, message in (required or {}).items():
+        if not getattr(args, attr):
+            ap.error(message)
+    why = simgrid_missing()
+    if why:
+        print(f"skipped: {why}")
+        return False
+    if args.ranks not in GRIDS:
+        ap.error(f"--ranks: one of {sorted(GRIDS)}")
+    return True
 
 
 def add_other_app_arguments(ap: argparse.ArgumentParser) -> None:

@@ -394,3 +394,32 @@ def test_debian_open_mpi_runs_end_well_when_mpirun_acknowledges_finalize_late(tm
     assert rc == 1 and "exiting improperly" in err, tries
     rc, err = run(env)
     assert rc == 0 and "exiting improperly" not in err, (rc, err)
+
+
+def test_a_platform_study_reports_skips_or_checks_before_it_runs(tmp_path, monkeypatch, capsys):
+    import argparse
+    import json
+
+    from benchmarks.harness import smpi
+
+    ap = argparse.ArgumentParser()
+    smpi.add_platform_arguments(ap, ("titan", "frontier"), ("identity", "auto"))
+    ap.add_argument("--recording")
+    shown = []
+    earlier = tmp_path / "run.json"
+    earlier.write_text(json.dumps({"machine": {}, "records": [{"method": "auto"}]}))
+    args = ap.parse_args(["--report", str(earlier)])
+    assert args.platforms == "titan,frontier" and args.methods == "identity,auto" and args.ranks == 512
+    assert smpi.ready_to_run(ap, args, shown.append, required={"recording": "--recording is required"}) is False
+    assert shown == [[{"method": "auto"}]]  # the earlier rows, whatever is required to run
+    with pytest.raises(SystemExit):
+        smpi.ready_to_run(ap, ap.parse_args([]), shown.append, required={"recording": "--recording is required"})
+    assert "--recording is required" in capsys.readouterr().err
+    monkeypatch.setattr(smpi, "simgrid_missing", lambda: "no SimGrid here")
+    assert smpi.ready_to_run(ap, ap.parse_args([]), shown.append) is False
+    assert capsys.readouterr().out == "skipped: no SimGrid here\n"
+    monkeypatch.setattr(smpi, "simgrid_missing", lambda: None)
+    with pytest.raises(SystemExit):
+        smpi.ready_to_run(ap, ap.parse_args(["--ranks", "100"]), shown.append)
+    assert "--ranks: one of" in capsys.readouterr().err
+    assert smpi.ready_to_run(ap, ap.parse_args([]), shown.append) is True
