@@ -20,7 +20,8 @@ CLI do) and the task graph; ``auto s`` / ``geometric s`` wall seconds of the map
 ``mpitaskmap map --method auto`` costs against ``--method geometric``); ``CPU s`` auto's
 process CPU seconds; ``peak MB`` the case process's peak RSS (machine, graph, both methods);
 ``applied`` candidates that applied of those evaluated (both stages); ``judge`` the replays
-and steps of the default judge, or why it left the pick to the objective; ``vs identity`` /
+and steps of the default judge, its resolution (above 10,000 edges) and its wall seconds, or
+why it left the pick to the objective; ``vs identity`` /
 ``vs geometric`` the predicted-time change of auto's mapping (negative: faster); ``jobs`` at
 ``--jobs-ranks`` ranks, how much faster auto runs over ``--jobs`` processes
 (:class:`~mpitaskmap.search.parallel.ProcessExecutor`) than in one (wall time; the mapping must
@@ -28,7 +29,8 @@ be the same).
 
 Targets (issue 42), checked and printed as verdicts: peak memory at 65,536 ranks at most
 1 GB on every network and at most 2 GB at 131,072 on the fat tree; no candidate refused for
-size at 131,072 ranks; the judge replays at least one step at 65,536 ranks on every network;
+size at 131,072 ranks; the judge replays five steps up to 8,192 ranks and at least one step
+at 65,536 ranks on every network;
 auto's CPU time at 65,536 ranks at most 15x one geometric mapping's (whole jobs, build included);
 ``--jobs 2`` at least 1.7x faster than ``--jobs 1`` at 32,768 ranks.
 
@@ -83,7 +85,7 @@ def run_case(network: str, ranks: int, repeat: int, jobs: int = 1) -> dict:
     from mpitaskmap.graphs.taskgraph import TaskGraph
     from mpitaskmap.machines import machine_from_spec
     from mpitaskmap.metrics import predicted_time
-    from mpitaskmap.search.judge import judge_steps
+    from mpitaskmap.search.judge import judge_resolution, judge_steps
     from mpitaskmap.search.problem import Problem
 
     t0, c0 = time.perf_counter(), time.process_time()
@@ -121,6 +123,8 @@ def run_case(network: str, ranks: int, repeat: int, jobs: int = 1) -> dict:
         "refused": refused, "refused_for_size": sorted(k for k, why in refused.items() if any(b in why for b in SIZE_BOUNDS)),
         "judge": info.get("judge"), "judge_why": info.get("judge_why", ""), "replays": len(judged),
         "steps": judge_steps(Problem(graph, machine)) if info.get("judge") or judged else 0,
+        "resolution": judge_resolution(Problem(graph, machine)) if judged else 0.0,
+        "judge_s": float(info.get("judge_seconds", 0.0)),
         "winner": info.get("candidate", ""), "jobs": jobs, "auto_jobs_s": parallel_s, "jobs_same_mapping": same,
         "jobs_speedup": auto_s / parallel_s if parallel_s else None,
         "vs_identity": 100.0 * (t_auto / t_id - 1.0), "vs_geometric": 100.0 * (t_auto / t_geo - 1.0),
@@ -129,7 +133,8 @@ def run_case(network: str, ranks: int, repeat: int, jobs: int = 1) -> dict:
 
 def _judge_text(r: dict) -> str:
     if r["replays"]:
-        return f"{r['replays']} x {r['steps']} steps"
+        at = f" at {r['resolution']:g}" if r.get("resolution") else ""
+        return f"{r['replays']} x {r['steps']} steps{at}, {r.get('judge_s', 0.0):.1f} s"
     return "objective: " + (r["judge_why"] or "no judge")[:48]
 
 
@@ -150,6 +155,10 @@ def verdicts(records: list[dict]) -> list[str]:
         out.append(f"{'PASS' if ok else 'FAIL'}  {text}")
 
     for r in records:
+        if r["ranks"] <= 8192:
+            check(r["replays"] >= 1 and r.get("steps") == 5,
+                  f"{r['network']} {r['ranks']:,}: the judge replayed {r['replays']} candidates x {r.get('steps', 0)} "
+                  f"steps (5 wanted)")
         if r["ranks"] == 65536:
             check(r["peak_mb"] <= 1024, f"{r['network']} 65,536: peak {r['peak_mb']:.0f} MB <= 1,024")
             check(r["replays"] >= 1, f"{r['network']} 65,536: the judge replayed {r['replays']} candidates")

@@ -116,7 +116,7 @@ def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const do
                  const double[::1] pen, const double[::1] delay, const double[::1] size,
                  const double[::1] factor, const long long[::1] src, const long long[::1] dst,
                  const unsigned char[::1] sender_waits, long long n_ranks, long long n_steps,
-                 double[::1] finish, long long max_work=0):
+                 double[::1] finish, long long max_work=0, double quantum=0.0):
     """Replay ``n_steps`` exchange steps; write every flow's last end time into ``finish``.
 
     Flow ``f`` is the message of rank ``src[f]`` to rank ``dst[f]`` in every step.  Every rank
@@ -126,6 +126,13 @@ def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const do
     synchronous send), and posts the next at once.  With ``n_steps`` = 1 every message
     starts at ``delay[f]``.
 
+    With ``quantum`` > 0 (seconds) the rates are recomputed at most once a quantum: after a
+    recomputation at t the next is at t + max(quantum, time to the next end or start).  A
+    message that ends in between ends at its own instant (its rank posts the next step then)
+    but the bandwidth it frees waits for the next recomputation, and a message due to start
+    in between starts at it: each start and each reallocation at most one quantum late, and
+    at most makespan / quantum + 1 recomputations whatever the messages' drift.
+
     Returns ``(makespan, n_events, work)``: the last end time (s), the number of events
     (rate recomputations) and the work, the route entries of the flows whose rates they
     recomputed, summed.  With ``max_work`` > 0 the replay stops once the work passes it and
@@ -134,7 +141,7 @@ def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const do
     cdef long long n_flows = pen.shape[0], n_links = cap.shape[0], nnz = flink.shape[0]
     cdef long long f, g, e, e2, l, l2, k, r, n_active = 0, n_done = 0, n_events = 0, heap_n, n_starts = 0
     cdef long long n_comp, n_seeds = 0, n_queue, head, work = 0, total
-    cdef double t = 0.0, dt, tf, level, a, xf, horizon, tnow
+    cdef double t = 0.0, dt, tf, level, a, xf, horizon, tnow, tend, tlast = 0.0
     cdef bint stuck = False, over = False
     cdef HeapEntry top
     if fptr.shape[0] != n_flows + 1 or lptr.shape[0] != n_links + 1 or fcons.shape[0] != nnz \
@@ -142,6 +149,8 @@ def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const do
             or factor.shape[0] != n_flows or src.shape[0] != n_flows or dst.shape[0] != n_flows \
             or sender_waits.shape[0] != n_flows or finish.shape[0] != n_flows:
         raise ValueError("fluid_replay: inconsistent array shapes")
+    if not quantum >= 0.0 or quantum == INFINITY:
+        raise ValueError("fluid_replay: quantum must be finite and >= 0")
     if n_steps < 1 or n_ranks < 0:
         raise ValueError("fluid_replay: n_steps must be >= 1 and n_ranks >= 0")
     for f in range(n_flows):
@@ -161,6 +170,7 @@ def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const do
     cdef HeapEntry* starts = <HeapEntry*> malloc((n_flows + 1) * sizeof(HeapEntry))
     cdef long long* rstep = <long long*> malloc((n_ranks + 1) * sizeof(long long))
     cdef long long* pend = <long long*> malloc((n_ranks + 1) * sizeof(long long))
+    cdef double* rlast = <double*> malloc((n_ranks + 1) * sizeof(double))
     cdef long long* need = <long long*> malloc((n_ranks + 1) * sizeof(long long))
     cdef long long* rptr = <long long*> malloc((n_ranks + 2) * sizeof(long long))
     cdef long long* rflow = <long long*> malloc((2 * n_flows + 1) * sizeof(long long))
@@ -175,12 +185,12 @@ def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const do
     cdef HeapEntry* heap = <HeapEntry*> malloc((n_links + 1) * sizeof(HeapEntry))
     cdef long long n_touched
     if (x == NULL or rem == NULL or state == NULL or fixed == NULL or active == NULL or comp == NULL
-            or fmark == NULL or fstep == NULL or starts == NULL or rstep == NULL or pend == NULL
+            or fmark == NULL or fstep == NULL or starts == NULL or rstep == NULL or pend == NULL or rlast == NULL
             or need == NULL or rptr == NULL or rflow == NULL or usage == NULL or remaining == NULL
             or n_free == NULL or touched == NULL or queue == NULL or lmark == NULL or seeds == NULL
             or lseed == NULL or heap == NULL):
         free(x); free(rem); free(state); free(fixed); free(active); free(comp); free(fmark); free(fstep)
-        free(starts); free(rstep); free(pend); free(need); free(rptr); free(rflow); free(usage)
+        free(starts); free(rstep); free(pend); free(rlast); free(need); free(rptr); free(rflow); free(usage)
         free(remaining); free(n_free); free(touched); free(queue); free(lmark); free(seeds)
         free(lseed); free(heap)
         raise MemoryError("fluid_replay: cannot allocate the solver state")
@@ -200,6 +210,7 @@ def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const do
             rptr[r] = 0
         for r in range(n_ranks):
             need[r] = 0
+            rlast[r] = 0.0
         for f in range(n_flows):
             rptr[src[f] + 2] += 1
             need[dst[f]] += 1
@@ -320,30 +331,42 @@ def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const do
             if dt == INFINITY:
                 stuck = True
                 break
-            horizon = dt * (1.0 + 1e-9)
+            if quantum > dt:  # the next recomputation waits a quantum; ends until then keep their own instant
+                dt = quantum
+                horizon = dt
+            else:
+                horizon = dt * (1.0 + 1e-9)
             tnow = t + dt
             g = 0
             for k in range(n_active):
                 f = active[k]
                 if x[f] > 0.0 and rem[f] / (factor[f] * x[f]) <= horizon:
+                    tend = tnow if quantum == 0.0 else t + rem[f] / (factor[f] * x[f])
                     state[f] = 0
                     rem[f] = 0.0
-                    finish[f] = tnow
+                    finish[f] = tend
+                    if tend > tlast:
+                        tlast = tend
                     fstep[f] += 1
                     n_done += 1
                     n_seeds = _push_links(f, fptr, flink, lseed, seeds, n_seeds, n_events)
                     # the message has arrived: its receiver (and a synchronous sender) may
-                    # end the step and post the next, whose messages then queue
+                    # end the step, at its last arrival, and post the next, whose messages
+                    # then queue
                     r = dst[f]
                     pend[r] -= 1
+                    if tend > rlast[r]:
+                        rlast[r] = tend
                     if pend[r] == 0:
-                        _post_step(r, tnow, src, dst, delay, fstep, rstep, state, starts, &n_starts, n_steps,
+                        _post_step(r, rlast[r], src, dst, delay, fstep, rstep, state, starts, &n_starts, n_steps,
                                    pend, need, rptr, rflow)
                     if sender_waits[f]:
                         r = src[f]
                         pend[r] -= 1
+                        if tend > rlast[r]:
+                            rlast[r] = tend
                         if pend[r] == 0:
-                            _post_step(r, tnow, src, dst, delay, fstep, rstep, state, starts, &n_starts,
+                            _post_step(r, rlast[r], src, dst, delay, fstep, rstep, state, starts, &n_starts,
                                        n_steps, pend, need, rptr, rflow)
                 else:
                     rem[f] -= factor[f] * x[f] * dt
@@ -352,11 +375,11 @@ def fluid_replay(const long long[::1] fptr, const long long[::1] flink, const do
             n_active = g
             t = tnow
     free(x); free(rem); free(state); free(fixed); free(active); free(comp); free(fmark); free(fstep)
-    free(starts); free(rstep); free(pend); free(need); free(rptr); free(rflow); free(usage)
+    free(starts); free(rstep); free(pend); free(rlast); free(need); free(rptr); free(rflow); free(usage)
     free(remaining); free(n_free); free(touched); free(queue); free(lmark); free(seeds)
     free(lseed); free(heap)
     if stuck:
         raise RuntimeError("fluid_replay: no active flow can progress (a zero rate); check capacities")
     if over:
         return -1.0, n_events, work
-    return t, n_events, work
+    return tlast, n_events, work

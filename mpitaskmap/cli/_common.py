@@ -14,7 +14,8 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Sequence, TextIO
 
-from ..search.judge import DEFAULT_JUDGE, FLUID_JUDGE_MAX_EDGES, JUDGE_ALSO, JUDGE_TOP, JUDGES
+from ..search.judge import (DEFAULT_JUDGE, FLUID_JUDGE_MAX_EDGES, FLUID_JUDGE_RESOLUTION, JUDGE_ALSO,
+                           JUDGE_EXACT_MAX_EDGES, JUDGE_TOP, JUDGES)
 from ..search.parallel import PARALLEL_MIN_TASKS
 from ..mapping import Mapping, check_fit
 from ..graphs.taskgraph import TaskGraph
@@ -276,7 +277,8 @@ def add_simulate_options(group, what: str) -> None:
                        help="auto: which replay picks the fastest of the search's best mappings: 'fluid' (SimGrid's "
                             "SMPI network model computed in-process), 'simulate' (SimGrid itself, as --simulate), "
                             "'none' (the objective alone), 'default' (fluid when the objective is the default one "
-                            f"and the graph has at most {FLUID_JUDGE_MAX_EDGES:,} edges, within a work budget)")
+                            f"and the graph has at most {FLUID_JUDGE_MAX_EDGES:,} edges, within a work budget; above "
+                            f"{JUDGE_EXACT_MAX_EDGES:,} edges at a resolution of {FLUID_JUDGE_RESOLUTION:g})")
     group.add_argument("--simulate-top", type=int, default=DEFAULT_SIMULATE_TOP, metavar="K",
                        help=f"the judge: distinct mappings of auto to replay (default {DEFAULT_SIMULATE_TOP})")
     group.add_argument("--simulate-also", default=",".join(JUDGE_ALSO), metavar="M,M",

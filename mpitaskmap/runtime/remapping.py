@@ -244,12 +244,14 @@ def remap(
         what :func:`mpitaskmap.map` does, so ``remap`` and ``map(method="auto")`` pick the
         same mapping.  The replays are spread over the ranks
         that computed those candidates (one more ``allgather``).  ``"default"``: when
-        ``metric`` is None, on a torus machine with a link model, with at most
-        :data:`~mpitaskmap.search.judge.FLUID_JUDGE_MAX_EDGES` task-graph edges and within
-        :data:`~mpitaskmap.search.judge.FLUID_JUDGE_MAX_WORK` a replay
-        (:data:`~mpitaskmap.search.judge.FLUID_JUDGE_MAX_WORK_STEPS` one of several steps;
-        :func:`~mpitaskmap.search.judge.default_judge`); ``"fluid"``: whenever possible, no
-        budget; None: the objective alone.  The report says which ran and why.
+        ``metric`` is None, on a machine with a link model, with at most
+        :data:`~mpitaskmap.search.judge.FLUID_JUDGE_MAX_EDGES` task-graph edges, exactly up to
+        :data:`~mpitaskmap.search.judge.JUDGE_EXACT_MAX_EDGES` edges and above at
+        :data:`~mpitaskmap.search.judge.FLUID_JUDGE_RESOLUTION` (a replay's rates recomputed
+        at most once every 1% of a step's lower bound; times within it tie), each replay
+        within a work budget (:func:`~mpitaskmap.search.judge.resolve_judge`); ``"fluid"``:
+        whenever possible, exact, no budget; None: the objective alone.  The report says
+        which ran and why.
     shared_memory : bool, optional
         Gather the job's data to one leader per node, which builds the task graph and
         machine in MPI shared-memory windows (``Split_type(COMM_TYPE_SHARED)`` +

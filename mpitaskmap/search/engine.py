@@ -25,12 +25,13 @@ bit (``tests/test_search_drift.py``).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
 from ..mapping import Mapping
 from ..metrics import evaluate
-from .judge import JUDGE_TOP, judge_stage, mapping_digest
+from .judge import JUDGE_TOP, judge_stage, judge_tie, mapping_digest
 from .problem import Candidate, Problem
 from .scoring import Scores, apply, polishes_nodes, refinement_candidates, top_indices, winner
 
@@ -194,6 +195,8 @@ class EngineResult:
     judged : list of dict
         What the judge replayed (:class:`~mpitaskmap.search.judge.JudgeOutcome`'s rows; [] without
         a judge).
+    judge_seconds : float
+        Wall seconds of the judge stage (its replays), 0 without a judge.
     default_simulated_s : float
         The default order's replayed seconds (nan when not replayed).
     error : str
@@ -214,6 +217,7 @@ class EngineResult:
     judge_why: str = ""
     judged: list = field(default_factory=list)
     default_simulated_s: float = math.nan
+    judge_seconds: float = 0.0
     error: str = ""
     refused: dict = field(default_factory=dict)
     mapping: Mapping | None = field(default=None, compare=False, repr=False)
@@ -295,9 +299,12 @@ def run(request: SearchRequest, executor: Executor) -> EngineResult:
     out.scores = [s for _, s in sorted(every)]
     if request.judge is not None:
         candidates = out.candidates
+        started = time.perf_counter()
         outcome = judge_stage(request.judge, candidates, out.scores, digests,
                               lambda shortlist: executor.replay(request, candidates, shortlist),
-                              top=request.judge_top, also=also, max_work=request.judge_options.get("max_work"))
+                              top=request.judge_top, also=also, max_work=request.judge_options.get("max_work"),
+                              tie=judge_tie(request.judge_options))
+        out.judge_seconds = time.perf_counter() - started
         out.judged, out.default_simulated_s = outcome.judged, outcome.default_simulated_s
         if outcome.index is None:  # a replay failed or passed its budget: the objective decides
             out.judge_why = outcome.why

@@ -12,8 +12,11 @@ keeps the fastest:
 * ``"fluid"`` (:func:`mpitaskmap.sim.fluid.fluid_exchange`, SimGrid's SMPI network model in a
   Cython kernel, no SimGrid needed): the default judge of ``map(method="auto")``, the
   command line and ``remap()`` when the objective is the default one and the task graph
-  has at most :data:`FLUID_JUDGE_MAX_EDGES` edges (:func:`default_judge`), each replay
-  within :data:`FLUID_JUDGE_MAX_WORK`;
+  has at most :data:`FLUID_JUDGE_MAX_EDGES` edges (:func:`default_judge`): exact up to
+  :data:`JUDGE_EXACT_MAX_EDGES` edges, above at :data:`FLUID_JUDGE_RESOLUTION` (the rates
+  recomputed at most once a quantum, so a replay's cost grows with messages x route length
+  and not with the events of drifting ranks; times within the resolution tie,
+  :func:`judge_tie`), each replay within a work budget (:func:`resolve_judge`);
 * ``"simulate"`` (:func:`mpitaskmap.sim.simgrid_replay.simulate_exchange`, SimGrid itself): offline,
   on request.
 
@@ -45,7 +48,8 @@ from ..metrics import LINK_METRICS, METRICS, change_text
 from .problem import Candidate, Problem
 
 __all__ = ["JUDGES", "DEFAULT_JUDGE", "JUDGE_TOP", "JUDGE_TIED_MAX", "SCORE_TIE", "TIED", "DEFAULT_ORDER", "JUDGE_ALSO", "JUDGE_TIE", "JUDGE_CONFIG", "FLUID_JUDGE_MAX_EDGES",
-           "JUDGE_STEPS", "JUDGE_STEPS_MAX_EDGES", "FLUID_JUDGE_MAX_WORK_STEPS", "judge_steps",
+           "JUDGE_STEPS", "JUDGE_STEPS_MAX_EDGES", "JUDGE_EXACT_MAX_EDGES", "FLUID_JUDGE_MAX_WORK_STEPS", "judge_steps",
+           "FLUID_JUDGE_RESOLUTION", "FLUID_JUDGE_MAX_WORK_RESOLVED", "judge_resolution", "judge_tie",
            "FLUID_JUDGE_MAX_WORK", "FLUID_OPTIONS", "default_judge", "resolve_judge", "mapping_digest",
            "candidate_kind", "judge_shortlist", "judge_order", "check_fluid_options", "fluid_seconds", "judge_metrics", "replay_function",
            "replay_in_turn", "judge_stage", "JudgeOutcome", "judge_change", "NO_GAIN"]
@@ -90,18 +94,37 @@ JUDGE_ALSO = ("latency",)
 #: should read as a gain.
 JUDGE_TIE = 1e-4
 #: Largest task graph (directed edges: an upper bound on one step's messages) the default
-#: judge replays; above it the objective alone decides (building the routes of millions of
-#: messages would cost more memory than the search itself).
-FLUID_JUDGE_MAX_EDGES = 100_000
-#: The default judge's budget for one replay, in :attr:`~mpitaskmap.sim.fluid.FluidExchange.work`
-#: units (route entries of the messages whose rates an event recomputes).  Measured here
-#: (``benchmarks/fluid_speed.py``, 2 shared cores, the 7-point halo on the simulated Titan):
-#: 1e7 to 1e8 units a second, so at most one to two seconds a replay.  At 4,096 ranks, 8 or
-#: 16 per node (9,000 to 16,000 messages between nodes), a replay needs 3e6 to 1.3e7 units
-#: (0.03 to 0.3 s); at 1 per node (23,000 messages, about 3,000 events) 1.6e7 to 1.1e8; at
-#: 16,384 ranks, 16 per node, 1.2e8 to 2.7e8 (3 to 5 s).  Past the budget the replay stops
-#: and the objective decides.
+#: judge replays; above it the objective alone decides.  The replay's own arrays (every
+#: message's route, forward and back) then pass 200 MB, and ``remap()`` at a million ranks
+#: would hold them on one rank.  At 65,536 ranks of a 7-point stencil (389,120 edges, 268,288
+#: messages between nodes for Slurm's order at 8 a node) a replay at
+#: :data:`FLUID_JUDGE_RESOLUTION` takes 1 to 4 s here and adds about 150 MB.
+FLUID_JUDGE_MAX_EDGES = 500_000
+#: The default judge's budget for one exact replay of one step, in
+#: :attr:`~mpitaskmap.sim.fluid.FluidExchange.work` units (route entries of the messages whose
+#: rates an event recomputes).  Measured here (``benchmarks/fluid_speed.py``, 2 shared cores,
+#: the 7-point halo on the simulated Titan): 1e7 to 1e8 units a second, so at most one to two
+#: seconds a replay.  At 4,096 ranks, 8 or 16 per node (9,000 to 16,000 messages between
+#: nodes), a replay needs 3e6 to 1.3e7 units (0.03 to 0.3 s); at 1 per node (23,000 messages,
+#: about 3,000 events) 1.6e7 to 1.1e8; at 16,384 ranks, 16 per node, 1.2e8 to 2.7e8 (3 to 5 s).
+#: Past the budget the replay stops and the objective decides.
 FLUID_JUDGE_MAX_WORK = 20_000_000
+#: The default judge's budget for one replay at :data:`FLUID_JUDGE_RESOLUTION` (above
+#: :data:`JUDGE_EXACT_MAX_EDGES` edges).  Such a replay recomputes the rates at most once a
+#: quantum, about 100 times a step (``benchmarks/auto_scaling.py``: 73 to 99 recomputations,
+#: 2e7 to 1.3e8 units, for one step at 65,536 ranks on the four simulated networks; 430 to
+#: 510 and 1.3e7 to 8e7 for five steps at 8,192), so the budget is a guard, not a cut-off.
+FLUID_JUDGE_MAX_WORK_RESOLVED = 500_000_000
+#: The default judge's resolution above :data:`JUDGE_EXACT_MAX_EDGES` edges
+#: (:func:`~mpitaskmap.sim.fluid.fluid_exchange`'s ``resolution``): the rates are recomputed at
+#: most once every 1% of a lower bound of one step's time, so every message starts, and the
+#: bandwidth an ended one frees is shared out, at most that late.  Against the exact replay
+#: (7-point stencil without sizes, 8 a node, Slurm's order and a geometric mapping, on the
+#: four simulated networks of ``benchmarks/auto_scaling.py``): 5 steps at 2,048 ranks +0.2% to
+#: +1.1% slower (0.5% resolution: +0.1% to +0.3%; 2%: +0.7% to +2.2%), one step at 8,192
+#: ranks +1.0% and +1.1% on ``sim:aries``, at 5x to 30x less work.  Differences within it are
+#: no evidence: the judge's tie for such replays (:func:`judge_tie`).
+FLUID_JUDGE_RESOLUTION = 0.01
 #: SimGrid settings of the ``"simulate"`` judge: SMPI's network model (its bandwidth and latency
 #: factors, calibrated against real MPI runs), the model an unmodified MPI application runs
 #: under in SimGrid -- the model the fluid judge computes in-process
@@ -120,20 +143,26 @@ JUDGE_CONFIG = DEFAULT_NETWORK_MODEL.simgrid_config
 #: fastest candidate by up to 1.1%; the ranking of near-equal mappings shifts with the count
 #: of steps, so an application that knows its own passes ``judge_options={"steps": K}``.
 JUDGE_STEPS = 5
+#: Largest task graph (directed edges) the default judge replays exactly (``resolution`` 0):
+#: every start and end of a message an event.  Once the ranks drift apart nearly every
+#: message starts and ends at an instant of its own, so an exact replay of several steps
+#: costs 10 to 100 times one step: 0.03 to 0.13 s at 512 ranks, 8 or 16 per node (2,700
+#: edges), on fat trees; at 1,024 ranks (5,500 edges) 0.2 to 0.5 s on a fat tree, 2 to 3 s on
+#: an Aries dragonfly (1.2e8 work units); 2 to 10 s at 2,048 ranks.  Above it the judge
+#: replays at :data:`FLUID_JUDGE_RESOLUTION`, and the second stage polishes no node swaps
+#: (:func:`~mpitaskmap.search.scoring.polishes_nodes`: their gains are below that resolution).
+JUDGE_EXACT_MAX_EDGES = 10_000
 #: Largest task graph (directed edges) the judge replays :data:`JUDGE_STEPS` steps of; above
-#: it one.  Once the ranks drift apart nearly every message starts and ends at an instant of
-#: its own, so a replay of several steps costs 10 to 100 times one step: here 0.03 to 0.13 s
-#: at 512 ranks, 8 or 16 per node (2,700 edges), on fat trees; at 1,024 ranks (5,500 edges)
-#: 0.2 to 0.5 s on a fat tree, 2 to 3 s on an Aries dragonfly (1.2e8 work units); 4 to 15 s
-#: at 4,096 ranks (23,000 edges), which the judge replays one step of.
-JUDGE_STEPS_MAX_EDGES = 10_000
-#: The default judge's budget for one replay of :data:`JUDGE_STEPS` steps, in
+#: it one.  At 8,192 ranks (46,592 edges) five steps at :data:`FLUID_JUDGE_RESOLUTION` take 0.4
+#: to 1.5 s a replay here; at 16,384 ranks (94,208 edges) about twice that.
+JUDGE_STEPS_MAX_EDGES = 100_000
+#: The default judge's budget for one exact replay of :data:`JUDGE_STEPS` steps, in
 #: :attr:`~mpitaskmap.sim.fluid.FluidExchange.work` units: about 3 s here, the 1,024-rank
 #: replays above within it.
 FLUID_JUDGE_MAX_WORK_STEPS = 300_000_000
 #: Keywords of :func:`~mpitaskmap.sim.fluid.fluid_exchange` the fluid judge accepts.
 FLUID_OPTIONS = ("link_latency", "bytes_per_weight", "node_link", "bandwidth_unit", "loopback", "model",
-                 "max_work", "steps")
+                 "max_work", "steps", "resolution")
 
 
 def default_judge(problem: Problem) -> tuple[str | None, str]:
@@ -156,7 +185,7 @@ def default_judge(problem: Problem) -> tuple[str | None, str]:
     n_edges = int(graph.indices.size)
     if n_edges > FLUID_JUDGE_MAX_EDGES:
         return None, (f"the task graph has {n_edges:,} edges, more than the fluid judge's "
-                      f"{FLUID_JUDGE_MAX_EDGES:,} (its cost grows with the messages squared)")
+                      f"{FLUID_JUDGE_MAX_EDGES:,} (its routes would pass 200 MB)")
     return "fluid", f"{n_edges:,} edges <= {FLUID_JUDGE_MAX_EDGES:,}"
 
 
@@ -176,7 +205,8 @@ def resolve_judge(problem: Problem, judge, metric_given: bool) -> tuple[str | No
     -------
     (judge, why, options) : (str or None, str, dict)
         The judge to run (None: the objective decides), why, for the report, and the
-        judge options the resolution adds (the default judge's ``max_work`` budget).
+        judge options the resolution adds: the default judge's ``max_work`` budget, and its
+        ``resolution`` (:func:`judge_resolution`) where it does not replay exactly.
     """
     if judge is None:
         return None, "no judge requested", {}
@@ -184,8 +214,13 @@ def resolve_judge(problem: Problem, judge, metric_given: bool) -> tuple[str | No
         if metric_given:
             return None, "a metric was given: it decides", {}
         name, why = default_judge(problem)
-        budget = FLUID_JUDGE_MAX_WORK if judge_steps(problem) == 1 else FLUID_JUDGE_MAX_WORK_STEPS
-        return name, why, ({"max_work": budget} if name else {})
+        if name is None:
+            return None, why, {}
+        resolution = judge_resolution(problem)
+        if resolution > 0:
+            return name, f"{why}, replayed at a resolution of {resolution:g}", {
+                "max_work": FLUID_JUDGE_MAX_WORK_RESOLVED, "resolution": resolution}
+        return name, why, {"max_work": FLUID_JUDGE_MAX_WORK_STEPS if judge_steps(problem) > 1 else FLUID_JUDGE_MAX_WORK}
     if judge not in JUDGES:
         raise InvalidInputError(f"judge: unknown {judge!r}; valid: {[DEFAULT_JUDGE, *JUDGES, None]}")
     return judge, "requested", {}
@@ -306,19 +341,22 @@ def judge_shortlist(scores: Sequence[tuple[int, float]], digests: dict, top: int
     return out
 
 
-def judge_order(times: Sequence[float], scores: Sequence[float], indices: Sequence[int]) -> list[int]:
+def judge_order(times: Sequence[float], scores: Sequence[float], indices: Sequence[int],
+                tie: float = JUDGE_TIE) -> list[int]:
     """Positions of the judged mappings, fastest first (the judge's one ranking rule).
 
-    Times within a relative :data:`JUDGE_TIE` of the fastest are equal to it; among equal
+    Times within a relative ``tie`` of the fastest are equal to it; among equal
     times the default order (candidate index 0) comes first, then the better objective
     score, then the lower candidate index.  So the default order is the pick unless another
-    mapping replays faster than it by more than :data:`JUDGE_TIE` (``t * (1 + JUDGE_TIE) <
-    t_default``).
+    mapping replays faster than it by more than ``tie`` (``t * (1 + tie) < t_default``).
 
     Parameters
     ----------
     times, scores, indices : sequences of equal length
         Replayed seconds, objective scores and candidate indices of the judged mappings.
+    tie : float, optional
+        Relative tie (default :data:`JUDGE_TIE`; :func:`judge_tie` for replays at a
+        resolution).
 
     Returns
     -------
@@ -334,6 +372,11 @@ def judge_order(times: Sequence[float], scores: Sequence[float], indices: Sequen
 
     >>> judge_order([1.0, 1.00001], [1.0, 2.0], [5, 0])
     [1, 0]
+
+    Replays at a 1% resolution: 0.5% faster is no evidence.
+
+    >>> judge_order([0.995, 1.0], [1.0, 2.0], [5, 0], tie=0.01)
+    [1, 0]
     """
     if not (len(times) == len(scores) == len(indices)):
         raise InvalidInputError("judge_order: times, scores and indices differ in length")
@@ -343,7 +386,7 @@ def judge_order(times: Sequence[float], scores: Sequence[float], indices: Sequen
 
     def key(k: int):
         t = times[k]
-        return (fastest if t <= fastest * (1.0 + JUDGE_TIE) else t, indices[k] != 0, scores[k], indices[k])
+        return (fastest if t <= fastest * (1.0 + tie) else t, indices[k] != 0, scores[k], indices[k])
 
     return sorted(range(len(times)), key=key)
 
@@ -370,10 +413,40 @@ def judge_steps(problem: Problem) -> int:
     >>> from mpitaskmap.machines import FlatMachine
     >>> judge_steps(Problem(TaskGraph.stencil((8, 8, 8)), FlatMachine(range(512))))
     5
-    >>> judge_steps(Problem(TaskGraph.stencil((16, 16, 16)), FlatMachine(range(4096))))
+    >>> judge_steps(Problem(TaskGraph.stencil((32, 16, 16)), FlatMachine(range(8192))))
+    5
+    >>> judge_steps(Problem(TaskGraph.stencil((32, 32, 32)), FlatMachine(range(32768))))
     1
     """
     return JUDGE_STEPS if int(problem.graph.indices.size) <= JUDGE_STEPS_MAX_EDGES else 1
+
+
+def judge_resolution(problem: Problem) -> float:
+    """The default judge's ``resolution``: 0 (exact) up to :data:`JUDGE_EXACT_MAX_EDGES` edges, else
+    :data:`FLUID_JUDGE_RESOLUTION`.
+
+    Examples
+    --------
+    >>> from mpitaskmap.graphs.taskgraph import TaskGraph
+    >>> from mpitaskmap.machines import FlatMachine
+    >>> judge_resolution(Problem(TaskGraph.stencil((8, 8, 16)), FlatMachine(range(1024))))
+    0.0
+    >>> judge_resolution(Problem(TaskGraph.stencil((16, 16, 8)), FlatMachine(range(2048))))
+    0.01
+    """
+    return 0.0 if int(problem.graph.indices.size) <= JUDGE_EXACT_MAX_EDGES else FLUID_JUDGE_RESOLUTION
+
+
+def judge_tie(options: MappingType | None) -> float:
+    """Relative distance within which the judge's replayed times tie: :data:`JUDGE_TIE`, or the
+    replays' ``resolution`` (a judge option) when coarser -- a smaller difference is no evidence.
+
+    Examples
+    --------
+    >>> judge_tie({}), judge_tie({"resolution": 0.01}), judge_tie(None)
+    (0.0001, 0.01, 0.0001)
+    """
+    return max(JUDGE_TIE, float((options or {}).get("resolution") or 0.0))
 
 
 def fluid_seconds(problem: Problem, mapping: Mapping, options: dict | None = None) -> float:
@@ -528,7 +601,7 @@ class JudgeOutcome:
 def judge_stage(judge: str, candidates: Sequence[Candidate], scores: Sequence[float], digests: MappingType[int, bytes],
                 replay: Callable[[list[int]], tuple[dict[int, float], str]], *, top: int = JUDGE_TOP,
                 also: MappingType[str, MappingType[int, float]] | None = None,
-                max_work: int | None = None, tied_max: int | None = None) -> JudgeOutcome:
+                max_work: int | None = None, tied_max: int | None = None, tie: float = JUDGE_TIE) -> JudgeOutcome:
     """The judge stage of a search: the shortlist, its replays, the pick.
 
     The shortlist is the objective's ``top`` best distinct mappings no worse than the
@@ -538,7 +611,7 @@ def judge_stage(judge: str, candidates: Sequence[Candidate], scores: Sequence[fl
     mapping, then the default order (index 0; ``chosen_by`` :data:`DEFAULT_ORDER`) when it
     is not among them: every pick is measured against it.  ``replay`` runs them (in turn,
     or spread over MPI ranks); the fastest wins (:func:`judge_order`), and the default
-    order is kept unless a mapping replays faster than it by more than :data:`JUDGE_TIE`.
+    order is kept unless a mapping replays faster than it by more than ``tie``.
     A failed replay, one past its budget or one missing from what ``replay`` returns leaves
     the decision to the objective.  The rows after the first replay past its budget (in
     shortlist order) say "not replayed" (nan), however the replays were spread: a replayer
@@ -570,6 +643,9 @@ def judge_stage(judge: str, candidates: Sequence[Candidate], scores: Sequence[fl
         :data:`JUDGE_TIED_MAX` (or ``top`` if larger) for the ``"fluid"`` judge, whose replays
         cost milliseconds; ``top`` (no extension) for ``"simulate"``, where every mapping is a
         SimGrid run and ``top`` the budget the caller set.  The default order comes on top.
+    tie : float, optional
+        :func:`judge_order`'s relative tie (default :data:`JUDGE_TIE`; :func:`judge_tie` of
+        the replays' options).
 
     Returns
     -------
@@ -638,7 +714,8 @@ def judge_stage(judge: str, candidates: Sequence[Candidate], scores: Sequence[fl
         out.why = (f"the {judge} replay gave no time for #{missing[0]['index']} {missing[0]['candidate']}: "
                    "the objective decides")
     elif rows:
-        ranked = judge_order([r["simulated_s"] for r in rows], [r["score"] for r in rows], [r["index"] for r in rows])
+        ranked = judge_order([r["simulated_s"] for r in rows], [r["score"] for r in rows], [r["index"] for r in rows],
+                             tie=tie)
         for rank, k in enumerate(ranked, 1):
             rows[k]["simulated_rank"] = rank
         out.index = rows[ranked[0]]["index"]

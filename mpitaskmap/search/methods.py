@@ -119,14 +119,17 @@ def map(  # noqa: A001 - the public name is mpitaskmap.map
         few seconds a replay at 4,096 ranks, ``benchmarks/fluid_speed.py``).  ``"simulate"``: SimGrid itself
         (:func:`mpitaskmap.sim.simgrid_replay.simulate_exchange`; needs ``libsimgrid-dev``, seconds to
         minutes a replay).  ``"default"``: ``"fluid"`` when ``metric`` is None (the default
-        objective), the machine is a torus with a link model and the task graph has at most
+        objective), the machine has a link model and the task graph has at most
         :data:`~mpitaskmap.search.judge.FLUID_JUDGE_MAX_EDGES` edges, else no judge
-        (:func:`mpitaskmap.search.judge.default_judge`).  None: the objective alone decides.
+        (:func:`mpitaskmap.search.judge.default_judge`); above
+        :data:`~mpitaskmap.search.judge.JUDGE_EXACT_MAX_EDGES` edges its replays run at
+        :data:`~mpitaskmap.search.judge.FLUID_JUDGE_RESOLUTION` and tie within it.  None: the objective alone decides.
         ``info["judge"]`` names the judge that ran (None if none) and ``info["judge_why"]``
         why; ``info["judged"]`` lists the replayed mappings with both rankings and why each
         was chosen (``chosen_by``: ``"objective"``, ``"tie"``, the metric's name or
         ``"default order"``), ``info["default_simulated_s"]`` the default order's replayed
-        seconds (nan when not replayed).
+        seconds (nan when not replayed), ``info["judge_seconds"]`` the wall seconds of the
+        replays.
     judge_top : int, optional
         How many distinct mappings of the objective's ranking the judge replays (default
         :data:`~mpitaskmap.search.judge.JUDGE_TOP`).
@@ -270,7 +273,8 @@ def _auto(problem: Problem, options: dict, *, metric, families, progress, judge:
         mapping.info["task_coords"] = problem.describe_task_coords()
     if judge is not None:
         mapping.info.update(objective_winner=result.candidates[result.objective_index].label(),
-                            judged=result.judged, default_simulated_s=result.default_simulated_s)
+                            judged=result.judged, default_simulated_s=result.default_simulated_s,
+                            judge_seconds=result.judge_seconds)
         if judge_picked:
             mapping.info.update(candidate=result.candidates[result.index].label(), candidate_index=result.index)
     mapping.info.update(judge=result.judge, judge_why=result.judge_why)

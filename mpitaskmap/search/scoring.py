@@ -26,7 +26,7 @@ from ..mappers.graph.umpa import refine_congestion, refine_wh
 from ..mappers.graph.node_swaps import NODE_SWAP_STEP, refine_node_swaps
 from ..mapping import Mapping
 from ..metrics import METRICS, default_metric, evaluate
-from .judge import judge_steps
+from .judge import judge_resolution, judge_steps
 from .problem import Candidate, Problem
 from ..graphs.taskgraph import TaskGraph
 
@@ -188,12 +188,13 @@ def polishes_nodes(problem: Problem) -> bool:
     """Whether the second stage also polishes by node swaps (:func:`refinement_candidates`).
 
     On a machine with a link model, where the fluid judge replays several exchange steps
-    (:func:`~mpitaskmap.search.judge.judge_steps`, up to
-    :data:`~mpitaskmap.search.judge.JUDGE_STEPS_MAX_EDGES` task-graph edges).  The polished
+    exactly (:func:`~mpitaskmap.search.judge.judge_steps` and
+    :func:`~mpitaskmap.search.judge.judge_resolution`, up to
+    :data:`~mpitaskmap.search.judge.JUDGE_EXACT_MAX_EDGES` task-graph edges).  The polished
     mappings (:func:`~mpitaskmap.mappers.graph.node_swaps.refine_node_swaps`) often tie with
     their starts on the predicted time - a node's own link, which no swap relieves, is the
     busiest - and differ in how the contention below it spreads and delays the ranks step
-    after step, which the five-step replay measures and a one-step replay, the judge above
+    after step, which the exact five-step replay measures and a coarser one, the judge above
     that size, does not (on the fat trees of ``benchmarks/app_time_fattree.py`` at 512
     ranks the polish took the judged pick from 55.2 to 45.0 µs a replayed step; at 4,096
     ranks it was not measured).
@@ -209,7 +210,7 @@ def polishes_nodes(problem: Problem) -> bool:
     >>> polishes_nodes(Problem(TaskGraph.stencil((8, 8, 8)), FlatMachine(range(512))))
     False
     """
-    return bool(problem.machine.has_link_model) and judge_steps(problem) > 1
+    return bool(problem.machine.has_link_model) and judge_steps(problem) > 1 and judge_resolution(problem) == 0.0
 
 
 def refinement_candidates(starts: Sequence[Candidate], metric="weighted_hops", *,

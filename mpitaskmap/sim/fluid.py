@@ -65,7 +65,7 @@ from ..metrics import DEFAULT_MESSAGE_MODEL, message_model_for
 from .params import DEFAULT_LOOPBACK, platform_parameters
 
 __all__ = ["NetworkModel", "SMPI", "CM02", "NETWORK_MODELS", "DEFAULT_NETWORK_MODEL", "network_model",
-           "FluidExchange", "exchange_messages", "fluid_exchange"]
+           "FluidExchange", "exchange_messages", "step_lower_bound", "check_resolution", "fluid_exchange"]
 
 #: SMPI's default ``smpi/bw-factor`` (SimGrid 3.32): (smallest message size in bytes, factor),
 #: largest size first; a message takes the factor of the first row whose size it reaches.
@@ -214,6 +214,9 @@ class FluidExchange:
         Exchange steps replayed.
     src_task, dst_task : ndarray
         Source and destination task of every message.
+    quantum : float
+        Seconds between two recomputations of the rates at the least (``resolution`` x
+        :func:`step_lower_bound`); 0 for the exact replay.
     """
 
     seconds: float
@@ -228,6 +231,7 @@ class FluidExchange:
     steps: int = 1
     src_task: np.ndarray | None = None
     dst_task: np.ndarray | None = None
+    quantum: float = 0.0
 
 
 def exchange_messages(graph: TaskGraph, machine: Machine, task_to_proc,
@@ -345,6 +349,58 @@ def _with_loopbacks(indptr, links, fractions, capacity, latency, n_inside: int, 
             np.concatenate([latency, np.full(n_inside, loop[1])]))
 
 
+def step_lower_bound(flow_ptr: np.ndarray, flow_links: np.ndarray, flow_cons: np.ndarray, capacity: np.ndarray,
+                     size: np.ndarray, factor: np.ndarray, delay: np.ndarray) -> float:
+    """A time no exchange step of these flows can beat (s), under the fluid model.
+
+    Two bounds, the larger: the busiest link's bytes (a flow of ``size`` bytes at bandwidth
+    factor ``factor`` consumes ``cons x size / factor`` of every link it crosses) over its
+    capacity, after the shortest start delay; and the slowest message alone, its delay plus
+    its bytes at the rate its tightest link allows.
+
+    Parameters
+    ----------
+    flow_ptr, flow_links, flow_cons : ndarray
+        Flows' routes as CSR: link ids and consumptions.
+    capacity : ndarray
+        Bytes/s of every link.
+    size, factor, delay : ndarray
+        Bytes, bandwidth factor and start delay (s) of every flow.
+
+    Returns
+    -------
+    float
+        Seconds; 0 without flows.  O(route entries).
+
+    Examples
+    --------
+    Two 100-byte flows on one 10 B/s link, one also on a 2 B/s link: the slow link bounds
+    the step (100 / 2 = 50 s), more than the shared one (200 / 10 = 20 s).
+
+    >>> step_lower_bound(np.array([0, 1, 3]), np.array([0, 0, 1]), np.ones(3), np.array([10.0, 2.0]),
+    ...                  np.array([100.0, 100.0]), np.ones(2), np.zeros(2))
+    50.0
+    """
+    if size.size == 0:
+        return 0.0
+    flow_of = np.repeat(np.arange(size.size), np.diff(flow_ptr))
+    per_byte = flow_cons / factor[flow_of]
+    load = np.bincount(flow_links, weights=per_byte * size[flow_of], minlength=capacity.size)
+    used = load > 0
+    links_bound = float(np.max(load[used] / capacity[used])) + float(delay.min())
+    tightest = np.maximum.reduceat(per_byte / capacity[flow_links], flow_ptr[:-1])
+    alone_bound = float(np.max(delay + size * tightest))
+    return max(links_bound, alone_bound)
+
+
+def check_resolution(resolution) -> float:
+    """``resolution`` of :func:`fluid_exchange`, checked: a real in [0, 1)."""
+    if isinstance(resolution, bool) or not isinstance(resolution, (int, float, np.integer, np.floating)) \
+            or not 0 <= resolution < 1:
+        raise InvalidInputError(f"resolution: expected a number in [0, 1); got {resolution!r}")
+    return float(resolution)
+
+
 def check_steps(steps) -> int:
     """``steps`` of :func:`fluid_exchange`, checked: an int >= 1."""
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
@@ -365,6 +421,7 @@ def fluid_exchange(
     model: NetworkModel | str = DEFAULT_NETWORK_MODEL,
     max_work: int | None = None,
     steps: int = 1,
+    resolution: float = 0.0,
 ) -> FluidExchange:
     """Replay ``steps`` exchange steps of ``graph`` under a flow-level network model.
 
@@ -420,6 +477,14 @@ def fluid_exchange(
         Exchange steps, >= 1 (default 1).  Over several, the ranks drift apart and wait on
         one another, and nearly every message starts and ends at an instant of its own: a
         replay of 5 steps costs 10 to 100 times one (0.03-0.5 s at 512-1,024 ranks here).
+    resolution : float, optional
+        0 (default): exact, the rates recomputed at every start and end.  In (0, 1): the
+        rates are recomputed at most once every ``resolution`` x :func:`step_lower_bound`
+        seconds (the quantum, :attr:`FluidExchange.quantum`): a message starts at most one
+        quantum late and the bandwidth an ended message frees waits at most one quantum for
+        the others (its own end keeps its exact instant).  The cost is then at most
+        (makespan / quantum + 1) recomputations of every message's rate, however the ranks
+        drift: O(steps x messages x route length / resolution) for steps near the bound.
 
     Returns
     -------
@@ -441,12 +506,14 @@ def fluid_exchange(
 
     Time O(events x (active messages + their route links x log)); the number of events is
     at most twice the number of messages times ``steps`` and far smaller when messages share
-    start times and rates.  Memory O(messages x route length).
+    start times and rates, and with a ``resolution`` at most makespan / quantum + 1.
+    Memory O(messages x route length).
     """
     if max_work is not None and (isinstance(max_work, bool) or not isinstance(max_work, (int, np.integer))
                                  or max_work < 1):
         raise InvalidInputError(f"max_work: expected a positive int or None; got {max_work!r}")
     model = network_model(model)
+    resolution = check_resolution(resolution)
     if not isinstance(graph, TaskGraph):
         raise InvalidInputError(f"graph: expected a TaskGraph; got {type(graph).__name__}")
     as_machine(machine)
@@ -494,16 +561,20 @@ def fluid_exchange(
     link_ptr = np.zeros(n_links + 1, dtype=np.int64)
     np.cumsum(np.bincount(flow_links, minlength=n_links), out=link_ptr[1:])
     delay = model.latency_factor(size) * route_latency
+    factor = model.bandwidth_factor(size)
+    size = size.astype(np.float64)
+    quantum = 0.0
+    if resolution > 0:
+        quantum = resolution * step_lower_bound(flow_ptr, flow_links, flow_cons, capacity, size, factor, delay)
     finish = np.empty(src.size, dtype=np.float64)
     seconds, n_events, work = _fluid.fluid_replay(flow_ptr, flow_links, flow_cons, link_ptr,
                                                   np.ascontiguousarray(flow_of[by_link]), capacity, penalty, delay,
-                                                  size.astype(np.float64), model.bandwidth_factor(size),
-                                                  src_rank, dst_rank,
+                                                  size, factor, src_rank, dst_rank,
                                                   (size >= SMPI_DETACHED_SEND_BYTES).astype(np.uint8),
-                                                  graph.n_tasks, steps, finish, int(max_work or 0))
+                                                  graph.n_tasks, steps, finish, int(max_work or 0), quantum)
     complete = seconds >= 0
     if not complete:
         seconds, finish = float("inf"), np.full(src.size, np.inf)
     return FluidExchange(seconds=float(seconds), src=src, dst=dst, size=size, finish=finish,
                          n_events=int(n_events), model=model.name, work=int(work), complete=complete, steps=steps,
-                         src_task=src_rank, dst_task=dst_rank)
+                         src_task=src_rank, dst_task=dst_rank, quantum=quantum)

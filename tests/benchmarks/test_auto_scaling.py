@@ -26,7 +26,10 @@ def test_one_case_end_to_end(monkeypatch):
     assert r["jobs_same_mapping"] is True and r["jobs_speedup"] > 0
     assert 0 < r["peak_mb"] < 2048 and r["auto_cpu_s"] > 0 and r["geometric_s"] > 0
     row = bench._row(r)
-    assert row["applied"] == f"{r['applicable']}/{r['candidates']}" and row["judge"] == f"{r['replays']} x 5 steps"
+    assert r["resolution"] == 0.0 and r["judge_s"] > 0  # 2,688 edges: replayed exactly
+    assert row["applied"] == f"{r['applicable']}/{r['candidates']}"
+    assert row["judge"] == f"{r['replays']} x 5 steps, {r['judge_s']:.1f} s"
+    assert bench._judge_text(dict(r, resolution=0.01, judge_s=1.25)) == f"{r['replays']} x 5 steps at 0.01, 1.2 s"
 
 
 def _record(**kw):
@@ -48,4 +51,7 @@ def test_verdicts_check_each_target_where_it_applies():
     jobs = _record(ranks=32768, jobs=2, jobs_speedup=1.75, jobs_same_mapping=True)
     assert bench.verdicts([jobs]) == ["PASS  fattree 32,768: --jobs 2 1.75x --jobs 1 >= 1.7x (same mapping)"]
     assert bench.verdicts([dict(jobs, jobs_same_mapping=False)])[0].startswith("FAIL")
-    assert bench.verdicts([_record(ranks=512)]) == []
+    assert bench.verdicts([_record(ranks=512, steps=5)]) == ["PASS  fattree 512: the judge replayed 1 candidates x 5 steps "
+                                                              "(5 wanted)"]
+    assert bench.verdicts([_record(ranks=8192, steps=1)])[0].startswith("FAIL  fattree 8,192")
+    assert bench.verdicts([_record(ranks=32768)]) == []

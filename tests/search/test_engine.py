@@ -154,7 +154,7 @@ def default_request(problem: Problem) -> SearchRequest:
 
 
 def comparable(result: EngineResult) -> dict:
-    """Every field, floats as ``float.hex`` (nan and inf included), the mapping as its list."""
+    """Every field but the judge's wall time, floats as ``float.hex`` (nan and inf included), the mapping as its list."""
     def exact(v):
         if isinstance(v, float):
             return float.hex(v)
@@ -163,7 +163,7 @@ def comparable(result: EngineResult) -> dict:
         if isinstance(v, (list, tuple)):
             return [exact(x) for x in v]
         return v
-    out = {k: exact(v) for k, v in vars(result).items() if k != "mapping"}
+    out = {k: exact(v) for k, v in vars(result).items() if k not in ("mapping", "judge_seconds")}
     out["mapping"] = result.mapping.task_to_proc.tolist()
     return out
 

@@ -10,6 +10,7 @@ from mpitaskmap.cli import main
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.sim.fluid import fluid_exchange
 from mpitaskmap.search.judge import (DEFAULT_JUDGE, DEFAULT_ORDER, FLUID_JUDGE_MAX_WORK, FLUID_JUDGE_MAX_WORK_STEPS,
+                                     FLUID_JUDGE_MAX_WORK_RESOLVED, FLUID_JUDGE_RESOLUTION,
                                      JUDGE_STEPS, JUDGE_TIE, JUDGE_TOP, default_judge, fluid_seconds, judge_change,
                                      judge_order, judge_stage, resolve_judge)
 from mpitaskmap.machines import FlatMachine
@@ -77,7 +78,7 @@ def test_default_judge_applies_to_routed_machines_of_moderate_size(monkeypatch):
 def test_resolve_judge():
     p = Problem(TaskGraph.stencil([4, 4]), torus_machine([4, 4]))
     # the budget of a replay of several steps
-    assert resolve_judge(p, DEFAULT_JUDGE, False) == ("fluid", f"{p.graph.indices.size} edges <= 100,000",
+    assert resolve_judge(p, DEFAULT_JUDGE, False) == ("fluid", f"{p.graph.indices.size} edges <= 500,000",
                                                       {"max_work": FLUID_JUDGE_MAX_WORK_STEPS})
     assert resolve_judge(p, DEFAULT_JUDGE, True)[0] is None  # a given metric decides
     assert resolve_judge(p, None, False)[0] is None
@@ -258,6 +259,52 @@ def test_the_judge_replays_several_steps_of_small_exchanges_and_one_of_large(mon
     assert judge_mod.judge_steps(p) == JUDGE_STEPS
     with pytest.raises(InvalidInputError, match="steps: expected an int >= 1"):
         judge_mod.fluid_seconds(p, mapping, {"steps": 0})
+
+
+def test_above_the_exact_size_the_judge_replays_at_a_resolution_and_ties_within_it(monkeypatch):
+    g = TaskGraph.stencil([4, 4, 2], weight=2560.0)
+    m = torus_machine([4, 4], cores_per_node=2)
+    p = Problem(g, m)
+    mapping = mpitaskmap.identity_mapping(g, m)
+    assert judge_mod.judge_resolution(p) == 0.0
+    assert resolve_judge(p, DEFAULT_JUDGE, False)[2] == {"max_work": FLUID_JUDGE_MAX_WORK_STEPS}
+    monkeypatch.setattr(judge_mod, "JUDGE_EXACT_MAX_EDGES", g.indices.size - 1)
+    assert judge_mod.judge_resolution(p) == FLUID_JUDGE_RESOLUTION == 0.01
+    name, why, options = resolve_judge(p, DEFAULT_JUDGE, False)
+    assert name == "fluid" and why.endswith("replayed at a resolution of 0.01")
+    assert options == {"max_work": FLUID_JUDGE_MAX_WORK_RESOLVED, "resolution": FLUID_JUDGE_RESOLUTION}
+    # the replay the judge runs: five steps at that resolution
+    coarse = fluid_exchange(g, m, mapping.task_to_proc, link_latency=1e-7, steps=JUDGE_STEPS, resolution=0.01)
+    assert judge_mod.fluid_seconds(p, mapping, options) == coarse.seconds / JUDGE_STEPS
+    assert judge_mod.fluid_seconds(p, mapping, {}) != coarse.seconds / JUDGE_STEPS
+    # its tie: a pick replayed 0.5% faster than the default order is no evidence, 2% faster is
+    assert judge_mod.judge_tie(options) == 0.01 and judge_mod.judge_tie({}) == JUDGE_TIE
+    cands = [Candidate.make("c", str(i)) for i in range(2)]
+    stage = lambda faster, tie: judge_mod.judge_stage("fluid", cands, [2.0, 1.0], {0: b"a", 1: b"b"},
+                                                      lambda ids: ({0: 1.0, 1: 1.0 - faster}, ""), tie=tie).index
+    assert stage(0.005, 0.01) == 0 and stage(0.02, 0.01) == 1 and stage(0.005, JUDGE_TIE) == 1
+    # the second stage polishes node swaps only where the judge replays exactly
+    from mpitaskmap.search.scoring import polishes_nodes
+
+    assert not polishes_nodes(p)
+    monkeypatch.setattr(judge_mod, "JUDGE_EXACT_MAX_EDGES", g.indices.size)
+    assert polishes_nodes(p)
+
+
+def test_the_search_hands_the_resolution_and_its_tie_to_the_judge(overruled, monkeypatch):
+    g, m, _, _ = overruled
+    monkeypatch.setattr(judge_mod, "JUDGE_EXACT_MAX_EDGES", g.indices.size - 1)
+    seen = []
+
+    def replay(problem, mapping, options):  # the default order 0.5% slower than any other mapping
+        seen.append(options)
+        return 1.005 if np.array_equal(mapping.task_to_proc, np.arange(g.n_tasks)) else 1.0
+
+    monkeypatch.setattr(judge_mod, "fluid_seconds", replay)
+    kept = mpitaskmap.map(g, m)
+    assert seen and all(o == {"max_work": FLUID_JUDGE_MAX_WORK_RESOLVED, "resolution": 0.01} for o in seen)
+    assert kept.info["judge"] == "fluid" and kept.info["candidate"] == "identity (default order)"
+    assert "resolution of 0.01" in kept.info["judge_why"] and kept.info["judge_seconds"] > 0
 
 
 # -- the default order, replayed beside every shortlist ----------------------------------------

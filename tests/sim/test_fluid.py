@@ -479,3 +479,90 @@ def test_one_step_is_the_step_of_old_and_steps_must_be_positive():
     for bad in (0, -1, 1.5, True, "2"):
         with pytest.raises(InvalidInputError, match="steps: expected an int >= 1"):
             fluid_exchange(g, m, np.arange(32), steps=bad)
+
+
+# -- replays at a resolution -------------------------------------------------------------------
+def kernel_quantum(cap, routes, size, delay, quantum, src=None, dst=None, n_ranks=None, n_steps=1):
+    """The kernel on flows over shared links (pen 1, factor 1, consumption 1): (makespan, events, finish)."""
+    n = len(routes)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum([len(r) for r in routes])
+    links = np.array([l for r in routes for l in r], dtype=np.int64)
+    owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
+    by_link = np.argsort(links, kind="stable")
+    lptr = np.zeros(len(cap) + 1, dtype=np.int64)
+    lptr[1:] = np.cumsum(np.bincount(links, minlength=len(cap)))
+    src = np.arange(n, dtype=np.int64) if src is None else np.asarray(src, dtype=np.int64)
+    dst = np.arange(n, 2 * n, dtype=np.int64) if dst is None else np.asarray(dst, dtype=np.int64)
+    finish = np.zeros(n)
+    makespan, events, _ = _fluid.fluid_replay(
+        ptr, links, np.ones(links.size), lptr, np.ascontiguousarray(owner[by_link]), np.asarray(cap, float),
+        np.ones(n), np.asarray(delay, float), np.asarray(size, float), np.ones(n), src, dst,
+        np.zeros(n, dtype=np.uint8), 2 * n if n_ranks is None else n_ranks, n_steps, finish, 0, float(quantum))
+    return makespan, events, finish.tolist()
+
+
+def test_a_quantum_delays_the_freed_bandwidth_not_the_end():
+    # two flows of 1 and 3 B share a 1 B/s link: exactly, 1/2 B/s each until A ends at 2, then B
+    # alone: 4.  Below the first end a quantum changes nothing
+    assert kernel_quantum([1.0], [[0], [0]], [1.0, 3.0], [0.0, 0.0], 0.0) == (4.0, 2, [2.0, 4.0])
+    assert kernel_quantum([1.0], [[0], [0]], [1.0, 3.0], [0.0, 0.0], 1.0) == (4.0, 2, [2.0, 4.0])
+    # quantum 3: A still ends at its own 2, but B keeps 1/2 B/s until the recomputation at 3
+    # (1.5 B sent), then 1.5 B alone: 4.5, late by quantum / 2 - 1 B / (1 B/s)
+    assert kernel_quantum([1.0], [[0], [0]], [1.0, 3.0], [0.0, 0.0], 3.0) == (4.5, 2, [2.0, 4.5])
+
+
+def test_a_quantum_delays_a_start_to_the_next_recomputation():
+    # A (4 B) from 0 and B (1 B) from 1, each on a link of its own: B starts at the recomputation
+    # after 1 (2 with quantum 2), so it ends at 3 instead of 2; A's own end does not move
+    assert kernel_quantum([1.0, 1.0], [[0], [1]], [4.0, 1.0], [0.0, 1.0], 0.0)[2] == [4.0, 2.0]
+    assert kernel_quantum([1.0, 1.0], [[0], [1]], [4.0, 1.0], [0.0, 1.0], 2.0)[2] == [4.0, 3.0]
+
+
+def test_with_a_quantum_a_rank_posts_its_next_step_at_its_last_arrival():
+    # rank 0 -> rank 1, 1 B on a 1 B/s link, 1 s latency, two steps.  Exactly: 1 -> 2, 3 -> 4.
+    # Quantum 3: the message ends at its own 2, rank 1 posts then (not at the recomputation at
+    # 4), the next message is due at 3 and starts at the recomputation at 4: ends at 5
+    one = dict(src=[0], dst=[1], n_ranks=2, n_steps=2)
+    assert kernel_quantum([1.0], [[0]], [1.0], [1.0], 0.0, **one) == (4.0, 2, [4.0])
+    assert kernel_quantum([1.0], [[0]], [1.0], [1.0], 3.0, **one) == (5.0, 2, [5.0])
+    with pytest.raises(ValueError, match="quantum must be finite and >= 0"):
+        kernel_quantum([1.0], [[0]], [1.0], [1.0], -1.0)
+    with pytest.raises(ValueError, match="quantum must be finite and >= 0"):
+        kernel_quantum([1.0], [[0]], [1.0], [1.0], float("nan"))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_resolution_bounds_the_recomputations_and_stays_near_the_exact_replay(seed):
+    rng = np.random.default_rng(300 + seed)
+    m = torus_machine([4, 4, 2], cores_per_node=2)
+    n_tasks = m.n_procs
+    edges = {(int(u), int(v)) for u, v in rng.integers(0, n_tasks, size=(300, 2)) if u != v}
+    g = graph_of([(u, v, float(rng.choice([2000, 20000, 70000]))) for u, v in edges], n_tasks)
+    ttp = rng.permutation(m.n_procs)
+    steps = 1 + seed % 3
+    exact = fluid_exchange(g, m, ttp, link_latency=1e-7, steps=steps)
+    assert exact.quantum == 0.0
+    # the quantum is a fraction of a time no step can beat
+    lower = fluid_exchange(g, m, ttp, link_latency=1e-7, steps=steps, resolution=0.5).quantum / 0.5
+    assert 0 < lower <= fluid_exchange(g, m, ttp, link_latency=1e-7).seconds
+    for resolution in (0.002, 0.01, 0.05):
+        coarse = fluid_exchange(g, m, ttp, link_latency=1e-7, steps=steps, resolution=resolution)
+        assert coarse.quantum == pytest.approx(resolution * lower, rel=1e-12)
+        # at most one recomputation a quantum (and the first)
+        assert coarse.n_events <= coarse.seconds / coarse.quantum + 1
+        assert coarse.n_events < exact.n_events
+        # every start and reallocation at most a quantum late: within a few quanta a step
+        assert abs(coarse.seconds / exact.seconds - 1) <= 3 * resolution * steps
+        assert (coarse.finish >= 0).all() and coarse.finish.max() == coarse.seconds
+
+
+def test_resolution_must_lie_in_0_1():
+    m = torus_machine([4])
+    g = graph_of([(0, 1, 1000.0)], 4)
+    for bad in (-0.1, 1.0, float("nan"), "0.1", True):
+        with pytest.raises(InvalidInputError, match="resolution: expected a number in"):
+            fluid_exchange(g, m, [0, 1, 2, 3], resolution=bad)
+    # one message: a quantum of half its time changes nothing
+    exact = fluid_exchange(g, m, [0, 1, 2, 3])
+    assert fluid_exchange(g, m, [0, 1, 2, 3], resolution=0.5).seconds == exact.seconds
