@@ -9,5 +9,5 @@ def fluid_replay(
     pen: npt.NDArray[np.float64], delay: npt.NDArray[np.float64], size: npt.NDArray[np.float64],
     factor: npt.NDArray[np.float64], src: npt.NDArray[np.int64], dst: npt.NDArray[np.int64],
     sender_waits: npt.NDArray[np.uint8], n_ranks: int, n_steps: int, finish: npt.NDArray[np.float64],
-    max_work: int = 0,
+    max_work: int = 0, quantum: float = 0.0,
 ) -> tuple[float, int, int]: ...
