@@ -17,7 +17,8 @@ first (torus shift, bandwidth scaling, boxes, dimension drop), as the options as
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from collections import OrderedDict
+from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
@@ -30,7 +31,85 @@ from .options import GEOMETRIC_DEFAULTS as _DEFAULT
 from ...graphs.taskgraph import TaskGraph
 from .transforms import bandwidth_scale, box_transform, drop_constant_dimensions, drop_dimensions, torus_shift
 
-__all__ = ["map_geometric", "processor_coords", "select_compact_subset"]
+__all__ = ["map_geometric", "processor_coords", "select_compact_subset", "GeometricCache", "GEOMETRIC_CACHE_BYTES"]
+
+#: Bytes of arrays a :class:`GeometricCache` keeps at most (the least recently used leave first);
+#: an array larger than a sixteenth of it is never kept, so at a million ranks (8 MB a partition)
+#: a search that maps one or two candidates per process keeps nothing.  At 65,536 ranks on a 3-D
+#: torus (~970 geometric candidates, 0.5 MB a partition) the search's working set is ~35 MB.
+GEOMETRIC_CACHE_BYTES = 64 * 2**20
+
+
+class GeometricCache:
+    """What :func:`map_geometric` computes for one task set on one machine, kept across its calls.
+
+    A search maps the same tasks onto the same machine hundreds of times, each candidate a
+    combination of an ordering, a rotation of either side and a processor-coordinate
+    transformation; the two MJ partitions of a candidate depend only on their own side's
+    options.  This keeps the processor coordinates of every transformation and each side's
+    MJ parts by its options, up to ``max_bytes`` (least recently used out first), and serves
+    them back: the same mappings, each partition computed once while it stays.
+
+    Parameters
+    ----------
+    tasks : TaskGraph or array_like
+        The tasks every call maps (the object itself: a call with another is refused).
+    machine : Machine
+        The machine every call maps onto (likewise).
+    max_bytes : int, optional
+        Budget (default :data:`GEOMETRIC_CACHE_BYTES`); an array above a sixteenth of it is not
+        kept.
+
+    Attributes
+    ----------
+    hits, misses : int
+        Lookups served from the cache and computed.
+
+    Examples
+    --------
+    >>> from mpitaskmap import TaskGraph, torus_machine
+    >>> g, m = TaskGraph.stencil([4, 4]), torus_machine([4, 4])
+    >>> cache = GeometricCache(g, m)
+    >>> a = map_geometric(g, m, ordering="z", cache=cache)
+    >>> b = map_geometric(g, m, ordering="z", cache=cache)
+    >>> bool((a.task_to_proc == b.task_to_proc).all()), cache.hits > 0
+    (True, True)
+    """
+
+    def __init__(self, tasks, machine: Machine, max_bytes: int = GEOMETRIC_CACHE_BYTES) -> None:
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) or max_bytes < 0:
+            raise InvalidInputError(f"max_bytes: expected an int >= 0; got {max_bytes!r}")
+        self.tasks, self.machine, self.max_bytes = tasks, machine, int(max_bytes)
+        self._kept: OrderedDict[Hashable, Any] = OrderedDict()
+        self._bytes = 0
+        self.hits = self.misses = 0
+
+    def check(self, tasks, machine: Machine) -> None:
+        """Refuse a call on other tasks or another machine than the cache's."""
+        if tasks is not self.tasks or machine is not self.machine:
+            raise InvalidInputError("cache: a GeometricCache serves the tasks and machine it was made for; "
+                                    "got another task set or machine")
+
+    @staticmethod
+    def _nbytes(value) -> int:
+        return int(sum(getattr(v, "nbytes", 0) for v in (value if isinstance(value, tuple) else (value,))))
+
+    def get(self, key: Hashable, build: Callable[[], Any]) -> Any:
+        """The value under ``key``, built by ``build()`` when not kept (shared: callers do not modify it)."""
+        if key in self._kept:
+            self._kept.move_to_end(key)
+            self.hits += 1
+            return self._kept[key]
+        self.misses += 1
+        value = build()
+        size = self._nbytes(value)
+        if size * 16 <= self.max_bytes:
+            self._kept[key] = value
+            self._bytes += size
+            while self._bytes > self.max_bytes:
+                _, old = self._kept.popitem(last=False)
+                self._bytes -= self._nbytes(old)
+        return value
 
 
 def processor_coords(
@@ -206,6 +285,26 @@ def _task_coords(tasks, task_coords) -> tuple[np.ndarray, TaskGraph | None]:
     return as_float_matrix(tasks, "tasks (task coordinates)", allow_1d=True), None
 
 
+def _task_side(tasks, task_coords) -> tuple[np.ndarray, TaskGraph | None]:
+    """The task coordinates MJ partitions (constant dimensions dropped) and the task graph, if any."""
+    tcoords, graph = _task_coords(tasks, task_coords)
+    return drop_constant_dimensions(tcoords), graph
+
+
+def _proc_side(machine: Machine, tcoords: np.ndarray, **transform) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The processors MJ partitions, their coordinates, and whether those are the tasks' row for row.
+
+    With fewer tasks than processors, a compact subset of as many processors as tasks
+    (:func:`select_compact_subset`).
+    """
+    pcoords = processor_coords(machine, **transform)
+    procs = np.arange(machine.n_procs, dtype=np.intp)
+    if tcoords.shape[0] < machine.n_procs:
+        procs = select_compact_subset(pcoords, tcoords.shape[0])
+        pcoords = drop_constant_dimensions(pcoords[procs])
+    return procs, pcoords, _same_coords(tcoords, pcoords)
+
+
 def map_geometric(
     tasks,
     machine: Machine,
@@ -220,6 +319,7 @@ def map_geometric(
     prime_split: bool = True,
     task_coords=None,
     oversubscribe: bool = False,
+    cache: GeometricCache | None = None,
 ) -> Mapping:
     """Map tasks to processors by partitioning both coordinate sets with MJ.
 
@@ -248,6 +348,10 @@ def map_geometric(
         Allow more tasks than processors, each processor then holding a part of up to
         ``ceil(n_tasks / n_procs)`` tasks (default False:
         :func:`~mpitaskmap.mapping.check_fit` refuses them).
+    cache : GeometricCache, optional
+        Keep the processor coordinates and each side's parts for later calls on the same
+        ``tasks`` and ``machine`` (a search's candidates); the result is the same.  Not with
+        ``task_coords``.
 
     Returns
     -------
@@ -286,33 +390,35 @@ def map_geometric(
     t0 = time.perf_counter()
     if ordering not in ORDERINGS:
         raise InvalidInputError(f"ordering: unknown {ordering!r}; valid: {list(ORDERINGS)}")
-    tcoords, graph = _task_coords(tasks, task_coords)
-    tcoords = drop_constant_dimensions(tcoords)
-    pcoords = processor_coords(machine, shift=shift, bandwidth=bandwidth, box=box, drop=drop)
+    if cache is None:
+        cache = GeometricCache(tasks, machine, max_bytes=0)  # keeps nothing
+    elif task_coords is not None:
+        raise InvalidInputError("cache: not with task_coords (the cache keys the tasks' own coordinates)")
+    cache.check(tasks, machine)
+    tcoords, graph = cache.get(("tasks",), lambda: _task_side(tasks, task_coords))
     n_tasks, n_procs = tcoords.shape[0], machine.n_procs
     check_fit(n_tasks, n_procs, oversubscribe)
     n_parts = min(n_tasks, n_procs)
-    procs = np.arange(n_procs, dtype=np.intp)
-    if n_tasks < n_procs:
-        procs = select_compact_subset(pcoords, n_tasks)
-        pcoords = drop_constant_dimensions(pcoords[procs])
+    transform = (bool(shift), bool(bandwidth), None if box is None else tuple(int(v) for v in box),
+                 tuple(int(v) for v in drop))
+    procs, pcoords, same = cache.get(("procs",) + transform, lambda: _proc_side(
+        machine, tcoords, shift=shift, bandwidth=bandwidth, box=box, drop=drop))
     task_order = "fz" if ordering == "mfz" else ordering
+    task_rot = None if task_perm is None else tuple(int(v) for v in task_perm)
+    proc_rot = None if proc_perm is None else tuple(int(v) for v in proc_perm)
     # both coordinate sets come out of drop_constant_dimensions: finite, float64, C order
-    task_parts = _partition_finite(
+    task_parts = cache.get(("task parts", task_order, task_rot, bool(prime_split)), lambda: _partition_finite(
         tcoords, n_parts, ordering=task_order, longest_dim=task_perm is None,
         dim_order=task_perm, part_counts=None, prime_split=prime_split,
-    )
-    same_rotation = (task_perm is None and proc_perm is None) or (
-        task_perm is not None and proc_perm is not None
-        and [int(v) for v in task_perm] == [int(v) for v in proc_perm]
-    )
-    if task_order == ordering and same_rotation and _same_coords(tcoords, pcoords):
+    ))
+    if task_order == ordering and task_rot == proc_rot and same:
         proc_parts = task_parts  # the same points with the same options: the same tree
     else:
-        proc_parts = _partition_finite(
+        proc_parts = cache.get(("proc parts",) + transform + (ordering, proc_rot, bool(prime_split)),
+                               lambda: _partition_finite(
             pcoords, n_parts, ordering=ordering, longest_dim=proc_perm is None,
             dim_order=proc_perm, part_counts=None, prime_split=prime_split,
-        )
+        ))
     proc_of_part = np.empty(n_parts, dtype=np.intp)
     proc_of_part[proc_parts] = procs
     task_to_proc = proc_of_part[task_parts]

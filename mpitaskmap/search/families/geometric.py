@@ -22,7 +22,7 @@ import numpy as np
 
 from ...errors import InvalidInputError, NotApplicableError
 from ...mappers.geometric.hierarchy import map_tree_split
-from ...mappers.geometric.mapper import map_geometric, processor_coords
+from ...mappers.geometric.mapper import GeometricCache, map_geometric, processor_coords
 from ...mapping import Mapping
 from ...mappers.geometric.mj import ORDERINGS
 from ...mappers.geometric.options import GEOMETRIC_DEFAULTS as _DEFAULT
@@ -267,7 +267,9 @@ def apply(candidate: Candidate, problem: Problem, *, prime_split: bool = True) -
         mapping = map_tree_split(graph, problem.machine, task_perm=o.get("task_perm"),
                                  oversubscribe=problem.oversubscribe)
     else:
+        # the search's candidates share their partitions: each computed once (GeometricCache)
+        cache = problem.cached("geometric cache", lambda: GeometricCache(graph, problem.machine))
         mapping = map_geometric(graph, problem.machine, **{k: o.get(k, v) for k, v in _DEFAULT.items()},
-                                prime_split=prime_split, oversubscribe=problem.oversubscribe)
+                                prime_split=prime_split, oversubscribe=problem.oversubscribe, cache=cache)
     mapping.graph = problem.graph
     return mapping

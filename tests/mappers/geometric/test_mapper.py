@@ -249,3 +249,82 @@ def test_identical_task_and_processor_coordinates_share_one_partition():
     assert rot == composed("fz", "fz", [0, 1, 2], [1, 0, 2]) and rot != list(range(m.n_procs))
     one = map_geometric(coords, m, shift=False, task_perm=[1, 0, 2]).task_to_proc.tolist()
     assert one == composed("fz", "fz", [1, 0, 2], None) and one != list(range(m.n_procs))
+
+
+# -- GeometricCache: a search's candidates share their partitions ---------------------------------
+def _every_option():
+    """Orderings x rotations x transformations, as a search lists them."""
+    perms = [None, (0, 1, 2), (2, 1, 0), (1, 2, 0)]
+    for shift in (True, False):
+        for bandwidth in (False, True):
+            for ordering in ("fz", "mfz", "z", "gray", "hilbert"):
+                for tp in perms:
+                    for pp in perms:
+                        yield dict(ordering=ordering, task_perm=tp, proc_perm=pp, shift=shift, bandwidth=bandwidth)
+
+
+@pytest.mark.parametrize("n_tasks", [64, 48])  # every processor; a compact subset of them
+def test_the_cache_gives_every_candidate_the_mapping_it_has_without_it(n_tasks, monkeypatch):
+    from mpitaskmap.mappers.geometric import mapper
+    from mpitaskmap.mappers.geometric.mapper import GeometricCache
+
+    m = torus_machine([4, 4, 4], wrap=[True, True, False], bandwidth=[[1.0] * 4, [2.0] * 4, [1.0] * 4])
+    g = TaskGraph.stencil([4, 4, 4] if n_tasks == 64 else [4, 4, 3])
+    runs = []
+    partition = mapper._partition_finite
+    monkeypatch.setattr(mapper, "_partition_finite", lambda *a, **k: runs.append(k["ordering"]) or partition(*a, **k))
+    options = list(_every_option())
+    alone = [map_geometric(g, m, **opt).task_to_proc for opt in options]
+    runs_alone = len(runs)
+    runs.clear()
+    cache = GeometricCache(g, m)
+    for opt, expected in zip(options, alone):
+        np.testing.assert_array_equal(map_geometric(g, m, cache=cache, **opt).task_to_proc, expected, err_msg=str(opt))
+    # each partition once: the tasks' by ordering (mfz numbers them as fz) and rotation, the
+    # processors' by transformation, ordering and rotation
+    task_keys = {("fz" if o["ordering"] == "mfz" else o["ordering"], o["task_perm"]) for o in options}
+    proc_keys = {(o["shift"], o["bandwidth"], o["ordering"], o["proc_perm"]) for o in options}
+    assert len(runs) <= len(task_keys) + len(proc_keys) == 16 + 80 < runs_alone // 5
+    assert cache.misses == 1 + 4 + len(runs) and cache.hits + cache.misses >= 3 * len(options)
+
+
+def test_the_cache_keeps_the_most_recent_within_its_budget_and_serves_only_its_own_inputs():
+    from mpitaskmap.mappers.geometric.mapper import GeometricCache
+
+    m = torus_machine([4, 4, 4])
+    g = TaskGraph.stencil([4, 4, 4])
+    part = 64 * np.dtype(np.intp).itemsize  # one side's parts, or the processors' ids: 512 B
+    coords = 64 * 3 * 8  # one side's coordinates
+    cache = GeometricCache(g, m, max_bytes=16 * (part + coords))  # room for the processors' entry
+    map_geometric(g, m, ordering="z", task_perm=(0, 1, 2), cache=cache)
+    assert (cache.hits, cache.misses) == (0, 4)  # tasks, processors, task parts, processor parts
+    map_geometric(g, m, ordering="z", task_perm=(0, 1, 2), proc_perm=(2, 1, 0), cache=cache)
+    assert (cache.hits, cache.misses) == (3, 5)  # only the processors' new rotation computed
+    assert cache._bytes == coords + (part + coords) + 3 * part
+    # a budget below sixteen times an entry keeps none of them
+    none = GeometricCache(g, m, max_bytes=16 * part - 1)
+    map_geometric(g, m, cache=none)
+    map_geometric(g, m, cache=none)
+    assert none.hits == 0 and none._bytes == 0
+    # past the budget the least recently used leave first: the oldest partitions, not the
+    # coordinates every call reads
+    small = GeometricCache(g, m, max_bytes=16 * (part + coords))
+    first = ("proc parts", True, False, None, (), "fz", (1, 2, 0), True)
+    perms = [(0, 1, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0), (1, 0, 2), (0, 2, 1)]
+    for shift in (True, False):  # 2 x 4 x 6 processor partitions, 4 x 6 task ones: 36 KB > 32 KB
+        for ordering in ("fz", "z", "gray", "hilbert"):
+            for tp in perms:
+                for pp in perms:
+                    map_geometric(g, m, ordering=ordering, task_perm=tp, proc_perm=pp, shift=shift, cache=small)
+                    assert small._bytes <= small.max_bytes
+    last = ("proc parts", False, False, None, (), "hilbert", (1, 0, 2), True)
+    assert first not in small._kept and last in small._kept
+    assert ("tasks",) in small._kept and ("procs", False, False, None, ()) in small._kept
+    with pytest.raises(InvalidInputError, match="serves the tasks and machine it was made for"):
+        map_geometric(TaskGraph.stencil([4, 4, 4]), m, cache=cache)
+    with pytest.raises(InvalidInputError, match="serves the tasks and machine it was made for"):
+        map_geometric(g, torus_machine([4, 4, 4]), cache=cache)
+    with pytest.raises(InvalidInputError, match="not with task_coords"):
+        map_geometric(g, m, cache=cache, task_coords=g.coords)
+    with pytest.raises(InvalidInputError, match="max_bytes: expected an int >= 0"):
+        GeometricCache(g, m, max_bytes=-1)
