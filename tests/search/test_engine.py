@@ -17,6 +17,7 @@ import pytest
 from demo_inputs import FRONTIER, minighost_input
 
 from mpitaskmap import TaskGraph, candidate_list, families_for, torus_machine
+from mpitaskmap.metrics import evaluate
 from mpitaskmap.search import engine
 from mpitaskmap.search.engine import EngineResult, SearchRequest, StageScores, no_candidate_applies
 from mpitaskmap.search.judge import resolve_judge
@@ -219,3 +220,24 @@ def test_computed_mappings_keep_a_stages_best_and_compute_any_other_once():
     assert kept.get(candidates, found.best[1]) is found.best[2]  # the scoring pass's own mapping, not a new one
     other = next(i for i in range(3) if i != found.best[1])
     assert kept.get(candidates, other) is kept.get(candidates, other)
+
+
+def test_the_scoring_loop_scores_each_distinct_mapping_once():
+    from mpitaskmap.search.judge import mapping_digest
+    from mpitaskmap.search.scoring import apply, score_candidates
+
+    problem = Problem(TaskGraph.stencil([4, 4, 4]), torus_machine([4, 4, 4]))
+    candidates = candidate_list(problem.graph, problem.machine, include_identity=True)
+    calls = []
+
+    def hops(graph, machine, task_to_proc):  # the weighted hops, counting its calls
+        calls.append(1)
+        return float(evaluate(graph, machine, task_to_proc, ["weighted_hops"])["weighted_hops"])
+
+    found = score_candidates(problem, candidates, metric=hops)
+    digests = [mapping_digest(apply(c, problem).task_to_proc) for c in candidates]
+    assert len(calls) == len(set(digests)) < len(candidates)  # this list repeats some mappings
+    # every candidate still gets its own mapping's score
+    expected = [evaluate(problem.graph, problem.machine, apply(c, problem).task_to_proc,
+                         ["weighted_hops"])["weighted_hops"] for c in candidates]
+    assert [s for _, s in found.scores] == expected
