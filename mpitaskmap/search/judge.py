@@ -119,11 +119,12 @@ FLUID_JUDGE_MAX_WORK_RESOLVED = 500_000_000
 #: (:func:`~mpitaskmap.sim.fluid.fluid_exchange`'s ``resolution``): the rates are recomputed at
 #: most once every 1% of a lower bound of one step's time, so every message starts, and the
 #: bandwidth an ended one frees is shared out, at most that late.  Against the exact replay
-#: (7-point stencil without sizes, 8 a node, Slurm's order and a geometric mapping, on the
-#: four simulated networks of ``benchmarks/auto_scaling.py``): 5 steps at 2,048 ranks +0.2% to
-#: +1.1% slower (0.5% resolution: +0.1% to +0.3%; 2%: +0.7% to +2.2%), one step at 8,192
-#: ranks +1.0% and +1.1% on ``sim:aries``, at 5x to 30x less work.  Differences within it are
-#: no evidence: the judge's tie for such replays (:func:`judge_tie`).
+#: (``benchmarks/fluid_resolution.py``: 7-point stencil without sizes, 8 a node, Slurm's order
+#: and a geometric mapping, four simulated networks): 5 steps at 2,048 ranks +0.1% to
+#: +1.1% slower (0.5% resolution: +0.1% to +0.4%; 2%: +0.6% to +2.2%) with 407 to 539
+#: recomputations instead of 1,771 to 21,083 events (3x to 37x less work); one step at 8,192
+#: ranks +1.0% and +1.1% on ``sim:aries``.  Differences within it are no evidence: the judge's
+#: tie for such replays (:func:`judge_tie`).
 FLUID_JUDGE_RESOLUTION = 0.01
 #: SimGrid settings of the ``"simulate"`` judge: SMPI's network model (its bandwidth and latency
 #: factors, calibrated against real MPI runs), the model an unmodified MPI application runs
