@@ -68,6 +68,46 @@ def test_a_refinement_goes_to_the_worker_of_its_start(small_parallel):
     assert [ex._affinity(every, i) for i in range(len(first))] == [None] * len(first)  # any worker
 
 
+def test_neighbouring_cheap_candidates_go_to_one_worker_together(small_parallel, monkeypatch):
+    graph, machine = _case("sim:titan:nodes=16,ppn=4,seed=3")
+    problem = Problem(graph, machine)
+    from mpitaskmap.search.engine import SearchRequest
+    from mpitaskmap.search.scoring import candidate_list
+    cands = candidate_list(problem, include_identity=True)
+    monkeypatch.setattr(parallel, "CHEAP_BATCH", 4)
+    with ProcessExecutor(problem, 2) as ex:
+        ex.score(SearchRequest(problem, tuple(cands), "predicted_time", refine=0), cands, 0)
+        owner = dict(ex._owner)
+    geometric = [i for i, c in enumerate(cands) if c.family == "geometric"]
+    assert len(geometric) > 16 and sorted(owner) == list(range(len(cands)))
+    # runs of consecutive geometric candidates on one worker: whole batches of 4 from the first
+    runs, k = [], 0
+    while k < len(geometric):
+        j = k
+        while j + 1 < len(geometric) and geometric[j + 1] == geometric[j] + 1 and owner[geometric[j + 1]] == owner[geometric[k]]:
+            j += 1
+        runs.append(j - k + 1)
+        k = j + 1
+    assert all(r % 4 == 0 for r in runs[:-1]) and max(runs) >= 4
+
+
+def test_the_replays_are_evened_out_by_cheap_candidates_only():
+    from mpitaskmap.search.parallel import replay_shares
+    from mpitaskmap.search.problem import Candidate
+
+    geo, graph_c = Candidate.make("geometric", "mj"), Candidate.make("graph", "bisection")
+    refined = Candidate.make("refined", "uwh", start=geo)
+    cands = [Candidate.make("identity", "identity"), geo, geo, geo, graph_c, refined, refined]
+    # every replay with its owner when that is even
+    assert replay_shares([1, 4, 2, 5], cands, {1: 0, 4: 0, 2: 1, 5: 1}, 2) == {0: [1, 4], 1: [2, 5]}
+    # one worker owns all: the cheap ones move (the last first), the graph mapping and refinements stay
+    assert replay_shares([5, 4, 1, 2, 3], cands, {i: 0 for i in range(7)}, 2) == {0: [5, 4, 1], 1: [2, 3]}
+    assert replay_shares([5, 6, 4], cands, {i: 0 for i in range(7)}, 3) == {0: [5, 6, 4]}  # nothing cheap
+    # three workers, the least loaded and then the lowest first; the identity (a cheap family) too
+    assert replay_shares([0, 1, 2, 3], cands, {i: 1 for i in range(7)}, 3) == {0: [3], 1: [0, 1], 2: [2]}
+    assert replay_shares([], cands, {}, 2) == {}
+
+
 def test_a_worker_that_dies_stops_the_search_at_once(small_parallel, monkeypatch):
     graph, machine = _case()
     parent = os.getpid()
