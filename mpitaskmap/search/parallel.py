@@ -44,6 +44,8 @@ __all__ = ["ProcessExecutor", "executor_for", "default_jobs", "PARALLEL_MIN_TASK
 #: Smallest task graph whose search is spread over processes: below it a whole ``auto`` search
 #: takes about a second or less, which forking and dealing out would not shorten.
 PARALLEL_MIN_TASKS = 4096
+#: The stage item that asks a worker to replay the default order (candidate 0) early.
+DEFAULT_REPLAY = -1
 #: Consecutive first-stage candidates of one family other than the graph family dealt to a worker
 #: at once.  Neighbours in the list share their partitions (a geometric family's rotations of one
 #: ordering and transformation: :class:`~mpitaskmap.mappers.geometric.mapper.GeometricCache`), which
@@ -151,6 +153,8 @@ class ProcessExecutor:
         self._workers: list = []
         self._owner: dict[int, int] = {}
         self._n_first = 0
+        self._early: dict[int, float] = {}  # the default order's replay, run in the first stage's tail
+        self._early_error = ""
 
     # -- the workers ----------------------------------------------------------------
     def _start(self, request: SearchRequest) -> None:
@@ -259,6 +263,10 @@ class ProcessExecutor:
                 w = self._affinity(candidates, i)
                 (own[w] if w is not None else shared).append(chains[cand.option("start")])
         shared.sort(key=lambda item: (candidates[item[0]].family != "graph", item[0]), reverse=True)  # popped last
+        if first == 0 and self._seconds_of is not None and not self._early:
+            # the judge replays the default order whatever the search finds: dealt after every candidate,
+            # it fills the first stage's tail, where one worker waits for another's last candidate
+            shared.insert(0, [DEFAULT_REPLAY])
         for queue in own.values():
             queue.reverse()
         out = StageScores()
@@ -270,9 +278,12 @@ class ProcessExecutor:
             queue = own[w] or shared
             if queue:
                 item = queue.pop()
+                busy[w] = item
+                if item == [DEFAULT_REPLAY]:
+                    self._send(w, ("replay", [0]))
+                    return
                 for i in item:
                     self._owner[i] = w
-                busy[w] = item
                 self._send(w, ("score", item))
 
         for w in range(self.jobs):
@@ -280,6 +291,14 @@ class ProcessExecutor:
         while busy:
             w, kind, payload = self._next_reply(set(busy))
             item = busy.pop(w)
+            if item == [DEFAULT_REPLAY]:
+                if kind == "error":
+                    self._early_error = f"judge: {payload}"
+                else:
+                    self._early.update(payload)
+                if not errors:
+                    feed(w)
+                continue
             done += len(item)
             if kind == "error":
                 errors.append((item[0], f"candidate {item[0]} ({candidates[item[0]].label()}): {payload}"))
@@ -316,10 +335,15 @@ class ProcessExecutor:
 
     def replay(self, request: SearchRequest, candidates: Sequence[Candidate],
                shortlist: list[int]) -> tuple[dict[int, float], str]:
-        """The workers replay the shortlist (:func:`replay_shares`); "" or the first failure."""
-        share = replay_shares(shortlist, candidates, self._owner, self.jobs)
-        replies = self._ask({w: ("replay", idx) for w, idx in share.items()})
-        seconds: dict[int, float] = {}
+        """The workers replay the shortlist (:func:`replay_shares`); "" or the first failure.
+
+        The default order's replay, run in the first stage's tail, is not run again.
+        """
+        seconds: dict[int, float] = {i: self._early[i] for i in shortlist if i in self._early}
+        if self._early_error and 0 in shortlist:
+            return seconds, self._early_error
+        share = replay_shares([i for i in shortlist if i not in seconds], candidates, self._owner, self.jobs)
+        replies = self._ask({w: ("replay", idx) for w, idx in share.items()}) if share else {}
         for w, (kind, payload) in sorted(replies.items()):
             if kind == "error":
                 return seconds, f"judge: {payload}"

@@ -91,6 +91,31 @@ def test_neighbouring_cheap_candidates_go_to_one_worker_together(small_parallel,
     assert all(r % 4 == 0 for r in runs[:-1]) and max(runs) >= 4
 
 
+def test_the_default_order_is_replayed_in_the_first_stages_tail_once(small_parallel):
+    from mpitaskmap.search.engine import SearchRequest
+    from mpitaskmap.search.judge import fluid_seconds
+    from mpitaskmap.search.scoring import apply, candidate_list
+
+    graph, machine = _case()
+    problem = Problem(graph, machine)
+    cands = candidate_list(problem, include_identity=True)
+    with ProcessExecutor(problem, 2, judge="fluid") as ex:
+        request = SearchRequest(problem, tuple(cands), "predicted_time", refine=0, judge="fluid")
+        ex.score(request, cands, 0)
+        expected = fluid_seconds(problem, apply(cands[0], problem))
+        assert ex._early == {0: expected}
+        asked = []
+        real_ask = ex._ask
+        ex._ask = lambda requests: asked.append(requests) or real_ask(requests)
+        seconds, error = ex.replay(request, cands, [3, 0])
+        assert error == "" and seconds == {0: expected, 3: fluid_seconds(problem, apply(cands[3], problem))}
+        assert [idx for requests in asked for _, idx in requests.values()] == [[3]]  # 0 not again
+    # without a judge there is nothing to replay early
+    with ProcessExecutor(problem, 2) as ex:
+        ex.score(SearchRequest(problem, tuple(cands), "predicted_time", refine=0), cands, 0)
+        assert ex._early == {}
+
+
 def test_the_replays_are_evened_out_by_cheap_candidates_only():
     from mpitaskmap.search.parallel import replay_shares
     from mpitaskmap.search.problem import Candidate
