@@ -52,30 +52,12 @@ import time
 import numpy as np
 
 from benchmarks.harness import print_table, write_json
+from benchmarks.harness.platforms import SCALING_NETWORKS, SCALING_PPN, scaling_spec
 from benchmarks.harness.shapes import stencil_dims
 
-NETWORKS = ("titan", "fattree", "frontier", "aries")
 RANKS = (512, 2048, 8192, 32768, 65536)
-PPN = 8
 #: Size bounds a refusal names (a candidate refused for size, not for a precondition).
 SIZE_BOUNDS = ("MAX_MATRIX_NODES", "MAX_ROUTE_ENTRIES")
-
-
-def machine_spec(network: str, ranks: int, seed: int = 1) -> str:
-    """The ``sim:`` spec of one case.
-
-    Examples
-    --------
-    >>> machine_spec("fattree", 512)
-    'sim:fattree:leaves=8,nodes_per_leaf=16,taper=4,levels=2,nodes=64,ppn=8,seed=1'
-    >>> machine_spec("aries", 65536)
-    'sim:aries:nodes=8192,ppn=8,seed=1'
-    """
-    nodes = ranks // PPN
-    if network == "fattree":
-        return (f"sim:fattree:leaves={max(2, 2 * nodes // 16)},nodes_per_leaf=16,taper=4,levels=2,"
-                f"nodes={nodes},ppn={PPN},seed={seed}")
-    return f"sim:{network}:nodes={nodes},ppn={PPN},seed={seed}"
 
 
 def run_case(network: str, ranks: int, repeat: int, jobs: int = 1) -> dict:
@@ -89,7 +71,7 @@ def run_case(network: str, ranks: int, repeat: int, jobs: int = 1) -> dict:
     from mpitaskmap.search.problem import Problem
 
     t0, c0 = time.perf_counter(), time.process_time()
-    machine = machine_from_spec(machine_spec(network, ranks), ranks).machine
+    machine = machine_from_spec(scaling_spec(network, ranks), ranks).machine
     graph = TaskGraph.stencil(stencil_dims(ranks))
     build_s, build_cpu = time.perf_counter() - t0, time.process_time() - c0
 
@@ -177,7 +159,7 @@ def verdicts(records: list[dict]) -> list[str]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--ranks", default=",".join(map(str, RANKS)))
-    ap.add_argument("--networks", default=",".join(NETWORKS))
+    ap.add_argument("--networks", default=",".join(SCALING_NETWORKS))
     ap.add_argument("--fattree-max", type=int, default=131072, help="one more fat-tree size (0: none)")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=3600.0, help="seconds a case may run")
@@ -191,9 +173,9 @@ def main(argv=None) -> int:
         print(json.dumps(run_case(network, int(ranks), args.repeat, int(jobs))))
         return 0
     networks = [n for n in args.networks.split(",") if n]
-    unknown = [n for n in networks if n not in NETWORKS]
+    unknown = [n for n in networks if n not in SCALING_NETWORKS]
     if unknown:
-        ap.error(f"--networks: unknown {unknown[0]!r}; valid: {', '.join(NETWORKS)}")
+        ap.error(f"--networks: unknown {unknown[0]!r}; valid: {', '.join(SCALING_NETWORKS)}")
     sizes = [int(r) for r in args.ranks.split(",") if r]
     cases = [(n, r) for n in networks for r in sizes]
     if "fattree" in networks and args.fattree_max and args.fattree_max not in sizes:
@@ -213,7 +195,7 @@ def main(argv=None) -> int:
         rows.append(_row(rec))
         print(f"  {network} {ranks}: auto {rec['auto_s']:.1f} s, peak {rec['peak_mb']:.0f} MB", file=sys.stderr,
               flush=True)
-    print(f"auto at scale: stencil3d, {PPN} ranks a node, no message sizes; load average "
+    print(f"auto at scale: stencil3d, {SCALING_PPN} ranks a node, no message sizes; load average "
           f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print_table(rows, list(rows[0]) if rows else [])
     for r in records:

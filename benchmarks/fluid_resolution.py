@@ -5,7 +5,8 @@
 
 The 7-point stencil of ``--ranks`` tasks without message sizes (the ``stencil3d`` default), 8
 ranks a node, on the four simulated networks of ``benchmarks/auto_scaling.py``, under two
-mappings: the default order and one geometric mapping.  Each is replayed ``--steps`` steps by
+mappings: the default order and one geometric mapping (the networks:
+:func:`benchmarks.harness.platforms.scaling_spec`).  Each is replayed ``--steps`` steps by
 :func:`~mpitaskmap.sim.fluid.fluid_exchange` exactly (``resolution`` 0: the rates recomputed at
 every message start and end) and at each ``--resolutions`` value (the rates recomputed at most
 once every ``resolution`` x a lower bound of one step's time), with the judge's options
@@ -24,8 +25,8 @@ import time
 
 import numpy as np
 
-from benchmarks.auto_scaling import NETWORKS, machine_spec
 from benchmarks.harness import print_table, write_json
+from benchmarks.harness.platforms import SCALING_NETWORKS, scaling_spec
 from benchmarks.harness.shapes import stencil_dims
 
 import mpitaskmap
@@ -40,7 +41,7 @@ RESOLUTIONS = (0.005, FLUID_JUDGE_RESOLUTION, 0.02)
 
 def rows_for(network: str, ranks: int, steps: int, resolutions) -> list[dict]:
     """One row per mapping of one network: the exact replay and one column group per resolution."""
-    machine = machine_from_spec(machine_spec(network, ranks), ranks).machine
+    machine = machine_from_spec(scaling_spec(network, ranks), ranks).machine
     graph = TaskGraph.stencil(stencil_dims(ranks))
     options = {**Problem(graph, machine).message_model.replay_options(), "steps": steps}
     mappings = {"identity": np.arange(graph.n_tasks),
@@ -81,14 +82,14 @@ def main(argv=None) -> int:
     ap.add_argument("--ranks", type=int, default=2048)
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--resolutions", default=",".join(f"{r:g}" for r in RESOLUTIONS))
-    ap.add_argument("--networks", default=",".join(NETWORKS))
+    ap.add_argument("--networks", default=",".join(SCALING_NETWORKS))
     ap.add_argument("--json", metavar="PATH")
     args = ap.parse_args(argv)
     resolutions = parse_resolutions(args.resolutions)
     rows = []
     for network in (n.strip() for n in args.networks.split(",") if n.strip()):
-        if network not in NETWORKS:
-            ap.error(f"--networks: unknown {network!r}; valid: {', '.join(NETWORKS)}")
+        if network not in SCALING_NETWORKS:
+            ap.error(f"--networks: unknown {network!r}; valid: {', '.join(SCALING_NETWORKS)}")
         rows += rows_for(network, args.ranks, args.steps, resolutions)
     print_table(rows, list(rows[0]))
     write_json(args.json, rows)

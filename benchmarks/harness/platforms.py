@@ -1,7 +1,9 @@
-"""The application studies' simulated platforms, shared: the fat tree's and the dragonfly's case specs, node packing.
+"""The studies' simulated platforms, shared: the fat tree's and the dragonfly's case specs, node packing, the scaling cases.
 
 ``app_time_fattree.py``, ``app_time_dragonfly.py`` and ``app_time_recorded.py`` run on the same
-machines and compare against the same node-packing row; each spec and the row are defined here once.
+machines and compare against the same node-packing row; ``auto_scaling.py`` and
+``fluid_resolution.py`` on the same four networks at any size; each spec and the row are defined
+here once.
 """
 
 from __future__ import annotations
@@ -20,6 +22,30 @@ LEAVES = {512: 32, 4096: 64, 64: 8, 1024: 32}
 HOSTS = "n%d"
 #: Dragonfly allocations: nodes drawn over the whole machine, or over a few groups.
 SCATTERED, CONFINED = "scattered", "confined"
+#: The scaling studies' networks (:func:`scaling_spec`) and ranks a node.
+SCALING_NETWORKS = ("titan", "fattree", "frontier", "aries")
+SCALING_PPN = 8
+
+
+def scaling_spec(network: str, ranks: int, seed: int = 1) -> str:
+    """The ``sim:`` spec of a scaling case: ``ranks`` at :data:`SCALING_PPN` a node on one of :data:`SCALING_NETWORKS`.
+
+    ``titan`` a Gemini 3-D torus, ``fattree`` a 2-level tree of 16-node leaves with 4:1 taper and
+    twice the job's nodes, ``frontier`` / ``aries`` the Slingshot and Aries dragonflies; nodes
+    scattered (seed ``seed``).
+
+    Examples
+    --------
+    >>> scaling_spec("fattree", 512)
+    'sim:fattree:leaves=8,nodes_per_leaf=16,taper=4,levels=2,nodes=64,ppn=8,seed=1'
+    >>> scaling_spec("aries", 65536)
+    'sim:aries:nodes=8192,ppn=8,seed=1'
+    """
+    nodes = ranks // SCALING_PPN
+    if network == "fattree":
+        return (f"sim:fattree:leaves={max(2, 2 * nodes // 16)},nodes_per_leaf=16,taper=4,levels=2,"
+                f"nodes={nodes},ppn={SCALING_PPN},seed={seed}")
+    return f"sim:{network}:nodes={nodes},ppn={SCALING_PPN},seed={seed}"
 
 
 def fattree_spec(n: int, ppn: int, seed: int, taper: int) -> str:

@@ -4,14 +4,15 @@ import numpy as np
 import pytest
 
 from benchmarks import auto_scaling as bench
+from benchmarks.harness.platforms import scaling_spec
 from mpitaskmap.machines import machine_from_spec
 
 
 def test_machine_specs_scale_the_tree_with_the_job():
-    assert bench.machine_spec("titan", 2048) == "sim:titan:nodes=256,ppn=8,seed=1"
-    assert bench.machine_spec("fattree", 131072) == ("sim:fattree:leaves=2048,nodes_per_leaf=16,taper=4,levels=2,"
+    assert scaling_spec("titan", 2048) == "sim:titan:nodes=256,ppn=8,seed=1"
+    assert scaling_spec("fattree", 131072) == ("sim:fattree:leaves=2048,nodes_per_leaf=16,taper=4,levels=2,"
                                                      "nodes=16384,ppn=8,seed=1")
-    m = machine_from_spec(bench.machine_spec("fattree", 1024), 1024).machine
+    m = machine_from_spec(scaling_spec("fattree", 1024), 1024).machine
     assert m.n_procs == 1024 and m.n_nodes == 128 and m.n_tree_nodes == 256  # twice the job's nodes
 
 

@@ -56,7 +56,7 @@ def test_no_study_imports_another_study():
             found += [f"{path.stem} imports {n}" for n in names
                       if n.startswith("benchmarks.") and n.split(".")[1] in studies]
     assert found == []
-    assert len(studies) == 28 and "app_time_smpi" in studies and "auto_scaling" in studies
+    assert len(studies) == 29 and "app_time_smpi" in studies and "auto_scaling" in studies
 
 
 def test_every_study_runs_as_a_module_of_the_package():
