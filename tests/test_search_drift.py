@@ -142,6 +142,11 @@ INPUTS = {
 #: demo), or takes another shortlisted mapping (Aries, two PERCS supernodes); a replay past its
 #: budget leaves the objective's pick (the 4,096-task fat tree); no judge on a machine without
 #: routed links (flat).
+#: Replay budgets set for an input (``FLUID_JUDGE_MAX_WORK_RESOLVED``, the default judge's budget
+#: above 10,000 edges): ``fattree-4096-4to1`` keeps the ending "a replay past its budget" covered,
+#: which the 1% replays of a 4,096-rank search no longer reach with the default budget.
+BUDGETS = {"fattree-4096-4to1": 1_000_000}
+
 OUTCOMES = {
     "torus-16-titan-demo": ("fluid", 1, 1),
     "torus-4096-titan": ("fluid", 633, 633),
@@ -261,7 +266,7 @@ def assert_one_engine(comm, runs: list) -> None:
 
 @pytest.mark.mpi
 @pytest.mark.parametrize("name", INPUTS)
-def test_the_mpi_search_finds_what_map_finds(name, engine_runs):
+def test_the_mpi_search_finds_what_map_finds(name, engine_runs, monkeypatch):
     """remap()'s search (``search_candidates``, the default judge, ``REFINE_TOP`` refined) on the
     world communicator, given the candidate list of map()'s default families: the one engine on
     the MPI executor, with map()'s request."""
@@ -269,7 +274,11 @@ def test_the_mpi_search_finds_what_map_finds(name, engine_runs):
 
     from mpitaskmap.runtime.mpi_search import search_candidates
 
+    from mpitaskmap.search import judge as judge_module
+
     world = MPI.COMM_WORLD
+    if name in BUDGETS:
+        monkeypatch.setattr(judge_module, "FLUID_JUDGE_MAX_WORK_RESOLVED", BUDGETS[name])
     graph, machine = INPUTS[name]()
     serial = on_root(world, lambda: serial_search(graph, machine))
     problem = Problem(graph, machine)
@@ -283,6 +292,8 @@ def test_the_mpi_search_finds_what_map_finds(name, engine_runs):
     assert_same(mpi, serial)
     assert all_same(world, (mpi["winner"], mpi["scores"], mpi["judged"]))
     assert (res.judge, res.index, res.objective_index) == OUTCOMES[name]
+    if name in BUDGETS:  # the budget is what ended it
+        assert "passed its work budget (1,000,000)" in res.judge_why
     assert_one_engine(world, engine_runs)
 
 
