@@ -134,25 +134,27 @@ def first_error_line(stderr: str) -> str:
 
 def run_settled(run: Callable[..., subprocess.CompletedProcess], *args, hangs: bool = False,
                 lines: Sequence[str] = (), **kw) -> subprocess.CompletedProcess:
-    """``run(*args, **kw)``; again (5 tries in all) where the launcher lost the MPI's error message,
+    """``run(*args, **kw)``; again (10 tries in all) where the launcher lost the MPI's error message,
     or one of ``lines`` the program printed (and flushed) on stdout before an abort.
 
     Both launchers forward the ranks' stderr racily at an abort.  MPICH's hydra kills the
     other processes and may drop every rank's message (1 of 8 runs of ``errhandlers badcart
     nosend`` without the library here, 1 of 8 with it); Debian's Open MPI 4.1 may lose the
-    aborting rank's message (``ORTE_ERROR_LOG ... show_help.c`` instead: 2 of 10 runs without
-    the library, as many with it); its ``mpiexec`` itself may die of SIGSEGV after the abort
+    aborting rank's message (``ORTE_ERROR_LOG ... show_help.c`` instead, its HNP failing to unpack
+    the relayed help message: on an idle machine here 5 of 20 runs without the library, 7 of 20
+    with it, 1 of 40 with both cores busy; CI once lost it 5 times in a row, hence 10 tries); its ``mpiexec`` itself may die of SIGSEGV after the abort
     (seen without the library and with it) or, rarely, never return (``hangs``: once in about
     90 runs here, with MPITASKMAP_DISABLE=1, where the library loads no Python).  At an abort a
     loaded machine's launcher may also drop what a rank wrote and flushed just before (hydra
     tears its proxies down with the data still in their pipes: seen once in CI and once here,
     with the library and without).  Such a run says nothing of the library.
     """
-    for attempt in range(5):
+    tries = 10
+    for attempt in range(tries):
         try:
             res = run(*args, **kw)
         except subprocess.TimeoutExpired:
-            if attempt == 4 or not hangs:
+            if attempt == tries - 1 or not hangs:
                 raise
             continue
         if "ORTE_ERROR_LOG" not in res.stderr and res.returncode >= 0 and (res.returncode == 0
