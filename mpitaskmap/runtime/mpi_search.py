@@ -162,7 +162,7 @@ class MPIExecutor:
 
 @dataclass
 class SearchResult(EngineResult):
-    """Outcome of :func:`search_candidates`, identical on every rank: the engine's result and the MPI run's figures.
+    """Outcome of :func:`search_candidates`, identical on every rank but wall times: the search's and the run's figures.
 
     Attributes
     ----------
@@ -178,7 +178,9 @@ class SearchResult(EngineResult):
     -----
     The other fields are :class:`~mpitaskmap.search.engine.EngineResult`'s: ``candidates``
     (both stages), ``scores``, ``n_refined``, ``index``, ``score``, ``objective_index``,
-    ``judge``, ``judge_why``, ``judged``, ``default_simulated_s``, ``error``, ``refused``, ``mapping``.
+    ``judge``, ``judge_why``, ``judged``, ``default_simulated_s``, ``error``, ``refused``, ``mapping``;
+    ``judge_seconds`` is this rank's own wall time of the judge stage, which differs between ranks
+    like ``seconds["map_cpu"]`` (a figure to report: nothing decides on it).
     """
 
     task_to_proc: np.ndarray | None = None
