@@ -291,25 +291,76 @@ cdef class _Net:
             for i in range(min(want, <Py_ssize_t> order.size())):
                 out.push_back(order[i].second)
             return
+        if free_only:
+            if self._nearest_free_level(sources, free_cap, out):
+                return
+            for v in range(self.n_nodes):
+                if free_cap[v] > 0:
+                    dv = 1 << 40
+                    for i in range(<Py_ssize_t> sources.size()):
+                        dv = min(dv, self.dist(sources[i], v))
+                    self.mind[v] = dv
+                    if best < 0 or dv < best:
+                        best = dv
+            for v in range(self.n_nodes):
+                if free_cap[v] > 0 and self.mind[v] == best:
+                    out.push_back(v)
+            return
         for v in range(self.n_nodes):
             dv = 1 << 40
             for i in range(<Py_ssize_t> sources.size()):
                 dv = min(dv, self.dist(sources[i], v))
             self.mind[v] = dv
-        if free_only:
-            for v in range(self.n_nodes):
-                if free_cap[v] > 0 and (best < 0 or self.mind[v] < best):
-                    best = self.mind[v]
-            for v in range(self.n_nodes):
-                if free_cap[v] > 0 and self.mind[v] == best:
-                    out.push_back(v)
-            return
         for v in range(self.n_nodes):
             if v != exclude:
                 order.push_back(keyed(<double> self.mind[v], v))
         sort(order.begin(), order.end())
         for i in range(min(want, <Py_ssize_t> order.size())):
             out.push_back(order[i].second)
+
+    cdef bint _nearest_free_level(self, vector[long long]& sources, const long long[::1] free_cap,
+                                  vector[long long]& out) noexcept nogil:
+        """The free nodes at the least distance from the sources, from their near lists alone; False
+        (``out`` untouched) when a list may miss a node at that distance.
+
+        Each list is in order of (distance, node), so a source's first free entry is its nearest
+        free node, and the list holds every node nearer than its last entry's distance.  When
+        that distance exceeds the least one found for every source, no node outside the lists
+        can be at the least distance: the answer is the free entries at it.  Off the torus the
+        growth mostly finds a free node on or beside its sources' switch, so the full scan over
+        every node (O(n_nodes x sources) a placement) is the exception.
+        """
+        cdef Py_ssize_t i, j, width = self.near.shape[1]
+        cdef long long s, w, d, best = -1
+        for i in range(<Py_ssize_t> sources.size()):
+            s = sources[i]
+            for j in range(width):
+                w = self.near[s, j]
+                if free_cap[w] > 0:
+                    d = self.dist(s, w)
+                    if best < 0 or d < best:
+                        best = d
+                    break
+        if best < 0:
+            return False
+        if width < self.n_nodes:
+            for i in range(<Py_ssize_t> sources.size()):
+                s = sources[i]
+                if self.dist(s, self.near[s, width - 1]) <= best:
+                    return False
+        self.cur_stamp += 1
+        for i in range(<Py_ssize_t> sources.size()):
+            s = sources[i]
+            for j in range(width):
+                w = self.near[s, j]
+                d = self.dist(s, w)
+                if d > best:
+                    break
+                if d == best and free_cap[w] > 0 and self.stamp[w] != self.cur_stamp:
+                    self.stamp[w] = self.cur_stamp
+                    out.push_back(w)
+        sort(out.begin(), out.end())
+        return True
 
     cdef void _level_nodes_torus(self, vector[long long]& sources, const long long[::1] free_cap,
                                  bint free_only, long long exclude, Py_ssize_t want,

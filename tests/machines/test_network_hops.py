@@ -134,6 +134,45 @@ def test_node_metric_is_the_machines_hops_and_the_kernels_distance(machine):
             assert sorted(_py_level_nodes(net, sources, -1, 1, cap)) == free
 
 
+@pytest.mark.parametrize("machine", [
+    dragonfly_machine(n_groups=8, switches=(2, 4), nodes_per_switch=4, global_links=2, global_ports=4, nodes=220,
+                      ppn=1, seed=3),
+    fattree_machine(leaves=32, nodes_per_leaf=8, taper=4, nodes=200, ppn=1, seed=4),
+], ids=["dragonfly", "fattree"])
+def test_nearest_free_level_past_the_near_lists_is_brute_forces(machine):
+    # More nodes than a near list holds: the free level comes from the sources' lists when every
+    # list reaches past it, else from a scan of every node.  Sparse capacity puts the nearest free
+    # node past some lists (the scan), dense capacity within them; both are brute force's answer.
+    view, metric = machine.node_view(), machine.node_metric()
+    n = view.n_nodes
+    assert n > NEAREST_NODES
+    a, b = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
+    full = metric.hops(a, b).reshape(n, n)
+    near = machine.nearest_nodes()
+    net = make_net(np.zeros((n, 1), dtype=np.int64), np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.uint8),
+                   np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(n, dtype=np.int64),
+                   np.zeros((0, 0), dtype=np.int32), metric=metric.code, metric_params=metric.params,
+                   metric_labels=metric.labels, near=near)
+    radius = full[np.arange(n), near[:, -1]]  # a list holds every node nearer than this
+    rng = np.random.default_rng(11)
+    within = beyond = 0
+    for trial in range(400):
+        density = (0.01, 0.05, 0.3, 0.9)[trial % 4]
+        cap = (rng.random(n) < density).astype(np.int64)
+        if not cap.any():
+            continue
+        sources = rng.integers(0, n, size=rng.integers(1, 7)).tolist()
+        mind = full[sources].min(axis=0)
+        level = mind[cap > 0].min()
+        free = np.flatnonzero((cap > 0) & (mind == level)).tolist()
+        assert _py_level_nodes(net, sources, -1, 1, cap) == free, (sources, level)
+        if (radius[sources] > level).all():
+            within += 1
+        else:
+            beyond += 1
+    assert within > 50 and beyond > 50, (within, beyond)
+
+
 def test_torus_has_no_node_metric_and_bad_metrics_are_refused():
     assert torus_machine([4, 4]).node_metric() is None
     with pytest.raises(InvalidInputError, match="kind: expected one of"):
