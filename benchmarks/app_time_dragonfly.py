@@ -32,14 +32,32 @@ methods is compared with SMPI's (Spearman's rho of predicted time and simulated 
 methods), and the verdicts of issue 31 are printed: ``auto`` at or below every other method on
 every case, at least 20% below identity on the scattered cases.
 
+**Under SST/macro** (``--simulator sstmacro``; ``benchmarks/sstmacro/build.sh`` builds it): the same
+halo3d, built with ``sst++``, runs in SST/macro's packet-level model (pisces switches) under each
+of ``--routings`` (``minimal``, ``ugal``, ``valiant``: SST/macro's own dragonfly routers, adaptive
+for ``ugal``) on the dragonfly SST/macro can wire as ours, ``circulant`` (33 groups of 8
+all-to-all switches, 4 nodes a switch, one global link per pair of groups:
+:func:`benchmarks.harness.sstmacro.sstmacro_shape`; the presets' shapes it cannot wire are
+refused naming why).  Every node keeps its group and switch; SST/macro places each pair's global
+link on other switches than our arrangement.  The methods add ``packing`` (the task graph onto
+nodes, the network left out), and the verdicts are issue 43's under UGAL: ``auto`` at or below
+random, identity and node packing on every case, at least 15% below the better of identity and
+random on the scattered ones; per case and routing, Spearman's rho of our predicted time and
+SST/macro's time over the methods.
+
 Run:  python -m benchmarks.app_time_dragonfly [--machines frontier,aries] [--allocations scattered,confined]
       [--cases 512:8,1024:8,2048:8] [--seeds 1,2] [--groups 4] [--methods ...] [--json PATH] [--keep DIR]
+      [--simulator smpi|sstmacro] [--routings minimal,ugal]
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
+import tempfile
+import time
+from pathlib import Path
 
 import numpy as np
 
@@ -47,14 +65,17 @@ import mpitaskmap
 from mpitaskmap.graphs.taskgraph import TaskGraph
 from mpitaskmap.machines import machine_from_spec
 from mpitaskmap.mapping import IDENTITY
+from mpitaskmap.metrics import evaluate
 from mpitaskmap.sim.simgrid import simgrid_missing
 
 from benchmarks.harness.cases import group_by, run_cases
 from benchmarks.harness.output import read_json
 from benchmarks.harness.platforms import CONFINED, HOSTS, SCATTERED
 from benchmarks.harness.platforms import dragonfly_spec as spec
-from benchmarks.harness.smpi import (GRIDS, add_app_arguments, app_case, build_halo3d, method_columns, parse_cases,
-                                     parse_ints, run_methods)
+from benchmarks.harness.smpi import (GRIDS, SELECTORS, add_app_arguments, app_case, build_halo3d, method_columns,
+                                     parse_cases, parse_ints, run_methods)
+from benchmarks.harness.sstmacro import (SSTMACRO_ROUTERS, build_halo3d_sst, node_id_file, run_sstmacro,
+                                         sstmacro_missing, sstmacro_nodes, sstmacro_params, sstmacro_shape)
 from benchmarks.harness.tables import Column, print_columns
 from benchmarks.peers import kahip, scotch, zoltan2
 from benchmarks.peers.zoltan2_dragonfly import map_zoltan2_dragonfly
@@ -64,10 +85,19 @@ RANDOM = "random"
 ZOLTAN2 = "zoltan2 dragonfly"
 SCOTCH = "scotch tleaf"
 KAHIP = "kahip"
-METHODS = (IDENTITY, RANDOM, AUTO, ZOLTAN2, SCOTCH, KAHIP)
+PACKING = "packing"
+#: The rows a case can have; SMPI's default leaves ``packing`` out (issue 31's table).
+METHODS = (IDENTITY, RANDOM, AUTO, PACKING, ZOLTAN2, SCOTCH, KAHIP)
+SMPI_METHODS = (IDENTITY, RANDOM, AUTO, ZOLTAN2, SCOTCH, KAHIP)
 MACHINES = ("frontier", "aries")
+#: ``--simulator``: SimGrid's SMPI on the machine's own minimal routes, or SST/macro's packet model.
+SIMULATORS = ("smpi", "sstmacro")
+#: The default machines under SST/macro (the shapes it can wire as ours).
+SSTMACRO_MACHINES = ("circulant",)
 #: "at least 20% below identity on the scattered cases".
 TARGET_BELOW = 0.20
+#: Issue 43 under UGAL: "at least 15% below the better of identity and random on the scattered ones".
+UGAL_TARGET_BELOW = 0.15
 #: Cost of crossing each level of the allocation's hierarchy (``node_hierarchy().level_names``) for the
 #: hierarchy peers, additive from the lowest: a pair under one switch costs 1 (its node links), one
 #: more for the local hop to another switch of the row or group (green, then black on Aries: 3 for two
@@ -106,6 +136,8 @@ def map_row(method: str, graph: TaskGraph, machine, seed: int) -> tuple[np.ndarr
     if method == AUTO:
         mapping = mpitaskmap.map(graph, machine, "auto")
         return np.asarray(mapping.task_to_proc), mapping.info
+    if method == PACKING:
+        return np.asarray(mpitaskmap.map(graph, machine, "packing").task_to_proc), {}
     if method == ZOLTAN2:
         t2p, _ = map_zoltan2_dragonfly(graph.coords, graph.indptr, graph.indices, graph.weights, machine)
         return np.asarray(t2p, dtype=np.int64), {}
@@ -140,7 +172,66 @@ def run_case(key: dict, args, app: str, work: str) -> list[dict]:
                        extra=lambda method, info: {"label": info.get("candidate") if method == AUTO else None})
 
 
+def run_case_sstmacro(key: dict, args, exe: Path, work: Path) -> list[dict]:
+    """Map every method of one case and run each distinct node order once per routing in SST/macro; return its rows.
+
+    A row per (routing, method): the case's key, ``routing``, ``method``, ``metrics`` (our
+    model's, :data:`~benchmarks.harness.smpi.SELECTORS`), ``map_s``, ``comm_s`` (halo3d's
+    ``max_comm_time`` in SST/macro; None when the run failed), ``wall_s``, ``same_as`` (the
+    method whose run of the same node order was reused) and ``error``.
+    """
+    n, ppn, seed = key["n"], key["ppn"], key["seed"]
+    machine = machine_from_spec(spec(key["machine"], key["allocation"], n, ppn, seed, args.groups), n).machine
+    try:
+        shape = sstmacro_shape(machine)
+    except ValueError as exc:
+        raise SystemExit(f"--machines {key['machine']}: {exc}") from None
+    grid = GRIDS[n]
+    graph = TaskGraph.stencil(grid, weight=float(args.cells * args.cells * args.vars * 8))
+    argv = [*grid, args.cells, args.cells, args.cells, args.vars, args.steps]
+    name = f"sst_{key['machine']}_{key['allocation']}_n{n}_ppn{ppn}_seed{seed}"
+    done: dict = {}  # (node order, routing) -> (comm_s, method, error)
+    rows = []
+    for method in args.methods:
+        t0 = time.perf_counter()
+        try:
+            t2p, info = map_row(method, graph, machine, seed)
+        except RuntimeError as exc:  # a peer that failed: its rows say so, the others go on
+            rows += [{**key, "routing": r, "method": method, "metrics": None, "map_s": time.perf_counter() - t0,
+                      "comm_s": None, "wall_s": None, "same_as": None, "error": f"mapping failed: {exc}"}
+                     for r in args.routings]
+            continue
+        map_s = time.perf_counter() - t0
+        metrics = evaluate(graph, machine, t2p, list(SELECTORS))
+        nodes = sstmacro_nodes(machine, t2p)
+        for routing in args.routings:
+            seen = done.get((nodes.tobytes(), routing))
+            wall = None
+            if seen is None:
+                stem = f"{name}_{routing}_{method.replace(' ', '_')}"
+                (work / f"{stem}.nodes").write_text(node_id_file(nodes))
+                params = sstmacro_params(shape, machine, routing=routing, exe=str(exe), argv=argv, ranks=n, ppn=ppn,
+                                         nodes_file=str(work / f"{stem}.nodes"), hop_latency_ns=args.latency * 1e9)
+                t1 = time.perf_counter()
+                try:
+                    comm, error = run_sstmacro(params, work, stem, timeout=args.timeout), None
+                except (RuntimeError, subprocess.TimeoutExpired) as exc:
+                    comm, error = None, str(exc)[:400]
+                wall = time.perf_counter() - t1
+                done[nodes.tobytes(), routing] = seen = (comm, method, error)
+            same_as = None if wall is not None else seen[1]
+            rows.append({**key, "routing": routing, "method": method, "metrics": metrics, "map_s": map_s,
+                         "comm_s": seen[0], "wall_s": wall, "same_as": same_as, "error": seen[2],
+                         "label": info.get("candidate") if method == AUTO else None})
+            status = seen[2] or (f"comm {seen[0]:.4g} s, " + (f"same run as {same_as}" if same_as
+                                                               else f"wall {wall:.0f} s"))
+            print(f"# {name} {routing} {method}: {status}", file=sys.stderr, flush=True)
+    return rows
+
+
 CASE_KEYS = ("machine", "allocation", "n", "ppn", "seed")
+#: A case under SST/macro: the machine's case and the routing.
+SST_CASE_KEYS = CASE_KEYS + ("routing",)
 #: The case columns of the table.
 CASE_COLUMNS = [Column("machine", 8, lambda r: r["machine"], "<"), Column("alloc", 9, lambda r: r["allocation"], "<"),
                 Column("ranks", 5, lambda r: r["n"]), Column("ppn", 3, lambda r: r["ppn"]),
@@ -150,9 +241,11 @@ COLUMNS = CASE_COLUMNS + method_columns(17, ('AvgHops', 'Latency(M)', 'PredTime'
 
 
 def _case_order(key: tuple) -> tuple:
-    """Cases in the order of :data:`MACHINES`, scattered before confined, then by size, ppn and seed."""
+    """Cases in the order of :data:`MACHINES`, scattered before confined, then by size, ppn and seed (and the
+    routings of an SST/macro case in :data:`~benchmarks.harness.sstmacro.SSTMACRO_ROUTERS` order)."""
     order = {m: i for i, m in enumerate(MACHINES)}
-    return (order.get(key[0], len(order)), key[0], key[1] != SCATTERED, key[2], key[3], key[4])
+    routing = list(SSTMACRO_ROUTERS).index(key[5]) if len(key) > 5 else 0
+    return (order.get(key[0], len(order)), key[0], key[1] != SCATTERED, key[2], key[3], key[4], routing)
 
 
 def case_spearman(case: dict[str, dict]) -> float | None:
@@ -176,6 +269,48 @@ def print_table(rows: list[dict]) -> None:
     print_columns(groups, COLUMNS, after_group=spearman_line, row_text=lambda r: None if r["metrics"] is not None else
                   f"{r['machine']:<8} {r['allocation']:<9} {r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  "
                   f"{r['method']:<17} {r['error']}")
+
+
+#: The per-method table under SST/macro (the routing after the case).
+SST_COLUMNS = CASE_COLUMNS + [Column("routing", 8, lambda r: r["routing"], "<", "  ")] + method_columns(
+    17, ('AvgHops', 'PredTime', 'comm s', 'vs identity', 'map s'))
+
+
+def print_sstmacro_table(rows: list[dict]) -> None:
+    """The SST/macro table: per case and routing, our metrics, SST/macro's time and its change against identity."""
+    groups = []
+    for _, case in group_by(rows, SST_CASE_KEYS, _case_order):
+        base = case.get(IDENTITY, {}).get("comm_s")
+        groups.append([dict(r, base=base) for r in case.values()])
+
+    def spearman_line(group: list[dict]) -> None:
+        rho = case_spearman({r["method"]: r for r in group})
+        print(f"{'':<8} {'':<9} {'':>5} {'':>3} {'':>4}  {'':<8}  Spearman(predicted time, SST/macro time) over the "
+              "methods: " + ("n/a" if rho is None else f"{rho:+.2f}"))
+
+    print_columns(groups, SST_COLUMNS, after_group=spearman_line, row_text=lambda r: None if r["metrics"] is not None
+                  else f"{r['machine']:<8} {r['allocation']:<9} {r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  "
+                  f"{r['routing']:<8}  {r['method']:<17} {r['error']}")
+
+
+def print_sstmacro_verdicts(rows: list[dict]) -> None:
+    """Issue 43's targets under UGAL, one line per case, and the Spearman of every case and routing."""
+    print(f"issue 43 (SST/macro, UGAL): auto <= random, identity and packing on every case; auto >= "
+          f"{100 * UGAL_TARGET_BELOW:.0f}% below the better of identity and random on the scattered cases")
+    for key, case in group_by(rows, SST_CASE_KEYS, _case_order):
+        name = f"{key[0]} {key[1]} ranks {key[2]} ppn {key[3]} seed {key[4]} {key[5]}"
+        rho = case_spearman(case)
+        times = {m: r["comm_s"] for m, r in case.items() if r["comm_s"] is not None}
+        line = f"  {name}: Spearman {'n/a' if rho is None else f'{rho:+.2f}'}"
+        if key[5] == "ugal" and AUTO in times and IDENTITY in times and RANDOM in times:
+            beaten = [m for m in (RANDOM, IDENTITY, PACKING) if m in times and times[AUTO] > times[m]]
+            line += "; auto <= random, identity, packing: " + ("yes" if not beaten else "no: " + ", ".join(
+                f"{m} {100 * (times[AUTO] / times[m] - 1):+.1f}%" for m in beaten))
+            if key[1] == SCATTERED:
+                below = 1 - times[AUTO] / min(times[IDENTITY], times[RANDOM])
+                line += (f"; {100 * below:.1f}% below the better of identity and random ("
+                         f"{'meets' if below >= UGAL_TARGET_BELOW else 'misses'} {100 * UGAL_TARGET_BELOW:.0f}%)")
+        print(line)
 
 
 def print_verdicts(rows: list[dict]) -> None:
@@ -203,27 +338,42 @@ def print_verdicts(rows: list[dict]) -> None:
 def main(argv=None) -> int:
     """Run the cases and print the tables; 1 when SimGrid is missing."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--machines", default=",".join(MACHINES), help="dragonfly presets (default frontier,aries)")
+    ap.add_argument("--simulator", choices=SIMULATORS, default="smpi",
+                    help="smpi (SimGrid, minimal static routes; default) or sstmacro (packet-level, --routings)")
+    ap.add_argument("--routings", default="minimal,ugal",
+                    help=f"SST/macro's routers, of {', '.join(SSTMACRO_ROUTERS)} (default minimal,ugal)")
+    ap.add_argument("--machines", help="dragonfly presets (default frontier,aries; under sstmacro circulant)")
     ap.add_argument("--allocations", default=f"{SCATTERED},{CONFINED}",
                     help="scattered (over the whole machine), confined (over --groups groups)")
     ap.add_argument("--groups", type=int, default=4, help="groups of a confined allocation (default 4)")
     ap.add_argument("--cases", default="512:8,1024:8,2048:8", help="RANKS:PPN,... (ranks in %s; at 4,096 a random order runs over 15 minutes here)" % sorted(GRIDS))
     ap.add_argument("--seeds", default="1,2", help="allocation seeds (default 1,2)")
-    ap.add_argument("--methods", default=",".join(METHODS), help=f"comma list of {', '.join(METHODS)}")
+    ap.add_argument("--methods", help=f"comma list of {', '.join(METHODS)} (default: all but packing under smpi)")
     add_app_arguments(ap)
     ap.add_argument("--report", metavar="JSON,JSON", help="print the tables of earlier runs' --json files (merged) "
                                                            "and run nothing")
     args = ap.parse_args(argv)
+    sst = args.simulator == "sstmacro"
     if args.report:
         (rows,) = read_json(args.report.split(","))
-        print_table(rows)
-        print_verdicts(rows)
+        if rows and "routing" in rows[0]:
+            print_sstmacro_table(rows)
+            print_sstmacro_verdicts(rows)
+        else:
+            print_table(rows)
+            print_verdicts(rows)
         return 0
-    missing = simgrid_missing()
+    missing = sstmacro_missing() if sst else simgrid_missing()
     if missing:
         print(f"app_time_dragonfly: {missing}", file=sys.stderr)
         return 1
-    args.methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    args.machines = args.machines or ",".join(SSTMACRO_MACHINES if sst else MACHINES)
+    args.methods = [m.strip() for m in (args.methods or ",".join(METHODS if sst else SMPI_METHODS)).split(",")
+                    if m.strip()]
+    args.routings = [r.strip() for r in args.routings.split(",") if r.strip()]
+    for routing in args.routings:
+        if routing not in SSTMACRO_ROUTERS:
+            raise SystemExit(f"--routings: unknown {routing!r}; valid: {', '.join(SSTMACRO_ROUTERS)}")
     for method in list(args.methods):
         if method not in METHODS:
             raise SystemExit(f"--methods: unknown {method!r}; valid: {', '.join(METHODS)}")
@@ -231,11 +381,22 @@ def main(argv=None) -> int:
         if reason:
             print(reason)
             args.methods.remove(method)
-    work, app = build_halo3d(args, "app_time_dragonfly_")
-    print("SMPI, smpi/simulate-computation:no; explicit SimGrid platform of the dragonfly, minimal routes")
     cases = [dict(machine=machine, allocation=allocation, n=n, ppn=ppn, seed=seed)
              for machine in args.machines.split(",") for allocation in args.allocations.split(",")
              for n, ppn in parse_cases(args.cases) for seed in parse_ints(args.seeds)]
+    if sst:
+        work = Path(args.keep or tempfile.mkdtemp(prefix="app_time_dragonfly_sst_"))
+        exe = build_halo3d_sst(work)
+        print(f"halo3d: {args.cells}^3 cells x {args.vars} vars per rank ({args.cells ** 2 * args.vars * 8} B per face "
+              f"message), {args.steps} steps; SST/macro (pisces), routings {', '.join(args.routings)}; "
+              f"link latency {args.latency:g} s")
+        rows, _ = run_cases(cases, lambda key: (run_case_sstmacro(key, args, exe, work), None), args.json,
+                            candidates=False)
+        print_sstmacro_table(rows)
+        print_sstmacro_verdicts(rows)
+        return 0
+    work, app = build_halo3d(args, "app_time_dragonfly_")
+    print("SMPI, smpi/simulate-computation:no; explicit SimGrid platform of the dragonfly, minimal routes")
     rows, _ = run_cases(cases, lambda key: (run_case(key, args, app, work), None), args.json, candidates=False)
     print_table(rows)
     print_verdicts(rows)

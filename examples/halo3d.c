@@ -10,7 +10,8 @@
  * exchange (post, wait) is summed over the steps; the program prints the largest sum
  * over the ranks.
  *
- * build:  smpicc -O2 examples/halo3d.c -o halo3d     (or mpicc for a real machine)
+ * build:  smpicc -O2 examples/halo3d.c -o halo3d     (or mpicc for a real machine; the source is
+ *         also C++, as SST/macro's sst++ compiles it: benchmarks/harness/sstmacro.py)
  * run:    smpirun -np 64 -platform P.xml -hostfile H --cfg=smpi/simulate-computation:no \
  *             ./halo3d 4 4 4 8 8 8 5 10
  *         (PX PY PZ NX NY NZ NVARS STEPS; PX*PY*PZ must equal the number of ranks)
@@ -87,7 +88,7 @@ int main(int argc, char** argv)
     MPI_Comm_rank(comm, &cart_rank);
     MPI_Cart_coords(comm, cart_rank, 3, c);
     z = c[0], y = c[1], x = c[2];
-    int* order = rank == 0 ? malloc(sizeof(int) * (size_t)size) : NULL;
+    int* order = rank == 0 ? (int*)malloc(sizeof(int) * (size_t)size) : NULL;
     MPI_Gather(&cart_rank, 1, MPI_INT, order, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 0) {
       printf("cart_order");
@@ -98,8 +99,8 @@ int main(int argc, char** argv)
     }
   }
   const size_t block = (size_t)(nx + 2) * (ny + 2) * (nz + 2);
-  double* grid = calloc(block * nvars, sizeof(double));
-  double* next = calloc(block * nvars, sizeof(double));
+  double* grid = (double*)calloc(block * nvars, sizeof(double));
+  double* next = (double*)calloc(block * nvars, sizeof(double));
 
   /* Faces: 0 x-, 1 x+, 2 y-, 3 y+, 4 z-, 5 z+. */
   const long face_cells[6] = {ny * nz, ny * nz, nx * nz, nx * nz, nx * ny, nx * ny};
@@ -115,8 +116,8 @@ int main(int argc, char** argv)
       MPI_Cart_shift(comm, 2 - f / 2, 1, &source, &dest);
       neighbour[f] = f % 2 ? dest : source;
     }
-    sendbuf[f] = malloc(sizeof(double) * face_cells[f] * nvars);
-    recvbuf[f] = malloc(sizeof(double) * face_cells[f] * nvars);
+    sendbuf[f] = (double*)malloc(sizeof(double) * face_cells[f] * nvars);
+    recvbuf[f] = (double*)malloc(sizeof(double) * face_cells[f] * nvars);
   }
   for (int v = 0; v < nvars; v++)
     for (long k = 1; k <= nz; k++)

@@ -22,6 +22,11 @@ LEAVES = {512: 32, 4096: 64, 64: 8, 1024: 32}
 HOSTS = "n%d"
 #: Dragonfly allocations: nodes drawn over the whole machine, or over a few groups.
 SCATTERED, CONFINED = "scattered", "confined"
+#: Dragonfly shapes of the studies beside the ``sim:`` presets, by name: ``circulant`` is the
+#: dragonfly SST/macro can wire as ours (:func:`benchmarks.harness.sstmacro.sstmacro_shape`: 33
+#: all-to-all groups of 8 switches, 4 nodes a switch, one global link between every two groups,
+#: 25 GB/s), the issue-43 measurement's shape.
+DRAGONFLY_SHAPES = {"circulant": "dragonfly:n_groups=33,switches=8,nodes_per_switch=4,global_links=1"}
 #: The scaling studies' networks (:func:`scaling_spec`) and ranks a node.
 SCALING_NETWORKS = ("titan", "fattree", "frontier", "aries")
 SCALING_PPN = 8
@@ -67,8 +72,11 @@ def dragonfly_spec(machine: str, allocation: str, n: int, ppn: int, seed: int, g
     --------
     >>> dragonfly_spec("frontier", SCATTERED, 512, 8, 1, 4)
     'sim:frontier:nodes=64,ppn=8,seed=1'
+    >>> dragonfly_spec("circulant", CONFINED, 512, 8, 1, 2)
+    'sim:dragonfly:n_groups=33,switches=8,nodes_per_switch=4,global_links=1,nodes=64,ppn=8,seed=1,groups=2'
     """
-    base = f"sim:{machine}:nodes={n // ppn},ppn={ppn},seed={seed}"
+    shape = DRAGONFLY_SHAPES.get(machine)
+    base = (f"sim:{shape}," if shape else f"sim:{machine}:") + f"nodes={n // ppn},ppn={ppn},seed={seed}"
     return base + (f",groups={groups}" if allocation == CONFINED else "")
 
 

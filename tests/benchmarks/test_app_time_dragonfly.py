@@ -77,6 +77,67 @@ def test_report_merges_earlier_json_files(bench, tmp_path, capsys):
     assert "-40.0%" in out and "+20.0%" in out and "auto 40.0% below identity (meets 20%)" in out
 
 
+def _sst_row(method, comm, pt, routing, allocation="scattered"):
+    return dict(_row(method, comm, pt, allocation), machine="circulant", routing=routing, wall_s=1.0, same_as=None,
+                error=None)
+
+
+def test_sstmacro_verdicts_name_issue_43s_targets(bench, capsys):
+    rows = [_sst_row("identity", 10.0, 9.0, "ugal"), _sst_row("random", 8.0, 10.0, "ugal"),
+            _sst_row("auto", 7.0, 6.0, "ugal"), _sst_row("packing", 6.0, 8.0, "ugal"),
+            _sst_row("identity", 10.0, 9.0, "minimal"), _sst_row("auto", 5.0, 6.0, "minimal"),
+            _sst_row("random", 12.0, 10.0, "minimal"),
+            _sst_row("identity", 10.0, 9.0, "ugal", "confined"), _sst_row("auto", 9.0, 8.0, "ugal", "confined"),
+            _sst_row("random", 11.0, 10.0, "ugal", "confined")]
+    bench.print_sstmacro_verdicts(rows)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("issue 43 (SST/macro, UGAL): auto <= random, identity and packing on every case; "
+                               "auto >= 15% below the better of identity and random")
+    # minimal before ugal (SST/macro's router order); the better of identity and random: 8.0; rho over
+    # (identity, random, auto, packing): predicted ranks 3 4 1 2, SST/macro's 4 3 2 1, sum d^2 4: 1 - 24/60
+    assert lines[1:] == [
+        "  circulant scattered ranks 512 ppn 8 seed 1 minimal: Spearman +1.00",
+        "  circulant scattered ranks 512 ppn 8 seed 1 ugal: Spearman +0.60; auto <= random, identity, packing: no: "
+        "packing +16.7%; 12.5% below the better of identity and random (misses 15%)",
+        "  circulant confined ranks 512 ppn 8 seed 1 ugal: Spearman +1.00; auto <= random, identity, packing: yes"]
+
+
+def test_sstmacro_report_and_its_table(bench, tmp_path, capsys):
+    a = tmp_path / "a.json"
+    a.write_text(json.dumps({"records": [_sst_row("identity", 10.0, 9.0, "ugal"), _sst_row("auto", 6.0, 5.0, "ugal"),
+                                         _sst_row("random", 12.0, 11.0, "ugal")]}))
+    assert bench.main(["--report", str(a)]) == 0
+    out = capsys.readouterr().out
+    assert "routing" in out and "ugal" in out and "-40.0%" in out and "Spearman(predicted time, SST/macro time)" in out
+
+
+def test_sstmacro_run_says_what_is_missing_or_runs(bench, tmp_path, capsys):
+    from benchmarks.harness.sstmacro import sstmacro_missing
+
+    argv = ["--simulator", "sstmacro", "--allocations", "scattered", "--cases", "64:8", "--seeds", "1",
+            "--methods", "identity,random,auto,packing", "--routings", "minimal,ugal", "--json",
+            str(tmp_path / "r.json"), "--keep", str(tmp_path / "w")]
+    missing = sstmacro_missing()
+    if missing:
+        assert bench.main(argv) == 1
+        assert "no sstmac under" in capsys.readouterr().err
+        return
+    assert bench.main(argv) == 0
+    rows = json.loads((tmp_path / "r.json").read_text())["records"]
+    assert {(r["routing"], r["method"]) for r in rows} == {(r, m) for r in ("minimal", "ugal")
+                                                           for m in ("identity", "random", "auto", "packing")}
+    assert all(r["comm_s"] > 0 and r["error"] is None for r in rows)
+    assert "issue 43 (SST/macro, UGAL)" in capsys.readouterr().out
+
+
+def test_sstmacro_refuses_a_shape_it_cannot_wire(bench, tmp_path):
+    args = bench.argparse.Namespace(groups=4, cells=4, vars=1, steps=1, methods=["identity"], routings=["minimal"],
+                                    latency=1e-7, timeout=60)
+    key = dict(machine="frontier", allocation="scattered", n=64, ppn=8, seed=1)
+    with pytest.raises(SystemExit, match="--machines frontier: machine: no SST/macro wiring of 74 groups"):
+        bench.run_case_sstmacro(key, args, tmp_path / "x", tmp_path)
+
+
 def test_zoltan2_coordinates_hand_computed():
     # Aries groups of 2 x 3 routers, one node each: nodes 0 (g0 r0 c0), 4 (g0 r1 c1), 6 (g1 r0 c0)
     m = DragonflyMachine(3, (2, 3), 1, [0, 4, 6, 6])

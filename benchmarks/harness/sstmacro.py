@@ -1,0 +1,341 @@
+"""SST/macro, the packet-level reference: a dragonfly machine and a mapping as its parameter file and node order.
+
+SST/macro (Sandia's Structural Simulation Toolkit, macroscale; ``benchmarks/sstmacro/build.sh``
+builds it) runs an MPI program linked against its own simulated MPI over a packet-level network
+model (``pisces`` switches) with minimal, Valiant or UGAL routers.  It is a network we did not
+write: the check on our objective and replay that SimGrid, which routes dragonflies minimally
+and statically, cannot be.
+
+**Its dragonfly** (read in ``sstmac/hardware/topology/dragonfly.cc`` of the built commit; that
+source is the authority): ``geometry = [a, g]``, ``g`` groups of ``a`` routers joined all-to-all
+inside a group (one link between every two routers), ``concentration`` nodes on every router,
+node ``(group a + router) concentration + port`` -- our numbering of an all-to-all
+:class:`~mpitaskmap.machines.DragonflyMachine` with ``a = S`` and ``concentration = n``, so every
+node keeps its group and switch.  Every router has ``group_connections = H`` global ports, wired
+``inter_group``:
+
+* ``circulant``: router ``r`` of group ``g`` links to router ``r`` of the groups
+  ``g + (r H / 2 + k)`` and ``g - (r H / 2 + k)`` (mod ``g``), ``k = 1 .. H / 2``; a port whose
+  far group is ``g`` itself stays unused (``H`` even);
+* ``alltoall``: router ``r`` links ``covering = H / (g - 1)`` times to every other group, to the
+  routers ``r + c a / covering`` (``c < covering``).
+
+SST/macro therefore places the global links on other switches than our arrangement does (ours:
+link ``j`` of groups ``a -> b`` on switch ``(j G + b) div p``, module notes of
+:mod:`mpitaskmap.machines.dragonfly`), and gives every pair of groups the same number of links
+only for some shapes.  :func:`sstmacro_shape` finds the wiring and ``H`` that give every pair
+exactly the machine's ``global_links``, or says why none does; :func:`sstmacro_group_links`
+counts the links per pair of groups as that wiring makes them (the test compares it with
+SST/macro's own port dump when the simulator is built).  The routes inside a group and between
+groups are then the same links (all-to-all groups, the pair's links), not the same switches.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from mpitaskmap.machines import DragonflyMachine
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Where ``benchmarks/sstmacro/build.sh`` installs by default (``$SSTMACRO_PREFIX`` overrides): outside
+#: the source tree, as the library's own built PMPI libraries are.
+DEFAULT_PREFIX = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mpitaskmap" / "sstmacro"
+#: SST/macro's dragonfly routers by our routing names (``switch.router.name``).
+SSTMACRO_ROUTERS = {"minimal": "dragonfly_minimal", "valiant": "dragonfly_valiant", "ugal": "dragonfly_ugal"}
+#: SST/macro's inter-group wirings, in the order :func:`sstmacro_shape` tries them.
+WIRINGS = ("circulant", "alltoall")
+#: halo3d's own communication time line (``examples/halo3d.c``).
+HALO3D_TIME = re.compile(r"max_comm_time (\S+)")
+
+
+class SstShape(NamedTuple):
+    """An SST/macro dragonfly (module notes): ``geometry = [routers, groups]``, ``concentration``, ``group_connections``.
+
+    Attributes
+    ----------
+    routers : int
+        Routers ``a`` of a group (our ``S``).
+    groups : int
+        Groups ``g`` (our ``G``).
+    concentration : int
+        Nodes per router (our ``n``).
+    ports : int
+        Global ports ``H`` of a router (``group_connections``).
+    inter_group : str
+        ``"circulant"`` or ``"alltoall"``.
+    pair_links : int
+        Global links between every two groups (our ``global_links``).
+    """
+
+    routers: int
+    groups: int
+    concentration: int
+    ports: int
+    inter_group: str
+    pair_links: int
+
+
+def sstmacro_group_links(routers: int, groups: int, ports: int, inter_group: str) -> np.ndarray:
+    """Global links between every two groups of an SST/macro dragonfly, as its wiring makes them (module notes).
+
+    Returns
+    -------
+    (groups, groups) ndarray of int64
+        ``[g, q]``: links from a router of group ``g`` to a router of group ``q`` (0 on the
+        diagonal: unused ports).  Symmetric for both wirings.
+
+    Raises
+    ------
+    ValueError
+        On a wiring SST/macro refuses: ``circulant`` with an odd ``ports``, ``alltoall`` whose
+        ``ports`` is not a multiple of ``groups - 1`` or whose covering does not divide ``routers``.
+
+    Examples
+    --------
+    Five groups of two routers, two ports each: router 0 reaches the groups at distance 1,
+    router 1 those at distance 2, so every pair of groups has one link.
+
+    >>> sstmacro_group_links(2, 5, 2, "circulant").tolist()[0]
+    [0, 1, 1, 1, 1]
+    """
+    a, g, h = int(routers), int(groups), int(ports)
+    links = np.zeros((g, g), dtype=np.int64)
+    if inter_group == "circulant":
+        if h % 2:
+            raise ValueError(f"ports: the circulant wiring needs an even number of global ports; got {h}")
+        half = h // 2
+        for grp in range(g):
+            for r in range(a):
+                for k in range(1, half + 1):
+                    for far in ((grp + r * half + k) % g, (grp - r * half - k) % g):
+                        if far != grp:
+                            links[grp, far] += 1
+    elif inter_group == "alltoall":
+        if g < 2 or h % (g - 1):
+            raise ValueError(f"ports: the alltoall wiring needs a multiple of groups - 1 = {g - 1} ports; got {h}")
+        covering = h // (g - 1)
+        if covering == 0 or a % covering:
+            raise ValueError(f"ports: the alltoall covering {covering} must divide the {a} routers of a group")
+        links += a * covering
+        np.fill_diagonal(links, 0)
+    else:
+        raise ValueError(f"inter_group: expected one of {list(WIRINGS)}; got {inter_group!r}")
+    return links
+
+
+def sstmacro_shape(machine: DragonflyMachine, *, max_ports: int = 64) -> SstShape:
+    """The SST/macro dragonfly of ``machine``'s network: the same groups, switches and nodes, and
+    ``global_links`` links between every two groups.
+
+    Tries the wirings in :data:`WIRINGS` order, each with the fewest ports (up to ``max_ports``)
+    that give every pair of groups exactly ``machine.global_links`` links.
+
+    Raises
+    ------
+    ValueError
+        When the machine has row/column (Aries) groups, links of different bandwidths inside and
+        between groups (a pisces switch gives its network links one bandwidth), or a shape no
+        wiring reproduces (naming the pair counts the circulant wiring can give).
+
+    Examples
+    --------
+    >>> sstmacro_shape(DragonflyMachine(33, 8, 4, range(8)))   # the issue's 33 x 8 x 4 circulant
+    SstShape(routers=8, groups=33, concentration=4, ports=4, inter_group='circulant', pair_links=1)
+    """
+    if not isinstance(machine, DragonflyMachine):
+        raise ValueError(f"machine: SST/macro's dragonfly needs a DragonflyMachine; got {type(machine).__name__}")
+    if machine.rows != 1:
+        raise ValueError(f"machine: SST/macro's dragonfly groups are all-to-all; this one has {machine.rows} x "
+                         f"{machine.columns} row/column groups (Aries)")
+    bw = machine._bandwidth
+    if bw["local"] != bw["global"]:
+        raise ValueError(f"machine: local links of {bw['local']} GB/s and global links of {bw['global']} GB/s; a "
+                         f"pisces switch gives all its network links one bandwidth")
+    a, g, want = machine.switches_per_group, machine.n_groups, machine.global_links
+    seen = []
+    for wiring in WIRINGS:
+        for ports in range(1, max_ports + 1):
+            try:
+                links = sstmacro_group_links(a, g, ports, wiring)
+            except ValueError:
+                continue
+            off = links[~np.eye(g, dtype=bool)]
+            if wiring == "circulant" and off.min() == off.max():
+                seen.append(int(off.min()))
+            if off.min() == off.max() == want:
+                return SstShape(a, g, machine.nodes_per_switch, ports, wiring, want)
+    raise ValueError(f"machine: no SST/macro wiring of {g} groups x {a} routers gives every pair of groups "
+                     f"{want} global links (circulant gives {sorted(set(seen))} with up to {max_ports} ports; "
+                     f"alltoall a multiple of {a})")
+
+
+def sstmacro_nodes(machine: DragonflyMachine, task_to_proc: Sequence[int]) -> np.ndarray:
+    """SST/macro's node id of every rank's processor: our node number (module notes: the same numbering).
+
+    Examples
+    --------
+    >>> sstmacro_nodes(DragonflyMachine(3, 3, 2, [5, 5, 12, 13]), [3, 0, 1, 2]).tolist()
+    [13, 5, 5, 12]
+    """
+    return np.asarray(machine.node_ids, dtype=np.int64)[np.asarray(task_to_proc, dtype=np.int64)]
+
+
+def node_id_file(nodes: Sequence[int]) -> str:
+    """The ``node_id_file`` of SST/macro's ``node_id`` allocation and indexing: the rank count, then every rank's node.
+
+    Examples
+    --------
+    >>> node_id_file([13, 5, 5, 12])
+    '4\\n13\\n5\\n5\\n12\\n'
+    """
+    return f"{len(nodes)}\n" + "".join(f"{int(v)}\n" for v in nodes)
+
+
+def sstmacro_params(shape: SstShape, machine: DragonflyMachine, *, routing: str, exe: str, argv: Sequence,
+                    ranks: int, ppn: int, nodes_file: str, hop_latency_ns: float = 100.0, seed: int = 14) -> str:
+    """SST/macro's parameter file for one run of ``exe`` (``argv``) over ``ranks`` ranks, ``ppn`` a node.
+
+    The pisces packet model; network links at the machine's bandwidth and ``hop_latency_ns``
+    (the latency of our replays' links), the NICs at its node links' bandwidth; ranks placed by
+    ``nodes_file`` (:func:`node_id_file`); ``routing`` one of :data:`SSTMACRO_ROUTERS`.
+    """
+    if routing not in SSTMACRO_ROUTERS:
+        raise ValueError(f"routing: expected one of {list(SSTMACRO_ROUTERS)}; got {routing!r}")
+    net, node = machine._bandwidth["global"], machine._bandwidth["node"]
+    return f"""node {{
+ app1 {{
+  exe = {exe}
+  argv = {' '.join(str(v) for v in argv)}
+  launch_cmd = aprun -n {ranks} -N {ppn}
+  allocation = node_id
+  indexing = node_id
+  node_id_file = {nodes_file}
+ }}
+ nic {{
+  name = pisces
+  injection {{
+   mtu = 4096
+   arbitrator = cut_through
+   bandwidth = {node:g}GB/s
+   latency = {hop_latency_ns:g}ns
+   credits = 64KB
+  }}
+  ejection {{
+   latency = {hop_latency_ns:g}ns
+  }}
+ }}
+ memory {{
+  name = pisces
+  total_bandwidth = 100GB/s
+  latency = 10ns
+  max_single_bandwidth = 100GB/s
+ }}
+ proc {{
+  ncores = {ppn}
+  frequency = 2GHz
+ }}
+ name = simple
+}}
+
+switch {{
+ name = pisces
+ arbitrator = cut_through
+ mtu = 4096
+ link {{
+  bandwidth = {net:g}GB/s
+  latency = {hop_latency_ns:g}ns
+  credits = 64KB
+ }}
+ xbar {{
+  bandwidth = {10 * net:g}GB/s
+ }}
+ logp {{
+  bandwidth = {net:g}GB/s
+  hop_latency = {hop_latency_ns:g}ns
+  out_in_latency = {hop_latency_ns:g}ns
+ }}
+ router {{
+  name = {SSTMACRO_ROUTERS[routing]}
+  seed = {seed}
+ }}
+}}
+
+topology {{
+ name = dragonfly
+ geometry = [{shape.routers},{shape.groups}]
+ concentration = {shape.concentration}
+ group_connections = {shape.ports}
+ inter_group = {shape.inter_group}
+}}
+"""
+
+
+def sstmacro_prefix() -> Path:
+    """Where SST/macro is installed: ``$SSTMACRO_PREFIX``, else :data:`DEFAULT_PREFIX`."""
+    return Path(os.environ.get("SSTMACRO_PREFIX") or DEFAULT_PREFIX)
+
+
+def sstmacro_missing() -> str | None:
+    """Why SST/macro cannot run here (None when ``sstmac`` and ``sst++`` are installed)."""
+    prefix = sstmacro_prefix()
+    for tool in ("sstmac", "sst++"):
+        if not os.access(prefix / "bin" / tool, os.X_OK):
+            return f"no {tool} under {prefix / 'bin'} (bash benchmarks/sstmacro/build.sh)"
+    return None
+
+
+def build_halo3d_sst(work: Path) -> Path:
+    """``examples/halo3d.c`` built with ``sst++`` into ``work``: the shared object SST/macro loads (``app1.exe``)."""
+    work = Path(work)
+    work.mkdir(parents=True, exist_ok=True)
+    src = work / "halo3d.cc"  # sst++ compiles C++ only (the C source is valid C++)
+    shutil.copyfile(ROOT / "examples" / "halo3d.c", src)
+    exe = work / "halo3d_sst"
+    subprocess.run([str(sstmacro_prefix() / "bin" / "sst++"), "-O2", "-o", str(exe), str(src)], check=True,
+                   capture_output=True, text=True)
+    return exe
+
+
+def run_sstmacro(params: str, work: Path, name: str, *, timeout: float = 900.0) -> float:
+    """Run SST/macro on ``params`` in ``work`` (files ``name.ini``, ``name.out``); halo3d's max communication time (s).
+
+    Raises
+    ------
+    RuntimeError
+        When the simulator fails or prints no time (its output's tail in the message).
+    """
+    work = Path(work)
+    ini = work / f"{name}.ini"
+    ini.write_text(params)
+    res = subprocess.run([str(sstmacro_prefix() / "bin" / "sstmac"), "-f", str(ini)], cwd=work, capture_output=True,
+                         text=True, timeout=timeout)
+    (work / f"{name}.out").write_text(res.stdout + res.stderr)
+    found = HALO3D_TIME.search(res.stdout)
+    if res.returncode != 0 or found is None:
+        tail = (res.stdout + res.stderr)[-600:]
+        raise RuntimeError(f"sstmac on {ini}: exit {res.returncode}, no max_comm_time: ...{tail}")
+    return float(found.group(1))
+
+
+def dumped_group_links(dump: str, routers: int, groups: int) -> np.ndarray:
+    """Global links per pair of groups in SST/macro's port dump (``topology.dump_file``: ``switch<id>,port,switch<id>,inport,level,type``).
+
+    Examples
+    --------
+    >>> dumped_group_links("component,port,destination,inport,level,type\\nswitch0,2,switch3,3,2,global", 2, 2).tolist()
+    [[0, 1], [0, 0]]
+    """
+    links = np.zeros((groups, groups), dtype=np.int64)
+    for line in dump.splitlines()[1:]:
+        parts = line.split(",")
+        if len(parts) == 6 and parts[5] == "global":
+            src, dst = int(parts[0].removeprefix("switch")), int(parts[2].removeprefix("switch"))
+            links[src // routers, dst // routers] += 1
+    return links

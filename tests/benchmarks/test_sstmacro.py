@@ -1,0 +1,131 @@
+"""benchmarks/harness/sstmacro.py: our dragonflies as SST/macro's, checked by hand, by brute force and, when the
+simulator is built (benchmarks/sstmacro/build.sh), against its own port dump and a halo3d run."""
+
+import doctest
+import subprocess
+
+import numpy as np
+import pytest
+
+from benchmarks.harness import sstmacro
+from benchmarks.harness.sstmacro import (SstShape, dumped_group_links, node_id_file, sstmacro_group_links,
+                                         sstmacro_missing, sstmacro_nodes, sstmacro_params, sstmacro_shape)
+from mpitaskmap.machines import DragonflyMachine, FlatMachine, machine_from_spec
+
+NO_SSTMACRO = sstmacro_missing()
+
+
+def test_the_modules_examples_run():
+    result = doctest.testmod(sstmacro, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 5 and result.failed == 0
+
+
+def test_circulant_links_by_hand():
+    # 4 groups, 2 routers, 2 ports (half 1): router 0 of group g reaches g + 1 and g - 1, router 1
+    # g + 2 and g - 2 = the same group (g + 2 = g - 2 mod 4): pairs at distance 1 and 3 get one
+    # link each way from router 0, the pair at distance 2 two links (router 1's two ports)
+    links = sstmacro_group_links(2, 4, 2, "circulant")
+    assert links.tolist() == [[0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]]
+    # 3 routers, 4 ports (half 2) over 7 groups: offsets 1..6 once each, both ways -> 2 per pair;
+    # the ports of offsets that are multiples of 7 would stay unused (none here)
+    assert (sstmacro_group_links(3, 7, 4, "circulant") == 2 * (1 - np.eye(7, dtype=np.int64))).all()
+    with pytest.raises(ValueError, match="even number of global ports; got 3"):
+        sstmacro_group_links(2, 4, 3, "circulant")
+
+
+def test_alltoall_links_by_hand_and_refusals():
+    # covering 2: every router has 2 links to every other group, 4 routers -> 8 links a pair
+    assert (sstmacro_group_links(4, 3, 4, "alltoall") == 8 * (1 - np.eye(3, dtype=np.int64))).all()
+    with pytest.raises(ValueError, match="multiple of groups - 1 = 2 ports; got 3"):
+        sstmacro_group_links(4, 3, 3, "alltoall")
+    with pytest.raises(ValueError, match="covering 3 must divide the 4 routers"):
+        sstmacro_group_links(4, 3, 6, "alltoall")
+    with pytest.raises(ValueError, match="inter_group: expected one of"):
+        sstmacro_group_links(4, 3, 2, "ring")
+
+
+def test_group_links_are_a_brute_force_walk_of_the_ports():
+    # every router's ports walked one by one as the module notes describe the wiring
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        a, g, half = int(rng.integers(1, 6)), int(rng.integers(2, 12)), int(rng.integers(1, 5))
+        want = np.zeros((g, g), dtype=np.int64)
+        for grp in range(g):
+            for r in range(a):
+                for port in range(2 * half):
+                    k, sign = port // 2 + 1, 1 - 2 * (port % 2)
+                    far = (grp + sign * (r * half + k)) % g
+                    want[grp, far] += far != grp
+        assert (sstmacro_group_links(a, g, 2 * half, "circulant") == want).all()
+
+
+@pytest.mark.parametrize("machine,shape", [
+    (DragonflyMachine(33, 8, 4, range(40)), SstShape(8, 33, 4, 4, "circulant", 1)),      # the issue's shape
+    (DragonflyMachine(7, 3, 2, range(42), global_links=2), SstShape(3, 7, 2, 4, "circulant", 2)),
+    (DragonflyMachine(5, 4, 1, range(20), global_links=4), SstShape(4, 5, 1, 4, "alltoall", 4)),  # no circulant
+])
+def test_shape_gives_every_group_pair_the_machines_links_and_keeps_every_node(machine, shape):
+    got = sstmacro_shape(machine)
+    assert got == shape
+    links = sstmacro_group_links(got.routers, got.groups, got.ports, got.inter_group)
+    off = ~np.eye(machine.n_groups, dtype=bool)
+    assert (links[off] == machine.global_links).all() and (links[~off] == 0).all()
+    # same group and switch of every node: SST/macro's node id decoded its way, ours by the machine
+    nodes = sstmacro_nodes(machine, np.arange(machine.n_procs))
+    switch = nodes // got.concentration
+    ours = machine.node_ids // machine.nodes_per_switch
+    assert (switch // got.routers == ours // machine.switches_per_group).all()
+    assert (switch % got.routers == ours % machine.switches_per_group).all()
+
+
+def test_shapes_sstmacro_cannot_give_are_refused_naming_why():
+    with pytest.raises(ValueError, match=r"no SST/macro wiring of 74 groups x 32 routers gives every pair of groups "
+                                         r"4 global links"):
+        sstmacro_shape(machine_from_spec("sim:frontier:nodes=16,ppn=1,seed=1", 16).machine)
+    with pytest.raises(ValueError, match="all-to-all; this one has 6 x 16 row/column groups"):
+        sstmacro_shape(machine_from_spec("sim:aries:nodes=16,ppn=1,seed=1", 16).machine)
+    with pytest.raises(ValueError, match="a pisces switch gives all its network links one bandwidth"):
+        sstmacro_shape(DragonflyMachine(33, 8, 4, range(8), bandwidth={"node": 25, "local": 25, "global": 12.5}))
+    with pytest.raises(ValueError, match="needs a DragonflyMachine; got FlatMachine"):
+        sstmacro_shape(FlatMachine([0, 1]))
+
+
+def test_node_order_and_parameters():
+    m = DragonflyMachine(33, 8, 4, [40, 40, 41, 41, 900, 900, 901, 901])
+    order = [6, 7, 4, 5, 0, 1, 2, 3]  # task -> processor
+    nodes = sstmacro_nodes(m, order)
+    assert nodes.tolist() == [901, 901, 900, 900, 40, 40, 41, 41]
+    assert node_id_file(nodes) == "8\n901\n901\n900\n900\n40\n40\n41\n41\n"
+    text = sstmacro_params(sstmacro_shape(m), m, routing="ugal", exe="/w/halo3d_sst", argv=[2, 2, 2, 4, 4, 4, 1, 3],
+                           ranks=8, ppn=2, nodes_file="/w/nodes.txt")
+    for line in ("exe = /w/halo3d_sst", "argv = 2 2 2 4 4 4 1 3", "launch_cmd = aprun -n 8 -N 2",
+                 "node_id_file = /w/nodes.txt", "name = dragonfly_ugal", "geometry = [8,33]", "concentration = 4",
+                 "group_connections = 4", "inter_group = circulant", "bandwidth = 25GB/s", "ncores = 2"):
+        assert line in text, line
+    with pytest.raises(ValueError, match="routing: expected one of"):
+        sstmacro_params(sstmacro_shape(m), m, routing="adaptive", exe="x", argv=[], ranks=8, ppn=2, nodes_file="f")
+
+
+def test_port_dump_parsing_counts_global_lines_only():
+    dump = ("component,port,destination,inport,level,type\n"
+            "switch0,1,switch1,0,1,intra\nswitch0,2,switch2,3,2,global\nswitch2,3,switch0,2,2,global\n"
+            "switch0,4,nid0,0,0,ejection\nnid0,0,switch0,4,0,injection")
+    assert dumped_group_links(dump, 2, 2).tolist() == [[0, 1], [1, 0]]
+
+
+@pytest.mark.skipif(NO_SSTMACRO is not None, reason=str(NO_SSTMACRO))
+def test_sstmacros_own_wiring_and_a_halo3d_run(tmp_path):
+    # SST/macro's port dump of the converted shape: the links per pair of groups we count
+    m = DragonflyMachine(7, 3, 2, range(42), global_links=2)
+    shape = sstmacro_shape(m)
+    exe = sstmacro.build_halo3d_sst(tmp_path)
+    nodes = sstmacro_nodes(m, np.arange(8) * 5)
+    (tmp_path / "nodes.txt").write_text(node_id_file(nodes))
+    params = sstmacro_params(shape, m, routing="minimal", exe=str(exe), argv=[2, 2, 2, 4, 4, 4, 1, 2], ranks=8,
+                             ppn=1, nodes_file=str(tmp_path / "nodes.txt"))
+    params += f"topology.dump_file = {tmp_path / 'ports.csv'}\n"
+    seconds = sstmacro.run_sstmacro(params, tmp_path, "halo", timeout=300)
+    assert 0 < seconds < 1e-2
+    dumped = dumped_group_links((tmp_path / "ports.csv").read_text(), shape.routers, shape.groups)
+    assert (dumped == sstmacro_group_links(shape.routers, shape.groups, shape.ports, shape.inter_group)).all()
+    assert "halo check ok" in (tmp_path / "halo.out").read_text()
