@@ -43,18 +43,18 @@ done
 say() { printf '[sstmacro] %s\n' "$*"; }
 die() { printf '[sstmacro] ERROR: %s\n' "$*" >&2; exit 1; }
 
-for tool in g++ autoreconf libtoolize make; do
-  command -v "$tool" >/dev/null || die "$tool not found (Debian: apt-get install g++ autoconf automake libtool make)"
-done
-PYCONFIG="$(command -v python3-config || true)"
-[[ -n "$PYCONFIG" ]] || die "python3-config not found (Debian: apt-get install python3-dev)"
-
 STAMP="$PREFIX/.mpitaskmap-build"
 WANT="sst-macro $SSTMACRO_COMMIT sst-dumpi $DUMPI_COMMIT"
 if ((REBUILD == 0)) && [[ -x "$PREFIX/bin/sstmac" && -f "$STAMP" && "$(cat "$STAMP")" == "$WANT" ]]; then
   say "already built: $PREFIX/bin/sstmac ($WANT)"
   exit 0
 fi
+
+for tool in g++ autoreconf libtoolize make; do
+  command -v "$tool" >/dev/null || die "$tool not found (Debian: apt-get install g++ autoconf automake libtool make)"
+done
+PYCONFIG="$(command -v python3-config || true)"
+[[ -n "$PYCONFIG" ]] || die "python3-config not found (Debian: apt-get install python3-dev)"
 
 WORK="$PREFIX-build"
 rm -rf "$WORK"

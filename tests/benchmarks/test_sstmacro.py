@@ -129,3 +129,27 @@ def test_sstmacros_own_wiring_and_a_halo3d_run(tmp_path):
     dumped = dumped_group_links((tmp_path / "ports.csv").read_text(), shape.routers, shape.groups)
     assert (dumped == sstmacro_group_links(shape.routers, shape.groups, shape.ports, shape.inter_group)).all()
     assert "halo check ok" in (tmp_path / "halo.out").read_text()
+
+
+BUILD = sstmacro.ROOT / "benchmarks" / "sstmacro" / "build.sh"
+
+
+def test_build_script_usage_and_a_kept_install(tmp_path):
+    bad = subprocess.run(["bash", str(BUILD), "--bogus"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "usage:" in bad.stderr
+    # a finished install of the pinned commits is kept, whatever the tools here
+    prefix = tmp_path / "sst"
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "bin" / "sstmac").write_text("#!/bin/sh\n")
+    (prefix / "bin" / "sstmac").chmod(0o755)
+    pins = dict(line.split("=", 1) for line in BUILD.read_text().splitlines() if line.endswith(tuple("0123456789abcdef"))
+                and line.split("=", 1)[0] in ("SSTMACRO_COMMIT", "DUMPI_COMMIT"))
+    (prefix / ".mpitaskmap-build").write_text(f"sst-macro {pins['SSTMACRO_COMMIT']} sst-dumpi {pins['DUMPI_COMMIT']}\n")
+    kept = subprocess.run(["bash", str(BUILD), "--prefix", str(prefix)], capture_output=True, text=True, timeout=60)
+    assert kept.returncode == 0 and "already built" in kept.stdout, kept.stderr
+    # another commit's install is not (the build then starts: stopped here at its first check, a bad source)
+    (prefix / ".mpitaskmap-build").write_text("sst-macro 0000000 sst-dumpi 0000000\n")
+    other = subprocess.run(["bash", str(BUILD), "--prefix", str(prefix), "--source", str(tmp_path / "none"),
+                            "--dumpi", str(tmp_path / "none")], capture_output=True, text=True, timeout=60)
+    assert other.returncode == 1 and "already built" not in other.stdout
+    assert "not found" in other.stderr or "neither a repository" in other.stderr
