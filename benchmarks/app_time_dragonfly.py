@@ -313,6 +313,26 @@ def print_sstmacro_verdicts(rows: list[dict]) -> None:
         print(line)
 
 
+def print_simulator_agreement(smpi_rows: list[dict], sst_rows: list[dict]) -> None:
+    """Per case and SST/macro routing, Spearman's rho of SMPI's and SST/macro's times over the methods both ran,
+    and the mean over the cases (issue 43: at least 0.8 on average under minimal routing)."""
+    smpi = dict(group_by(smpi_rows, CASE_KEYS, _case_order))
+    per_routing: dict[str, list[float]] = {}
+    print("SMPI against SST/macro: Spearman of the methods' times per case")
+    for key, case in group_by(sst_rows, SST_CASE_KEYS, _case_order):
+        other = smpi.get(key[:5])
+        if other is None:
+            continue
+        both = [m for m in case if case[m]["comm_s"] is not None and m in other and other[m]["comm_s"] is not None]
+        rho = spearman([other[m]["comm_s"] for m in both], [case[m]["comm_s"] for m in both])
+        print(f"  {key[0]} {key[1]} ranks {key[2]} ppn {key[3]} seed {key[4]} {key[5]}: "
+              + ("n/a" if rho is None else f"{rho:+.2f}") + f" over {len(both)} methods")
+        if rho is not None:
+            per_routing.setdefault(key[5], []).append(rho)
+    for routing, values in per_routing.items():
+        print(f"  mean under {routing}: {np.mean(values):+.2f} over {len(values)} cases")
+
+
 def print_verdicts(rows: list[dict]) -> None:
     """Issue 31's targets, one line per case."""
     print(f"issue 31: auto <= every other method on every case; auto >= {100 * TARGET_BELOW:.0f}% below identity on "
@@ -350,18 +370,21 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", default="1,2", help="allocation seeds (default 1,2)")
     ap.add_argument("--methods", help=f"comma list of {', '.join(METHODS)} (default: all but packing under smpi)")
     add_app_arguments(ap)
-    ap.add_argument("--report", metavar="JSON,JSON", help="print the tables of earlier runs' --json files (merged) "
-                                                           "and run nothing")
+    ap.add_argument("--report", metavar="JSON,JSON", help="print the tables of earlier runs' --json files (merged; "
+                                                           "SMPI's and SST/macro's side by side) and run nothing")
     args = ap.parse_args(argv)
     sst = args.simulator == "sstmacro"
     if args.report:
         (rows,) = read_json(args.report.split(","))
-        if rows and "routing" in rows[0]:
-            print_sstmacro_table(rows)
-            print_sstmacro_verdicts(rows)
-        else:
-            print_table(rows)
-            print_verdicts(rows)
+        sst_rows, smpi_rows = [r for r in rows if "routing" in r], [r for r in rows if "routing" not in r]
+        if smpi_rows:
+            print_table(smpi_rows)
+            print_verdicts(smpi_rows)
+        if sst_rows:
+            print_sstmacro_table(sst_rows)
+            print_sstmacro_verdicts(sst_rows)
+        if smpi_rows and sst_rows:
+            print_simulator_agreement(smpi_rows, sst_rows)
         return 0
     missing = sstmacro_missing() if sst else simgrid_missing()
     if missing:

@@ -111,6 +111,23 @@ def test_sstmacro_report_and_its_table(bench, tmp_path, capsys):
     assert "routing" in out and "ugal" in out and "-40.0%" in out and "Spearman(predicted time, SST/macro time)" in out
 
 
+def test_report_of_both_simulators_prints_their_agreement(bench, tmp_path, capsys):
+    smpi = [dict(_row(m, t, 1.0), machine="circulant") for m, t in (("identity", 3.0), ("random", 4.0), ("auto", 1.0),
+                                                                   ("packing", 2.0))]
+    sst = [_sst_row(m, t, 1.0, r) for r, times in (("minimal", (3.0, 4.0, 1.0, 2.0)), ("ugal", (2.0, 4.0, 1.0, 3.0)))
+           for m, t in zip(("identity", "random", "auto", "packing"), times)]
+    a, b = tmp_path / "smpi.json", tmp_path / "sst.json"
+    a.write_text(json.dumps({"records": smpi}))
+    b.write_text(json.dumps({"records": sst}))
+    assert bench.main(["--report", f"{a},{b}"]) == 0
+    out = capsys.readouterr().out
+    # minimal: the same order; ugal: identity and packing swapped (ranks 3 4 1 2 vs 2 4 1 3: sum d^2 2, 1 - 12/60)
+    assert "  circulant scattered ranks 512 ppn 8 seed 1 minimal: +1.00 over 4 methods" in out
+    assert "  circulant scattered ranks 512 ppn 8 seed 1 ugal: +0.80 over 4 methods" in out
+    assert "  mean under minimal: +1.00 over 1 cases" in out and "  mean under ugal: +0.80 over 1 cases" in out
+    assert "issue 31:" in out and "issue 43 (SST/macro, UGAL)" in out
+
+
 def test_sstmacro_run_says_what_is_missing_or_runs(bench, tmp_path, capsys):
     from benchmarks.harness.sstmacro import sstmacro_missing
 
