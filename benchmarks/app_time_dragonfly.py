@@ -254,43 +254,35 @@ def case_spearman(case: dict[str, dict]) -> float | None:
     return spearman([r["metrics"]["predicted_time"] for r in ran], [r["comm_s"] for r in ran])
 
 
-def print_table(rows: list[dict]) -> None:
-    """The per-method table: metrics, simulated communication time and its change against identity."""
-    groups = []
-    for _, case in group_by(rows, CASE_KEYS, _case_order):
-        base = case.get(IDENTITY, {}).get("comm_s")
-        groups.append([dict(r, base=base) for r in case.values()])
-
-    def spearman_line(group: list[dict]) -> None:
-        rho = case_spearman({r["method"]: r for r in group})
-        print(f"{'':<8} {'':<9} {'':>5} {'':>3} {'':>4}  Spearman(predicted time, comm s) over the methods: "
-              + ("n/a" if rho is None else f"{rho:+.2f}"))
-
-    print_columns(groups, COLUMNS, after_group=spearman_line, row_text=lambda r: None if r["metrics"] is not None else
-                  f"{r['machine']:<8} {r['allocation']:<9} {r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  "
-                  f"{r['method']:<17} {r['error']}")
-
-
 #: The per-method table under SST/macro (the routing after the case).
 SST_COLUMNS = CASE_COLUMNS + [Column("routing", 8, lambda r: r["routing"], "<", "  ")] + method_columns(
     17, ('AvgHops', 'PredTime', 'comm s', 'vs identity', 'map s'))
 
 
-def print_sstmacro_table(rows: list[dict]) -> None:
-    """The SST/macro table: per case and routing, our metrics, SST/macro's time and its change against identity."""
+def print_table(rows: list[dict], *, sstmacro: bool = False) -> None:
+    """The per-method table: metrics, simulated communication time and its change against identity, per case
+    (and per routing of SST/macro's rows, ``sstmacro``)."""
+    keys, columns = (SST_CASE_KEYS, SST_COLUMNS) if sstmacro else (CASE_KEYS, COLUMNS)
     groups = []
-    for _, case in group_by(rows, SST_CASE_KEYS, _case_order):
+    for _, case in group_by(rows, keys, _case_order):
         base = case.get(IDENTITY, {}).get("comm_s")
         groups.append([dict(r, base=base) for r in case.values()])
+    pad = f"{'':<8} {'':<9} {'':>5} {'':>3} {'':>4}  " + (f"{'':<8}  " if sstmacro else "")
+    simulated = "SST/macro time" if sstmacro else "comm s"
 
     def spearman_line(group: list[dict]) -> None:
         rho = case_spearman({r["method"]: r for r in group})
-        print(f"{'':<8} {'':<9} {'':>5} {'':>3} {'':>4}  {'':<8}  Spearman(predicted time, SST/macro time) over the "
-              "methods: " + ("n/a" if rho is None else f"{rho:+.2f}"))
+        print(f"{pad}Spearman(predicted time, {simulated}) over the methods: "
+              + ("n/a" if rho is None else f"{rho:+.2f}"))
 
-    print_columns(groups, SST_COLUMNS, after_group=spearman_line, row_text=lambda r: None if r["metrics"] is not None
-                  else f"{r['machine']:<8} {r['allocation']:<9} {r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  "
-                  f"{r['routing']:<8}  {r['method']:<17} {r['error']}")
+    def failed(r: dict) -> str | None:
+        routing = f"{r['routing']:<8}  " if sstmacro else ""
+        if r["metrics"] is not None:
+            return None
+        return (f"{r['machine']:<8} {r['allocation']:<9} {r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  {routing}"
+                f"{r['method']:<17} {r['error']}")
+
+    print_columns(groups, columns, after_group=spearman_line, row_text=failed)
 
 
 def print_sstmacro_verdicts(rows: list[dict]) -> None:
@@ -381,7 +373,7 @@ def main(argv=None) -> int:
             print_table(smpi_rows)
             print_verdicts(smpi_rows)
         if sst_rows:
-            print_sstmacro_table(sst_rows)
+            print_table(sst_rows, sstmacro=True)
             print_sstmacro_verdicts(sst_rows)
         if smpi_rows and sst_rows:
             print_simulator_agreement(smpi_rows, sst_rows)
@@ -415,7 +407,7 @@ def main(argv=None) -> int:
               f"link latency {args.latency:g} s")
         rows, _ = run_cases(cases, lambda key: (run_case_sstmacro(key, args, exe, work), None), args.json,
                             candidates=False)
-        print_sstmacro_table(rows)
+        print_table(rows, sstmacro=True)
         print_sstmacro_verdicts(rows)
         return 0
     work, app = build_halo3d(args, "app_time_dragonfly_")

@@ -56,7 +56,7 @@ HALO3D_TIME = re.compile(r"max_comm_time (\S+)")
 
 
 class SstShape(NamedTuple):
-    """An SST/macro dragonfly (module notes): ``geometry = [routers, groups]``, ``concentration``, ``group_connections``.
+    """An SST/macro dragonfly (module notes): its ``geometry``, ``concentration`` and ``group_connections``.
 
     Attributes
     ----------
@@ -325,7 +325,9 @@ def run_sstmacro(params: str, work: Path, name: str, *, timeout: float = 900.0) 
 
 
 def dumped_group_links(dump: str, routers: int, groups: int) -> np.ndarray:
-    """Global links per pair of groups in SST/macro's port dump (``topology.dump_file``: ``switch<id>,port,switch<id>,inport,level,type``).
+    """Global links per pair of groups in SST/macro's port dump (``topology.dump_file``).
+
+    Its lines: ``switch<id>,port,switch<id>,inport,level,type``, global links of type ``global``.
 
     Examples
     --------
