@@ -43,6 +43,8 @@ import numpy as np
 
 from mpitaskmap.machines import DragonflyMachine
 
+from .smpi import HALO3D_TIME
+
 ROOT = Path(__file__).resolve().parents[2]
 #: Where ``benchmarks/sstmacro/build.sh`` installs by default (``$SSTMACRO_PREFIX`` overrides): outside
 #: the source tree, as the library's own built PMPI libraries are.
@@ -51,8 +53,6 @@ DEFAULT_PREFIX = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
 SSTMACRO_ROUTERS = {"minimal": "dragonfly_minimal", "valiant": "dragonfly_valiant", "ugal": "dragonfly_ugal"}
 #: SST/macro's inter-group wirings, in the order :func:`sstmacro_shape` tries them.
 WIRINGS = ("circulant", "alltoall")
-#: halo3d's own communication time line (``examples/halo3d.c``).
-HALO3D_TIME = re.compile(r"max_comm_time (\S+)")
 
 
 class SstShape(NamedTuple):
@@ -317,7 +317,7 @@ def run_sstmacro(params: str, work: Path, name: str, *, timeout: float = 900.0) 
     res = subprocess.run([str(sstmacro_prefix() / "bin" / "sstmac"), "-f", str(ini)], cwd=work, capture_output=True,
                          text=True, timeout=timeout)
     (work / f"{name}.out").write_text(res.stdout + res.stderr)
-    found = HALO3D_TIME.search(res.stdout)
+    found = re.search(HALO3D_TIME, res.stdout)
     if res.returncode != 0 or found is None:
         tail = (res.stdout + res.stderr)[-600:]
         raise RuntimeError(f"sstmac on {ini}: exit {res.returncode}, no max_comm_time: ...{tail}")
