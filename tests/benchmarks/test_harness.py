@@ -334,7 +334,8 @@ def test_find_mpi_knows_each_mpi_and_names_an_unknown_one():
         find_mpi("nompi")
 
 
-#: Every rank reaches MPI_Finalize about a second after rank 0 says "ready".
+#: Every rank reaches MPI_Finalize once the file named by argv[1] exists: the test makes it after stopping mpirun,
+#: so no rank can finalize while mpirun still answers, however late mpirun forwards "ready" on a loaded machine.
 LATE_ACK_C = r"""
 #include <mpi.h>
 #include <stdio.h>
@@ -349,7 +350,8 @@ int main(int argc, char** argv)
     printf("ready\n");
     fflush(stdout);
   }
-  sleep(3); /* mpirun, which forwards "ready", is stopped before the ranks reach MPI_Finalize */
+  while (access(argv[1], F_OK) != 0)
+    usleep(10000);
   MPI_Finalize();
   return 0;
 }
@@ -360,9 +362,12 @@ int main(int argc, char** argv)
 def test_debian_open_mpi_runs_end_well_when_mpirun_acknowledges_finalize_late(tmp_path):
     # Under heavy load mpirun (the ranks' PMIx server) may answer a rank's PMIx finalize after PMIx 4.2's
     # fixed 2 s: the rank's MPI_Finalize returns anyway, the rank exits 0, and Open MPI 4's mpirun exits 1
-    # ("exiting improperly") after a complete run.  Made certain here: mpirun is stopped (SIGSTOP) for 10 s
-    # once rank 0 said "ready", and MPI_Finalize's fence, which would wait for mpirun, is left out
-    # (async_mpi_finalize): the ranks enter MPI_Finalize at ~3 s, their waits end at ~5 s, mpirun resumes at 10 s.
+    # ("exiting improperly") after a complete run.  Made here: mpirun is stopped (SIGSTOP) once rank 0 said
+    # "ready", only then are the ranks let into MPI_Finalize (a file they wait for), and MPI_Finalize's fence,
+    # which would wait for mpirun, is left out (async_mpi_finalize): the ranks' waits end 2 s later and they exit;
+    # mpirun resumes 5 s later with the finalize message and the exit both pending.  Which one mpirun handles first
+    # is a race (measured here: the exit first in 3 or 4 runs of 5; a loaded CI machine saw 0 of 3), so the premise
+    # is tried until it shows, and the setting must hold on every one of as many runs.
     mpi = find_mpi("debian-openmpi")
     if mpi.missing("mpicc"):
         pytest.skip(f"{mpi.missing('mpicc')} (Debian's openmpi-bin and libopenmpi-dev)")
@@ -372,28 +377,32 @@ def test_debian_open_mpi_runs_end_well_when_mpirun_acknowledges_finalize_late(tm
     subprocess.run([mpi.mpicc, "-o", str(exe), str(src)], check=True, capture_output=True, timeout=120)
 
     def run(env: dict) -> tuple[int, str]:
-        proc = subprocess.Popen(mpi.command(2, exe, []), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
+        go = tmp_path / "go"
+        go.unlink(missing_ok=True)
+        proc = subprocess.Popen(mpi.command(2, exe, [str(go)]), env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
         try:
             assert proc.stdout.readline() == "ready\n"
             os.kill(proc.pid, signal.SIGSTOP)
-            time.sleep(10)
+            go.touch()
+            time.sleep(5)
         finally:
             os.kill(proc.pid, signal.SIGCONT)
             _, err = proc.communicate(timeout=120)
         return proc.returncode, err
 
     env = mpi.run_env() | {"OMPI_MCA_async_mpi_finalize": "1"}
-    # the premise: without the setting, the run that ended well is reported as an improper exit (up to three
-    # tries: on a loaded machine mpirun may forward "ready" late, and the ranks then finalize before it stops)
+    # the premise: without the setting, a run that ended well may be reported as an improper exit
     without = {k: v for k, v in env.items() if k != "OMPI_MCA_orte_allowed_exit_without_sync"}
-    tries = [run(without)]
-    while tries[-1][0] == 0 and len(tries) < 3:
+    tries = []
+    while len(tries) < 8 and not (tries and tries[-1][0] == 1):
         tries.append(run(without))
-    rc, err = tries[-1]
-    assert rc == 1 and "exiting improperly" in err, tries
-    rc, err = run(env)
-    assert rc == 0 and "exiting improperly" not in err, (rc, err)
+    if tries[-1][0] != 1:
+        pytest.skip(f"Open MPI's race did not show in {len(tries)} runs here: {tries}")
+    assert "exiting improperly" in tries[-1][1], tries
+    for _ in range(3):
+        rc, err = run(env)
+        assert rc == 0 and "exiting improperly" not in err, (rc, err)
 
 
 def test_a_platform_study_reports_skips_or_checks_before_it_runs(tmp_path, monkeypatch, capsys):
