@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validate import as_index_array
+from .._validate import as_index_array, as_weights
 from ..errors import InvalidInputError, NotApplicableError
 from .links import LinkLoads, Routes
 from .. import _hops
@@ -472,6 +472,47 @@ class Machine(abc.ABC):
             On a machine without a link model, or bad processor ids.
         """
         raise self._no_link_model()
+
+    def exchange_routes(self, src, dst, volume, *, reverse: bool = False) -> Routes:
+        """Return the routes of the messages of one exchange, message ``i`` from processor ``src[i]`` to ``dst[i]``.
+
+        A routing that depends on the traffic (a dragonfly's ``"ugal"``) chooses here, over the
+        whole exchange; every other one routes each pair as :meth:`routes` does, whatever the
+        volumes.
+
+        Parameters
+        ----------
+        src, dst : array_like of int
+            Processor ids of every message.
+        volume : array_like of float
+            Every message's volume (bytes or graph weight, >= 0).
+        reverse : bool, optional
+            Return the paths back from ``dst[i]`` to ``src[i]`` of the same choice (what the
+            acknowledgements of a replay with cross-traffic take).
+
+        Returns
+        -------
+        Routes
+
+        Raises
+        ------
+        InvalidInputError
+            On bad processor ids or volumes, or a machine without a link model.
+
+        Examples
+        --------
+        >>> from mpitaskmap.machines import TorusMachine
+        >>> m = TorusMachine([[0, 0], [3, 1]], dims=[4, 4])
+        >>> there = m.exchange_routes([0], [1], [8.0])
+        >>> back = m.exchange_routes([0], [1], [8.0], reverse=True)
+        >>> there.links.tolist() == m.routes([0], [1]).links.tolist()
+        True
+        >>> back.links.tolist() == m.routes([1], [0]).links.tolist()
+        True
+        """
+        src, dst = self._checked_pairs(src, dst)
+        as_weights(volume, "volume", src.size)
+        return self.routes(dst, src) if reverse else self.routes(src, dst)
 
     def route(self, src: int, dst: int) -> list[tuple[str, int]]:
         """Return the links of the route from processor ``src`` to ``dst`` as (class name, link id).

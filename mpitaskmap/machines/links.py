@@ -12,6 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..errors import InvalidInputError
+
 __all__ = ["BANDWIDTH_UNIT", "Routes", "LinkLoads"]
 
 
@@ -46,6 +48,57 @@ class Routes(NamedTuple):
         n = self.indptr.size - 1
         pair = np.repeat(np.arange(n), np.diff(self.indptr))
         return np.bincount(pair, weights=self.fractions, minlength=n).astype(np.float64, copy=False)
+
+
+def merge_routes(first: Routes, second: Routes, use_second) -> Routes:
+    """Return one batch of routes: pair ``i``'s from ``second`` where ``use_second[i]``, else from ``first``.
+
+    Parameters
+    ----------
+    first : Routes
+        Routes of every pair.
+    second : Routes
+        Routes of the pairs where ``use_second`` holds only, in their order.
+    use_second : (n_pairs,) array_like of bool
+
+    Returns
+    -------
+    Routes
+
+    Raises
+    ------
+    InvalidInputError
+        When the batches do not match the mask's pairs.
+
+    Examples
+    --------
+    >>> a = Routes(np.array([0, 1, 3]), np.array([5, 6, 7]), np.ones(3))
+    >>> b = Routes(np.array([0, 2]), np.array([8, 9]), np.array([0.5, 0.5]))
+    >>> m = merge_routes(a, b, [False, True])
+    >>> m.indptr.tolist(), m.links.tolist(), m.fractions.tolist()
+    ([0, 1, 3], [5, 8, 9], [1.0, 0.5, 0.5])
+    """
+    mask = np.asarray(use_second, dtype=bool).reshape(-1)
+    n = mask.size
+    if first.indptr.size != n + 1 or second.indptr.size != int(mask.sum()) + 1:
+        raise InvalidInputError(f"merge_routes: {first.indptr.size - 1} and {second.indptr.size - 1} routes do not "
+                                f"match a mask of {n} pairs, {int(mask.sum())} from the second batch")
+    len_first = np.diff(first.indptr)
+    length = len_first.copy()
+    length[mask] = np.diff(second.indptr)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(length, out=indptr[1:])
+    links = np.empty(int(indptr[-1]), dtype=np.int64)
+    fractions = np.empty(links.size, dtype=np.float64)
+    for routes, pairs in ((first, np.flatnonzero(~mask)), (second, np.flatnonzero(mask))):
+        own = np.arange(pairs.size) if routes is second else pairs  # the pairs' rows in this batch
+        counts = np.diff(routes.indptr)[own]
+        entry = np.repeat(routes.indptr[:-1][own], counts) + (np.arange(counts.sum()) -
+                                                               np.repeat(np.cumsum(counts) - counts, counts))
+        pos = np.repeat(indptr[:-1][pairs], counts) + (entry - np.repeat(routes.indptr[:-1][own], counts))
+        links[pos] = routes.links[entry]
+        fractions[pos] = routes.fractions[entry]
+    return Routes(indptr, links, fractions)
 
 
 @dataclass(frozen=True)

@@ -278,8 +278,13 @@ def _messages(graph: TaskGraph, machine: Machine, task_to_proc, bytes_per_weight
     return src_task[keep], dst_task[keep], src[keep], dst[keep], size[keep]
 
 
-def _routes(machine: Machine, src: np.ndarray, dst: np.ndarray, node_link, loop, lat: float, unit: float):
-    """The platform's routes of messages between nodes ``src[i] -> dst[i]``, as CSR.
+def _routes(machine: Machine, src: np.ndarray, dst: np.ndarray, size: np.ndarray, node_link, loop, lat: float,
+            unit: float, *, reverse: bool = False):
+    """The platform's routes of messages between nodes ``src[i] -> dst[i]`` of ``size[i]`` bytes, as CSR.
+
+    The machine routes them as one exchange (:meth:`Machine.exchange_routes`: a dragonfly's
+    UGAL chooses over all of them); with ``reverse`` the paths back, ``dst[i] -> src[i]``, of the
+    same choice.
 
     Returns ``(indptr, links, fractions, capacity, latency)``: message ``i`` crosses
     ``links[indptr[i]:indptr[i+1]]`` with those shares of its traffic; ``capacity`` (B/s)
@@ -293,8 +298,11 @@ def _routes(machine: Machine, src: np.ndarray, dst: np.ndarray, node_link, loop,
     # a node's routes are those of its lowest processor (the node view's representative)
     view = machine.node_view()
     src_proc = view.representative[np.searchsorted(view.nodes, src)]
+    dst_proc = view.representative[np.searchsorted(view.nodes, dst)]
+    if reverse:  # the links below are those of the paths back
+        src, dst = dst, src
     if machine.has_link_model:
-        ptr, net_links, net_fractions = machine.routes(src_proc, view.representative[np.searchsorted(view.nodes, dst)])
+        ptr, net_links, net_fractions = machine.exchange_routes(src_proc, dst_proc, size, reverse=reverse)
         n_net = machine.n_links
         cap = [machine.link_bandwidths() * unit]
         lat_of = [np.full(n_net, lat)]
@@ -530,8 +538,8 @@ def fluid_exchange(
     by_kind = np.argsort(src == dst, kind="stable")
     src_rank, dst_rank, src, dst, size = (a[by_kind] for a in (src_rank, dst_rank, src, dst, size))
     n_inter = int((src != dst).sum())
-    indptr, links, fractions, capacity, latency = _routes(machine, src[:n_inter], dst[:n_inter], node_link, loop,
-                                                          lat, unit)
+    indptr, links, fractions, capacity, latency = _routes(machine, src[:n_inter], dst[:n_inter], size[:n_inter],
+                                                          node_link, loop, lat, unit)
     indptr, links, fractions, capacity, latency = _with_loopbacks(indptr, links, fractions, capacity, latency,
                                                                   src.size - n_inter, loop, unit)
     # every fraction is 1.0 on a single path, so these are SimGrid's sums exactly
@@ -540,8 +548,8 @@ def fluid_exchange(
     if not np.all(penalty > 0):
         raise InvalidInputError("link_latency: with weight_s = 0 and zero latency a flow has no sharing penalty")
     if model.crosstraffic > 0:
-        back_ptr, back_links, back_fractions, _, _ = _routes(machine, dst[:n_inter], src[:n_inter], node_link,
-                                                             loop, lat, unit)
+        back_ptr, back_links, back_fractions, _, _ = _routes(machine, src[:n_inter], dst[:n_inter], size[:n_inter],
+                                                             node_link, loop, lat, unit, reverse=True)
         back_ptr = np.concatenate([back_ptr, np.full(src.size - n_inter, back_ptr[-1])])
         n = src.size
         fwd_len, back_len = np.diff(indptr), np.diff(back_ptr)

@@ -293,7 +293,7 @@ def test_errors_name_the_bad_value():
     with pytest.raises(InvalidInputError, match=r"bandwidth\['global'\]: must be a positive finite number.*got -5"):
         DragonflyMachine(3, 3, 1, [0], bandwidth={"node": 1, "local": 1, "global": -5})
     with pytest.raises(InvalidInputError, match="routing: expected one of"):
-        DragonflyMachine(3, 3, 1, [0], routing="ugal")
+        DragonflyMachine(3, 3, 1, [0], routing="adaptive")
     with pytest.raises(InvalidInputError, match="'valiant' needs an intermediate group, i.e. n_groups >= 3; got 2"):
         DragonflyMachine(2, 3, 1, [0], routing="valiant")
     with pytest.raises(InvalidInputError, match="proc_nodes"):

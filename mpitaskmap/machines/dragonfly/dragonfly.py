@@ -52,8 +52,16 @@ and ``h`` **global links** between every pair of groups:
   (Kim et al., ISCA 2008: a random intermediate group) exists to leave the minimal path's
   global links; so every inter-group pair is routed fully non-minimally, the far end of
   the spreading that UGAL mixes with minimal routing.  It needs ``G >= 3``.
+* ``"ugal"``: adaptive, as Aries and Slingshot route: every inter-group node pair of an
+  exchange takes either its ``"minimal"`` path or the ``"valiant"`` spread, by UGAL-L's load
+  rule as a fixed point over the exchange (:mod:`~mpitaskmap.machines.dragonfly.ugal`).  The
+  choice depends on the whole exchange, so it is made where an exchange is routed (link loads,
+  :meth:`~DragonflyMachine.link_time`, the replay's :meth:`~DragonflyMachine.exchange_routes`);
+  :meth:`~DragonflyMachine.routes` of a pair, and the graph mappers' node-pair tables, give the
+  minimal path, the one a pair alone on the network keeps.  Traffic inside a group stays
+  minimal; with two groups (no intermediate) every pair does.
 
-**Hops** (:meth:`DragonflyMachine.hops`): links on the pair's minimal path (``"minimal"``),
+**Hops** (:meth:`DragonflyMachine.hops`): links on the pair's minimal path (``"minimal"``, ``"ugal"``),
 or on the shortest of its minimal paths (``"ecmp"``, ``"valiant"``), node links included: 0 on
 one node, 2 between nodes of one switch, 3 inside an all-to-all group (3 or 4 in a row/column
 group), 3 to 7 between groups.
@@ -76,25 +84,30 @@ from typing import Mapping
 
 import numpy as np
 
-from ..._validate import as_index_array
+from ..._validate import as_index_array, as_weights
 from ...errors import InvalidInputError
 from ..base import ROUTE_CHUNK_ENTRIES, Machine, NodePairRoutes, _Traffic
 from ..fattree.presets import _count
-from ..links import Routes
+from ..links import Routes, merge_routes
 from ... import _hops
 from ..network_hops import METRIC_KINDS, NodeMetric, label_hops
 from .. import two_level
 from ..two_level import GROUP_ROUTINGS, GroupPaths, group_paths
 from ..views import NodeHierarchy
+from .ugal import UgalChoice, ugal_detours
 
 __all__ = ["DragonflyMachine", "DRAGONFLY_ROUTINGS", "GroupPaths", "group_paths"]
 
 #: Routing rules of :class:`DragonflyMachine` (module notes) and the group-level rule of
 #: :func:`~mpitaskmap.machines.two_level.group_paths` each one takes its paths from (re-exported here
 #: with it and :class:`GroupPaths`): ``"minimal"`` keeps one of the minimal paths per node pair.
-DRAGONFLY_GROUP_RULE = {"minimal": "minimal", "ecmp": "minimal", "valiant": "valiant"}
+DRAGONFLY_GROUP_RULE = {"minimal": "minimal", "ecmp": "minimal", "valiant": "valiant", "ugal": "minimal"}
 DRAGONFLY_ROUTINGS = tuple(DRAGONFLY_GROUP_RULE)
 assert set(DRAGONFLY_GROUP_RULE.values()) <= set(GROUP_ROUTINGS)
+
+#: Routings whose :meth:`DragonflyMachine.routes` give one static minimal path per node pair
+#: (``"ugal"``: the path of a pair alone; its exchange-wide choice is made where an exchange is routed).
+ONE_PATH_ROUTINGS = ("minimal", "ugal")
 
 #: Columns of the path table of :meth:`DragonflyMachine.routes`: up-link, two local hops in the
 #: source group, the first global link, two local hops in the next group, the second global
@@ -139,7 +152,7 @@ class DragonflyMachine(Machine):
         GB/s of every link: one float for all, or one value per class name
         (``{"node":, "local":, "global":}``, or ``"green"`` and ``"black"`` for ``"local"``
         on a row/column group); default 25.0 (Slingshot's 200 Gb/s).
-    routing : {"minimal", "ecmp", "valiant"}, optional
+    routing : {"minimal", "ecmp", "valiant", "ugal"}, optional
         Default ``"minimal"`` (module notes).
     name : str, optional
         Description used in reports.
@@ -345,7 +358,7 @@ class DragonflyMachine(Machine):
         return np.where(s == t, 0, hops.reshape(s.shape))
 
     def hops(self, src, dst) -> np.ndarray:
-        """Return the links on the pair's minimal path (the shortest of them unless ``"minimal"``), node links included.
+        """Return the links on the pair's minimal path (the shortest of them under ``"ecmp"``, ``"valiant"``), node links too.
 
         Examples
         --------
@@ -364,14 +377,15 @@ class DragonflyMachine(Machine):
         return label_hops("dragonfly", self._metric_params(), self.node_ids[src][:, None], self.node_ids[dst][:, None])
 
     def _metric_params(self) -> list:
-        """The dragonfly metric's parameters (``cext/_network_hops.pxd``): ``"minimal"`` keeps the one
-        static path (module notes), the other rules the shortest over the pair's global links."""
+        """The dragonfly metric's parameters (``cext/_network_hops.pxd``): ``"minimal"`` and ``"ugal"`` keep
+        the one static path (module notes), the other rules the shortest over the pair's global links."""
         return [self.nodes_per_switch, self.switches_per_group, self.columns, self.n_groups, self.global_links,
-                self.global_ports, int(self.routing == "minimal")]
+                self.global_ports, int(self.routing in ONE_PATH_ROUTINGS)]
 
     def _build_node_metric(self) -> NodeMetric:
         # the one static path of "minimal" is a formula too; the spread routings keep their tables
-        routes = dict(route_params=self._route_params(), n_links=self.n_links) if self.routing == "minimal" else {}
+        routes = (dict(route_params=self._route_params(), n_links=self.n_links) if self.routing in ONE_PATH_ROUTINGS
+                  else {})
         return NodeMetric.build("dragonfly", self._metric_params(), self.node_view().nodes[:, None], **routes)
 
     def _route_params(self) -> np.ndarray:
@@ -574,7 +588,7 @@ class DragonflyMachine(Machine):
         """
         src, dst = self._checked_pairs(src, dst)
         u, v = self.node_ids[src].astype(np.int64), self.node_ids[dst].astype(np.int64)
-        if self.routing == "minimal":  # one static path a pair: the compiled formula (the graph kernels' too)
+        if self.routing in ONE_PATH_ROUTINGS:  # one static path a pair: the compiled formula (the graph kernels' too)
             return Routes(*_hops.label_routes(METRIC_KINDS["dragonfly"], self._route_params(), u[:, None],
                                               v[:, None]))
         per_pair = self._paths_per_pair(u, v) * _PATH_COLUMNS
@@ -613,11 +627,11 @@ class DragonflyMachine(Machine):
         (['node 0 up', 'local g0 s0->s2', 'global g0->g2 #1', 'local g2 s1->s2', 'node 17 down'],
          [1.0, 1.0, 1.0, 1.0, 1.0])
         """
-        return (self if self.routing == "minimal" else self.with_routing("minimal")).routes(src, dst)
+        return (self if self.routing in ONE_PATH_ROUTINGS else self.with_routing("minimal")).routes(src, dst)
 
     @property
     def single_paths_differ(self) -> bool:
-        """Whether :meth:`single_path_routes` (minimal) differ from the routes: under ``"ecmp"`` or ``"valiant"``."""
+        """Whether :meth:`single_path_routes` (minimal) differ from how the machine routes: unless ``"minimal"``."""
         return self.routing != "minimal"
 
     # -- link loads -------------------------------------------------------------------------
@@ -632,6 +646,8 @@ class DragonflyMachine(Machine):
         size, so every mapping of one graph is evaluated the same way); ``"minimal"`` (at
         most 7 links) and smaller ``"ecmp"`` exchanges are routed by the base.
         """
+        if self.routing == "ugal":
+            return self._ugal_traffic(indptr, indices, weights, task_to_proc, overlap_weight)
         long_routes = self.routing == "valiant" or (
             self.routing == "ecmp" and len(indices) * (2 + 5 * self.global_links) > ROUTE_CHUNK_ENTRIES)
         if not long_routes:
@@ -639,6 +655,125 @@ class DragonflyMachine(Machine):
         from .loads import routed_traffic
         return routed_traffic(self, DRAGONFLY_GROUP_RULE[self.routing], indptr, indices, weights, task_to_proc,
                               overlap_weight)
+
+    # -- adaptive routing ---------------------------------------------------------------------
+    def ugal_choice(self, src_nodes, dst_nodes, volume) -> UgalChoice:
+        """Return which flows of one exchange UGAL sends on the Valiant detour (:mod:`~.ugal`), whatever the routing.
+
+        Parameters
+        ----------
+        src_nodes, dst_nodes : (n_flows,) array_like of int
+            Node numbers (``(g S + s) n + k``) of every flow's ends; a flow inside one group
+            (or one node) stays minimal.
+        volume : (n_flows,) array_like of float
+            Every flow's volume (>= 0).
+
+        Returns
+        -------
+        UgalChoice
+            ``detour`` per flow, with the fixed point's sweeps.
+
+        Raises
+        ------
+        InvalidInputError
+            On a node number out of the machine, or a bad volume.
+
+        Examples
+        --------
+        Four groups of two switches, one node each; nodes 0 and 1 (group 0) both send to group 1
+        over its one global link: the larger flow detours.
+
+        >>> m = DragonflyMachine(4, 2, 1, range(8))
+        >>> m.ugal_choice([0, 1, 0], [2, 3, 1], [1.0, 3.0, 9.0]).detour.tolist()
+        [False, True, False]
+        """
+        N = self.n_network_nodes
+        u = as_index_array(np.atleast_1d(src_nodes), "src_nodes", upper=N).astype(np.int64)
+        v = as_index_array(np.atleast_1d(dst_nodes), "dst_nodes", upper=N, length=u.size).astype(np.int64)
+        w = as_weights(np.atleast_1d(volume), "volume", u.size)
+        per_group = self.nodes_per_switch * self.switches_per_group
+        gu, gv = u // per_group, v // per_group
+        inter = np.flatnonzero(gu != gv)
+        choice = ugal_detours(gu[inter], gv[inter], (u[inter] + v[inter]) % self.global_links, w[inter],
+                              self.n_groups, self.global_links)
+        detour = np.zeros(u.size, dtype=bool)
+        detour[inter] = choice.detour
+        return UgalChoice(detour, choice.sweeps, choice.converged)
+
+    def _valiant_twin(self) -> "DragonflyMachine":
+        """This allocation under ``"valiant"`` (UGAL's detours; kept: its group tables are built once)."""
+        twin = self.__dict__.get("_valiant_machine")
+        if twin is None:
+            twin = self._valiant_machine = self.with_routing("valiant")
+        return twin
+
+    def __getstate__(self) -> dict:
+        state = super().__getstate__()
+        state.pop("_valiant_machine", None)  # derived, rebuilt on use
+        return state
+
+    def _ugal_traffic(self, indptr, indices, weights, task_to_proc, overlap_weight) -> _Traffic:
+        """:meth:`_routed_traffic` under ``"ugal"``: the node pairs' fixed point, then the minimal pairs routed
+        minimally and the detoured ones by the Valiant routing, their loads summed."""
+        view = self.node_view()
+        node = view.node_of_proc[np.asarray(task_to_proc)]
+        indptr = np.asarray(indptr, dtype=np.int64)
+        indices = np.asarray(indices, dtype=np.int64)
+        weights = np.asarray(weights, dtype=np.float64)
+        rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
+        a, b = node[rows], node[indices]
+        inter = np.flatnonzero(a != b)
+        pairs, inverse = np.unique(a[inter] * view.n_nodes + b[inter], return_inverse=True)
+        volume = np.bincount(inverse, weights=weights[inter], minlength=pairs.size)
+        nodes = np.asarray(view.nodes, dtype=np.int64)
+        detour_pair = self.ugal_choice(nodes[pairs // view.n_nodes], nodes[pairs % view.n_nodes], volume).detour
+        detour = np.zeros(rows.size, dtype=bool)
+        detour[inter] = detour_pair[inverse]
+
+        def edges(keep):
+            ptr = np.zeros(indptr.size, dtype=np.int64)
+            np.cumsum(np.bincount(rows[keep], minlength=indptr.size - 1), out=ptr[1:])
+            return ptr, indices[keep], weights[keep]
+
+        minimal = super()._routed_traffic(*edges(~detour), task_to_proc, overlap_weight)
+        if not detour.any():
+            return minimal
+        valiant = self._valiant_twin()._routed_traffic(*edges(detour), task_to_proc, overlap_weight)
+        slowest = None if minimal.slowest is None else np.maximum(minimal.slowest, valiant.slowest)
+        return _Traffic(minimal.data + valiant.data, minimal.messages + valiant.messages, slowest)
+
+    def exchange_routes(self, src, dst, volume, *, reverse: bool = False) -> Routes:
+        """Return the routes of the messages of one exchange (:meth:`Machine.exchange_routes`); UGAL chooses here.
+
+        Under ``"ugal"`` the messages' node pairs (volumes summed) go through the fixed point of
+        :meth:`ugal_choice`: a detoured pair's messages take the Valiant spread, the others
+        their minimal path.  Every other routing routes each pair as :meth:`routes` does.
+
+        Examples
+        --------
+        Two nodes of group 0 send to group 1 (one global link): the larger pair, 1 -> 3, detours
+        through groups 2 and 3, half its traffic on each (node links, then two global links per
+        intermediate: no local hop, every switch on the way holds the next global link).
+
+        >>> m = DragonflyMachine(4, 2, 1, range(8), routing="ugal")
+        >>> r = m.exchange_routes([0, 1], [2, 3], [1.0, 3.0])
+        >>> m.link_names(r.links[r.indptr[1]:]), r.fractions[r.indptr[1]:].tolist()  # doctest: +NORMALIZE_WHITESPACE
+        (['node 1 up', 'global g0->g2 #0', 'global g0->g3 #0', 'global g2->g1 #0', 'global g3->g1 #0',
+          'node 3 down'], [1.0, 0.5, 0.5, 0.5, 0.5, 1.0])
+        """
+        if self.routing != "ugal":
+            return super().exchange_routes(src, dst, volume, reverse=reverse)
+        src, dst = self._checked_pairs(src, dst)
+        w = as_weights(np.atleast_1d(volume), "volume", src.size)
+        u, v = self.node_ids[src].astype(np.int64), self.node_ids[dst].astype(np.int64)
+        pairs, inverse = np.unique(u * self.n_network_nodes + v, return_inverse=True)
+        flows = np.bincount(inverse, weights=w, minlength=pairs.size)
+        detour = self.ugal_choice(pairs // self.n_network_nodes, pairs % self.n_network_nodes, flows).detour[inverse]
+        there, back = (dst, src) if reverse else (src, dst)
+        minimal = self.routes(there, back)
+        if not detour.any():
+            return minimal
+        return merge_routes(minimal, self._valiant_twin().routes(there[detour], back[detour]), detour)
 
     def node_pair_routes(self, max_entries: int) -> NodePairRoutes:
         """Return the routes between every ordered pair of nodes (:meth:`Machine.node_pair_routes`), a too big table refused at once.
@@ -653,7 +788,7 @@ class DragonflyMachine(Machine):
         >>> DragonflyMachine(3, 3, 2, [0, 17], routing="valiant").node_pair_routes(13)
         NodePairRoutes(routes=None, entries=14, complete=True)
         """
-        if self.routing != "minimal":
+        if self.routing not in ONE_PATH_ROUTINGS:
             from .loads import node_pair_route_entries
             entries = node_pair_route_entries(self, DRAGONFLY_GROUP_RULE[self.routing])
             if entries > int(max_entries):
