@@ -40,10 +40,13 @@ all-to-all switches, 4 nodes a switch, one global link per pair of groups:
 :func:`benchmarks.harness.sstmacro.sstmacro_shape`; the presets' shapes it cannot wire are
 refused naming why).  Every node keeps its group and switch; SST/macro places each pair's global
 link on other switches than our arrangement.  The methods add ``packing`` (the task graph onto
-nodes, the network left out), and the verdicts are issue 43's under UGAL: ``auto`` at or below
-random, identity and node packing on every case, at least 15% below the better of identity and
-random on the scattered ones; per case and routing, Spearman's rho of our predicted time and
-SST/macro's time over the methods.
+nodes, the network left out), ``auto ugal`` (``auto`` on the machine under ``routing="ugal"``: its
+objective and replay route by UGAL) and ``balance`` (packing, then the nodes dealt over the
+groups so group pairs carry even shares), and the verdicts are issue 43's under UGAL: ``auto``
+(and ``auto ugal``) at or below random, identity and node packing on every case, at least 15%
+below the better of identity and random on the scattered ones; per case and routing, Spearman's
+rho of our predicted time and SST/macro's time over the methods, and the same for each of our
+models (:data:`MODELS`: predicted time and replay, under minimal and under UGAL routing).
 
 Run:  python -m benchmarks.app_time_dragonfly [--machines frontier,aries] [--allocations scattered,confined]
       [--cases 512:8,1024:8,2048:8] [--seeds 1,2] [--groups 4] [--methods ...] [--json PATH] [--keep DIR]
@@ -81,13 +84,17 @@ from benchmarks.peers import kahip, scotch, zoltan2
 from benchmarks.peers.zoltan2_dragonfly import map_zoltan2_dragonfly
 
 AUTO = "auto"
+#: ``auto`` told the network routes adaptively: the machine under ``routing="ugal"`` (objective and replay).
+AUTO_UGAL = "auto ugal"
+#: The group-balancing mapping (the ``balance`` method).
+BALANCE = "balance"
 RANDOM = "random"
 ZOLTAN2 = "zoltan2 dragonfly"
 SCOTCH = "scotch tleaf"
 KAHIP = "kahip"
 PACKING = "packing"
-#: The rows a case can have; SMPI's default leaves ``packing`` out (issue 31's table).
-METHODS = (IDENTITY, RANDOM, AUTO, PACKING, ZOLTAN2, SCOTCH, KAHIP)
+#: The rows a case can have; SMPI's default leaves ``packing`` and the adaptive routing's rows out (issue 31's table).
+METHODS = (IDENTITY, RANDOM, AUTO, AUTO_UGAL, PACKING, BALANCE, ZOLTAN2, SCOTCH, KAHIP)
 SMPI_METHODS = (IDENTITY, RANDOM, AUTO, ZOLTAN2, SCOTCH, KAHIP)
 MACHINES = ("frontier", "aries")
 #: ``--simulator``: SimGrid's SMPI on the machine's own minimal routes, or SST/macro's packet model.
@@ -136,8 +143,11 @@ def map_row(method: str, graph: TaskGraph, machine, seed: int) -> tuple[np.ndarr
     if method == AUTO:
         mapping = mpitaskmap.map(graph, machine, "auto")
         return np.asarray(mapping.task_to_proc), mapping.info
-    if method == PACKING:
-        return np.asarray(mpitaskmap.map(graph, machine, "packing").task_to_proc), {}
+    if method == AUTO_UGAL:
+        mapping = mpitaskmap.map(graph, machine.with_routing("ugal"), "auto")
+        return np.asarray(mapping.task_to_proc), mapping.info
+    if method in (PACKING, BALANCE):
+        return np.asarray(mpitaskmap.map(graph, machine, method).task_to_proc), {}
     if method == ZOLTAN2:
         t2p, _ = map_zoltan2_dragonfly(graph.coords, graph.indptr, graph.indices, graph.weights, machine)
         return np.asarray(t2p, dtype=np.int64), {}
@@ -150,6 +160,27 @@ def map_row(method: str, graph: TaskGraph, machine, seed: int) -> tuple[np.ndarr
                                       repair=True)
         return np.asarray(t2p, dtype=np.int64), {}
     raise SystemExit(f"--methods: unknown {method!r}; valid: {', '.join(METHODS)}")
+
+
+#: The rows whose ``label`` is the search's winning candidate.
+AUTOS = (AUTO, AUTO_UGAL)
+#: Our models of one exchange, each compared with SST/macro's times: (name, routing of the machine, measure).
+MODELS = (("predicted minimal", "minimal", "predicted"), ("predicted ugal", "ugal", "predicted"),
+          ("replay minimal", "minimal", "replay"), ("replay ugal", "ugal", "replay"))
+
+
+def model_times(graph: TaskGraph, machine, task_to_proc) -> dict[str, float]:
+    """Seconds of one exchange of ``graph`` by each of :data:`MODELS`: the objective's predicted time and the
+    in-process replay (one step, the judge's), under minimal and under UGAL routing."""
+    from mpitaskmap.metrics import predicted_time
+    from mpitaskmap.sim.fluid import fluid_exchange
+
+    out = {}
+    for name, routing, measure in MODELS:
+        m = machine.with_routing(routing)
+        out[name] = float(predicted_time(graph, m, task_to_proc) if measure == "predicted"
+                          else fluid_exchange(graph, m, task_to_proc).seconds)
+    return out
 
 
 def spearman(x, y) -> float | None:
@@ -169,7 +200,7 @@ def run_case(key: dict, args, app: str, work: str) -> list[dict]:
     case = app_case(f"{key['machine']}_{key['allocation']}_n{n}_ppn{ppn}_seed{seed}", key, GRIDS[n], machine, HOSTS,
                     args, app, work)
     return run_methods(case, args.methods, lambda method, c: map_row(method, c.graph, c.machine, seed),
-                       extra=lambda method, info: {"label": info.get("candidate") if method == AUTO else None})
+                       extra=lambda method, info: {"label": info.get("candidate") if method in AUTOS else None})
 
 
 def run_case_sstmacro(key: dict, args, exe: Path, work: Path) -> list[dict]:
@@ -203,6 +234,7 @@ def run_case_sstmacro(key: dict, args, exe: Path, work: Path) -> list[dict]:
             continue
         map_s = time.perf_counter() - t0
         metrics = evaluate(graph, machine, t2p, list(SELECTORS))
+        models = model_times(graph, machine, t2p)
         nodes = sstmacro_nodes(machine, t2p)
         for routing in args.routings:
             seen = done.get((nodes.tobytes(), routing))
@@ -222,7 +254,7 @@ def run_case_sstmacro(key: dict, args, exe: Path, work: Path) -> list[dict]:
             same_as = None if wall is not None else seen[1]
             rows.append({**key, "routing": routing, "method": method, "metrics": metrics, "map_s": map_s,
                          "comm_s": seen[0], "wall_s": wall, "same_as": same_as, "error": seen[2],
-                         "label": info.get("candidate") if method == AUTO else None})
+                         "models": models, "label": info.get("candidate") if method in AUTOS else None})
             status = seen[2] or (f"comm {seen[0]:.4g} s, " + (f"same run as {same_as}" if same_as
                                                                else f"wall {wall:.0f} s"))
             print(f"# {name} {routing} {method}: {status}", file=sys.stderr, flush=True)
@@ -294,15 +326,36 @@ def print_sstmacro_verdicts(rows: list[dict]) -> None:
         rho = case_spearman(case)
         times = {m: r["comm_s"] for m, r in case.items() if r["comm_s"] is not None}
         line = f"  {name}: Spearman {'n/a' if rho is None else f'{rho:+.2f}'}"
-        if key[5] == "ugal" and AUTO in times and IDENTITY in times and RANDOM in times:
-            beaten = [m for m in (RANDOM, IDENTITY, PACKING) if m in times and times[AUTO] > times[m]]
-            line += "; auto <= random, identity, packing: " + ("yes" if not beaten else "no: " + ", ".join(
-                f"{m} {100 * (times[AUTO] / times[m] - 1):+.1f}%" for m in beaten))
+        for auto in AUTOS:
+            if key[5] != "ugal" or auto not in times or IDENTITY not in times or RANDOM not in times:
+                continue
+            beaten = [m for m in (RANDOM, IDENTITY, PACKING) if m in times and times[auto] > times[m]]
+            line += f"; {auto} <= random, identity, packing: " + ("yes" if not beaten else "no: " + ", ".join(
+                f"{m} {100 * (times[auto] / times[m] - 1):+.1f}%" for m in beaten))
             if key[1] == SCATTERED:
-                below = 1 - times[AUTO] / min(times[IDENTITY], times[RANDOM])
+                below = 1 - times[auto] / min(times[IDENTITY], times[RANDOM])
                 line += (f"; {100 * below:.1f}% below the better of identity and random ("
                          f"{'meets' if below >= UGAL_TARGET_BELOW else 'misses'} {100 * UGAL_TARGET_BELOW:.0f}%)")
         print(line)
+
+
+def print_model_agreement(rows: list[dict]) -> None:
+    """Per case and SST/macro routing, Spearman's rho of SST/macro's times and each of our :data:`MODELS`, and the
+    mean per routing (issue 43: under UGAL our ugal model ranks at least as well as the minimal one)."""
+    print("our models against SST/macro: Spearman of the methods' times per case")
+    print(f"  {'case':<44} " + " ".join(f"{name:>17}" for name, _, _ in MODELS))
+    per_routing: dict[str, dict[str, list[float]]] = {}
+    for key, case in group_by(rows, SST_CASE_KEYS, _case_order):
+        ran = [r for r in case.values() if r["comm_s"] is not None and r.get("models")]
+        rhos = {name: spearman([r["models"][name] for r in ran], [r["comm_s"] for r in ran]) for name, _, _ in MODELS}
+        name = f"{key[0]} {key[1]} {key[2]} ppn {key[3]} seed {key[4]} {key[5]}"
+        print(f"  {name:<44} " + " ".join(f"{'n/a' if v is None else f'{v:+.2f}':>17}" for v in rhos.values()))
+        for model, v in rhos.items():
+            if v is not None:
+                per_routing.setdefault(key[5], {}).setdefault(model, []).append(v)
+    for routing, by_model in per_routing.items():
+        print(f"  {'mean under ' + routing:<44} " + " ".join(
+            f"{np.mean(by_model[m]):>+17.2f}" if m in by_model else f"{'n/a':>17}" for m, _, _ in MODELS))
 
 
 def print_simulator_agreement(smpi_rows: list[dict], sst_rows: list[dict]) -> None:
@@ -375,6 +428,7 @@ def main(argv=None) -> int:
         if sst_rows:
             print_table(sst_rows, sstmacro=True)
             print_sstmacro_verdicts(sst_rows)
+            print_model_agreement(sst_rows)
         if smpi_rows and sst_rows:
             print_simulator_agreement(smpi_rows, sst_rows)
         return 0
@@ -409,6 +463,7 @@ def main(argv=None) -> int:
                             candidates=False)
         print_table(rows, sstmacro=True)
         print_sstmacro_verdicts(rows)
+        print_model_agreement(rows)
         return 0
     work, app = build_halo3d(args, "app_time_dragonfly_")
     print("SMPI, smpi/simulate-computation:no; explicit SimGrid platform of the dragonfly, minimal routes")

@@ -21,7 +21,7 @@ LAYERS = [
     ("foundation", ("mpitaskmap._version", "mpitaskmap.errors", "mpitaskmap._validate", "mpitaskmap._options",
                     "mpitaskmap._textio", "mpitaskmap._kernels", "mpitaskmap.curves",
                     "mpitaskmap._torus", "mpitaskmap._percs", "mpitaskmap._mj", "mpitaskmap._graphmap", "mpitaskmap._hops",
-                    "mpitaskmap._grid", "mpitaskmap._fluid")),
+                    "mpitaskmap._grid", "mpitaskmap._fluid", "mpitaskmap._ugal")),
     ("machines", ("mpitaskmap.machines",)),
     ("graphs", ("mpitaskmap.graphs",)),
     ("metrics", ("mpitaskmap.metrics", "mpitaskmap.mapping")),

@@ -45,7 +45,7 @@ def run(argv, cwd, **env) -> subprocess.CompletedProcess:
 
 
 def test_import_from_an_unbuilt_source_tree_says_what_to_do(unbuilt):
-    assert KERNELS == ["_fluid", "_graphmap", "_grid", "_hops", "_mj", "_percs", "_torus"]
+    assert KERNELS == ["_fluid", "_graphmap", "_grid", "_hops", "_mj", "_percs", "_torus", "_ugal"]
     res = run(["-c", "import mpitaskmap"], unbuilt)
     assert res.returncode == 1
     assert res.stderr.splitlines()[-1] == "ImportError: " + expected_message(unbuilt, "the installed package is found")

@@ -473,6 +473,11 @@ class Machine(abc.ABC):
         """
         raise self._no_link_model()
 
+    @property
+    def adaptive_routing(self) -> bool:
+        """Whether the routes depend on the traffic (:meth:`exchange_routes` chooses them per exchange); default False."""
+        return False
+
     def exchange_routes(self, src, dst, volume, *, reverse: bool = False) -> Routes:
         """Return the routes of the messages of one exchange, message ``i`` from processor ``src[i]`` to ``dst[i]``.
 

@@ -21,6 +21,7 @@ method              what it computes
 ``umc``, ``ummc``   greedy+uwh, then refinement of Latency(M) / of the max message count
 ``bisection``       dual recursive bisection of tasks and processors, then UWH
 ``packing``         greedy+uwh on the nodes with the network ignored (node packing)
+``balance``         packing, then the nodes dealt over a dragonfly's groups (even group pairs)
 ``grid:NAME``       one regular-grid heuristic (affn, mxovlp, fold, stack, sfc, block, ...)
 ``regular``         the grid analyser, every grid heuristic, the best refined by PAIRS
 ``percs:NAME``      one PERCS strategy (PERCS machines)

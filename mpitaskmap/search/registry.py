@@ -235,6 +235,8 @@ METHOD_TABLE: dict[str, Method] = {m.name: m for m in (
     Method("bisection", "dual recursive bisection of tasks and processors (Scotch-like), then UWH", **_UWH),
     Method("packing", "greedy+uwh on the nodes with the network ignored (node packing, MPI's reorder at best)",
            **_UWH),
+    Method("balance", "packing, then the nodes dealt over the groups so group pairs carry even shares (dragonflies)",
+           **_UWH),
     Method("grid", "one regular-grid heuristic grid:NAME (affn, fold, stack, sfc, block, ...)", "grid",
            args=GRID_METHODS, arg_label="grid heuristic", options=(
                Option("fold_dim", "int", "mesh dimension the cores of a router fold into"),

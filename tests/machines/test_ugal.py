@@ -277,3 +277,9 @@ def test_routing_ugal_is_taken_by_the_spec_the_machine_file_and_the_providers(tm
     m = read_machine_file(f)
     assert isinstance(m, DragonflyMachine) and m.routing == "ugal" and m.node_ids.tolist() == [0, 2, 4, 14]
     assert dict(get_provider("cxi:preset=perlmutter,routing=ugal").network().options)["routing"] == "ugal"
+
+
+def test_only_ugal_routing_adapts_to_the_traffic():
+    m = DragonflyMachine(4, 2, 1, range(8))
+    assert [m.with_routing(r).adaptive_routing for r in ("minimal", "ecmp", "valiant", "ugal")] == [
+        False, False, False, True]

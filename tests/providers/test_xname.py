@@ -132,8 +132,8 @@ def test_file_problems_name_the_path(tmp_path, monkeypatch, text, message):
     ("xname:slots=0", "provider 'xname:slots=0': slots must be >= 1; got 0"),
     ("xname:n_groups=1", "provider 'xname:n_groups=1': n_groups must be >= 2; got 1"),
     ("xname:bw=0", "provider 'xname:bw=0': bw must be positive; got 0"),
-    ("xname:routing=ugal", f"provider 'xname:routing=ugal': routing must be one of {list(DRAGONFLY_ROUTINGS)}; got "
-                           "'ugal'"),
+    ("xname:routing=adaptive", f"provider 'xname:routing=adaptive': routing must be one of "
+                               f"{list(DRAGONFLY_ROUTINGS)}; got 'adaptive'"),
     ("xname:routing=valiant", "provider 'xname:routing=valiant': routing 'valiant' needs an intermediate group: pass "
                               "n_groups= (at least 3; the job's cabinets are not known to one rank)"),
     ("xname:cabinets=2", "provider 'xname:cabinets=2': unknown key 'cabinets'; valid keys: ['boards', 'bw', 'chassis', "

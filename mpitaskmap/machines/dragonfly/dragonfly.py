@@ -657,6 +657,11 @@ class DragonflyMachine(Machine):
                               overlap_weight)
 
     # -- adaptive routing ---------------------------------------------------------------------
+    @property
+    def adaptive_routing(self) -> bool:
+        """Whether the machine routes by UGAL (``"ugal"``): each exchange's routes depend on its traffic."""
+        return self.routing == "ugal"
+
     def ugal_choice(self, src_nodes, dst_nodes, volume) -> UgalChoice:
         """Return which flows of one exchange UGAL sends on the Valiant detour (:mod:`~.ugal`), whatever the routing.
 

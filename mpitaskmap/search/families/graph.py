@@ -7,10 +7,14 @@ number parts locally), ``umc`` and ``ummc`` (greedy+uwh, then congestion refinem
 Latency(M) or of the max message count; machines with a link model), ``bisection`` (dual
 recursive bisection of tasks and processors, then UWH:
 :func:`~mpitaskmap.mappers.graph.bisection.map_bisection`), ``packing`` (greedy+uwh on the
-machine's nodes with the network ignored: :func:`map_packing`).
+machine's nodes with the network ignored: :func:`map_packing`), ``balance`` (packing, then the
+nodes dealt over a dragonfly's groups so group pairs carry even shares:
+:func:`~mpitaskmap.mappers.graph.group_balance.map_group_balance`).
 
 The family's search candidates are ``greedy+uwh``, ``bisection``, ``geometric+uwh`` (with
-coordinates), ``identity+uwh`` and ``packing``, in this order.  ``packing`` is what an MPI
+coordinates), ``identity+uwh``, ``packing`` and, where the routing adapts to the traffic over
+groups (a dragonfly under ``"ugal"``: balance is what adaptive routing rewards), ``balance``, in
+this order.  ``packing`` is what an MPI
 library's own ``reorder`` gives at best (Open MPI's treematch sees inside nodes only), so a
 search that holds it never settles below that by its objective and judge; on a tapered fat
 tree with 16 ranks a node, where every mapping's busiest link is a node's own, it is
@@ -42,6 +46,7 @@ from ...metrics import default_metric, evaluate
 from ...mappers.graph.bisection import map_bisection
 from ...mappers.geometric.mapper import map_geometric
 from ...mappers.graph.greedy import map_greedy
+from ...mappers.graph.group_balance import GROUP_LEVEL, map_group_balance
 from ...mappers.graph.umpa import refine_congestion, refine_wh
 from ...graphs.taskgraph import TaskGraph
 from ...machines import FlatMachine, Machine
@@ -51,7 +56,8 @@ from ..problem import Candidate, Problem
 __all__ = ["candidates", "apply", "map_packing", "METHODS", "WORSE_THAN_DEFAULT", "note_against_default", "worse_than_default_line"]
 
 #: Every method of the family, in table order.
-METHODS = ("greedy", "greedy+uwh", "geometric+uwh", "identity+uwh", "umc", "ummc", "bisection", "packing")
+METHODS = ("greedy", "greedy+uwh", "geometric+uwh", "identity+uwh", "umc", "ummc", "bisection", "packing",
+           "balance")
 
 #: ``info`` key of a graph mapping the default objective ranks below the default order:
 #: ``{"metric": NAME, "value": its score, "default": the default order's score}``.
@@ -87,7 +93,17 @@ def candidates(problem: Problem) -> list[Candidate]:
         out.append(candidate("geometric+uwh"))
     out.append(candidate("identity+uwh"))
     out.append(candidate("packing"))
+    if problem.machine.adaptive_routing and has_groups(problem.machine):
+        out.append(candidate("balance"))
     return out
+
+
+def has_groups(machine: Machine) -> bool:
+    """Whether ``machine``'s allocation spans two or more groups of a ``"group"`` level (where ``balance`` applies)."""
+    hierarchy = machine.node_hierarchy()
+    if hierarchy is None or GROUP_LEVEL not in hierarchy.level_names:
+        return False
+    return np.unique(hierarchy.groups[hierarchy.level_names.index(GROUP_LEVEL)]).size >= 2
 
 
 def map_packing(graph: TaskGraph, machine: Machine, *, delta: int = 8, progress: Callable | None = None) -> Mapping:
@@ -243,4 +259,6 @@ def _compute(candidate: Candidate, problem: Problem, progress: Callable | None,
         return map_bisection(g, m, delta=delta, progress=progress)
     if method == "packing":
         return map_packing(g, m, delta=delta, progress=progress)
+    if method == "balance":
+        return map_group_balance(g, m, delta=delta, progress=progress)
     raise ValueError(f"method: unknown graph method {method!r}; valid: {list(METHODS)}")
