@@ -90,7 +90,8 @@ cdef inline long long _label_hops(int kind, const long long* params, const long 
 
 
 # Routes off the torus, from the same labels (fat trees; ALGORITHMS.md section 1, FatTreeMachine's
-# module notes).  Parameters: rp[0] = levels L, rp[1] = 1 for ECMP (else d-mod-k), then per level
+# module notes).  Parameters: rp[0] = levels L, rp[1] = 1 for ECMP, 0 for d-mod-k on the node's number
+# (label 0), 2 for d-mod-k on a host number given as label L + 1 (a subnet manager's numbering), then per level
 # l = 0 .. L-1 at rp[2 + 5 l]: up links w, copies W_l, copies W_{l+1}, link offset of the level,
 # links of one direction of the level.  A pair climbs to the lowest level whose group holds both
 # nodes (``top``), up links l = 0 .. top-1 then down links top-1 .. 0.  d-mod-k: one link a level,
@@ -101,13 +102,13 @@ cdef inline long long _label_hops(int kind, const long long* params, const long 
 cdef inline Py_ssize_t _tree_route_capacity(const long long* rp) noexcept nogil:
     cdef Py_ssize_t l, total = 0
     for l in range(rp[0]):
-        total += rp[2 + 5 * l + 2] if rp[1] else 1
+        total += rp[2 + 5 * l + 2] if rp[1] == 1 else 1
     return 2 * total
 
 
 cdef inline Py_ssize_t _tree_route(const long long* rp, const long long* la, const long long* lb,
                                    long long* links, double* fractions) noexcept nogil:
-    cdef long long L = rp[0], top = rp[0], l, k, half = 0, b = lb[0]
+    cdef long long L = rp[0], top = rp[0], l, k, half = 0, b = lb[rp[0] + 1] if rp[1] == 2 else lb[0]
     cdef long long w, w_lo, w_hi, off, block, copy_lo, port
     cdef Py_ssize_t up = 0, down
     cdef const long long* q
@@ -118,12 +119,12 @@ cdef inline Py_ssize_t _tree_route(const long long* rp, const long long* la, con
             top = l
             break
     for l in range(top):
-        half += rp[2 + 5 * l + 2] if rp[1] else 1
+        half += rp[2 + 5 * l + 2] if rp[1] == 1 else 1
     down = 2 * half
     for l in range(top):
         q = rp + 2 + 5 * l
         w, w_lo, w_hi, off, block = q[0], q[1], q[2], q[3], q[4]
-        if rp[1]:
+        if rp[1] == 1:
             down -= w_hi
             for k in range(w_hi):
                 links[up + k] = off + la[l] * w_hi + k
@@ -192,7 +193,8 @@ cdef inline Py_ssize_t _dragonfly_route(const long long* rp, long long u, long l
 cdef inline bint _route_params_ok(int kind, const long long[::1] rp, Py_ssize_t width) noexcept nogil:
     """Whether ``rp`` are route parameters of ``kind`` over labels of ``width`` columns."""
     if kind == METRIC_TREE:
-        return rp.shape[0] >= 2 and rp.shape[0] == 2 + 5 * rp[0] and width >= rp[0] + 1
+        return (rp.shape[0] >= 2 and rp.shape[0] == 2 + 5 * rp[0] and 0 <= rp[1] <= 2
+                and width >= rp[0] + 1 + (rp[1] == 2))
     if kind == METRIC_DRAGONFLY:
         return rp.shape[0] == 11
     return False

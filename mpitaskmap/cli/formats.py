@@ -137,8 +137,11 @@ A file holds switches or blocks, not both.  The job's nodes need a switch above 
 (Slurm places no job across switches without a common parent).  Used as
 TOPOLOGY_FILE:NODELIST[:OPTIONS]: the job's nodes as a Slurm host list (see 'mpitaskmap
 formats nodelist') in rank order, and the options ppn (ranks per node, default 1),
-taper (up-link taper, default 1), bw (a node link's GB/s, default 12.5),
-routing (dmodk or ecmp, default dmodk).  Ranks fill the nodes in node-list order, ppn each.
+taper (up-link taper, default 1), bw (a node link's GB/s, default 12.5), spines (parallel
+up-links of every switch below the top, one to each top switch, default the top switches the
+file lists above the job's leaves, else 1; uplinks is the same), routing (dmodk, ecmp or
+unknown, default dmodk with one up-link, unknown with several: d-mod-k on a host numbering not
+known; dmodk numbers the hosts in name order).  Ranks fill the nodes in node-list order, ppn each.
 Reader: mpitaskmap.machines.fattree.slurm_topology.read_topology_spec (parse_topology_conf for the text).""",
     (("topology.conf", """\
 # two leaf switches of 4 nodes under one spine (topology/tree)

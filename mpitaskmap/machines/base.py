@@ -28,7 +28,7 @@ from .. import _hops
 from .network_hops import METRIC_PARAMS, NodeMetric
 from .views import NodeHierarchy, NodeView
 
-__all__ = ["Machine", "as_machine", "require_router_grid", "NodePairRoutes", "ROUTE_CHUNK_ENTRIES"]
+__all__ = ["Machine", "as_machine", "require_router_grid", "NodePairRoutes", "ROUTE_CHUNK_ENTRIES", "sampled_time"]
 
 #: Route entries the generic link loads hold at once: node pairs are routed in chunks of
 #: about this many entries (~100 MB of temporaries), whatever the size of the exchange.
@@ -38,6 +38,21 @@ ROUTE_CHUNK_ENTRIES = 1 << 22
 #: Nearest nodes :meth:`Machine.nearest_nodes` keeps per node (the graph kernels' candidate scans
 #: of up to NEAREST_NODES - 1 nodes near a source read them instead of every node).
 NEAREST_NODES = 64
+
+def sampled_time(seconds) -> float:
+    """Combine the times of one exchange on every routing a network may take (:meth:`Machine.routing_samples`).
+
+    The mean (the expected time) plus the worst, halved: a mapping is ranked by what it can
+    expect and by what it risks.
+
+    Examples
+    --------
+    >>> sampled_time([1.0, 2.0, 3.0])
+    2.5
+    """
+    values = np.asarray(seconds, dtype=np.float64)
+    return float((values.mean() + values.max()) / 2)
+
 
 class _Traffic(NamedTuple):
     """A graph's messages routed node pair by node pair (:meth:`Machine._routed_traffic`)."""
@@ -474,6 +489,19 @@ class Machine(abc.ABC):
         raise self._no_link_model()
 
     @property
+    def routes_known(self) -> bool:
+        """Whether :meth:`routes` are the network's own (default True); a routing only assumed is not polished for."""
+        return True
+
+    def routing_samples(self) -> tuple:
+        """The machines the network's routing may be, when it is not known (default ``(self,)``: it is).
+
+        The predicted time (:meth:`link_time`) and the judge's replay of a machine with several
+        combine their times with :func:`sampled_time`.
+        """
+        return (self,)
+
+    @property
     def adaptive_routing(self) -> bool:
         """Whether the routes depend on the traffic (:meth:`exchange_routes` chooses them per exchange); default False."""
         return False
@@ -724,11 +752,19 @@ class Machine(abc.ABC):
 
         Notes
         -----
+        A machine whose routing is not known (:meth:`routing_samples`) gives the sampled
+        routings' times combined by :func:`sampled_time`, and the worst one's slowest link.
         O(n_edges log n_edges + pairs x route length), as :meth:`link_loads`; a kind may
         override it with a fused kernel (the torus does).
         """
         if not self.has_link_model:
             raise self._no_link_model()
+        samples = self.routing_samples()
+        if len(samples) > 1 or samples[0] is not self:  # a routing not known: every sampled one, combined
+            times = [m.link_time(indptr, indices, weights, task_to_proc, seconds_per_weight=seconds_per_weight,
+                                 hop_latency=hop_latency, overlap_weight=overlap_weight) for m in samples]
+            worst = max(range(len(times)), key=lambda k: times[k][0])
+            return sampled_time([t for t, _ in times]), times[worst][1]
         traffic = self._routed_traffic(indptr, indices, weights, task_to_proc, overlap_weight=overlap_weight)
         slowest = traffic.slowest
         crossed = np.isfinite(slowest)  # every link on the route of some message

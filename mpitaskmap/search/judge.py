@@ -42,6 +42,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..mappers.graph.node_swaps import NODE_SWAP_STEP
+from ..machines.base import sampled_time
 from ..sim.fluid import DEFAULT_NETWORK_MODEL, fluid_exchange
 from ..mapping import Mapping
 from ..metrics import LINK_METRICS, METRICS, change_text
@@ -467,10 +468,16 @@ def fluid_seconds(problem: Problem, mapping: Mapping, options: dict | None = Non
     -------
     float
         Seconds: the replay's end over its ``steps`` (0 when no message crosses the network;
-        inf when the replay passed its ``max_work``).
+        inf when the replay passed its ``max_work``).  On a machine whose routing is not known
+        (:meth:`~mpitaskmap.machines.Machine.routing_samples`), every sampled routing is
+        replayed and the times combined by :func:`~mpitaskmap.machines.base.sampled_time`.
     """
     options = {**problem.message_model.replay_options(), "steps": judge_steps(problem),
                **check_fluid_options(options)}
+    samples = problem.machine.routing_samples()
+    if len(samples) > 1 or samples[0] is not problem.machine:  # a routing not known: each sampled one, combined
+        times = [fluid_exchange(problem.graph, m, mapping.task_to_proc, **options) for m in samples]
+        return sampled_time([r.seconds / r.steps for r in times])
     replay = fluid_exchange(problem.graph, problem.machine, mapping.task_to_proc, **options)
     return replay.seconds / replay.steps
 

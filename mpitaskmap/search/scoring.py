@@ -197,7 +197,9 @@ def polishes_nodes(problem: Problem) -> bool:
     after step, which the exact five-step replay measures and a coarser one, the judge above
     that size, does not (on the fat trees of ``benchmarks/app_time_fattree.py`` at 512
     ranks the polish took the judged pick from 55.2 to 45.0 µs a replayed step; at 4,096
-    ranks it was not measured).
+    ranks it was not measured).  Not where the routes are only assumed
+    (:attr:`~mpitaskmap.machines.Machine.routes_known`: a fat tree under ``"unknown"``): the polish
+    would tune the mapping to routes the network may not take.
 
     Examples
     --------
@@ -210,7 +212,8 @@ def polishes_nodes(problem: Problem) -> bool:
     >>> polishes_nodes(Problem(TaskGraph.stencil((8, 8, 8)), FlatMachine(range(512))))
     False
     """
-    return bool(problem.machine.has_link_model) and judge_steps(problem) > 1 and judge_resolution(problem) == 0.0
+    return (bool(problem.machine.has_link_model) and problem.machine.routes_known and judge_steps(problem) > 1
+            and judge_resolution(problem) == 0.0)
 
 
 def refinement_candidates(starts: Sequence[Candidate], metric="weighted_hops", *,

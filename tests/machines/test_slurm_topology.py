@@ -390,7 +390,7 @@ def test_fattree_from_node_paths_errors_and_order():
         (([("s0", "a"), ("b",)], ["n1", "n2"], [0]), "where: paths: every node must hang at the same depth; 'n2' is under b "
                                                      "but 'n1' under s0.a"),
         (([("s0", "a"), ("s0", "b")], ["n1", "n2"], [0, 2]), "where: proc_nodes must be node indices in [0, 2); got [0, 2]"),
-        (([("s0", "a")], ["n1"], [0]), "where: routing: expected one of ['dmodk', 'ecmp']; got 'up'"),
+        (([("s0", "a")], ["n1"], [0]), "where: routing: expected one of ['dmodk', 'ecmp', 'unknown']; got 'up'"),
     ]
     for (paths, names, procs), message in cases:
         kw = {"routing": "up"} if "routing" in message else {}
@@ -416,11 +416,11 @@ def test_read_topology_spec(tmp_path):
     assert (defaults.ppn, defaults.taper, defaults.bandwidth, defaults.routing) == (1, 1.0, 12.5, "dmodk")
     assert is_topology_spec(f"{path}:node0400") and not is_topology_spec(str(path)) and not is_topology_spec("a:")
     for text, message in [
-        (f"{path}", "demo: expected TOPOLOGY_FILE:NODELIST[:ppn=N,taper=T,bw=GBPS,routing=dmodk|ecmp]; got "),
+        (f"{path}", "demo: expected TOPOLOGY_FILE:NODELIST[:ppn=N,taper=T,bw=GBPS,routing=dmodk|ecmp|unknown,spines=K]; got "),
         (f"{path}:node0400:ppn=0", "demo: ppn must be >= 1; got 0"),
         (f"{path}:node0400:taper=-2", "demo: taper must be positive; got -2"),
-        (f"{path}:node0400:routing=minimal", "demo: routing must be one of ['dmodk', 'ecmp']; got 'minimal'"),
-        (f"{path}:node0400:speed=1", "demo: unknown key 'speed'; valid keys: ['bw', 'ppn', 'routing', 'taper']"),
+        (f"{path}:node0400:routing=minimal", "demo: routing must be one of ['dmodk', 'ecmp', 'unknown']; got 'minimal'"),
+        (f"{path}:node0400:speed=1", "demo: unknown key 'speed'; valid keys: ['bw', 'ppn', 'routing', 'spines', 'taper', 'uplinks']"),
         (f"{path}:node[0400-", f"demo: NODELIST: hostlist 'node[0400-': '[' is never closed at column 5"),
         (f"{path}:node0400,node7", f"{path}: node 'node7' is not in the topology (no Nodes= lists it)"),
         (f"{tmp_path}/none.conf:node1", f"demo: cannot read the topology file '{tmp_path}/none.conf' (No such file or "

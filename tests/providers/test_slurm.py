@@ -151,7 +151,8 @@ def test_failures_are_provider_errors(monkeypatch, env, spec, message):
 @pytest.mark.parametrize("spec, message", [
     ("slurm:taper=0", "provider 'slurm:taper=0': taper must be positive; got 0"),
     ("slurm:bw=fast", "provider 'slurm:bw=fast': bw must be a number; got 'fast'"),
-    ("slurm:routing=minimal", "provider 'slurm:routing=minimal': routing must be one of ['dmodk', 'ecmp']; got 'minimal'"),
+    ("slurm:routing=minimal", "provider 'slurm:routing=minimal': routing must be one of ['dmodk', 'ecmp', 'unknown']; "
+                              "got 'minimal'"),
     ("slurm:dims=4x4", "provider 'slurm:dims=4x4': dims needs 3 lengths like 4x4x4; got '4x4'"),
     ("slurm:levels=2", "provider 'slurm:levels=2': unknown key 'levels'; valid keys: ['bw', 'dims', 'routing', 'taper']"),
 ])
@@ -328,7 +329,7 @@ def test_sim_presets_match_fattree_preset(name):
                                                 "switch levels; got 4"),
     ("sim:fattree:bw=0", InvalidInputError, "provider 'sim:fattree:bw=0': bw must be positive; got 0"),
     ("sim:fattree:routing=up", InvalidInputError, "provider 'sim:fattree:routing=up': routing must be one of ['dmodk', "
-                                                  "'ecmp']; got 'up'"),
+                                                  "'ecmp', 'unknown']; got 'up'"),
     ("sim:frontera:leaves=3", InvalidInputError, "provider 'sim:frontera:leaves=3': unknown key 'leaves'; valid keys: "
                                                  "['nodes', 'ppn', 'routing', 'seed']"),
 ])

@@ -27,6 +27,15 @@ a group, then descends along the unique path to ``b``; hops = ``2 L`` (0 inside 
   (SimGrid's ``FatTreeZone`` rule, ``b`` being the destination's tree node number).
 * ``"ecmp"``: the pair's traffic splits evenly over all ``W_L`` up-paths; a level-``l`` link
   of the route carries ``1 / W_l`` of it.
+* ``"unknown"``: d-mod-k on a host numbering nobody told us (a subnet manager's: OpenSM's ftree
+  numbers the hosts its own way, and Slurm's ``topology.conf`` does not say how).  A pair's
+  expected load under a random numbering is ECMP's even split, so :meth:`routes`, the link loads
+  and the replay take ECMP's fractions; the predicted time (:meth:`link_time`) is that of
+  :data:`UNKNOWN_ROUTING_SAMPLES` seeded random numberings combined as
+  :func:`~mpitaskmap.machines.base.sampled_time` does (the mean plus the worst, halved), which,
+  unlike the expected loads, sees traffic crowding onto few destinations, whose up-links a
+  destination-based routing cannot spread (:meth:`routing_samples`).  d-mod-k itself follows
+  ``numbering`` in place of the tree node number when one is given (a known numbering).
 
 **Link numbering** (:attr:`FatTreeMachine.n_links`): per level ``l = 1 .. h``, first the
 up-links then the down-links between levels ``l - 1`` and ``l``; the link of element
@@ -53,7 +62,10 @@ from ..views import NodeHierarchy
 __all__ = ["FatTreeMachine", "FAT_TREE_ROUTINGS"]
 
 #: Routing rules of :class:`FatTreeMachine`.
-FAT_TREE_ROUTINGS = ("dmodk", "ecmp")
+FAT_TREE_ROUTINGS = ("dmodk", "ecmp", "unknown")
+
+#: Random host numberings a machine under ``"unknown"`` routing is evaluated on (:meth:`FatTreeMachine.routing_samples`).
+UNKNOWN_ROUTING_SAMPLES = 8
 
 
 def _positive_ints(values, name: str) -> tuple[int, ...]:
@@ -82,8 +94,12 @@ class FatTreeMachine(Machine):
         up-link of an irregular tree.
     proc_nodes : (n_procs,) array_like of int
         Tree node of every processor (the allocation; cores of a node share it).
-    routing : {"dmodk", "ecmp"}, optional
+    routing : {"dmodk", "ecmp", "unknown"}, optional
         Up/down routing rule (default ``"dmodk"``).
+    numbering : (n_tree_nodes,) array_like of int, optional
+        The host number d-mod-k follows for every tree node: distinct non-negative integers
+        (a subnet manager's numbering of the whole cluster, of which the tree holds the job's
+        part); default the tree node numbers themselves.
     node_names : sequence of str, optional
         Host name of every tree node (reports, host files).
     switch_names : sequence of h sequences of str, optional
@@ -112,7 +128,8 @@ class FatTreeMachine(Machine):
 
     def __init__(self, groups: Sequence, up_links: Sequence[int], bandwidth: Sequence, proc_nodes, *,
                  routing: str = "dmodk", node_names: Sequence[str] | None = None,
-                 switch_names: Sequence[Sequence[str]] | None = None, name: str | None = None) -> None:
+                 switch_names: Sequence[Sequence[str]] | None = None, name: str | None = None,
+                 numbering=None) -> None:
         groups = [np.asarray(g) for g in groups]
         if not groups:
             raise InvalidInputError("groups: a fat tree needs at least one switch level; got none")
@@ -130,6 +147,14 @@ class FatTreeMachine(Machine):
             raise InvalidInputError(f"routing: expected one of {list(FAT_TREE_ROUTINGS)}; got {routing!r}")
         self.routing = routing
         self.n_tree_nodes = n_tree
+        self.numbering = None
+        if numbering is not None:
+            hosts = as_index_array(np.asarray(numbering), "numbering", upper=np.iinfo(np.int64).max,
+                                   length=n_tree).astype(np.int64)
+            if np.unique(hosts).size != n_tree:
+                raise InvalidInputError(f"numbering: expected {n_tree} distinct host numbers; "
+                                        f"{n_tree - np.unique(hosts).size} repeat")
+            self.numbering = hosts
         self.n_groups = tuple(int(g.max()) + 1 for g in self.groups)
         for l, g in enumerate(self.groups):
             used = np.zeros(self.n_groups[l], dtype=bool)
@@ -247,12 +272,14 @@ class FatTreeMachine(Machine):
     @classmethod
     def from_paths(cls, paths: Sequence[Sequence[str]], node_names: Sequence[str], proc_nodes, *,
                    bandwidth: float = 12.5, taper: float = 1.0, routing: str = "dmodk",
-                   name: str | None = None) -> "FatTreeMachine":
-        """Build a plain tree (one parent per switch) from every node's switch path, top down.
+                   name: str | None = None, spines: int = 1, numbering=None) -> "FatTreeMachine":
+        """Build a tree from every node's switch path, top down: one parent per switch, ``spines`` at the top.
 
         The form Slurm gives (``SLURM_TOPOLOGY_ADDR`` = ``s0.s12.node0417``: switches from
-        the top down, then the node; or ``topology.conf``'s switches).  A switch's up-link
-        has the bandwidth of all its down-links over ``taper``; a node's link ``bandwidth``.
+        the top down, then the node; or ``topology.conf``'s switches).  A switch's up-links
+        have the bandwidth of all its down-links over ``taper``, shared evenly by its
+        ``spines`` parallel links to the top level (one each to the top switch's ``spines``
+        copies); a node's link ``bandwidth``.
 
         Parameters
         ----------
@@ -267,8 +294,12 @@ class FatTreeMachine(Machine):
             GB/s of a node's link to its leaf (default 12.5, HDR100 / 100 GbE).
         taper : float, optional
             Down-link over up-link capacity of every switch (default 1.0: full bisection).
-        routing : {"dmodk", "ecmp"}, optional
+        routing : {"dmodk", "ecmp", "unknown"}, optional
         name : str, optional
+        spines : int, optional
+            Parallel up-links of every switch below the top level (default 1).
+        numbering : (n_nodes,) array_like of int, optional
+            Host numbers d-mod-k follows (the constructor's), one per path.
 
         Returns
         -------
@@ -278,7 +309,7 @@ class FatTreeMachine(Machine):
         ------
         InvalidInputError
             On paths of different depths (naming two nodes), a switch name reused at two
-            levels or under two parents, or a bad taper.
+            levels or under two parents, a bad taper or spine count.
 
         Examples
         --------
@@ -286,6 +317,13 @@ class FatTreeMachine(Machine):
         ...                               bandwidth=10.0, taper=2.0)
         >>> m.hops([0, 0], [1, 2]).tolist(), [float(b.max()) for b in m.level_bandwidths()]
         ([2, 4], [10.0, 10.0])
+
+        Two spines: the leaves' 20 GB/s of up-link capacity as two links of 10.
+
+        >>> m = FatTreeMachine.from_paths([["s0", "s1"], ["s0", "s1"], ["s0", "s2"]], ["a", "b", "c"], [0, 1, 2],
+        ...                               bandwidth=10.0, spines=2)
+        >>> m.up_links, [b.tolist() for b in m.level_bandwidths()]
+        ((1, 2), [[10.0, 10.0, 10.0], [10.0, 5.0]])
         """
         if not len(paths) or len(paths) != len(node_names):
             raise InvalidInputError(f"paths: expected one switch path per node name ({len(node_names)}); got {len(paths)}")
@@ -324,6 +362,9 @@ class FatTreeMachine(Machine):
             groups.append(inv.astype(np.int64))
             names.append(uniq.tolist())
         n_tree = len(paths)
+        spines = _positive_ints([spines], "spines")[0]
+        if spines > 1 and len(groups) < 2:
+            raise InvalidInputError(f"spines: a tree of one switch level has no links to spines; got {spines}")
         # bandwidth: nodes' links, then each switch's up-link = its down capacity / taper
         bws = [np.full(n_tree, float(bandwidth))]
         lower, lower_bw = np.arange(n_tree), bws[0]
@@ -334,8 +375,12 @@ class FatTreeMachine(Machine):
             down_cap = np.bincount(parent_of_lower, weights=lower_bw, minlength=int(g.max()) + 1)
             bws.append(down_cap / float(taper))
             lower, lower_bw = g, bws[-1]
-        return cls(groups, [1] * len(groups), bws, proc_nodes, routing=routing, node_names=list(node_names),
-                   switch_names=names, name=name)
+        up_links = [1] * len(groups)
+        if spines > 1:  # the top level's links: the capacity shared by the parallel links
+            up_links[-1] = spines
+            bws[-1] = bws[-1] / spines
+        return cls(groups, up_links, bws, proc_nodes, routing=routing, node_names=list(node_names),
+                   switch_names=names, name=name, numbering=numbering)
 
     def fat_tree_shape(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
         """``(down, up)`` of a tree built by :meth:`regular` (SimGrid's FAT_TREE terms), else None."""
@@ -343,12 +388,43 @@ class FatTreeMachine(Machine):
             return None
         return tuple(int(m) for m in self.down_links), tuple(int(w) for w in self.up_links)
 
-    def with_routing(self, routing: str) -> "FatTreeMachine":
-        """Return the same allocation with another routing rule (``"dmodk"`` or ``"ecmp"``)."""
+    def with_routing(self, routing: str, numbering=None) -> "FatTreeMachine":
+        """Return the same allocation with another routing rule (:data:`FAT_TREE_ROUTINGS`), the numbering kept
+        unless another is given."""
         out = FatTreeMachine(self.groups, self.up_links, self._bandwidth, self.node_ids, routing=routing,
-                             node_names=self.node_names, switch_names=self.switch_names, name=self.name)
+                             node_names=self.node_names, switch_names=self.switch_names, name=self.name,
+                             numbering=self.numbering if numbering is None else numbering)
         out.down_links = self.down_links
         return out
+
+    @property
+    def routes_known(self) -> bool:
+        """Whether the routes are the network's own (False under ``"unknown"``: ECMP's expected split)."""
+        return self.routing != "unknown"
+
+    def routing_samples(self) -> tuple:
+        """The machines the routing may be: under ``"unknown"`` the tree under d-mod-k on each of
+        :data:`UNKNOWN_ROUTING_SAMPLES` random host numberings (seeds 0, 1, ...; kept), else ``(self,)``.
+
+        Examples
+        --------
+        >>> m = FatTreeMachine.regular([4, 4], [1, 2], 10.0, range(16), routing="unknown")
+        >>> [s.routing for s in m.routing_samples()][:2], len(m.routing_samples())
+        (['dmodk', 'dmodk'], 8)
+        """
+        if self.routing != "unknown":
+            return (self,)
+        samples = self.__dict__.get("_routing_samples")
+        if samples is None:
+            samples = self._routing_samples = tuple(
+                self.with_routing("dmodk", np.random.default_rng(k).permutation(self.n_tree_nodes))
+                for k in range(UNKNOWN_ROUTING_SAMPLES))
+        return samples
+
+    def __getstate__(self) -> dict:
+        state = super().__getstate__()
+        state.pop("_routing_samples", None)  # derived, rebuilt on use
+        return state
 
     def __repr__(self) -> str:
         return (f"FatTreeMachine(levels={self.levels}, groups={list(self.n_groups)}, up_links={list(self.up_links)}, "
@@ -356,10 +432,12 @@ class FatTreeMachine(Machine):
 
     # -- distance ------------------------------------------------------------------------
     def _tree_labels(self) -> np.ndarray:
-        """The tree node and its group at every level, (n_tree_nodes, 1 + levels) int64: the tree metric's labels."""
+        """The tree node, its group at every level and (with a numbering) its host number, (n_tree_nodes, 1 + levels
+        [+ 1]) int64: the tree metric's labels, the last one what d-mod-k follows."""
         table = self.__dict__.get("_label_table")
         if table is None:
-            table = np.column_stack((np.arange(self.n_tree_nodes, dtype=np.int64),) + self.groups)
+            host = () if self.numbering is None else (self.numbering,)
+            table = np.column_stack((np.arange(self.n_tree_nodes, dtype=np.int64),) + self.groups + host)
             self._label_table = table
         return table
 
@@ -442,5 +520,6 @@ class FatTreeMachine(Machine):
         the up links, the copies below and above, the level's link offset and its links of one direction."""
         per_level = [[self.up_links[l], self.copies[l], self.copies[l + 1], int(self._offsets[l]), self._block(l)]
                      for l in range(self.levels)]
-        return np.asarray([self.levels, int(self.routing == "ecmp")] + [v for row in per_level for v in row],
+        rule = 1 if self.routing in ("ecmp", "unknown") else (2 if self.numbering is not None else 0)
+        return np.asarray([self.levels, rule] + [v for row in per_level for v in row],
                           dtype=np.int64)

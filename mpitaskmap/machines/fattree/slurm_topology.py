@@ -61,7 +61,7 @@ _NAME_FORBIDDEN = set("[],.") | set(" \t\n\r\"=")
 __all__ = [
     "Switch", "SwitchTree", "parse_topology_conf",
     "node_paths", "TopologyAddress", "parse_topology_addr", "fattree_from_node_paths", "fattree_from_topology",
-    "TOPOLOGY_KEYS", "TOPOLOGY_DEFAULTS", "TopologySpec", "is_topology_spec", "read_topology_spec",
+    "TOPOLOGY_KEYS", "TOPOLOGY_DEFAULTS", "TopologySpec", "is_topology_spec", "read_topology_spec", "host_numbers",
 ]
 
 @dataclass(frozen=True)
@@ -696,7 +696,8 @@ def parse_topology_addr(addr: str, pattern: str) -> TopologyAddress:
 # -- the machine ---------------------------------------------------------------------------------
 def fattree_from_node_paths(paths: Sequence[Sequence[str]], node_names: Sequence[str], proc_nodes, *,
                             bandwidth: float = 12.5, taper: float = 1.0, routing: str = "dmodk",
-                            name: str | None = None, what: str = "paths") -> FatTreeMachine:
+                            name: str | None = None, what: str = "paths", spines: int = 1,
+                            host_numbers=None) -> FatTreeMachine:
     """Build the fat tree of a job from the switch path of each of its nodes (Slurm's form).
 
     The one builder behind the ``topology.conf:NODELIST`` spec (:func:`fattree_from_topology`)
@@ -715,11 +716,17 @@ def fattree_from_node_paths(paths: Sequence[Sequence[str]], node_names: Sequence
         GB/s of a node's link to its leaf (default 12.5).
     taper : float, optional
         Down-link over up-link capacity of every switch (default 1.0).
-    routing : {"dmodk", "ecmp"}, optional
+    routing : {"dmodk", "ecmp", "unknown"}, optional
     name : str, optional
         The machine's description.
     what : str, optional
         Names the input in errors (a file, ``"locations"``).
+    spines : int, optional
+        Parallel up-links of every switch below the top level
+        (:meth:`~mpitaskmap.machines.fattree.FatTreeMachine.from_paths`; default 1).
+    host_numbers : sequence of int, optional
+        The host number d-mod-k follows for every node, one per path (default the tree node
+        numbers).
 
     Returns
     -------
@@ -784,15 +791,23 @@ def fattree_from_node_paths(paths: Sequence[Sequence[str]], node_names: Sequence
         raise InvalidInputError(f"{what}: proc_nodes must be node indices in [0, {len(order)}); got {proc_nodes!r}")
     try:
         bandwidth = float(bandwidth)
+        numbering = None if host_numbers is None else np.asarray(host_numbers, dtype=np.int64)[order]
         return FatTreeMachine.from_paths([clean[v] for v in order], [names[v] for v in order], rank_of[proc],
-                                         bandwidth=bandwidth, taper=taper, routing=routing, name=name)
+                                         bandwidth=bandwidth, taper=taper, routing=routing, name=name,
+                                         spines=spines, numbering=numbering)
     except (InvalidInputError, TypeError, ValueError) as exc:
         raise InvalidInputError(f"{what}: {exc}") from None
 
 
 def fattree_from_topology(tree: SwitchTree, nodes, *, ppn: int = 1, taper: float = 1.0, bandwidth: float = 12.5,
-                          routing: str = "dmodk", name: str | None = None) -> FatTreeMachine:
+                          routing: str = "dmodk", name: str | None = None, spines: int = 1) -> FatTreeMachine:
     """Return the fat tree of a job on the nodes ``nodes`` of a Slurm topology.
+
+    d-mod-k numbers the hosts of the whole topology in the order of their switch paths and
+    names (natural order: ``node9`` before ``node10``), as a subnet manager that numbers the
+    hosts by name does, and as SimGrid's ``FAT_TREE`` cluster numbers hosts ``PREFIX0 ..``;
+    under ``"unknown"`` routing the numbering is left to chance
+    (:class:`~mpitaskmap.machines.fattree.FatTreeMachine`).
 
     Parameters
     ----------
@@ -803,7 +818,7 @@ def fattree_from_topology(tree: SwitchTree, nodes, *, ppn: int = 1, taper: float
     ppn : int, optional
         Ranks per node (default 1): rank ``r`` runs on node ``r // ppn`` (Slurm's block
         distribution).
-    taper, bandwidth, routing, name
+    taper, bandwidth, routing, name, spines
         As :func:`fattree_from_node_paths`.
 
     Returns
@@ -830,14 +845,34 @@ def fattree_from_topology(tree: SwitchTree, nodes, *, ppn: int = 1, taper: float
     paths = node_paths(tree, nodes)
     names = _node_names(nodes, f"{tree.source}: nodes")
     return fattree_from_node_paths(paths, names, np.repeat(np.arange(len(names)), ppn), bandwidth=bandwidth,
-                                   taper=taper, routing=routing, name=name, what=tree.source)
+                                   taper=taper, routing=routing, name=name, what=tree.source, spines=spines,
+                                   host_numbers=host_numbers(tree, names) if spines > 1 else None)
+
+
+def host_numbers(tree: SwitchTree, names: Sequence[str]) -> list[int]:
+    """The number of each of ``names`` among every host of ``tree``, hosts in the natural order of (switch path, name).
+
+    Examples
+    --------
+    >>> tree = parse_topology_conf("SwitchName=l2 Nodes=n[10-11]\\nSwitchName=l1 Nodes=n[8-9]\\n"
+    ...                            "SwitchName=top Switches=l[1-2]")
+    >>> host_numbers(tree, ["n10", "n9"])
+    [2, 1]
+    """
+    everyone = list(tree.nodes)
+    leaf_paths = {leaf: tuple(natural_key(c) for c in _leaf_path(tree, leaf)) for leaf in set(tree.leaf_of.values())}
+    key = {n: (leaf_paths[tree.leaf_of[n]], natural_key(n)) for n in everyone}
+    rank = {n: k for k, n in enumerate(sorted(everyone, key=key.__getitem__))}
+    return [rank[n] for n in names]
 
 
 # -- the topology.conf:NODELIST spec --------------------------------------------------------------
-#: Keys of a ``topology.conf:NODELIST:k=v,...`` spec: ranks per node, taper, node link GB/s, routing.
-TOPOLOGY_KEYS = ("ppn", "taper", "bw", "routing")
-#: Their values when a spec leaves them out.
-TOPOLOGY_DEFAULTS = {"ppn": 1, "taper": 1.0, "bw": 12.5, "routing": "dmodk"}
+#: Keys of a ``topology.conf:NODELIST:k=v,...`` spec: ranks per node, taper, node link GB/s, routing, and the
+#: parallel up-links of every switch below the top (``spines``: one to each top switch; ``uplinks``: that many,
+#: spread over the top switches; the same for the model, give one).
+TOPOLOGY_KEYS = ("ppn", "taper", "bw", "routing", "spines", "uplinks")
+#: Their values when a spec leaves them out (``routing``: ``dmodk`` with one up-link, ``unknown`` with several).
+TOPOLOGY_DEFAULTS = {"ppn": 1, "taper": 1.0, "bw": 12.5, "routing": None, "spines": None, "uplinks": None}
 
 
 def is_topology_spec(text: str) -> bool:
@@ -856,7 +891,7 @@ def is_topology_spec(text: str) -> bool:
 
 @dataclass(frozen=True)
 class TopologySpec:
-    """A job on a Slurm topology: ``PATH:NODELIST[:ppn=,taper=,bw=,routing=]`` read (:func:`read_topology_spec`).
+    """A job on a Slurm topology: ``PATH:NODELIST[:ppn=,taper=,bw=,routing=,spines=]`` read (:func:`read_topology_spec`).
 
     Attributes
     ----------
@@ -869,6 +904,8 @@ class TopologySpec:
     taper : float
     bandwidth : float
     routing : str
+    spines : int
+        Parallel up-links of every switch below the top level.
     """
 
     path: str
@@ -878,6 +915,7 @@ class TopologySpec:
     taper: float
     bandwidth: float
     routing: str
+    spines: int = 1
 
     @property
     def n_ranks(self) -> int:
@@ -896,9 +934,10 @@ class TopologySpec:
     def machine(self, name: str | None = None) -> FatTreeMachine:
         """The job's fat tree (:func:`fattree_from_topology`)."""
         label = name or (f"{self.path}: {len(self.nodes)} nodes x {self.ppn}, taper {self.taper:g}:1, "
-                         f"{self.bandwidth:g} GB/s, {self.routing}")
+                         f"{self.bandwidth:g} GB/s, " + (f"{self.spines} spines, " if self.spines > 1 else "")
+                         + self.routing)
         return fattree_from_topology(self.tree, list(self.nodes), ppn=self.ppn, taper=self.taper,
-                                     bandwidth=self.bandwidth, routing=self.routing, name=label)
+                                     bandwidth=self.bandwidth, routing=self.routing, name=label, spines=self.spines)
 
 
 def read_topology_spec(text: str, what: str = "topology") -> TopologySpec:
@@ -937,8 +976,8 @@ def read_topology_spec(text: str, what: str = "topology") -> TopologySpec:
     path, _, rest = str(text).partition(":")
     nodelist, _, opt_text = rest.partition(":")
     if not path.strip() or not nodelist.strip():
-        raise InvalidInputError(f"{what}: expected TOPOLOGY_FILE:NODELIST[:ppn=N,taper=T,bw=GBPS,routing=dmodk|ecmp]; "
-                                f"got {text!r}")
+        raise InvalidInputError(f"{what}: expected TOPOLOGY_FILE:NODELIST[:ppn=N,taper=T,bw=GBPS,"
+                                f"routing=dmodk|ecmp|unknown,spines=K]; got {text!r}")
     opts = {**TOPOLOGY_DEFAULTS, **parse_options(opt_text, TOPOLOGY_KEYS, what)}
     ppn = parse_int(opts["ppn"], "ppn", what)
     taper = parse_float(opts["taper"], "taper", what)
@@ -946,7 +985,13 @@ def read_topology_spec(text: str, what: str = "topology") -> TopologySpec:
     if taper <= 0 or bw <= 0:
         key, value = ("taper", taper) if taper <= 0 else ("bw", bw)
         raise InvalidInputError(f"{what}: {key} must be positive; got {value:g}")
-    routing = parse_choice(opts["routing"], "routing", what, FAT_TREE_ROUTINGS)
+    given = {k: parse_int(opts[k], k, what) for k in ("spines", "uplinks") if opts[k] is not None}
+    if len(given) == 2 and given["spines"] != given["uplinks"]:
+        raise InvalidInputError(f"{what}: spines={given['spines']} and uplinks={given['uplinks']} disagree: both are "
+                                "the parallel up-links of every switch below the top; give one")
+    for key, value in given.items():
+        if value < 1:
+            raise InvalidInputError(f"{what}: {key} must be >= 1; got {value}")
     try:
         with open(path, encoding="utf-8") as fh:
             content = fh.read()
@@ -954,5 +999,10 @@ def read_topology_spec(text: str, what: str = "topology") -> TopologySpec:
         raise InvalidInputError(f"{what}: cannot read the topology file {path!r} ({exc.strerror or exc})") from None
     tree = parse_topology_conf(content, path)
     nodes = tuple(_node_names(nodelist.strip(), f"{what}: NODELIST"))
-    node_paths(tree, nodes)  # every node in the topology, at one depth: fail here, naming the node
-    return TopologySpec(path, tree, nodes, ppn, taper, bw, routing)
+    paths = node_paths(tree, nodes)  # every node in the topology, at one depth: fail here, naming the node
+    # the top switches the topology lists above the job's leaves: that many parallel up-links, unless told
+    listed = {len(expand_hostlist(p[0])) for p in paths} if tree.kind == "tree" and tree.levels > 1 else {1}
+    spines = next(iter(given.values())) if given else (listed.pop() if len(listed) == 1 else 1)
+    default = "unknown" if spines > 1 else "dmodk"
+    routing = parse_choice(opts["routing"] or default, "routing", what, FAT_TREE_ROUTINGS)
+    return TopologySpec(path, tree, nodes, ppn, taper, bw, routing, spines)

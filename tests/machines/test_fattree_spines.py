@@ -1,0 +1,111 @@
+"""Fat trees with parallel up-links to several spines: the spec's spines, d-mod-k on a host numbering, and the
+"unknown" routing's sampled numberings in the objective, the judge and the second stage."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mpitaskmap import TaskGraph
+from mpitaskmap.errors import InvalidInputError
+from mpitaskmap.machines import FatTreeMachine
+from mpitaskmap.machines.base import sampled_time
+from mpitaskmap.machines.fattree.fattree import UNKNOWN_ROUTING_SAMPLES
+from mpitaskmap.machines.fattree.slurm_topology import read_topology_spec
+from mpitaskmap.metrics import predicted_time
+from mpitaskmap.search.judge import fluid_seconds
+from mpitaskmap.search.problem import Problem
+from mpitaskmap.search.scoring import polishes_nodes
+from mpitaskmap.sim.fluid import fluid_exchange
+
+
+def test_dmodk_follows_the_host_numbering():
+    # 2 leaves of 2 nodes, 2 spines: the spine reached is the destination's host number mod 2
+    m = FatTreeMachine.regular([2, 2], [1, 2], 10.0, range(4))
+    swapped = m.with_routing("dmodk", numbering=[0, 1, 3, 2])
+    names = lambda machine: machine.link_names(machine.routes([0], [2]).links)  # noqa: E731
+    assert names(m) != names(swapped)
+    assert names(swapped) == names(m.with_routing("dmodk", numbering=[0, 1, 5, 2]))  # 5 mod 2 == 3 mod 2
+    # 0 -> 2 numbered 3 climbs as 0 -> 3 does unnumbered (routes: up1, up2, down2, down1)
+    assert swapped.routes([0], [2]).links.tolist()[:2] == m.routes([0], [3]).links.tolist()[:2]
+    with pytest.raises(InvalidInputError, match="numbering: expected 4 distinct host numbers; 1 repeat"):
+        m.with_routing("dmodk", numbering=[0, 1, 1, 2])
+
+
+def spine_tree(tmp_path, spines_listed: int = 1):
+    """topology.conf of 4 leaves of 4 nodes, n0 .. n15, under one spine (or several listed)."""
+    lines = [f"SwitchName=l{k} Nodes=n[{4 * k}-{4 * k + 3}]" for k in range(4)]
+    lines += [f"SwitchName=s{k} Switches=l[0-3]" for k in range(spines_listed)]
+    path = tmp_path / "topology.conf"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_the_spec_gives_every_leaf_its_spines(tmp_path):
+    path = spine_tree(tmp_path)
+    one = read_topology_spec(f"{path}:n[0,5,10,15]:ppn=2,taper=2")
+    assert (one.spines, one.routing) == (1, "dmodk")
+    m = read_topology_spec(f"{path}:n[0,5,10,15]:ppn=2,taper=2,spines=2").machine()
+    assert m.up_links == (1, 2) and m.routing == "unknown"
+    # a leaf of one job node: 12.5 GB/s over taper 2, shared by 2 links
+    assert m.level_bandwidths()[1].tolist() == [3.125] * 4
+    assert read_topology_spec(f"{path}:n[0,5]:uplinks=4,routing=dmodk").machine().up_links == (1, 4)
+    # the file lists two spines above every leaf: two parallel up-links, unless told otherwise
+    listed = spine_tree(tmp_path, spines_listed=2)
+    assert read_topology_spec(f"{listed}:n[0,5]").spines == 2
+    assert read_topology_spec(f"{listed}:n[0,5]:spines=1").machine().up_links == (1, 1)
+    with pytest.raises(InvalidInputError, match="spines=2 and uplinks=4 disagree"):
+        read_topology_spec(f"{path}:n[0,5]:spines=2,uplinks=4")
+    with pytest.raises(InvalidInputError, match="spines must be >= 1; got 0"):
+        read_topology_spec(f"{path}:n[0,5]:spines=0")
+
+
+def test_dmodk_on_the_named_order_is_simgrids_tree(tmp_path):
+    # SimGrid's FAT_TREE 4 leaves x 4 nodes, 2 spines, hosts numbered 0 .. 15; the job on every host, listed out
+    # of order (the model gives a leaf's up-links the job's share of its capacity: whole leaves here, as SimGrid)
+    order = [5, 0, 12, 9, 1, 6, 13, 2, 8, 10, 3, 15, 4, 11, 14, 7]
+    truth = FatTreeMachine.regular([4, 4], [1, 2], 12.5, order)
+    nodelist = ",".join(f"n{h}" for h in order)
+    m = read_topology_spec(f"{spine_tree(tmp_path)}:{nodelist}:taper=2,spines=2,routing=dmodk").machine()
+    assert sorted(m.numbering.tolist()) == list(range(16))
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        src = rng.integers(0, 16, 60)
+        g = TaskGraph.from_edges(src, (src + rng.integers(1, 16, 60)) % 16, rng.integers(1, 9, 60) * 1e5, n_tasks=16)
+        ttp = rng.permutation(16)
+        assert predicted_time(g, m, ttp, bytes_per_weight=1.0) == pytest.approx(
+            predicted_time(g, truth, ttp, bytes_per_weight=1.0), rel=1e-12)
+    # on another numbering the routes differ: what the numbering is for
+    other = m.with_routing("dmodk", numbering=np.arange(16)[::-1].copy())
+    assert any(other.routes([0], [k]).links.tolist() != m.routes([0], [k]).links.tolist() for k in range(16))
+
+
+def test_unknown_routing_expects_ecmp_and_ranks_by_the_sampled_numberings():
+    m = FatTreeMachine.regular([4, 4], [1, 2], 12.5, np.repeat([1, 6, 11, 12], 2), routing="unknown")
+    samples = m.routing_samples()
+    assert len(samples) == UNKNOWN_ROUTING_SAMPLES and all(s.routing == "dmodk" for s in samples)
+    assert len({tuple(s.numbering.tolist()) for s in samples}) == UNKNOWN_ROUTING_SAMPLES
+    assert m.routing_samples() is samples  # kept
+    ecmp = m.with_routing("ecmp")
+    assert m.routes([0], [7]).fractions.tolist() == ecmp.routes([0], [7]).fractions.tolist()
+    assert not m.routes_known and ecmp.routes_known
+    # two nodes of leaf 0 each send 1 MB off the leaf: on one spine's link (the two destinations' host numbers of
+    # one parity) they take twice as long as on two
+    m = FatTreeMachine.regular([4, 4], [1, 2], 12.5, [0, 1, 4, 5, 8, 9, 12, 13], routing="unknown")
+    samples = m.routing_samples()
+    g = TaskGraph.from_edges([0, 1], [2, 4], [1e6] * 2, n_tasks=8)
+    ttp = np.arange(8)
+    each = [predicted_time(g, s, ttp) for s in samples]
+    assert predicted_time(g, m, ttp) == pytest.approx(sampled_time(each), rel=1e-12)
+    assert min(each) < max(each)  # the numbering matters here, and the objective sees it
+    # the judge replays every sampled numbering too; the second stage polishes no node swaps for it
+    problem = Problem(g, m)
+    replays = [fluid_exchange(g, s, ttp, steps=1).seconds for s in samples]
+    mapping = type("M", (), {"task_to_proc": ttp})()
+    assert fluid_seconds(problem, mapping, {"steps": 1}) == pytest.approx(sampled_time(replays), rel=1e-12)
+    assert polishes_nodes(Problem(g, m.with_routing("dmodk"))) and not polishes_nodes(problem)
+
+
+def test_sampled_time_is_the_mean_and_the_worst_halved():
+    assert sampled_time([2.0]) == 2.0
+    assert sampled_time([1.0, 1.0, 4.0]) == 3.0
