@@ -29,14 +29,29 @@ to 512 ranks, the best by the objective plus each metric's pick above), and the 
 issue 30: ``auto`` at least 30% below identity on every 4:1 case, at or below every peer on
 every case, within 2% of the fastest candidate it generated.
 
+**A description that is not the simulator's** (``--described topology``, issue 43): SimGrid's
+``FAT_TREE`` tree has ``--nodes-per-leaf`` nodes a leaf and as many parallel up-links to as many
+spines as the taper leaves (16 nodes at 4:1: 4 spines; 8 at 2:1: 4; 8 at 4:1: 2), routed d-mod-k on
+its host numbers; the library gets what a Slurm user has: a ``topology.conf`` that lists the
+leaves and one spine (Slurm's tree plugin needs no more), the node list and ``ppn``, ``taper``,
+and the spine count when the spec says it (:func:`topology_rows`).  Rows: ``identity``, ``node
+packing``, ``geometric``, ``greedy+uwh``, ``auto`` (``spines=K``: the routing then ``unknown``),
+``auto 1 spine`` (topology.conf and taper only: every leaf one up-link of the tapered capacity,
+the model before issue 43), ``auto dmodk`` (``spines=K,routing=dmodk``: d-mod-k on the hosts in
+name order, SimGrid's numbering), and the peers on the ``auto`` machine.  Verdicts: ``auto`` at
+or below ``node packing``, ``geometric`` and ``greedy+uwh`` on every case, at least 30% below
+identity at 4:1, at or below every peer.
+
 Run:  python -m benchmarks.app_time_fattree [--cases 512:8,512:16,4096:8,4096:16] [--tapers 2,4]
       [--seeds 1,2] [--methods ...] [--top-candidates 8] [--json PATH] [--keep DIR]
+      [--described sim|topology] [--nodes-per-leaf 16]
 A 512-rank run takes 1-6 wall seconds here, a 4096-rank run 1-2 minutes (8-9 for a random order).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import numpy as np
@@ -44,6 +59,7 @@ import numpy as np
 import mpitaskmap
 from mpitaskmap.graphs.taskgraph import TaskGraph
 from mpitaskmap.machines import machine_from_spec
+from mpitaskmap.machines.fattree.slurm_topology import read_topology_spec
 from mpitaskmap.mapping import IDENTITY
 from mpitaskmap.sim.simgrid import simgrid_missing
 
@@ -64,6 +80,16 @@ SCOTCH = "scotch tleaf"
 KAHIP = "kahip"
 METHODS = (IDENTITY, NODE_PACKING, AUTO, SCOTCH, KAHIP)
 PEERS = (NODE_PACKING, SCOTCH, KAHIP)
+GEOMETRIC = "geometric"
+GREEDY = "greedy+uwh"
+AUTO_ONE_SPINE = "auto 1 spine"
+AUTO_DMODK = "auto dmodk"
+#: The rows of a ``--described topology`` case (the library told only what topology.conf and the spec say).
+TOPOLOGY_METHODS = (IDENTITY, NODE_PACKING, GEOMETRIC, GREEDY, AUTO, AUTO_ONE_SPINE, AUTO_DMODK, SCOTCH, KAHIP)
+#: What ``auto`` must be at or below on a ``--described topology`` case (issue 43), beside the peers.
+TOPOLOGY_BASELINES = (NODE_PACKING, GEOMETRIC, GREEDY)
+#: ``--described``: the library sees the simulated tree exactly, or a Slurm topology.conf of it.
+DESCRIPTIONS = ("sim", "topology")
 #: "at least 30% below identity on every 4:1 case".
 TARGET_BELOW = 0.30
 
@@ -93,6 +119,65 @@ def map_row(method: str, graph: TaskGraph, machine) -> tuple[np.ndarray, dict]:
         t2p, _ = kahip.map_kahip_tree(graph.indptr, graph.indices, graph.weights, machine, repair=True)
         return np.asarray(t2p, dtype=np.int64), {}
     raise SystemExit(f"--methods: unknown {method!r}; valid: {', '.join(METHODS)}")
+
+
+def topology_conf(leaves: int, nodes_per_leaf: int) -> str:
+    """A ``topology.conf`` of a 2-level tree as a Slurm administrator writes it: the leaves, one spine above.
+
+    Examples
+    --------
+    >>> print(topology_conf(2, 4), end="")
+    SwitchName=l0 Nodes=n[0-3]
+    SwitchName=l1 Nodes=n[4-7]
+    SwitchName=spine Switches=l[0-1]
+    """
+    prefix = HOSTS.split("%d")[0]
+    lines = [f"SwitchName=l{k} Nodes={prefix}[{k * nodes_per_leaf}-{(k + 1) * nodes_per_leaf - 1}]"
+             for k in range(leaves)]
+    return "\n".join(lines + [f"SwitchName=spine Switches=l[0-{leaves - 1}]"]) + "\n"
+
+
+def topology_machines(truth, conf: str, ppn: int, taper: int, spines: int) -> dict:
+    """The library's machines of a ``--described topology`` case, by row: the job's nodes as a node list in rank
+    order on ``conf``, with ``taper`` and (but for ``auto 1 spine``) ``spines``."""
+    nodes = np.asarray(truth.node_ids)[::ppn]
+    nodelist = ",".join(HOSTS % int(v) for v in nodes)
+    base = f"{conf}:{nodelist}:ppn={ppn},taper={taper}"
+    return {AUTO: read_topology_spec(f"{base},spines={spines}").machine(),
+            AUTO_ONE_SPINE: read_topology_spec(base).machine(),
+            AUTO_DMODK: read_topology_spec(f"{base},spines={spines},routing=dmodk").machine()}
+
+
+def topology_row(method: str, graph: TaskGraph, machines: dict) -> tuple[np.ndarray, dict]:
+    """Task -> processor of one row of a ``--described topology`` case (every mapping on the library's machines)."""
+    if method in (AUTO, AUTO_ONE_SPINE, AUTO_DMODK):
+        mapping = mpitaskmap.map(graph, machines[method], "auto")
+        return np.asarray(mapping.task_to_proc), mapping.info
+    if method in (GEOMETRIC, GREEDY):
+        return np.asarray(mpitaskmap.map(graph, machines[AUTO], method).task_to_proc), {}
+    return map_row(method, graph, machines[AUTO])
+
+
+def run_topology_case(n: int, ppn: int, seed: int, taper: int, args, app: str, work: str) -> tuple[list[dict], None]:
+    """One ``--described topology`` case: SimGrid's tree with its spines, the library's topology.conf view."""
+    npl = args.nodes_per_leaf
+    if npl % taper:
+        raise SystemExit(f"--tapers: {taper} does not divide --nodes-per-leaf {npl}")
+    spines, nodes = npl // taper, n // ppn
+    leaves = max(2, 2 * nodes // npl)  # twice the job's nodes: scattered allocations
+    truth = machine_from_spec(f"sim:fattree:leaves={leaves},nodes_per_leaf={npl},taper={taper},levels=2,"
+                              f"nodes={nodes},ppn={ppn},seed={seed}", n).machine
+    conf = os.path.join(work, f"topology_l{leaves}_npl{npl}.conf")
+    with open(conf, "w", encoding="utf-8") as fh:
+        fh.write(topology_conf(leaves, npl))
+    machines = topology_machines(truth, conf, ppn, taper, spines)
+    key = {"taper": taper, "n": n, "ppn": ppn, "seed": seed, "spines": spines}
+    case = app_case(f"topo_t{taper}_s{spines}_n{n}_ppn{ppn}_seed{seed}", key, GRIDS[n], truth, HOSTS, args, app,
+                    work, form="cluster")
+    rows = run_methods(case, args.methods, lambda method, c: topology_row(method, c.graph, machines),
+                       extra=lambda method, info: {"label": info.get("candidate") if method.startswith(AUTO)
+                                                   else None})
+    return rows, None
 
 
 def run_case(n: int, ppn: int, seed: int, taper: int, args, app: str, work: str) -> tuple[list[dict], dict | None]:
@@ -136,6 +221,47 @@ def print_table(rows: list[dict]) -> None:
                   f"{r['taper']:>3}:1 {r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  {r['method']:<13} {r['error']}")
 
 
+#: The per-method table of the ``--described topology`` cases (the spines after the taper).
+TOPOLOGY_COLUMNS = CASE_COLUMNS[:1] + [Column("spines", 6, lambda r: r["spines"])] + CASE_COLUMNS[1:] + \
+    method_columns(13, ('AvgHops', 'PredTime', 'comm s', 'vs identity', 'map s'))
+TOPOLOGY_KEYS = ("taper", "spines", "n", "ppn", "seed")
+
+
+def print_topology_table(rows: list[dict]) -> None:
+    """The ``--described topology`` cases' table: our model's metrics of the true tree, SimGrid's time."""
+    groups = []
+    for _, case in group_by(rows, TOPOLOGY_KEYS):
+        base = case.get(IDENTITY, {}).get("comm_s")
+        groups.append([dict(r, base=base) for r in case.values()])
+    print_columns(groups, TOPOLOGY_COLUMNS, row_text=lambda r: None if r["metrics"] is not None else
+                  f"{r['taper']:>3}:1 {r['spines']:>6} {r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  {r['method']:<13} "
+                  f"{r['error']}")
+
+
+def print_topology_verdicts(rows: list[dict]) -> None:
+    """Issue 43's fat-tree targets, one line per case: auto at or below node packing, geometric and greedy+uwh,
+    at least 30% below identity at 4:1, at or below every peer; and how the other descriptions did."""
+    print(f"issue 43 (topology.conf view of a tree with spines): auto <= {', '.join(TOPOLOGY_BASELINES)} and every "
+          f"peer; auto >= {100 * TARGET_BELOW:.0f}% below identity at 4:1")
+    for key, case in group_by(rows, TOPOLOGY_KEYS):
+        times = {m: r["comm_s"] for m, r in case.items() if r["comm_s"] is not None}
+        name = f"taper {key[0]}:1 spines {key[1]} ranks {key[2]} ppn {key[3]} seed {key[4]}"
+        if AUTO not in times or IDENTITY not in times:
+            print(f"  {name}: identity or auto did not run")
+            continue
+        below = 1 - times[AUTO] / times[IDENTITY]
+        target = (("meets" if below >= TARGET_BELOW else "misses") + f" {100 * TARGET_BELOW:.0f}%") if key[0] == 4 \
+            else f"no target at {key[0]}:1"
+        others = [m for m in TOPOLOGY_BASELINES + (SCOTCH, KAHIP) if m in times]
+        beaten = [m for m in others if times[AUTO] > times[m]]
+        verdict = "yes" if not beaten else "no: " + ", ".join(
+            f"{m} {gap_percent(times[AUTO], times[m]):+.1f}%" for m in beaten)
+        extra = "; ".join(f"{m} {gap_percent(times[m], times[IDENTITY]):+.1f}% vs identity"
+                          for m in (AUTO_ONE_SPINE, AUTO_DMODK) if m in times)
+        print(f"  {name}: auto {100 * below:.1f}% below identity ({target}); auto <= {', '.join(others)}: {verdict}"
+              + (f"; {extra}" if extra else ""))
+
+
 def print_candidates(cands: list[dict]) -> None:
     """Per case: the distinct generated candidates simulated, the fastest, auto's gap to it."""
     print_candidates_table(cands, f"generated candidates of {AUTO!r} (both stages), one SMPI run per distinct rank "
@@ -172,36 +298,56 @@ def main(argv=None) -> int:
     ap.add_argument("--cases", default="512:8,512:16,4096:8,4096:16", help="RANKS:PPN,... (ranks in %s)" % sorted(LEAVES))
     ap.add_argument("--tapers", default="2,4", help="leaf up-link tapers (default 2,4: 2:1 and 4:1)")
     ap.add_argument("--seeds", default="1,2", help="allocation seeds (default 1,2)")
-    ap.add_argument("--methods", default=",".join(METHODS), help=f"comma list of {', '.join(METHODS)}")
+    ap.add_argument("--methods", help=f"comma list of {', '.join(METHODS)} (default all; under --described topology "
+                                      f"of {', '.join(TOPOLOGY_METHODS)})")
     ap.add_argument("--all-candidates-up-to", type=int, default=512, metavar="RANKS",
                     help="simulate every distinct generated candidate up to this job size (default 512)")
     ap.add_argument("--top-candidates", type=int, default=4, metavar="K",
                     help="above it: the K best by the objective, each metric's pick and auto's own (default 4)")
+    ap.add_argument("--described", choices=DESCRIPTIONS, default="sim",
+                    help="what the library is told: the simulated tree exactly (sim, default) or a topology.conf "
+                         "of it with one spine listed, the taper and the spine count (topology; issue 43)")
+    ap.add_argument("--nodes-per-leaf", type=int, default=NODES_PER_LEAF,
+                    help=f"--described topology: nodes a leaf (default {NODES_PER_LEAF}); spines = nodes / taper")
     add_app_arguments(ap)
     ap.add_argument("--report", metavar="JSON,JSON", help="print the tables of earlier runs' --json files (merged) "
                                                            "and run nothing")
     args = ap.parse_args(argv)
     if args.report:
         rows, cands = read_json(args.report.split(","), "candidates")
-        print_table(rows)
-        print_candidates(cands)
-        print_verdicts(rows, cands)
+        sim_rows, topo_rows = [r for r in rows if "spines" not in r], [r for r in rows if "spines" in r]
+        if sim_rows:
+            print_table(sim_rows)
+            print_candidates(cands)
+            print_verdicts(sim_rows, cands)
+        if topo_rows:
+            print_topology_table(topo_rows)
+            print_topology_verdicts(topo_rows)
         return 0
     missing = simgrid_missing()
     if missing:
         print(f"app_time_fattree: {missing}", file=sys.stderr)
         return 1
-    args.methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    topology = args.described == "topology"
+    known = TOPOLOGY_METHODS if topology else METHODS
+    args.methods = [m.strip() for m in (args.methods or ",".join(known)).split(",") if m.strip()]
     for method in list(args.methods):
+        if method not in known:
+            raise SystemExit(f"--methods: unknown {method!r}; valid: {', '.join(known)}")
         reason = peer_missing(method)
         if reason:
             print(reason)
             args.methods.remove(method)
     work, app = build_halo3d(args, "app_time_fattree_")
-    print(f"SMPI, smpi/simulate-computation:no; SimGrid FAT_TREE cluster, 2 levels, {NODES_PER_LEAF} nodes per leaf, "
+    print(f"SMPI, smpi/simulate-computation:no; SimGrid FAT_TREE cluster, 2 levels, {args.nodes_per_leaf} nodes per leaf, "
           "12.5 GB/s links, d-mod-k")
     cases = [(n, ppn, seed, taper) for taper in parse_ints(args.tapers) for n, ppn in parse_cases(args.cases)
              for seed in parse_ints(args.seeds)]
+    if topology:
+        rows, _ = run_cases(cases, lambda c: run_topology_case(*c, args, app, work), args.json, candidates=False)
+        print_topology_table(rows)
+        print_topology_verdicts(rows)
+        return 0
     rows, cands = run_cases(cases, lambda c: run_case(*c, args, app, work), args.json)
     print_table(rows)
     print_candidates(cands)

@@ -40,7 +40,7 @@ from .tables import Column
 
 ROOT = Path(__file__).resolve().parents[2]
 #: halo3d's task grid per job size (ranks).
-GRIDS = {512: (8, 8, 8), 4096: (16, 16, 16), 64: (4, 4, 4), 1024: (16, 8, 8), 2048: (16, 16, 8)}
+GRIDS = {512: (8, 8, 8), 4096: (16, 16, 16), 64: (4, 4, 4), 256: (8, 8, 4), 1024: (16, 8, 8), 2048: (16, 16, 8)}
 #: halo3d's own communication time line (the figure of its runs).
 HALO3D_TIME = r"max_comm_time (\S+)"
 #: The metrics every application row is evaluated by (and the candidates' selectors).

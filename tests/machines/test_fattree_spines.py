@@ -47,8 +47,10 @@ def test_the_spec_gives_every_leaf_its_spines(tmp_path):
     assert (one.spines, one.routing) == (1, "dmodk")
     m = read_topology_spec(f"{path}:n[0,5,10,15]:ppn=2,taper=2,spines=2").machine()
     assert m.up_links == (1, 2) and m.routing == "unknown"
-    # a leaf of one job node: 12.5 GB/s over taper 2, shared by 2 links
-    assert m.level_bandwidths()[1].tolist() == [3.125] * 4
+    # physical links: a leaf's 4 nodes in the file x 12.5 GB/s over taper 2, shared by 2 links (one job node each)
+    assert m.level_bandwidths()[1].tolist() == [12.5] * 4
+    # one up-link: the job's share, as remap() sees it (one node's 12.5 over taper 2)
+    assert read_topology_spec(f"{path}:n[0,5,10,15]:taper=2").machine().level_bandwidths()[1].tolist() == [6.25] * 4
     assert read_topology_spec(f"{path}:n[0,5]:uplinks=4,routing=dmodk").machine().up_links == (1, 4)
     # the file lists two spines above every leaf: two parallel up-links, unless told otherwise
     listed = spine_tree(tmp_path, spines_listed=2)

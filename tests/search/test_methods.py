@@ -30,6 +30,7 @@ MESH = ("sim:torus:dims=8x4,wrap=0", "stencil2d:8x4")
 BOX3 = ("sim:torus:dims=2x4x4,wrap=0", "stencil2d:8x4")
 CORES = ("sim:torus:dims=4x4,ppn=2", "stencil2d:8x4")
 PERCS = ("percs:ns=32,nd=1", "stencil2d:64x64")  # mod-colouring needs P = 64, Q >= 64
+DRAGONFLY = ("sim:frontier:nodes=8,ppn=4,seed=1,routing=ugal", "stencil3d:4x4x2")  # balance deals over groups
 
 
 def _case(method: str) -> tuple[str, str]:
@@ -40,6 +41,8 @@ def _case(method: str) -> tuple[str, str]:
         return PERCS
     if name in ("regular", "rubik"):
         return MESH
+    if name == "balance":
+        return DRAGONFLY
     return TITAN
 
 

@@ -34,7 +34,11 @@ a group, then descends along the unique path to ``b``; hops = ``2 L`` (0 inside 
   :data:`UNKNOWN_ROUTING_SAMPLES` seeded random numberings combined as
   :func:`~mpitaskmap.machines.base.sampled_time` does (the mean plus the worst, halved), which,
   unlike the expected loads, sees traffic crowding onto few destinations, whose up-links a
-  destination-based routing cannot spread (:meth:`routing_samples`).  d-mod-k itself follows
+  destination-based routing cannot spread (:meth:`routing_samples`).  A sampled numbering is
+  one a subnet manager could give: hosts numbered leaf by leaf (OpenSM's ftree does), each leaf
+  a block of its hosts in the whole cluster (``leaf_hosts``), leaves and the job's nodes within
+  a leaf in random order, so a leaf's hosts spread evenly over its up-links as d-mod-k spreads
+  them, and which job node lands on which up-link is left to chance.  d-mod-k itself follows
   ``numbering`` in place of the tree node number when one is given (a known numbering).
 
 **Link numbering** (:attr:`FatTreeMachine.n_links`): per level ``l = 1 .. h``, first the
@@ -100,6 +104,9 @@ class FatTreeMachine(Machine):
         The host number d-mod-k follows for every tree node: distinct non-negative integers
         (a subnet manager's numbering of the whole cluster, of which the tree holds the job's
         part); default the tree node numbers themselves.
+    leaf_hosts : (n_leaves,) array_like of int, optional
+        Hosts below every leaf switch (level-1 group) in the whole cluster, at least its tree
+        nodes: the blocks of the numberings ``"unknown"`` samples (default its tree nodes).
     node_names : sequence of str, optional
         Host name of every tree node (reports, host files).
     switch_names : sequence of h sequences of str, optional
@@ -129,7 +136,7 @@ class FatTreeMachine(Machine):
     def __init__(self, groups: Sequence, up_links: Sequence[int], bandwidth: Sequence, proc_nodes, *,
                  routing: str = "dmodk", node_names: Sequence[str] | None = None,
                  switch_names: Sequence[Sequence[str]] | None = None, name: str | None = None,
-                 numbering=None) -> None:
+                 numbering=None, leaf_hosts=None) -> None:
         groups = [np.asarray(g) for g in groups]
         if not groups:
             raise InvalidInputError("groups: a fat tree needs at least one switch level; got none")
@@ -192,6 +199,13 @@ class FatTreeMachine(Machine):
         super().__init__(pn.shape[0], pn, name)
         #: ``m_l`` per level when the tree is regular (:meth:`regular`; SimGrid's FAT_TREE), else None.
         self.down_links: tuple | None = None
+        own = np.bincount(self.groups[0], minlength=self.n_groups[0])
+        self.leaf_hosts = own if leaf_hosts is None else as_index_array(
+            np.asarray(leaf_hosts), "leaf_hosts", upper=np.iinfo(np.int64).max, length=self.n_groups[0])
+        short = np.flatnonzero(self.leaf_hosts < own)
+        if short.size:
+            raise InvalidInputError(f"leaf_hosts: leaf {int(short[0])} holds {int(own[short[0]])} tree nodes; "
+                                    f"got {int(self.leaf_hosts[short[0]])} hosts")
         self.node_names = None if node_names is None else tuple(str(s) for s in node_names)
         if self.node_names is not None and len(self.node_names) != n_tree:
             raise InvalidInputError(f"node_names: expected {n_tree} names; got {len(self.node_names)}")
@@ -272,7 +286,7 @@ class FatTreeMachine(Machine):
     @classmethod
     def from_paths(cls, paths: Sequence[Sequence[str]], node_names: Sequence[str], proc_nodes, *,
                    bandwidth: float = 12.5, taper: float = 1.0, routing: str = "dmodk",
-                   name: str | None = None, spines: int = 1, numbering=None) -> "FatTreeMachine":
+                   name: str | None = None, spines: int = 1, numbering=None, leaf_nodes=None) -> "FatTreeMachine":
         """Build a tree from every node's switch path, top down: one parent per switch, ``spines`` at the top.
 
         The form Slurm gives (``SLURM_TOPOLOGY_ADDR`` = ``s0.s12.node0417``: switches from
@@ -300,6 +314,10 @@ class FatTreeMachine(Machine):
             Parallel up-links of every switch below the top level (default 1).
         numbering : (n_nodes,) array_like of int, optional
             Host numbers d-mod-k follows (the constructor's), one per path.
+        leaf_nodes : (n_nodes,) array_like of int, optional
+            The nodes below each path's leaf switch in the whole cluster: a leaf's down
+            capacity is then that many node links (its physical capacity), not the paths'
+            (the job's share of it, the default).
 
         Returns
         -------
@@ -373,14 +391,23 @@ class FatTreeMachine(Machine):
             parent_of_lower = np.zeros(int(lower.max()) + 1, dtype=np.int64)
             parent_of_lower[lower] = g
             down_cap = np.bincount(parent_of_lower, weights=lower_bw, minlength=int(g.max()) + 1)
+            if l == 0 and leaf_nodes is not None:
+                full = as_index_array(np.asarray(leaf_nodes), "leaf_nodes", upper=np.iinfo(np.int64).max,
+                                      length=n_tree)
+                down_cap = np.zeros(int(g.max()) + 1)
+                down_cap[g] = full * float(bandwidth)
             bws.append(down_cap / float(taper))
             lower, lower_bw = g, bws[-1]
         up_links = [1] * len(groups)
         if spines > 1:  # the top level's links: the capacity shared by the parallel links
             up_links[-1] = spines
             bws[-1] = bws[-1] / spines
+        hosts = None
+        if leaf_nodes is not None:  # the hosts of every leaf group: those of any of its paths
+            hosts = np.zeros(int(groups[0].max()) + 1, dtype=np.int64)
+            hosts[groups[0]] = np.asarray(leaf_nodes, dtype=np.int64)
         return cls(groups, up_links, bws, proc_nodes, routing=routing, node_names=list(node_names),
-                   switch_names=names, name=name, numbering=numbering)
+                   switch_names=names, name=name, numbering=numbering, leaf_hosts=hosts)
 
     def fat_tree_shape(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
         """``(down, up)`` of a tree built by :meth:`regular` (SimGrid's FAT_TREE terms), else None."""
@@ -393,7 +420,8 @@ class FatTreeMachine(Machine):
         unless another is given."""
         out = FatTreeMachine(self.groups, self.up_links, self._bandwidth, self.node_ids, routing=routing,
                              node_names=self.node_names, switch_names=self.switch_names, name=self.name,
-                             numbering=self.numbering if numbering is None else numbering)
+                             numbering=self.numbering if numbering is None else numbering,
+                             leaf_hosts=self.leaf_hosts)
         out.down_links = self.down_links
         return out
 
@@ -417,9 +445,21 @@ class FatTreeMachine(Machine):
         samples = self.__dict__.get("_routing_samples")
         if samples is None:
             samples = self._routing_samples = tuple(
-                self.with_routing("dmodk", np.random.default_rng(k).permutation(self.n_tree_nodes))
+                self.with_routing("dmodk", self._sampled_numbering(np.random.default_rng(k)))
                 for k in range(UNKNOWN_ROUTING_SAMPLES))
         return samples
+
+    def _sampled_numbering(self, rng: np.random.Generator) -> np.ndarray:
+        """A host numbering a subnet manager could give (module notes): leaf by leaf, in random order."""
+        leaf = self.groups[0]
+        order = rng.permutation(self.n_groups[0])
+        start = np.zeros(self.n_groups[0], dtype=np.int64)
+        start[order] = np.concatenate([[0], np.cumsum(self.leaf_hosts[order])[:-1]])
+        out = np.empty(self.n_tree_nodes, dtype=np.int64)
+        for g in range(self.n_groups[0]):
+            members = np.flatnonzero(leaf == g)
+            out[members] = start[g] + rng.choice(int(self.leaf_hosts[g]), size=members.size, replace=False)
+        return out
 
     def __getstate__(self) -> dict:
         state = super().__getstate__()

@@ -697,7 +697,7 @@ def parse_topology_addr(addr: str, pattern: str) -> TopologyAddress:
 def fattree_from_node_paths(paths: Sequence[Sequence[str]], node_names: Sequence[str], proc_nodes, *,
                             bandwidth: float = 12.5, taper: float = 1.0, routing: str = "dmodk",
                             name: str | None = None, what: str = "paths", spines: int = 1,
-                            host_numbers=None) -> FatTreeMachine:
+                            host_numbers=None, leaf_nodes=None) -> FatTreeMachine:
     """Build the fat tree of a job from the switch path of each of its nodes (Slurm's form).
 
     The one builder behind the ``topology.conf:NODELIST`` spec (:func:`fattree_from_topology`)
@@ -727,6 +727,9 @@ def fattree_from_node_paths(paths: Sequence[Sequence[str]], node_names: Sequence
     host_numbers : sequence of int, optional
         The host number d-mod-k follows for every node, one per path (default the tree node
         numbers).
+    leaf_nodes : sequence of int, optional
+        Nodes below every node's leaf switch in the whole cluster, one per path: the leaves'
+        physical capacity instead of the job's share (:meth:`FatTreeMachine.from_paths`).
 
     Returns
     -------
@@ -792,9 +795,10 @@ def fattree_from_node_paths(paths: Sequence[Sequence[str]], node_names: Sequence
     try:
         bandwidth = float(bandwidth)
         numbering = None if host_numbers is None else np.asarray(host_numbers, dtype=np.int64)[order]
+        full = None if leaf_nodes is None else np.asarray(leaf_nodes, dtype=np.int64)[order]
         return FatTreeMachine.from_paths([clean[v] for v in order], [names[v] for v in order], rank_of[proc],
                                          bandwidth=bandwidth, taper=taper, routing=routing, name=name,
-                                         spines=spines, numbering=numbering)
+                                         spines=spines, numbering=numbering, leaf_nodes=full)
     except (InvalidInputError, TypeError, ValueError) as exc:
         raise InvalidInputError(f"{what}: {exc}") from None
 
@@ -803,10 +807,13 @@ def fattree_from_topology(tree: SwitchTree, nodes, *, ppn: int = 1, taper: float
                           routing: str = "dmodk", name: str | None = None, spines: int = 1) -> FatTreeMachine:
     """Return the fat tree of a job on the nodes ``nodes`` of a Slurm topology.
 
-    d-mod-k numbers the hosts of the whole topology in the order of their switch paths and
-    names (natural order: ``node9`` before ``node10``), as a subnet manager that numbers the
-    hosts by name does, and as SimGrid's ``FAT_TREE`` cluster numbers hosts ``PREFIX0 ..``;
-    under ``"unknown"`` routing the numbering is left to chance
+    With ``spines`` > 1 the up-links are physical links: a leaf's capacity is every node the
+    file lists below it times ``bandwidth`` over ``taper``, shared by its ``spines`` links (with
+    one up-link, the job's share: the job's nodes below it, as ``remap()`` sees them); d-mod-k
+    numbers the hosts of the whole topology in the order of their switch paths and names
+    (natural order: ``node9`` before ``node10``), as a subnet manager that numbers the hosts by
+    name does, and as SimGrid's ``FAT_TREE`` cluster numbers hosts ``PREFIX0 ..``; under
+    ``"unknown"`` routing the numbering is left to chance
     (:class:`~mpitaskmap.machines.fattree.FatTreeMachine`).
 
     Parameters
@@ -846,7 +853,9 @@ def fattree_from_topology(tree: SwitchTree, nodes, *, ppn: int = 1, taper: float
     names = _node_names(nodes, f"{tree.source}: nodes")
     return fattree_from_node_paths(paths, names, np.repeat(np.arange(len(names)), ppn), bandwidth=bandwidth,
                                    taper=taper, routing=routing, name=name, what=tree.source, spines=spines,
-                                   host_numbers=host_numbers(tree, names) if spines > 1 else None)
+                                   host_numbers=host_numbers(tree, names) if spines > 1 else None,
+                                   leaf_nodes=[len(tree.switches[tree.leaf_of[n]].nodes) for n in names]
+                                   if spines > 1 else None)
 
 
 def host_numbers(tree: SwitchTree, names: Sequence[str]) -> list[int]:
