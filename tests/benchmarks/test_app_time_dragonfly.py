@@ -5,6 +5,8 @@ import json
 import numpy as np
 import pytest
 
+import mpitaskmap
+from mpitaskmap.graphs.taskgraph import TaskGraph
 from mpitaskmap.machines import machine_from_spec
 from mpitaskmap.machines import DragonflyMachine
 from mpitaskmap.sim.simgrid import simgrid_missing
@@ -189,3 +191,39 @@ def test_small_run_end_to_end(bench, tmp_path, capsys):
     assert set(rows) == {"identity", "random", "auto"}
     assert all(r["comm_s"] > 0 and r["error"] is None for r in rows.values())
     assert rows["auto"]["comm_s"] <= rows["random"]["comm_s"]
+
+
+def test_model_times_are_our_four_models_of_one_exchange(bench):
+    from mpitaskmap.metrics import predicted_time
+    from mpitaskmap.sim.fluid import fluid_exchange
+
+    m = DragonflyMachine(5, 4, 1, range(20))
+    g = TaskGraph.from_edges([0, 1, 2, 3], [4, 5, 6, 7], [1e6] * 4, n_tasks=8)
+    times = bench.model_times(g, m, np.arange(8))
+    assert list(times) == [name for name, _, _ in bench.MODELS]
+    assert times["predicted minimal"] == predicted_time(g, m, np.arange(8))
+    assert times["predicted ugal"] == predicted_time(g, m.with_routing("ugal"), np.arange(8))
+    assert times["replay ugal"] == fluid_exchange(g, m.with_routing("ugal"), np.arange(8)).seconds
+    assert times["predicted ugal"] < times["predicted minimal"]  # four flows on one global link: UGAL spreads them
+
+
+def test_model_agreement_per_case_and_its_means(bench, capsys):
+    def row(method, comm, models, routing):
+        return dict(_sst_row(method, comm, 1.0, routing), models=dict(zip([m for m, _, _ in bench.MODELS], models)))
+
+    rows = [row("identity", 3.0, (3, 1, 3, 1), "ugal"), row("random", 2.0, (2, 2, 2, 2), "ugal"),
+            row("auto", 1.0, (1, 3, 1, 3), "ugal")]
+    bench.print_model_agreement(rows)
+    out = capsys.readouterr().out
+    # predicted and replayed minimal rank as SST/macro does (+1), the ugal models the other way round (-1)
+    assert "circulant scattered 512 ppn 8 seed 1 ugal" in out
+    assert out.count("+1.00") == 4 and out.count("-1.00") == 4  # the case's line and the mean under ugal
+
+
+def test_the_adaptive_rows_map_on_the_ugal_machine_and_by_balance(bench):
+    m = DragonflyMachine(4, 2, 2, np.repeat(np.arange(16), 2))
+    g = TaskGraph.stencil((4, 4, 2))
+    t2p, info = bench.map_row(bench.AUTO_UGAL, g, m, 1)
+    assert sorted(t2p.tolist()) == list(range(32)) and info["candidate"]
+    t2p, _ = bench.map_row(bench.BALANCE, g, m, 1)
+    assert np.array_equal(t2p, mpitaskmap.map(g, m, "balance").task_to_proc)

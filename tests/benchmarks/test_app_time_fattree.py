@@ -92,3 +92,29 @@ def test_report_merges_earlier_json_files(bench, tmp_path, capsys):
     assert bench.main(["--report", f"{a},{b}"]) == 0
     out = capsys.readouterr().out
     assert "-40.0%" in out and "bisection" in out and "auto 40.0% below identity (meets 30%)" in out
+
+
+def test_topology_conf_lists_the_leaves_and_one_spine_and_the_library_reads_it(bench, tmp_path):
+    conf = tmp_path / "t.conf"
+    conf.write_text(bench.topology_conf(4, 8))
+    truth = machine_from_spec("sim:fattree:leaves=4,nodes_per_leaf=8,taper=4,levels=2,nodes=8,ppn=2,seed=1",
+                              16).machine
+    machines = bench.topology_machines(truth, str(conf), 2, 4, 2)
+    assert machines[bench.AUTO].up_links == (1, 2) and machines[bench.AUTO].routing == "unknown"
+    assert machines[bench.AUTO_ONE_SPINE].up_links == (1, 1) and machines[bench.AUTO_ONE_SPINE].routing == "dmodk"
+    dmodk = machines[bench.AUTO_DMODK]
+    # SimGrid's host numbers, in the rank order of the truth's processors
+    assert dmodk.numbering[dmodk.node_ids].tolist() == truth.node_ids.tolist()
+    assert dmodk.level_bandwidths()[1].tolist() == [12.5] * dmodk.n_groups[0]  # the truth's links
+
+
+def test_topology_verdicts_name_issue_43s_fat_tree_targets(bench, capsys):
+    def row(method, comm):
+        return {"taper": 4, "spines": 4, "n": 256, "ppn": 8, "seed": 1, "method": method, "comm_s": comm}
+
+    rows = [row("identity", 10.0), row("node packing", 6.0), row("geometric", 5.0), row("greedy+uwh", 6.0),
+            row("auto", 5.5), row("auto 1 spine", 7.0), row("auto dmodk", 4.0), row("kahip", 6.0)]
+    bench.print_topology_verdicts(rows)
+    out = capsys.readouterr().out
+    assert "auto 45.0% below identity (meets 30%)" in out
+    assert "no: geometric +10.0%" in out and "auto 1 spine -30.0% vs identity; auto dmodk -60.0% vs identity" in out
