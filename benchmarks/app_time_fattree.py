@@ -38,7 +38,9 @@ and the spine count when the spec says it (:func:`topology_rows`).  Rows: ``iden
 packing``, ``geometric``, ``greedy+uwh``, ``auto`` (``spines=K``: the routing then ``unknown``),
 ``auto 1 spine`` (topology.conf and taper only: every leaf one up-link of the tapered capacity,
 the model before issue 43), ``auto dmodk`` (``spines=K,routing=dmodk``: d-mod-k on the hosts in
-name order, SimGrid's numbering), and the peers on the ``auto`` machine.  Verdicts: ``auto`` at
+name order, SimGrid's numbering), ``auto ibnet`` (an ``ibnetdiscover`` dump of the same tree,
+:func:`ibnetdiscover_dump`: speeds, taper and spines from its cabling), and the peers on the
+``auto`` machine.  Verdicts: ``auto`` at
 or below ``node packing``, ``geometric`` and ``greedy+uwh`` on every case, at least 30% below
 identity at 4:1, at or below every peer.
 
@@ -84,8 +86,10 @@ GEOMETRIC = "geometric"
 GREEDY = "greedy+uwh"
 AUTO_ONE_SPINE = "auto 1 spine"
 AUTO_DMODK = "auto dmodk"
+AUTO_IBNET = "auto ibnet"
 #: The rows of a ``--described topology`` case (the library told only what topology.conf and the spec say).
-TOPOLOGY_METHODS = (IDENTITY, NODE_PACKING, GEOMETRIC, GREEDY, AUTO, AUTO_ONE_SPINE, AUTO_DMODK, SCOTCH, KAHIP)
+TOPOLOGY_METHODS = (IDENTITY, NODE_PACKING, GEOMETRIC, GREEDY, AUTO, AUTO_ONE_SPINE, AUTO_DMODK, AUTO_IBNET, SCOTCH,
+                    KAHIP)
 #: What ``auto`` must be at or below on a ``--described topology`` case (issue 43), beside the peers.
 TOPOLOGY_BASELINES = (NODE_PACKING, GEOMETRIC, GREEDY)
 #: ``--described``: the library sees the simulated tree exactly, or a Slurm topology.conf of it.
@@ -137,20 +141,66 @@ def topology_conf(leaves: int, nodes_per_leaf: int) -> str:
     return "\n".join(lines + [f"SwitchName=spine Switches=l[0-{leaves - 1}]"]) + "\n"
 
 
-def topology_machines(truth, conf: str, ppn: int, taper: int, spines: int) -> dict:
+def ibnetdiscover_dump(leaves: int, nodes_per_leaf: int, spines: int, speed: str = "4xEDR") -> str:
+    """``ibnetdiscover``'s topology file of a 2-level tree: every leaf cabled to its hosts and once to every spine.
+
+    Hosts ``n0 ..`` (CA description ``nK HCA-1``) leaf by leaf; switches ``leafK`` and ``spineJ``; every link
+    ``speed``.  What an InfiniBand administrator would save for the tree SimGrid simulates.
+
+    Examples
+    --------
+    >>> lines = [line.replace(chr(9), " ") for line in ibnetdiscover_dump(2, 2, 1).splitlines()]
+    >>> print(lines[0]); print(lines[1])
+    Switch 3 "S-0000000000001000"  # "leaf0" enhanced port 0 lid 1 lmc 0
+    [1] "H-0000000000000000"[1](0000000000000001)  # "n0 HCA-1" lid 100 4xEDR
+    """
+    def sw(k: int) -> str:
+        return f"S-{0x1000 + k:016x}"
+
+    def ca(v: int) -> str:
+        return f"H-{2 * v:016x}"
+
+    out = []
+    for k in range(leaves):
+        out.append(f'Switch\t{nodes_per_leaf + spines} "{sw(k)}"\t\t# "leaf{k}" enhanced port 0 lid {1 + k} lmc 0')
+        for p in range(nodes_per_leaf):
+            v = k * nodes_per_leaf + p
+            out.append(f'[{p + 1}]\t"{ca(v)}"[1]({2 * v + 1:016x})\t\t# "n{v} HCA-1" lid {100 + v} {speed}')
+        for j in range(spines):
+            out.append(f'[{nodes_per_leaf + j + 1}]\t"{sw(leaves + j)}"[{k + 1}]\t\t# "spine{j}" lid '
+                       f'{1 + leaves + j} {speed}')
+        out.append("")
+    for j in range(spines):
+        out.append(f'Switch\t{leaves} "{sw(leaves + j)}"\t\t# "spine{j}" enhanced port 0 lid {1 + leaves + j} lmc 0')
+        for k in range(leaves):
+            out.append(f'[{k + 1}]\t"{sw(k)}"[{nodes_per_leaf + j + 1}]\t\t# "leaf{k}" lid {1 + k} {speed}')
+        out.append("")
+    for v in range(leaves * nodes_per_leaf):
+        k = v // nodes_per_leaf
+        out.append(f'Ca\t1 "{ca(v)}"\t\t# "n{v} HCA-1"')
+        out.append(f'[1]({2 * v + 1:016x})\t"{sw(k)}"[{v % nodes_per_leaf + 1}]\t\t# lid {100 + v} lmc 0 "leaf{k}" '
+                   f'lid {1 + k} {speed}')
+        out.append("")
+    return "\n".join(out)
+
+
+def topology_machines(truth, conf: str, ppn: int, taper: int, spines: int, ibnet: str | None = None) -> dict:
     """The library's machines of a ``--described topology`` case, by row: the job's nodes as a node list in rank
     order on ``conf``, with ``taper`` and (but for ``auto 1 spine``) ``spines``."""
     nodes = np.asarray(truth.node_ids)[::ppn]
     nodelist = ",".join(HOSTS % int(v) for v in nodes)
     base = f"{conf}:{nodelist}:ppn={ppn},taper={taper}"
-    return {AUTO: read_topology_spec(f"{base},spines={spines}").machine(),
-            AUTO_ONE_SPINE: read_topology_spec(base).machine(),
-            AUTO_DMODK: read_topology_spec(f"{base},spines={spines},routing=dmodk").machine()}
+    machines = {AUTO: read_topology_spec(f"{base},spines={spines}").machine(),
+                AUTO_ONE_SPINE: read_topology_spec(base).machine(),
+                AUTO_DMODK: read_topology_spec(f"{base},spines={spines},routing=dmodk").machine()}
+    if ibnet is not None:  # the fabric's own cabling: bw, taper and spines from the dump, ppn from the job
+        machines[AUTO_IBNET] = read_topology_spec(f"{ibnet}:{nodelist}:ppn={ppn}").machine()
+    return machines
 
 
 def topology_row(method: str, graph: TaskGraph, machines: dict) -> tuple[np.ndarray, dict]:
     """Task -> processor of one row of a ``--described topology`` case (every mapping on the library's machines)."""
-    if method in (AUTO, AUTO_ONE_SPINE, AUTO_DMODK):
+    if method in (AUTO, AUTO_ONE_SPINE, AUTO_DMODK, AUTO_IBNET):
         mapping = mpitaskmap.map(graph, machines[method], "auto")
         return np.asarray(mapping.task_to_proc), mapping.info
     if method in (GEOMETRIC, GREEDY):
@@ -170,7 +220,10 @@ def run_topology_case(n: int, ppn: int, seed: int, taper: int, args, app: str, w
     conf = os.path.join(work, f"topology_l{leaves}_npl{npl}.conf")
     with open(conf, "w", encoding="utf-8") as fh:
         fh.write(topology_conf(leaves, npl))
-    machines = topology_machines(truth, conf, ppn, taper, spines)
+    ibnet = os.path.join(work, f"ibnetdiscover_l{leaves}_npl{npl}_s{spines}.txt")
+    with open(ibnet, "w", encoding="utf-8") as fh:
+        fh.write(ibnetdiscover_dump(leaves, npl, spines))
+    machines = topology_machines(truth, conf, ppn, taper, spines, ibnet)
     key = {"taper": taper, "n": n, "ppn": ppn, "seed": seed, "spines": spines}
     case = app_case(f"topo_t{taper}_s{spines}_n{n}_ppn{ppn}_seed{seed}", key, GRIDS[n], truth, HOSTS, args, app,
                     work, form="cluster")
@@ -257,7 +310,11 @@ def print_topology_verdicts(rows: list[dict]) -> None:
         verdict = "yes" if not beaten else "no: " + ", ".join(
             f"{m} {gap_percent(times[AUTO], times[m]):+.1f}%" for m in beaten)
         extra = "; ".join(f"{m} {gap_percent(times[m], times[IDENTITY]):+.1f}% vs identity"
-                          for m in (AUTO_ONE_SPINE, AUTO_DMODK) if m in times)
+                          for m in (AUTO_ONE_SPINE, AUTO_DMODK, AUTO_IBNET) if m in times)
+        if AUTO_IBNET in times:
+            beaten_ib = [m for m in (SCOTCH, KAHIP) if m in times and times[AUTO_IBNET] > times[m]]
+            extra += "; auto ibnet <= every peer: " + ("yes" if not beaten_ib else "no: " + ", ".join(
+                f"{m} {gap_percent(times[AUTO_IBNET], times[m]):+.1f}%" for m in beaten_ib))
         print(f"  {name}: auto {100 * below:.1f}% below identity ({target}); auto <= {', '.join(others)}: {verdict}"
               + (f"; {extra}" if extra else ""))
 

@@ -54,6 +54,7 @@ from ..._options import parse_choice, parse_float, parse_int, parse_options
 from ...errors import InvalidInputError
 from .fattree import FAT_TREE_ROUTINGS, FatTreeMachine
 from .hostlist import compress_hostlist, expand_hostlist, natural_key
+from .ibnetdiscover import fabric_topology, is_ibnetdiscover, parse_ibnetdiscover
 
 #: Characters a switch or block name may not hold (they separate host lists, addresses and records).
 _NAME_FORBIDDEN = set("[],.") | set(" \t\n\r\"=")
@@ -955,7 +956,9 @@ def read_topology_spec(text: str, what: str = "topology") -> TopologySpec:
     Parameters
     ----------
     text : str
-        ``PATH`` names a ``topology.conf`` or a saved ``scontrol show topology``; ``NODELIST``
+        ``PATH`` names a ``topology.conf``, a saved ``scontrol show topology`` or a saved
+        ``ibnetdiscover`` (:mod:`~mpitaskmap.machines.fattree.ibnetdiscover`: the tree, ``bw``,
+        ``taper`` and ``spines`` from its cabling, an option given winning); ``NODELIST``
         the job's nodes in host-list syntax (``SLURM_JOB_NODELIST``), in rank order; the
         options (:data:`TOPOLOGY_KEYS`, defaults :data:`TOPOLOGY_DEFAULTS`) are ranks per
         node, taper, a node link's GB/s and the routing.
@@ -987,7 +990,20 @@ def read_topology_spec(text: str, what: str = "topology") -> TopologySpec:
     if not path.strip() or not nodelist.strip():
         raise InvalidInputError(f"{what}: expected TOPOLOGY_FILE:NODELIST[:ppn=N,taper=T,bw=GBPS,"
                                 f"routing=dmodk|ecmp|unknown,spines=K]; got {text!r}")
-    opts = {**TOPOLOGY_DEFAULTS, **parse_options(opt_text, TOPOLOGY_KEYS, what)}
+    given_opts = parse_options(opt_text, TOPOLOGY_KEYS, what)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            content = fh.read()
+    except OSError as exc:
+        raise InvalidInputError(f"{what}: cannot read the topology file {path!r} ({exc.strerror or exc})") from None
+    derived = {}
+    if is_ibnetdiscover(content):  # an InfiniBand fabric: the tree, speeds, taper and up-links from its cabling
+        fabric = fabric_topology(parse_ibnetdiscover(content, path))
+        tree = parse_topology_conf(fabric.topology, f"{path} (its fat tree)")
+        derived = {"bw": fabric.bandwidth, "taper": fabric.taper, "spines": fabric.spines}
+    else:
+        tree = parse_topology_conf(content, path)
+    opts = {**TOPOLOGY_DEFAULTS, **derived, **given_opts}
     ppn = parse_int(opts["ppn"], "ppn", what)
     taper = parse_float(opts["taper"], "taper", what)
     bw = parse_float(opts["bw"], "bw", what)
@@ -995,18 +1011,14 @@ def read_topology_spec(text: str, what: str = "topology") -> TopologySpec:
         key, value = ("taper", taper) if taper <= 0 else ("bw", bw)
         raise InvalidInputError(f"{what}: {key} must be positive; got {value:g}")
     given = {k: parse_int(opts[k], k, what) for k in ("spines", "uplinks") if opts[k] is not None}
+    if "spines" in derived and "uplinks" in given_opts:  # the user's count wins over the cabling's
+        given.pop("spines")
     if len(given) == 2 and given["spines"] != given["uplinks"]:
         raise InvalidInputError(f"{what}: spines={given['spines']} and uplinks={given['uplinks']} disagree: both are "
                                 "the parallel up-links of every switch below the top; give one")
     for key, value in given.items():
         if value < 1:
             raise InvalidInputError(f"{what}: {key} must be >= 1; got {value}")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            content = fh.read()
-    except OSError as exc:
-        raise InvalidInputError(f"{what}: cannot read the topology file {path!r} ({exc.strerror or exc})") from None
-    tree = parse_topology_conf(content, path)
     nodes = tuple(_node_names(nodelist.strip(), f"{what}: NODELIST"))
     paths = node_paths(tree, nodes)  # every node in the topology, at one depth: fail here, naming the node
     # the top switches the topology lists above the job's leaves: that many parallel up-links, unless told
