@@ -39,8 +39,8 @@ packing``, ``geometric``, ``greedy+uwh``, ``auto`` (``spines=K``: the routing th
 ``auto 1 spine`` (topology.conf and taper only: every leaf one up-link of the tapered capacity,
 the model before issue 43), ``auto dmodk`` (``spines=K,routing=dmodk``: d-mod-k on the hosts in
 name order, SimGrid's numbering), ``auto ibnet`` (an ``ibnetdiscover`` dump of the same tree,
-:func:`ibnetdiscover_dump`: speeds, taper and spines from its cabling), and the peers on the
-``auto`` machine.  Verdicts: ``auto`` at
+:func:`ibnetdiscover_dump`: speeds, taper, spines and the hosts' numbering, leaf by leaf and port
+by port, from its cabling), and the peers on the ``auto`` machine.  Verdicts: ``auto`` at
 or below ``node packing``, ``geometric`` and ``greedy+uwh`` on every case, at least 30% below
 identity at 4:1, at or below every peer.
 

@@ -10,8 +10,10 @@ from mpitaskmap.machines.fattree.ibnetdiscover import fabric_topology, is_ibnetd
 from mpitaskmap.machines.fattree.slurm_topology import read_topology_spec
 
 
-def dump(leaves=2, hosts=4, spines=2, cables=1, speed="4xEDR", up_speed=None, skip_up=()):
-    """A fabric: ``leaves`` leaves of ``hosts`` hosts, each cabled ``cables`` times to every spine."""
+def dump(leaves=2, hosts=4, spines=2, cables=1, speed="4xEDR", up_speed=None, skip_up=(), reverse=False):
+    """A fabric: ``leaves`` leaves of ``hosts`` hosts, each cabled ``cables`` times to every spine (``reverse``: a
+    leaf's hosts on its ports in reverse name order)."""
+    port_of_host = (lambda p: hosts - p) if reverse else (lambda p: p + 1)  # noqa: E731
     up_speed = up_speed or speed
     out = ["# ibnetdiscover -s", "vendid=0x2c9", "devid=0xc738"]
     port_of = {}
@@ -19,7 +21,8 @@ def dump(leaves=2, hosts=4, spines=2, cables=1, speed="4xEDR", up_speed=None, sk
         out.append(f'Switch\t36 "S-{0xa0 + k:x}"\t\t# "MF0;leaf{k}:MSB7700/U1" enhanced port 0 lid {k + 1} lmc 0')
         for p in range(hosts):
             v = k * hosts + p
-            out.append(f'[{p + 1}]\t"H-{0xb00 + v:x}"[1]({0xc00 + v:x})\t\t# "n{v} mlx5_0" lid {50 + v} {speed}')
+            out.append(f'[{port_of_host(p)}]\t"H-{0xb00 + v:x}"[1]({0xc00 + v:x})\t\t# "n{v} mlx5_0" lid {50 + v} '
+                       f'{speed}')
         port = hosts
         for j in range(spines):
             for c in range(cables):
@@ -37,7 +40,7 @@ def dump(leaves=2, hosts=4, spines=2, cables=1, speed="4xEDR", up_speed=None, sk
                                f'{up_speed}')
     for v in range(leaves * hosts):
         out.append(f'Ca\t1 "H-{0xb00 + v:x}"\t\t# "n{v} mlx5_0"')
-        out.append(f'[1]({0xc00 + v:x})\t"S-{0xa0 + v // hosts:x}"[{v % hosts + 1}]\t\t# lid {50 + v} lmc 0 '
+        out.append(f'[1]({0xc00 + v:x})\t"S-{0xa0 + v // hosts:x}"[{port_of_host(v % hosts)}]\t\t# lid {50 + v} lmc 0 '
                    f'"leaf{v // hosts}" lid {v // hosts + 1} {speed}')
     return "\n".join(out) + "\n"
 
@@ -86,9 +89,14 @@ def test_the_spec_reads_a_dump_and_the_options_win(tmp_path):
     path = tmp_path / "fabric.txt"
     path.write_text(dump())
     spec = read_topology_spec(f"{path}:n[0,1,4,5]:ppn=2")
-    assert (spec.bandwidth, spec.taper, spec.spines, spec.routing) == (12.5, 2.0, 2, "unknown")
+    # the cabling is known: d-mod-k on the hosts in leaf and port order (OpenSM's ftree), not an unknown routing
+    assert (spec.bandwidth, spec.taper, spec.spines, spec.routing) == (12.5, 2.0, 2, "dmodk")
     m = spec.machine()
     assert m.up_links == (1, 2) and m.level_bandwidths()[1].tolist() == [12.5, 12.5]  # 4 x 12.5 / 2 / 2
+    assert m.numbering.tolist() == [0, 1, 4, 5]
+    path.write_text(dump(reverse=True))  # n0 on port 4 of leaf0, n3 on port 1: numbered by port
+    assert read_topology_spec(f"{path}:n[0,1,4,5]").machine().numbering.tolist() == [3, 2, 7, 6]
+    assert read_topology_spec(f"{path}:n[0,1,4,5]:routing=unknown").routing == "unknown"
     told = read_topology_spec(f"{path}:n[0,1,4,5]:taper=4,uplinks=1,routing=dmodk")
     assert (told.taper, told.spines, told.routing) == (4.0, 1, "dmodk")
     with pytest.raises(InvalidInputError, match="node 'n9'"):

@@ -23,7 +23,9 @@ the cabling describes: the leaves (switches with hosts), the spines (the switche
 leaves), every leaf's cables up, the hosts' link speed and the taper the cabling gives (a leaf's
 host links over its up-links, by speed), as ``topology.conf`` text for
 :func:`~mpitaskmap.machines.fattree.slurm_topology.parse_topology_conf` (the ``PATH:NODELIST``
-spec reads either, :func:`~mpitaskmap.machines.fattree.slurm_topology.read_topology_spec`).
+spec reads either, :func:`~mpitaskmap.machines.fattree.slurm_topology.read_topology_spec`), and
+every host's number in the cabling's order (leaf by leaf, port by port: OpenSM's ``ftree``
+routing engine's), which d-mod-k then follows: the cabling says what ``topology.conf`` cannot.
 A fabric of more than two switch levels, leaves cabled unevenly (another number of up-links, or
 another taper) or links of a speed it does not know are refused, naming them.
 """
@@ -171,12 +173,17 @@ class FabricTree:
         A leaf's host links over its up-links, by speed (every leaf alike).
     spines : int
         Up-links of every leaf (cables to spines; two cables to one spine count twice).
+    host_numbers : dict of str to int
+        Every host's number in the cabling's order: leaves in the natural order of their names,
+        a leaf's hosts by the port they are cabled to, as OpenSM's ``ftree`` routing engine
+        indexes them for its d-mod-k.
     """
 
     topology: str
     bandwidth: float
     taper: float
     spines: int
+    host_numbers: dict
 
 
 def fabric_topology(fabric: IbFabric) -> FabricTree:
@@ -202,13 +209,14 @@ def fabric_topology(fabric: IbFabric) -> FabricTree:
     ... Ca 1 "H-b2" # "n2 HCA-1"
     ... [1] "S-a1"[2] # lid 3 lmc 0 "leaf1" lid 1 4xEDR''')
     >>> t = fabric_topology(f)
-    >>> print(t.topology, end=""); t.bandwidth, t.taper, t.spines
+    >>> print(t.topology, end=""); t.bandwidth, t.taper, t.spines, t.host_numbers
     SwitchName=leaf1 Nodes=n1,n2
     SwitchName=spine1 Switches=leaf1
-    (12.5, 2.0, 1)
+    (12.5, 2.0, 1, {'n1': 0, 'n2': 1})
     """
     src, nodes = fabric.source, fabric.nodes
     host_leaf: dict[str, tuple[str, int]] = {}  # host guid -> (leaf guid, line)
+    host_port: dict[str, int] = {}  # host guid -> the leaf port it is cabled to
     up: dict[str, list] = {}  # leaf guid -> its links to non-host switches
     host_speeds = []
     for link in fabric.links:
@@ -218,6 +226,7 @@ def fabric_topology(fabric: IbFabric) -> FabricTree:
             if known[0] != a.guid:
                 raise InvalidInputError(f"{src}:{link.line}: host {_host(b)!r} is cabled to two switches, "
                                         f"{nodes[known[0]].description!r} (line {known[1]}) and {a.description!r}")
+            host_port[b.guid] = link.port
             host_speeds.append(link)
     if not host_leaf:
         raise InvalidInputError(f"{src}: no host (Ca) is cabled to a switch")
@@ -271,7 +280,12 @@ def fabric_topology(fabric: IbFabric) -> FabricTree:
         below = sorted({link.guid for links in up.values() for link in links if link.peer == spine},
                        key=lambda g: natural_key(nodes[g].description))
         lines.append(f"SwitchName={_name(nodes[spine])} Switches={','.join(_name(nodes[g]) for g in below)}")
-    return FabricTree("\n".join(lines) + "\n", bandwidth, taper if n_up else 1.0, max(n_up, 1))
+    numbers, k = {}, 0
+    for g in order:
+        for host in sorted((h for h, (leaf, _) in host_leaf.items() if leaf == g), key=host_port.__getitem__):
+            numbers[_host(nodes[host])] = k
+            k += 1
+    return FabricTree("\n".join(lines) + "\n", bandwidth, taper if n_up else 1.0, max(n_up, 1), numbers)
 
 
 def _host(node: IbNode) -> str:

@@ -805,7 +805,8 @@ def fattree_from_node_paths(paths: Sequence[Sequence[str]], node_names: Sequence
 
 
 def fattree_from_topology(tree: SwitchTree, nodes, *, ppn: int = 1, taper: float = 1.0, bandwidth: float = 12.5,
-                          routing: str = "dmodk", name: str | None = None, spines: int = 1) -> FatTreeMachine:
+                          routing: str = "dmodk", name: str | None = None, spines: int = 1,
+                          numbering: dict | None = None) -> FatTreeMachine:
     """Return the fat tree of a job on the nodes ``nodes`` of a Slurm topology.
 
     With ``spines`` > 1 the up-links are physical links: a leaf's capacity is every node the
@@ -828,6 +829,8 @@ def fattree_from_topology(tree: SwitchTree, nodes, *, ppn: int = 1, taper: float
         distribution).
     taper, bandwidth, routing, name, spines
         As :func:`fattree_from_node_paths`.
+    numbering : dict of str to int, optional
+        Every host's number for d-mod-k (default: the file's hosts in name order, :func:`host_numbers`).
 
     Returns
     -------
@@ -854,7 +857,8 @@ def fattree_from_topology(tree: SwitchTree, nodes, *, ppn: int = 1, taper: float
     names = _node_names(nodes, f"{tree.source}: nodes")
     return fattree_from_node_paths(paths, names, np.repeat(np.arange(len(names)), ppn), bandwidth=bandwidth,
                                    taper=taper, routing=routing, name=name, what=tree.source, spines=spines,
-                                   host_numbers=host_numbers(tree, names) if spines > 1 else None,
+                                   host_numbers=(None if spines == 1 else host_numbers(tree, names) if numbering is None
+                                                 else [numbering[n] for n in names]),
                                    leaf_nodes=[len(tree.switches[tree.leaf_of[n]].nodes) for n in names]
                                    if spines > 1 else None)
 
@@ -916,6 +920,9 @@ class TopologySpec:
     routing : str
     spines : int
         Parallel up-links of every switch below the top level.
+    numbering : dict of str to int or None
+        Every host's number for d-mod-k when the source says it (an ``ibnetdiscover`` dump's
+        cabling order); None: the hosts of the file in name order.
     """
 
     path: str
@@ -926,6 +933,7 @@ class TopologySpec:
     bandwidth: float
     routing: str
     spines: int = 1
+    numbering: dict | None = None
 
     @property
     def n_ranks(self) -> int:
@@ -947,7 +955,8 @@ class TopologySpec:
                          f"{self.bandwidth:g} GB/s, " + (f"{self.spines} spines, " if self.spines > 1 else "")
                          + self.routing)
         return fattree_from_topology(self.tree, list(self.nodes), ppn=self.ppn, taper=self.taper,
-                                     bandwidth=self.bandwidth, routing=self.routing, name=label, spines=self.spines)
+                                     bandwidth=self.bandwidth, routing=self.routing, name=label, spines=self.spines,
+                                     numbering=self.numbering)
 
 
 def read_topology_spec(text: str, what: str = "topology") -> TopologySpec:
@@ -996,11 +1005,12 @@ def read_topology_spec(text: str, what: str = "topology") -> TopologySpec:
             content = fh.read()
     except OSError as exc:
         raise InvalidInputError(f"{what}: cannot read the topology file {path!r} ({exc.strerror or exc})") from None
-    derived = {}
-    if is_ibnetdiscover(content):  # an InfiniBand fabric: the tree, speeds, taper and up-links from its cabling
+    derived, numbering = {}, None
+    if is_ibnetdiscover(content):  # an InfiniBand fabric: the tree, speeds, taper, up-links and numbering from its cabling
         fabric = fabric_topology(parse_ibnetdiscover(content, path))
         tree = parse_topology_conf(fabric.topology, f"{path} (its fat tree)")
         derived = {"bw": fabric.bandwidth, "taper": fabric.taper, "spines": fabric.spines}
+        numbering = fabric.host_numbers
     else:
         tree = parse_topology_conf(content, path)
     opts = {**TOPOLOGY_DEFAULTS, **derived, **given_opts}
@@ -1024,6 +1034,7 @@ def read_topology_spec(text: str, what: str = "topology") -> TopologySpec:
     # the top switches the topology lists above the job's leaves: that many parallel up-links, unless told
     listed = {len(expand_hostlist(p[0])) for p in paths} if tree.kind == "tree" and tree.levels > 1 else {1}
     spines = next(iter(given.values())) if given else (listed.pop() if len(listed) == 1 else 1)
-    default = "unknown" if spines > 1 else "dmodk"
+    # several up-links: d-mod-k follows the cabling's numbering where the source gives it, else it is not known
+    default = "unknown" if spines > 1 and numbering is None else "dmodk"
     routing = parse_choice(opts["routing"] or default, "routing", what, FAT_TREE_ROUTINGS)
-    return TopologySpec(path, tree, nodes, ppn, taper, bw, routing, spines)
+    return TopologySpec(path, tree, nodes, ppn, taper, bw, routing, spines, numbering)
