@@ -41,9 +41,9 @@ all-to-all switches, 4 nodes a switch, one global link per pair of groups:
 refused naming why).  Every node keeps its group and switch; SST/macro places each pair's global
 link on other switches than our arrangement.  The methods add ``packing`` (the task graph onto
 nodes, the network left out), ``auto ugal`` (``auto`` on the machine under ``routing="ugal"``: its
-objective and replay route by UGAL) and ``balance`` (packing, then the nodes dealt over the
-groups so group pairs carry even shares), and the verdicts are issue 43's under UGAL: ``auto``
-(and ``auto ugal``) at or below random, identity and node packing on every case, at least 15%
+objective and replay route by UGAL), ``auto either`` (``routing="either"``: ranked under both
+routings) and ``balance`` (packing, then the nodes dealt over the groups so group pairs carry even
+shares), and the verdicts are issue 43's under UGAL: ``auto`` (and the other two) at or below random, identity and node packing on every case, at least 15%
 below the better of identity and random on the scattered ones; per case and routing, Spearman's
 rho of our predicted time and SST/macro's time over the methods, and the same for each of our
 models (:data:`MODELS`: predicted time and replay, under minimal and under UGAL routing).
@@ -86,6 +86,8 @@ from benchmarks.peers.zoltan2_dragonfly import map_zoltan2_dragonfly
 AUTO = "auto"
 #: ``auto`` told the network routes adaptively: the machine under ``routing="ugal"`` (objective and replay).
 AUTO_UGAL = "auto ugal"
+#: ``auto`` told the network may route either way: ranked under minimal and under UGAL routing (``"either"``).
+AUTO_EITHER = "auto either"
 #: The group-balancing mapping (the ``balance`` method).
 BALANCE = "balance"
 RANDOM = "random"
@@ -94,7 +96,7 @@ SCOTCH = "scotch tleaf"
 KAHIP = "kahip"
 PACKING = "packing"
 #: The rows a case can have; SMPI's default leaves ``packing`` and the adaptive routing's rows out (issue 31's table).
-METHODS = (IDENTITY, RANDOM, AUTO, AUTO_UGAL, PACKING, BALANCE, ZOLTAN2, SCOTCH, KAHIP)
+METHODS = (IDENTITY, RANDOM, AUTO, AUTO_UGAL, AUTO_EITHER, PACKING, BALANCE, ZOLTAN2, SCOTCH, KAHIP)
 SMPI_METHODS = (IDENTITY, RANDOM, AUTO, ZOLTAN2, SCOTCH, KAHIP)
 MACHINES = ("frontier", "aries")
 #: ``--simulator``: SimGrid's SMPI on the machine's own minimal routes, or SST/macro's packet model.
@@ -143,8 +145,8 @@ def map_row(method: str, graph: TaskGraph, machine, seed: int) -> tuple[np.ndarr
     if method == AUTO:
         mapping = mpitaskmap.map(graph, machine, "auto")
         return np.asarray(mapping.task_to_proc), mapping.info
-    if method == AUTO_UGAL:
-        mapping = mpitaskmap.map(graph, machine.with_routing("ugal"), "auto")
+    if method in (AUTO_UGAL, AUTO_EITHER):
+        mapping = mpitaskmap.map(graph, machine.with_routing(method.split()[1]), "auto")
         return np.asarray(mapping.task_to_proc), mapping.info
     if method in (PACKING, BALANCE):
         return np.asarray(mpitaskmap.map(graph, machine, method).task_to_proc), {}
@@ -163,7 +165,7 @@ def map_row(method: str, graph: TaskGraph, machine, seed: int) -> tuple[np.ndarr
 
 
 #: The rows whose ``label`` is the search's winning candidate.
-AUTOS = (AUTO, AUTO_UGAL)
+AUTOS = (AUTO, AUTO_UGAL, AUTO_EITHER)
 #: Our models of one exchange, each compared with SST/macro's times: (name, routing of the machine, measure).
 MODELS = (("predicted minimal", "minimal", "predicted"), ("predicted ugal", "ugal", "predicted"),
           ("replay minimal", "minimal", "replay"), ("replay ugal", "ugal", "replay"))

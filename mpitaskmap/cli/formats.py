@@ -102,7 +102,7 @@ numbered in file order.
                                        chassis and blade); the switch is ROW * columns + COLUMN
 Keys: n_groups, switches (S or RxC) and nodes_per_switch are required; global_links (per
 pair of groups, default 1), global_ports (per switch, default the fewest that fit), routing
-(minimal, ecmp, valiant or ugal, default minimal), link GB/s: bw (every class), bw_node, bw_local
+(minimal, ecmp, valiant, ugal or either, default minimal), link GB/s: bw (every class), bw_node, bw_local
 (all-to-all), bw_green, bw_black (rows, columns), bw_global (default 25 everywhere).
 Keys are separated by spaces or commas.  Torus directives and bare coordinate lines are
 errors here.  The cabinet of an HPE Cray EX node's xname is its group.

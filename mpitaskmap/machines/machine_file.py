@@ -57,7 +57,7 @@ Keys of the ``network`` line (as :class:`~mpitaskmap.machines.DragonflyMachine` 
 ``sim:dragonfly`` spec name them): ``n_groups``, ``switches`` (``S``: all-to-all, Slingshot;
 ``RxC``: rows x columns, Aries) and ``nodes_per_switch`` are required; ``global_links``
 (per pair of groups, default 1), ``global_ports`` (per switch, default the fewest that fit),
-``routing`` (``minimal``, ``ecmp``, ``valiant`` or ``ugal``, default minimal), and the GB/s of the links: ``bw``
+``routing`` (``minimal``, ``ecmp``, ``valiant``, ``ugal`` or ``either``, default minimal), and the GB/s of the links: ``bw``
 for every class and ``bw_node``, ``bw_local`` (all-to-all), ``bw_green``, ``bw_black``
 (row/column) and ``bw_global`` per class, a class value winning over ``bw`` (default the
 machine's 25 GB/s everywhere; per-class values name every class unless ``bw`` is given).

@@ -30,7 +30,7 @@ __all__ = ["SimSpec", "parse_sim_spec", "MachineSpec", "machine_from_spec", "MAC
 #: The forms :func:`machine_from_spec` reads, as its error names them.
 MACHINE_FORMS = ("sim:titan:nodes=64,ppn=16,seed=1 | sim:bgq:... | sim:torus:dims=4x4x4 | "
                  "sim:fattree:leaves=32,nodes_per_leaf=16,taper=4,nodes=64,ppn=8 | sim:frontera:nodes=64 | "
-                 "sim:frontier:nodes=64,ppn=8,groups=4,routing=minimal|ecmp|valiant|ugal | sim:perlmutter:... | "
+                 "sim:frontier:nodes=64,ppn=8,groups=4,routing=minimal|ugal|either|... | sim:perlmutter:... | "
                  "sim:aries:... | "
                  "sim:dragonfly:n_groups=9,switches=4|6x16,nodes_per_switch=2,global_links=1,nodes=16 | file:PATH | "
                  "PATH | hopper | percs:ns=4,nd=8 | topology.conf:NODELIST[:ppn=8,taper=4]")

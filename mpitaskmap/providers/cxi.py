@@ -239,7 +239,7 @@ class CxiProvider(Provider):
         Ports per switch that a NIC can sit on (default 64).
     bw : float or str, optional
         GB/s of every link (default 25, Slingshot's 200 Gb/s).
-    routing : {"minimal", "ecmp", "valiant", "ugal"}, optional
+    routing : {"minimal", "ecmp", "valiant", "ugal", "either"}, optional
 
     Raises
     ------

@@ -49,7 +49,7 @@ argument is ``uint16_t``), i.e. 6 bytes.  The width lives in one place,
 0xFF; if it writes past the assumed size, :class:`~mpitaskmap.errors.ProviderError`
 says so instead of silently reading wrong numbers.
 
-Spec: ``rca[:lib=,nid_file=,network=auto|gemini|aries,cname_file=,routing=minimal|ecmp|valiant|ugal,global_links=]``
+Spec: ``rca[:lib=,nid_file=,network=auto|gemini|aries,cname_file=,routing=minimal|ecmp|valiant|ugal|either,global_links=]``
 (the last three only for Aries).
 
 Environment
@@ -135,7 +135,7 @@ class RcaProvider(Provider):
     cname_file : str, optional
         Aries: the node's cname file; default ``$MPITASKMAP_CRAY_CNAME_FILE``, else
         ``/proc/cray_xt/cname``.
-    routing : {"minimal", "ecmp", "valiant", "ugal"}, optional
+    routing : {"minimal", "ecmp", "valiant", "ugal", "either"}, optional
         Aries: the dragonfly's routing (default ``"minimal"``).
     global_links : int or str, optional
         Aries: global links per pair of groups (default: module notes).

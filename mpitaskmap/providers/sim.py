@@ -32,7 +32,7 @@ spec                                                   machine
 ``sim:frontier:nodes=64,ppn=8,seed=1,groups=4,``       :func:`~mpitaskmap.machines.dragonfly.presets.dragonfly_preset`
 ``routing=minimal``                                    (published shapes; ``groups=k`` confines the
 ``sim:perlmutter:nodes=,ppn=,seed=,groups=,routing=``  allocation to ``k`` groups drawn at random;
-``sim:aries:nodes=,ppn=,seed=,groups=,routing=``       ``routing`` ``minimal``, ``ecmp``, ``valiant`` or ``ugal``)
+``sim:aries:nodes=,ppn=,seed=,groups=,routing=``       ``routing`` one of ``DRAGONFLY_ROUTINGS``)
 =====================================================  ===============================================
 
 Rank ``r`` is processor ``r`` of the simulated machine, i.e. its default rank order (ALPS

@@ -72,7 +72,7 @@ class XnameProvider(Provider):
         As :class:`~mpitaskmap.machines.DragonflyMachine` (default 1 link per pair of groups).
     bw : float or str, optional
         GB/s of every link (default 25).
-    routing : {"minimal", "ecmp", "valiant", "ugal"}, optional
+    routing : {"minimal", "ecmp", "valiant", "ugal", "either"}, optional
 
     Raises
     ------

@@ -225,5 +225,7 @@ def test_the_adaptive_rows_map_on_the_ugal_machine_and_by_balance(bench):
     g = TaskGraph.stencil((4, 4, 2))
     t2p, info = bench.map_row(bench.AUTO_UGAL, g, m, 1)
     assert sorted(t2p.tolist()) == list(range(32)) and info["candidate"]
+    t2p, info = bench.map_row(bench.AUTO_EITHER, g, m, 1)
+    assert np.array_equal(t2p, mpitaskmap.map(g, m.with_routing("either"), "auto").task_to_proc)
     t2p, _ = bench.map_row(bench.BALANCE, g, m, 1)
     assert np.array_equal(t2p, mpitaskmap.map(g, m, "balance").task_to_proc)

@@ -281,5 +281,26 @@ def test_routing_ugal_is_taken_by_the_spec_the_machine_file_and_the_providers(tm
 
 def test_only_ugal_routing_adapts_to_the_traffic():
     m = DragonflyMachine(4, 2, 1, range(8))
-    assert [m.with_routing(r).adaptive_routing for r in ("minimal", "ecmp", "valiant", "ugal")] == [
-        False, False, False, True]
+    assert [m.with_routing(r).adaptive_routing for r in ("minimal", "ecmp", "valiant", "ugal", "either")] == [
+        False, False, False, True, True]
+
+
+def test_either_ranks_a_mapping_under_minimal_and_ugal():
+    from mpitaskmap.machines.base import sampled_time
+    from mpitaskmap.search.judge import fluid_seconds
+    from mpitaskmap.search.problem import Problem
+
+    m = DragonflyMachine(5, 4, 1, range(20), routing="either")
+    minimal, ugal = m.routing_samples()
+    assert (minimal.routing, ugal.routing) == ("minimal", "ugal") and m.routing_samples()[1] is ugal
+    assert m.adaptive_routing and m.routes_known
+    g = TaskGraph.from_edges([0, 1, 2, 3], [4, 5, 6, 7], [1e6] * 4, n_tasks=8)
+    ttp = np.arange(8)
+    both = [predicted_time(g, s, ttp, bytes_per_weight=1.0) for s in (minimal, ugal)]
+    assert both[1] < both[0]
+    assert predicted_time(g, m, ttp, bytes_per_weight=1.0) == pytest.approx(sampled_time(both), rel=1e-12)
+    # routes, hops and loads are the minimal ones
+    assert link_loads(g, m, ttp).data.tolist() == link_loads(g, minimal, ttp).data.tolist()
+    replays = [fluid_exchange(g, s, ttp, steps=1).seconds for s in (minimal, ugal)]
+    mapping = type("M", (), {"task_to_proc": ttp})()
+    assert fluid_seconds(Problem(g, m), mapping, {"steps": 1}) == pytest.approx(sampled_time(replays), rel=1e-12)

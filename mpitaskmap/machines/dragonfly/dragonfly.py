@@ -60,6 +60,10 @@ and ``h`` **global links** between every pair of groups:
   :meth:`~DragonflyMachine.routes` of a pair, and the graph mappers' node-pair tables, give the
   minimal path, the one a pair alone on the network keeps.  Traffic inside a group stays
   minimal; with two groups (no intermediate) every pair does.
+* ``"either"``: the network may route minimally or by UGAL, nobody says which: the predicted
+  time and the judge's replay rank a mapping under both (:meth:`~DragonflyMachine.routing_samples`,
+  combined as :func:`~mpitaskmap.machines.base.sampled_time` combines them: the mean plus the
+  worse, halved); routes, hops and link loads are the minimal ones.
 
 **Hops** (:meth:`DragonflyMachine.hops`): links on the pair's minimal path (``"minimal"``, ``"ugal"``),
 or on the shortest of its minimal paths (``"ecmp"``, ``"valiant"``), node links included: 0 on
@@ -101,13 +105,14 @@ __all__ = ["DragonflyMachine", "DRAGONFLY_ROUTINGS", "GroupPaths", "group_paths"
 #: Routing rules of :class:`DragonflyMachine` (module notes) and the group-level rule of
 #: :func:`~mpitaskmap.machines.two_level.group_paths` each one takes its paths from (re-exported here
 #: with it and :class:`GroupPaths`): ``"minimal"`` keeps one of the minimal paths per node pair.
-DRAGONFLY_GROUP_RULE = {"minimal": "minimal", "ecmp": "minimal", "valiant": "valiant", "ugal": "minimal"}
+DRAGONFLY_GROUP_RULE = {"minimal": "minimal", "ecmp": "minimal", "valiant": "valiant", "ugal": "minimal",
+                        "either": "minimal"}
 DRAGONFLY_ROUTINGS = tuple(DRAGONFLY_GROUP_RULE)
 assert set(DRAGONFLY_GROUP_RULE.values()) <= set(GROUP_ROUTINGS)
 
 #: Routings whose :meth:`DragonflyMachine.routes` give one static minimal path per node pair
 #: (``"ugal"``: the path of a pair alone; its exchange-wide choice is made where an exchange is routed).
-ONE_PATH_ROUTINGS = ("minimal", "ugal")
+ONE_PATH_ROUTINGS = ("minimal", "ugal", "either")
 
 #: Columns of the path table of :meth:`DragonflyMachine.routes`: up-link, two local hops in the
 #: source group, the first global link, two local hops in the next group, the second global
@@ -152,7 +157,7 @@ class DragonflyMachine(Machine):
         GB/s of every link: one float for all, or one value per class name
         (``{"node":, "local":, "global":}``, or ``"green"`` and ``"black"`` for ``"local"``
         on a row/column group); default 25.0 (Slingshot's 200 Gb/s).
-    routing : {"minimal", "ecmp", "valiant", "ugal"}, optional
+    routing : {"minimal", "ecmp", "valiant", "ugal", "either"}, optional
         Default ``"minimal"`` (module notes).
     name : str, optional
         Description used in reports.
@@ -659,8 +664,23 @@ class DragonflyMachine(Machine):
     # -- adaptive routing ---------------------------------------------------------------------
     @property
     def adaptive_routing(self) -> bool:
-        """Whether the machine routes by UGAL (``"ugal"``): each exchange's routes depend on its traffic."""
-        return self.routing == "ugal"
+        """Whether the machine routes by UGAL (``"ugal"``, or maybe: ``"either"``): routes depend on the traffic."""
+        return self.routing in ("ugal", "either")
+
+    def routing_samples(self) -> tuple:
+        """Under ``"either"`` this allocation under ``"minimal"`` and under ``"ugal"`` (kept), else ``(self,)``.
+
+        Examples
+        --------
+        >>> [m.routing for m in DragonflyMachine(4, 2, 1, range(8), routing="either").routing_samples()]
+        ['minimal', 'ugal']
+        """
+        if self.routing != "either":
+            return (self,)
+        samples = self.__dict__.get("_routing_samples")
+        if samples is None:
+            samples = self._routing_samples = (self.with_routing("minimal"), self.with_routing("ugal"))
+        return samples
 
     def ugal_choice(self, src_nodes, dst_nodes, volume) -> UgalChoice:
         """Return which flows of one exchange UGAL sends on the Valiant detour (:mod:`~.ugal`), whatever the routing.
@@ -715,6 +735,7 @@ class DragonflyMachine(Machine):
     def __getstate__(self) -> dict:
         state = super().__getstate__()
         state.pop("_valiant_machine", None)  # derived, rebuilt on use
+        state.pop("_routing_samples", None)
         return state
 
     def _ugal_traffic(self, indptr, indices, weights, task_to_proc, overlap_weight) -> _Traffic:
