@@ -63,7 +63,7 @@ def test_app_times_read_the_case_of_an_app_time_json(bench, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--case", "100:8:1"], "--case: ranks must be one of [64, 512, 1024, 2048, 4096]; got 100"),
+    (["--case", "100:8:1"], "--case: ranks must be one of [64, 256, 512, 1024, 2048, 4096]; got 100"),
     (["--case", "4096:16"], "--case: expected RANKS:PPN:SEED (three integers); got '4096:16'"),
     (["--case", "64:8:x"], "--case: expected RANKS:PPN:SEED (three integers); got '64:8:x'"),
     (["--top", "0"], "--top: must be at least 1; got 0"),
