@@ -148,7 +148,7 @@ HA = "network dragonfly n_groups=3 switches=2x2 nodes_per_switch=1\n"
         ("network dragonfly n_groups=4 switches=2 nodes_per_switch=1 global_links=3 global_ports=1\n",
          r"m.txt:1: global_ports: 2 switches x 1 ports hold 2 of the 4 x 3 = 12 global port numbers"),
         ("network dragonfly n_groups=3 switches=3 nodes_per_switch=2 routing=adaptive\n",
-         r"m.txt:1: routing must be one of \['minimal', 'ecmp', 'valiant', 'ugal'\]; got 'adaptive'"),
+         r"m.txt:1: routing must be one of \['minimal', 'ecmp', 'valiant', 'ugal', 'either'\]; got 'adaptive'"),
         ("network dragonfly n_groups=2 switches=3 nodes_per_switch=1 routing=valiant\n",
          r"m.txt:1: routing: 'valiant' needs an intermediate group"),
         ("network dragonfly n_groups=3 switches=3 nodes_per_switch=1 bw_node=8\n",

@@ -185,7 +185,7 @@ def test_dragonfly_network_info_rejects(kwargs, message):
     ("sim:frontier:leaves=3", "provider 'sim:frontier:leaves=3': unknown key 'leaves'; valid keys: ['groups', 'nodes', "
                               "'ppn', 'routing', 'seed']"),
     ("sim:aries:routing=adaptive", "provider 'sim:aries:routing=adaptive': routing must be one of ['minimal', "
-                                   "'ecmp', 'valiant', 'ugal']; got 'adaptive'"),
+                                   "'ecmp', 'valiant', 'ugal', 'either']; got 'adaptive'"),
     ("sim:frontier:groups=80", "provider 'sim:frontier:groups=80': groups: the machine has 74 groups; got 80"),
     ("sim:perlmutter:groups=0", "provider 'sim:perlmutter:groups=0': groups must be >= 1; got 0"),
     ("sim:aries:ppn=x", "provider 'sim:aries:ppn=x': ppn must be an integer; got 'x'"),
