@@ -39,19 +39,30 @@ ROUTE_CHUNK_ENTRIES = 1 << 22
 #: of up to NEAREST_NODES - 1 nodes near a source read them instead of every node).
 NEAREST_NODES = 64
 
-def sampled_time(seconds) -> float:
+def sampled_time(seconds, weights=None) -> float:
     """Combine the times of one exchange on every routing a network may take (:meth:`Machine.routing_samples`).
 
-    The mean (the expected time) plus the worst, halved: a mapping is ranked by what it can
+    The mean (the expected time, weighted by how likely each routing is:
+    :meth:`Machine.routing_weights`) plus the worst, halved: a mapping is ranked by what it can
     expect and by what it risks.
+
+    Parameters
+    ----------
+    seconds : sequence of float
+        The time on every sampled routing.
+    weights : sequence of float, optional
+        Each routing's probability (non-negative, summing to 1); default equal.
 
     Examples
     --------
     >>> sampled_time([1.0, 2.0, 3.0])
     2.5
+    >>> sampled_time([1.0, 3.0], weights=[0.75, 0.25])
+    2.25
     """
     values = np.asarray(seconds, dtype=np.float64)
-    return float((values.mean() + values.max()) / 2)
+    mean = values.mean() if weights is None else float(np.dot(np.asarray(weights, dtype=np.float64), values))
+    return float((mean + values.max()) / 2)
 
 
 class _Traffic(NamedTuple):
@@ -497,9 +508,14 @@ class Machine(abc.ABC):
         """The machines the network's routing may be, when it is not known (default ``(self,)``: it is).
 
         The predicted time (:meth:`link_time`) and the judge's replay of a machine with several
-        combine their times with :func:`sampled_time`.
+        combine their times with :func:`sampled_time`, weighted by :meth:`routing_weights`.
         """
         return (self,)
+
+    def routing_weights(self) -> np.ndarray:
+        """How likely each of :meth:`routing_samples` is (non-negative, summing to 1); default equal."""
+        n = len(self.routing_samples())
+        return np.full(n, 1.0 / n)
 
     @property
     def adaptive_routing(self) -> bool:
@@ -753,7 +769,8 @@ class Machine(abc.ABC):
         Notes
         -----
         A machine whose routing is not known (:meth:`routing_samples`) gives the sampled
-        routings' times combined by :func:`sampled_time`, and the worst one's slowest link.
+        routings' times combined by :func:`sampled_time` (weighted by :meth:`routing_weights`),
+        and the worst one's slowest link.
         O(n_edges log n_edges + pairs x route length), as :meth:`link_loads`; a kind may
         override it with a fused kernel (the torus does).
         """
@@ -764,7 +781,7 @@ class Machine(abc.ABC):
             times = [m.link_time(indptr, indices, weights, task_to_proc, seconds_per_weight=seconds_per_weight,
                                  hop_latency=hop_latency, overlap_weight=overlap_weight) for m in samples]
             worst = max(range(len(times)), key=lambda k: times[k][0])
-            return sampled_time([t for t, _ in times]), times[worst][1]
+            return sampled_time([t for t, _ in times], self.routing_weights()), times[worst][1]
         traffic = self._routed_traffic(indptr, indices, weights, task_to_proc, overlap_weight=overlap_weight)
         slowest = traffic.slowest
         crossed = np.isfinite(slowest)  # every link on the route of some message

@@ -470,14 +470,15 @@ def fluid_seconds(problem: Problem, mapping: Mapping, options: dict | None = Non
         Seconds: the replay's end over its ``steps`` (0 when no message crosses the network;
         inf when the replay passed its ``max_work``).  On a machine whose routing is not known
         (:meth:`~mpitaskmap.machines.Machine.routing_samples`), every sampled routing is
-        replayed and the times combined by :func:`~mpitaskmap.machines.base.sampled_time`.
+        replayed and the times combined by :func:`~mpitaskmap.machines.base.sampled_time`
+        (weighted by :meth:`~mpitaskmap.machines.Machine.routing_weights`).
     """
     options = {**problem.message_model.replay_options(), "steps": judge_steps(problem),
                **check_fluid_options(options)}
     samples = problem.machine.routing_samples()
     if len(samples) > 1 or samples[0] is not problem.machine:  # a routing not known: each sampled one, combined
         times = [fluid_exchange(problem.graph, m, mapping.task_to_proc, **options) for m in samples]
-        return sampled_time([r.seconds / r.steps for r in times])
+        return sampled_time([r.seconds / r.steps for r in times], problem.machine.routing_weights())
     replay = fluid_exchange(problem.graph, problem.machine, mapping.task_to_proc, **options)
     return replay.seconds / replay.steps
 

@@ -10,7 +10,7 @@ from mpitaskmap import TaskGraph
 from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.machines import FatTreeMachine
 from mpitaskmap.machines.base import sampled_time
-from mpitaskmap.machines.fattree.fattree import UNKNOWN_ROUTING_SAMPLES
+from mpitaskmap.machines.fattree.fattree import LISTED_NUMBERING_WEIGHT, UNKNOWN_ROUTING_SAMPLES
 from mpitaskmap.machines.fattree.slurm_topology import read_topology_spec
 from mpitaskmap.metrics import predicted_time
 from mpitaskmap.search.judge import fluid_seconds
@@ -85,9 +85,14 @@ def test_dmodk_on_the_named_order_is_simgrids_tree(tmp_path):
 def test_unknown_routing_expects_ecmp_and_ranks_by_the_sampled_numberings():
     m = FatTreeMachine.regular([4, 4], [1, 2], 12.5, np.repeat([1, 6, 11, 12], 2), routing="unknown")
     samples = m.routing_samples()
-    assert len(samples) == UNKNOWN_ROUTING_SAMPLES and all(s.routing == "dmodk" for s in samples)
-    assert len({tuple(s.numbering.tolist()) for s in samples}) == UNKNOWN_ROUTING_SAMPLES
+    assert len(samples) == 1 + UNKNOWN_ROUTING_SAMPLES and all(s.routing == "dmodk" for s in samples)
+    assert samples[0].numbering is None  # first the listed numbering: the tree node numbers here
+    assert len({tuple(s.numbering.tolist()) for s in samples[1:]}) == UNKNOWN_ROUTING_SAMPLES
     assert m.routing_samples() is samples  # kept
+    weights = m.routing_weights()
+    assert weights[0] == LISTED_NUMBERING_WEIGHT == 0.5 and weights.sum() == pytest.approx(1.0)
+    assert weights[1:].tolist() == [0.5 / UNKNOWN_ROUTING_SAMPLES] * UNKNOWN_ROUTING_SAMPLES
+    assert m.with_routing("dmodk").routing_weights().tolist() == [1.0]
     ecmp = m.with_routing("ecmp")
     assert m.routes([0], [7]).fractions.tolist() == ecmp.routes([0], [7]).fractions.tolist()
     assert not m.routes_known and ecmp.routes_known
@@ -98,16 +103,32 @@ def test_unknown_routing_expects_ecmp_and_ranks_by_the_sampled_numberings():
     g = TaskGraph.from_edges([0, 1], [2, 4], [1e6] * 2, n_tasks=8)
     ttp = np.arange(8)
     each = [predicted_time(g, s, ttp) for s in samples]
-    assert predicted_time(g, m, ttp) == pytest.approx(sampled_time(each), rel=1e-12)
+    # the listed numbering weighs half the mean, the random ones the other half; plus the worst, halved
+    by_hand = (0.5 * each[0] + 0.5 * float(np.mean(each[1:])) + max(each)) / 2
+    assert predicted_time(g, m, ttp) == pytest.approx(by_hand, rel=1e-12)
     assert min(each) < max(each)  # the numbering matters here, and the objective sees it
     # the judge replays every sampled numbering too; the second stage polishes no node swaps for it
     problem = Problem(g, m)
     replays = [fluid_exchange(g, s, ttp, steps=1).seconds for s in samples]
     mapping = type("M", (), {"task_to_proc": ttp})()
-    assert fluid_seconds(problem, mapping, {"steps": 1}) == pytest.approx(sampled_time(replays), rel=1e-12)
+    assert fluid_seconds(problem, mapping, {"steps": 1}) == pytest.approx(
+        (0.5 * replays[0] + 0.5 * float(np.mean(replays[1:])) + max(replays)) / 2, rel=1e-12)
     assert polishes_nodes(Problem(g, m.with_routing("dmodk"))) and not polishes_nodes(problem)
 
 
 def test_sampled_time_is_the_mean_and_the_worst_halved():
     assert sampled_time([2.0]) == 2.0
     assert sampled_time([1.0, 1.0, 4.0]) == 3.0
+    assert sampled_time([1.0, 1.0, 4.0], [0.5, 0.25, 0.25]) == pytest.approx((1.75 + 4.0) / 2)
+
+
+def test_unknown_routing_from_topology_conf_lists_the_hosts_in_name_order_first(tmp_path):
+    # topology.conf with spines and no routing: "unknown", whose first (likeliest) numbering is the file's hosts in
+    # name order, the numbering dmodk takes when told, and SimGrid's
+    nodelist = "n[5,0,12,9]"
+    unknown = read_topology_spec(f"{spine_tree(tmp_path)}:{nodelist}:taper=2,spines=2").machine()
+    told = read_topology_spec(f"{spine_tree(tmp_path)}:{nodelist}:taper=2,spines=2,routing=dmodk").machine()
+    assert unknown.routing == "unknown" and told.routing == "dmodk"
+    assert unknown.numbering.tolist() == told.numbering.tolist() == [0, 5, 9, 12]
+    assert unknown.routing_samples()[0].numbering.tolist() == [0, 5, 9, 12]
+    assert all(s.numbering.tolist() != [0, 5, 9, 12] for s in unknown.routing_samples()[1:])
