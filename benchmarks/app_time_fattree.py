@@ -42,11 +42,15 @@ name order, SimGrid's numbering), ``auto ibnet`` (an ``ibnetdiscover`` dump of t
 :func:`ibnetdiscover_dump`: speeds, taper, spines and the hosts' numbering, leaf by leaf and port
 by port, from its cabling), and the peers on the ``auto`` machine.  Verdicts: ``auto`` at
 or below ``node packing``, ``geometric`` and ``greedy+uwh`` on every case, at least 30% below
-identity at 4:1, at or below every peer.
+identity at 4:1, at or below every peer.  ``--cabling shuffled``: the hosts are not cabled to their
+leaf's ports in name order (within every leaf the library's host names are a seeded permutation of
+SimGrid's, so the name order ``topology.conf`` lists is not the port order d-mod-k follows, while the
+``ibnetdiscover`` dump, read from the cabling, still names every port's host): what ``routing=unknown``
+and a wrong ``routing=dmodk`` cost when the likeliest numbering is not the network's.
 
 Run:  python -m benchmarks.app_time_fattree [--cases 512:8,512:16,4096:8,4096:16] [--tapers 2,4]
       [--seeds 1,2] [--methods ...] [--top-candidates 8] [--json PATH] [--keep DIR]
-      [--described sim|topology] [--nodes-per-leaf 16]
+      [--described sim|topology] [--nodes-per-leaf 16] [--cabling names|shuffled]
 A 512-rank run takes 1-6 wall seconds here, a 4096-rank run 1-2 minutes (8-9 for a random order).
 """
 
@@ -55,6 +59,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Sequence
 
 import numpy as np
 
@@ -94,6 +99,10 @@ TOPOLOGY_METHODS = (IDENTITY, NODE_PACKING, GEOMETRIC, GREEDY, AUTO, AUTO_ONE_SP
 TOPOLOGY_BASELINES = (NODE_PACKING, GEOMETRIC, GREEDY)
 #: ``--described``: the library sees the simulated tree exactly, or a Slurm topology.conf of it.
 DESCRIPTIONS = ("sim", "topology")
+#: ``--cabling``: the hosts cabled to their leaf's ports in name order (SimGrid's numbering), or not.
+CABLINGS = ("names", "shuffled")
+#: How a verdict line names a cabling.
+CABLING_TEXT = {"names": "hosts cabled in name order", "shuffled": "hosts not cabled in name order"}
 #: "at least 30% below identity on every 4:1 case".
 TARGET_BELOW = 0.30
 
@@ -141,11 +150,13 @@ def topology_conf(leaves: int, nodes_per_leaf: int) -> str:
     return "\n".join(lines + [f"SwitchName=spine Switches=l[0-{leaves - 1}]"]) + "\n"
 
 
-def ibnetdiscover_dump(leaves: int, nodes_per_leaf: int, spines: int, speed: str = "4xEDR") -> str:
+def ibnetdiscover_dump(leaves: int, nodes_per_leaf: int, spines: int, speed: str = "4xEDR",
+                       names: Sequence[str] | None = None) -> str:
     """``ibnetdiscover``'s topology file of a 2-level tree: every leaf cabled to its hosts and once to every spine.
 
-    Hosts ``n0 ..`` (CA description ``nK HCA-1``) leaf by leaf; switches ``leafK`` and ``spineJ``; every link
-    ``speed``.  What an InfiniBand administrator would save for the tree SimGrid simulates.
+    Hosts ``n0 ..`` (CA description ``nK HCA-1``; ``names[v]`` in place of ``nv`` when given) leaf by leaf, host
+    ``v`` on port ``v % nodes_per_leaf + 1`` of its leaf; switches ``leafK`` and ``spineJ``; every link ``speed``.
+    What an InfiniBand administrator would save for the tree SimGrid simulates.
 
     Examples
     --------
@@ -160,12 +171,15 @@ def ibnetdiscover_dump(leaves: int, nodes_per_leaf: int, spines: int, speed: str
     def ca(v: int) -> str:
         return f"H-{2 * v:016x}"
 
+    def host(v: int) -> str:
+        return f"n{v}" if names is None else names[v]
+
     out = []
     for k in range(leaves):
         out.append(f'Switch\t{nodes_per_leaf + spines} "{sw(k)}"\t\t# "leaf{k}" enhanced port 0 lid {1 + k} lmc 0')
         for p in range(nodes_per_leaf):
             v = k * nodes_per_leaf + p
-            out.append(f'[{p + 1}]\t"{ca(v)}"[1]({2 * v + 1:016x})\t\t# "n{v} HCA-1" lid {100 + v} {speed}')
+            out.append(f'[{p + 1}]\t"{ca(v)}"[1]({2 * v + 1:016x})\t\t# "{host(v)} HCA-1" lid {100 + v} {speed}')
         for j in range(spines):
             out.append(f'[{nodes_per_leaf + j + 1}]\t"{sw(leaves + j)}"[{k + 1}]\t\t# "spine{j}" lid '
                        f'{1 + leaves + j} {speed}')
@@ -177,18 +191,37 @@ def ibnetdiscover_dump(leaves: int, nodes_per_leaf: int, spines: int, speed: str
         out.append("")
     for v in range(leaves * nodes_per_leaf):
         k = v // nodes_per_leaf
-        out.append(f'Ca\t1 "{ca(v)}"\t\t# "n{v} HCA-1"')
+        out.append(f'Ca\t1 "{ca(v)}"\t\t# "{host(v)} HCA-1"')
         out.append(f'[1]({2 * v + 1:016x})\t"{sw(k)}"[{v % nodes_per_leaf + 1}]\t\t# lid {100 + v} lmc 0 "leaf{k}" '
                    f'lid {1 + k} {speed}')
         out.append("")
     return "\n".join(out)
 
 
-def topology_machines(truth, conf: str, ppn: int, taper: int, spines: int, ibnet: str | None = None) -> dict:
+def shuffled_names(leaves: int, nodes_per_leaf: int, seed: int) -> list[str]:
+    """The library's name of every SimGrid host when the hosts are not cabled in name order (``--cabling shuffled``):
+    within every leaf a seeded permutation of the leaf's names, so the names stay the leaf's and their order is
+    not the ports'.
+
+    Examples
+    --------
+    >>> names = shuffled_names(2, 4, 1)
+    >>> sorted(names[:4]) == ["n0", "n1", "n2", "n3"] and sorted(names[4:]) == ["n4", "n5", "n6", "n7"]
+    True
+    >>> names != [f"n{v}" for v in range(8)]
+    True
+    """
+    rng = np.random.default_rng([43, seed])
+    return [HOSTS % int(k * nodes_per_leaf + p) for k in range(leaves) for p in rng.permutation(nodes_per_leaf)]
+
+
+def topology_machines(truth, conf: str, ppn: int, taper: int, spines: int, ibnet: str | None = None,
+                      names: Sequence[str] | None = None) -> dict:
     """The library's machines of a ``--described topology`` case, by row: the job's nodes as a node list in rank
-    order on ``conf``, with ``taper`` and (but for ``auto 1 spine``) ``spines``."""
+    order on ``conf`` (SimGrid's host ``v`` named ``names[v]``, default its own name), with ``taper`` and (but for
+    ``auto 1 spine``) ``spines``."""
     nodes = np.asarray(truth.node_ids)[::ppn]
-    nodelist = ",".join(HOSTS % int(v) for v in nodes)
+    nodelist = ",".join(HOSTS % int(v) if names is None else names[int(v)] for v in nodes)
     base = f"{conf}:{nodelist}:ppn={ppn},taper={taper}"
     machines = {AUTO: read_topology_spec(f"{base},spines={spines}").machine(),
                 AUTO_ONE_SPINE: read_topology_spec(base).machine(),
@@ -220,13 +253,14 @@ def run_topology_case(n: int, ppn: int, seed: int, taper: int, args, app: str, w
     conf = os.path.join(work, f"topology_l{leaves}_npl{npl}.conf")
     with open(conf, "w", encoding="utf-8") as fh:
         fh.write(topology_conf(leaves, npl))
-    ibnet = os.path.join(work, f"ibnetdiscover_l{leaves}_npl{npl}_s{spines}.txt")
+    names = shuffled_names(leaves, npl, seed) if args.cabling == "shuffled" else None
+    ibnet = os.path.join(work, f"ibnetdiscover_l{leaves}_npl{npl}_s{spines}_{args.cabling}{seed}.txt")
     with open(ibnet, "w", encoding="utf-8") as fh:
-        fh.write(ibnetdiscover_dump(leaves, npl, spines))
-    machines = topology_machines(truth, conf, ppn, taper, spines, ibnet)
-    key = {"taper": taper, "n": n, "ppn": ppn, "seed": seed, "spines": spines}
-    case = app_case(f"topo_t{taper}_s{spines}_n{n}_ppn{ppn}_seed{seed}", key, GRIDS[n], truth, HOSTS, args, app,
-                    work, form="cluster")
+        fh.write(ibnetdiscover_dump(leaves, npl, spines, names=names))
+    machines = topology_machines(truth, conf, ppn, taper, spines, ibnet, names)
+    key = {"taper": taper, "n": n, "ppn": ppn, "seed": seed, "spines": spines, "cabling": args.cabling}
+    case = app_case(f"topo_{args.cabling}_t{taper}_s{spines}_n{n}_ppn{ppn}_seed{seed}", key, GRIDS[n], truth, HOSTS,
+                    args, app, work, form="cluster")
     rows = run_methods(case, args.methods, lambda method, c: topology_row(method, c.graph, machines),
                        extra=lambda method, info: {"label": info.get("candidate") if method.startswith(AUTO)
                                                    else None})
@@ -275,19 +309,26 @@ def print_table(rows: list[dict]) -> None:
 
 
 #: The per-method table of the ``--described topology`` cases (the spines after the taper).
-TOPOLOGY_COLUMNS = CASE_COLUMNS[:1] + [Column("spines", 6, lambda r: r["spines"])] + CASE_COLUMNS[1:] + \
+TOPOLOGY_COLUMNS = [Column("cabling", 8, lambda r: r["cabling"])] + CASE_COLUMNS[:1] + \
+    [Column("spines", 6, lambda r: r["spines"])] + CASE_COLUMNS[1:] + \
     method_columns(13, ('AvgHops', 'PredTime', 'comm s', 'vs identity', 'map s'))
-TOPOLOGY_KEYS = ("taper", "spines", "n", "ppn", "seed")
+TOPOLOGY_KEYS = ("cabling", "taper", "spines", "n", "ppn", "seed")
+
+
+def with_cabling(rows: list[dict]) -> list[dict]:
+    """``--described topology`` rows with their ``cabling`` (runs before ``--cabling`` were all ``names``)."""
+    return [r if "cabling" in r else dict(r, cabling=CABLINGS[0]) for r in rows]
 
 
 def print_topology_table(rows: list[dict]) -> None:
     """The ``--described topology`` cases' table: our model's metrics of the true tree, SimGrid's time."""
     groups = []
+    rows = with_cabling(rows)
     for _, case in group_by(rows, TOPOLOGY_KEYS):
         base = case.get(IDENTITY, {}).get("comm_s")
         groups.append([dict(r, base=base) for r in case.values()])
     print_columns(groups, TOPOLOGY_COLUMNS, row_text=lambda r: None if r["metrics"] is not None else
-                  f"{r['taper']:>3}:1 {r['spines']:>6} {r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  {r['method']:<13} "
+                  f"{r['cabling']:<8} {r['taper']:>3}:1 {r['spines']:>6} {r['n']:>5} {r['ppn']:>3} {r['seed']:>4}  {r['method']:<13} "
                   f"{r['error']}")
 
 
@@ -296,9 +337,10 @@ def print_topology_verdicts(rows: list[dict]) -> None:
     at least 30% below identity at 4:1, at or below every peer; and how the other descriptions did."""
     print(f"issue 43 (topology.conf view of a tree with spines): auto <= {', '.join(TOPOLOGY_BASELINES)} and every "
           f"peer; auto >= {100 * TARGET_BELOW:.0f}% below identity at 4:1")
-    for key, case in group_by(rows, TOPOLOGY_KEYS):
+    for key, case in group_by(with_cabling(rows), TOPOLOGY_KEYS):
         times = {m: r["comm_s"] for m, r in case.items() if r["comm_s"] is not None}
-        name = f"taper {key[0]}:1 spines {key[1]} ranks {key[2]} ppn {key[3]} seed {key[4]}"
+        cabling, key = key[0], key[1:]
+        name = f"{CABLING_TEXT[cabling]}: taper {key[0]}:1 spines {key[1]} ranks {key[2]} ppn {key[3]} seed {key[4]}"
         if AUTO not in times or IDENTITY not in times:
             print(f"  {name}: identity or auto did not run")
             continue
@@ -364,6 +406,9 @@ def main(argv=None) -> int:
     ap.add_argument("--described", choices=DESCRIPTIONS, default="sim",
                     help="what the library is told: the simulated tree exactly (sim, default) or a topology.conf "
                          "of it with one spine listed, the taper and the spine count (topology; issue 43)")
+    ap.add_argument("--cabling", choices=CABLINGS, default=CABLINGS[0],
+                    help="--described topology: the hosts cabled to their leaf's ports in name order (names, "
+                         "default), or not (shuffled: the library's names permuted within every leaf)")
     ap.add_argument("--nodes-per-leaf", type=int, default=NODES_PER_LEAF,
                     help=f"--described topology: nodes a leaf (default {NODES_PER_LEAF}); spines = nodes / taper")
     add_app_arguments(ap)

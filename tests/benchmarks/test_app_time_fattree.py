@@ -108,6 +108,25 @@ def test_topology_conf_lists_the_leaves_and_one_spine_and_the_library_reads_it(b
     assert dmodk.level_bandwidths()[1].tolist() == [12.5] * dmodk.n_groups[0]  # the truth's links
 
 
+def test_shuffled_cabling_renames_hosts_within_their_leaves_and_only_the_dump_knows_the_ports(bench, tmp_path):
+    conf, ibnet = tmp_path / "t.conf", tmp_path / "fabric.txt"
+    conf.write_text(bench.topology_conf(4, 8))
+    names = bench.shuffled_names(4, 8, 1)
+    assert [sorted(names[8 * k:8 * k + 8]) for k in range(4)] == [sorted(f"n{v}" for v in range(8 * k, 8 * k + 8))
+                                                                  for k in range(4)]
+    assert names != [f"n{v}" for v in range(32)] and names == bench.shuffled_names(4, 8, 1)
+    ibnet.write_text(bench.ibnetdiscover_dump(4, 8, 2, names=names))
+    truth = machine_from_spec("sim:fattree:leaves=4,nodes_per_leaf=8,taper=4,levels=2,nodes=8,ppn=2,seed=1",
+                              16).machine
+    machines = bench.topology_machines(truth, str(conf), 2, 4, 2, str(ibnet), names)
+    # the dump's numbering is SimGrid's (the ports'); the name order is not, on this allocation
+    ib, dmodk = machines[bench.AUTO_IBNET], machines[bench.AUTO_DMODK]
+    assert ib.numbering[ib.node_ids].tolist() == truth.node_ids.tolist()
+    assert dmodk.numbering[dmodk.node_ids].tolist() != truth.node_ids.tolist()
+    # the library's hosts are the renamed ones, in the truth's rank order
+    assert [dmodk.node_names[v] for v in dmodk.node_ids[::2]] == [names[v] for v in truth.node_ids[::2]]
+
+
 def test_topology_verdicts_name_issue_43s_fat_tree_targets(bench, capsys):
     def row(method, comm):
         return {"taper": 4, "spines": 4, "n": 256, "ppn": 8, "seed": 1, "method": method, "comm_s": comm}

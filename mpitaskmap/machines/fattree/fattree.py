@@ -76,10 +76,10 @@ FAT_TREE_ROUTINGS = ("dmodk", "ecmp", "unknown")
 UNKNOWN_ROUTING_SAMPLES = 8
 
 #: Under ``"unknown"`` routing, the weight of the listed numbering (hosts in the topology's order) in the expected
-#: time, the random ones sharing the rest: as likely as all others together.  Measured (issue 43, 12 cases of
-#: SimGrid's FAT_TREE, our model): on the listed numbering ``auto`` then meets or beats packing, geometric and
-#: greedy+uwh on 12 of 12 cases (8 of 12 with the random ones alone), and on random true numberings its mean time stays
-#: 0.90 of geometric's (0.89).
+#: time, the random ones sharing the rest: as likely as all others together.  Measured under SimGrid (issue 43,
+#: ``benchmarks/app_time_fattree.py --described topology``, 12 cases): ``auto`` at or below node packing, geometric
+#: and greedy+uwh on 10 of 12 (7 with the random numberings alone); with the hosts not cabled in name order
+#: (``--cabling shuffled``) 10 of 12 (11 alone), faster than alone on 4 cases, slower on 1.
 LISTED_NUMBERING_WEIGHT = 0.5
 
 
