@@ -9,40 +9,7 @@ from mpitaskmap.errors import InvalidInputError
 from mpitaskmap.machines.fattree.ibnetdiscover import fabric_topology, is_ibnetdiscover, parse_ibnetdiscover
 from mpitaskmap.machines.fattree.slurm_topology import read_topology_spec
 
-
-def dump(leaves=2, hosts=4, spines=2, cables=1, speed="4xEDR", up_speed=None, skip_up=(), reverse=False):
-    """A fabric: ``leaves`` leaves of ``hosts`` hosts, each cabled ``cables`` times to every spine (``reverse``: a
-    leaf's hosts on its ports in reverse name order)."""
-    port_of_host = (lambda p: hosts - p) if reverse else (lambda p: p + 1)  # noqa: E731
-    up_speed = up_speed or speed
-    out = ["# ibnetdiscover -s", "vendid=0x2c9", "devid=0xc738"]
-    port_of = {}
-    for k in range(leaves):
-        out.append(f'Switch\t36 "S-{0xa0 + k:x}"\t\t# "MF0;leaf{k}:MSB7700/U1" enhanced port 0 lid {k + 1} lmc 0')
-        for p in range(hosts):
-            v = k * hosts + p
-            out.append(f'[{port_of_host(p)}]\t"H-{0xb00 + v:x}"[1]({0xc00 + v:x})\t\t# "n{v} mlx5_0" lid {50 + v} '
-                       f'{speed}')
-        port = hosts
-        for j in range(spines):
-            for c in range(cables):
-                port += 1
-                if (k, j) in skip_up:
-                    continue
-                port_of[k, j, c] = port
-                out.append(f'[{port}]\t"S-{0xe0 + j:x}"[{k * cables + c + 1}]\t\t# "spine{j}" lid {20 + j} {up_speed}')
-    for j in range(spines):
-        out.append(f'Switch\t36 "S-{0xe0 + j:x}"\t\t# "spine{j}" enhanced port 0 lid {20 + j} lmc 0')
-        for k in range(leaves):
-            for c in range(cables):
-                if (k, j, c) in port_of:
-                    out.append(f'[{k * cables + c + 1}]\t"S-{0xa0 + k:x}"[{port_of[k, j, c]}]\t\t# "leaf{k}" lid {k + 1} '
-                               f'{up_speed}')
-    for v in range(leaves * hosts):
-        out.append(f'Ca\t1 "H-{0xb00 + v:x}"\t\t# "n{v} mlx5_0"')
-        out.append(f'[1]({0xc00 + v:x})\t"S-{0xa0 + v // hosts:x}"[{port_of_host(v % hosts)}]\t\t# lid {50 + v} lmc 0 '
-                   f'"leaf{v // hosts}" lid {v // hosts + 1} {speed}')
-    return "\n".join(out) + "\n"
+from fabric_dumps import ibnetdiscover_dump as dump
 
 
 def test_records_links_and_speeds():

@@ -54,6 +54,7 @@ from ..._options import parse_choice, parse_float, parse_int, parse_options
 from ...errors import InvalidInputError
 from .fattree import FAT_TREE_ROUTINGS, FatTreeMachine
 from .hostlist import compress_hostlist, expand_hostlist, natural_key
+from .iblinkinfo import is_iblinkinfo, parse_iblinkinfo
 from .ibnetdiscover import fabric_topology, is_ibnetdiscover, parse_ibnetdiscover
 
 #: Characters a switch or block name may not hold (they separate host lists, addresses and records).
@@ -921,8 +922,8 @@ class TopologySpec:
     spines : int
         Parallel up-links of every switch below the top level.
     numbering : dict of str to int or None
-        Every host's number for d-mod-k when the source says it (an ``ibnetdiscover`` dump's
-        cabling order); None: the hosts of the file in name order.
+        Every host's number for d-mod-k when the source says it (an ``ibnetdiscover`` dump's or
+        ``iblinkinfo``'s cabling order); None: the hosts of the file in name order.
     """
 
     path: str
@@ -966,8 +967,9 @@ def read_topology_spec(text: str, what: str = "topology") -> TopologySpec:
     ----------
     text : str
         ``PATH`` names a ``topology.conf``, a saved ``scontrol show topology`` or a saved
-        ``ibnetdiscover`` (:mod:`~mpitaskmap.machines.fattree.ibnetdiscover`: the tree, ``bw``,
-        ``taper`` and ``spines`` from its cabling, an option given winning); ``NODELIST``
+        ``ibnetdiscover`` or ``iblinkinfo`` (:mod:`~mpitaskmap.machines.fattree.ibnetdiscover`,
+        :mod:`~mpitaskmap.machines.fattree.iblinkinfo`: the tree, ``bw``, ``taper``, ``spines``
+        and the hosts' numbering from its cabling, an option given winning); ``NODELIST``
         the job's nodes in host-list syntax (``SLURM_JOB_NODELIST``), in rank order; the
         options (:data:`TOPOLOGY_KEYS`, defaults :data:`TOPOLOGY_DEFAULTS`) are ranks per
         node, taper, a node link's GB/s and the routing.
@@ -1006,8 +1008,10 @@ def read_topology_spec(text: str, what: str = "topology") -> TopologySpec:
     except OSError as exc:
         raise InvalidInputError(f"{what}: cannot read the topology file {path!r} ({exc.strerror or exc})") from None
     derived, numbering = {}, None
-    if is_ibnetdiscover(content):  # an InfiniBand fabric: the tree, speeds, taper, up-links and numbering from its cabling
-        fabric = fabric_topology(parse_ibnetdiscover(content, path))
+    if is_ibnetdiscover(content) or is_iblinkinfo(content):  # an InfiniBand fabric: the tree, speeds, taper,
+        # up-links and numbering from its cabling
+        parse = parse_ibnetdiscover if is_ibnetdiscover(content) else parse_iblinkinfo
+        fabric = fabric_topology(parse(content, path))
         tree = parse_topology_conf(fabric.topology, f"{path} (its fat tree)")
         derived = {"bw": fabric.bandwidth, "taper": fabric.taper, "spines": fabric.spines}
         numbering = fabric.host_numbers
