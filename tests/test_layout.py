@@ -51,8 +51,8 @@ CROSS_CUTTING = {
 }
 
 #: Helper modules shared by the tests (on pytest's ``pythonpath``), at the top of tests/.
-SUPPORT = {"conftest.py", "demo_inputs.py", "mpi_helpers.py", "recorder_patterns.py", "reference.py", "reference_mj.py",
-           "ring_variants.py", "walkthrough.py"}
+SUPPORT = {"conftest.py", "demo_inputs.py", "fabric_dumps.py", "mpi_helpers.py", "recorder_patterns.py", "reference.py",
+           "reference_mj.py", "ring_variants.py", "walkthrough.py"}
 
 
 def _has_module(folder: Path, name: str) -> bool:
