@@ -53,6 +53,11 @@ def sampled_time(seconds, weights=None) -> float:
     weights : sequence of float, optional
         Each routing's probability (non-negative, summing to 1); default equal.
 
+    Raises
+    ------
+    InvalidInputError
+        On no time, or weights of another length, negative or not summing to 1.
+
     Examples
     --------
     >>> sampled_time([1.0, 2.0, 3.0])
@@ -61,8 +66,17 @@ def sampled_time(seconds, weights=None) -> float:
     2.25
     """
     values = np.asarray(seconds, dtype=np.float64)
-    mean = values.mean() if weights is None else float(np.dot(np.asarray(weights, dtype=np.float64), values))
-    return float((mean + values.max()) / 2)
+    if values.ndim != 1 or values.size == 0:
+        raise InvalidInputError(f"seconds: expected one time per sampled routing, at least one; "
+                                f"got shape {values.shape}")
+    if weights is None:
+        return float((values.mean() + values.max()) / 2)
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != values.shape:
+        raise InvalidInputError(f"weights: expected one per sampled routing ({values.size}); got shape {w.shape}")
+    if (w < 0).any() or not np.isclose(w.sum(), 1.0):
+        raise InvalidInputError(f"weights: expected non-negative probabilities summing to 1; got {w.tolist()}")
+    return float((float(np.dot(w, values)) + values.max()) / 2)
 
 
 class _Traffic(NamedTuple):

@@ -120,6 +120,14 @@ def test_sampled_time_is_the_mean_and_the_worst_halved():
     assert sampled_time([2.0]) == 2.0
     assert sampled_time([1.0, 1.0, 4.0]) == 3.0
     assert sampled_time([1.0, 1.0, 4.0], [0.5, 0.25, 0.25]) == pytest.approx((1.75 + 4.0) / 2)
+    with pytest.raises(InvalidInputError, match=r"weights: expected one per sampled routing \(3\); got shape \(2,\)"):
+        sampled_time([1.0, 1.0, 4.0], [0.5, 0.5])
+    with pytest.raises(InvalidInputError, match=r"weights: expected non-negative probabilities summing to 1"):
+        sampled_time([1.0, 4.0], [0.5, 0.25])
+    with pytest.raises(InvalidInputError, match=r"weights: expected non-negative probabilities summing to 1"):
+        sampled_time([1.0, 4.0], [1.5, -0.5])
+    with pytest.raises(InvalidInputError, match=r"seconds: expected one time per sampled routing"):
+        sampled_time([])
 
 
 def test_unknown_routing_from_topology_conf_lists_the_hosts_in_name_order_first(tmp_path):
