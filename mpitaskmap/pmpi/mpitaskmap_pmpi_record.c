@@ -989,9 +989,7 @@ static void collective(const MPI_Request* init, int rc, MPI_Comm comm, int which
     PMPI_Comm_size(comm, &n);
   int is_root = inter ? root == MPI_ROOT : root == me;
   int root_group = inter && (root == MPI_ROOT || root == MPI_PROC_NULL); /* an intercommunicator's root side */
-  int base = which >= RECORD_COLL_BARRIER_INIT ? which - RECORD_COLL_BARRIER_INIT
-             : which >= RECORD_COLL_IBARRIER    ? which - RECORD_COLL_IBARRIER
-                                                : which;
+  int base = mpitaskmap_record_coll_base(which);
   uint64_t b = 0;
   switch (base) {
   case RECORD_COLL_BARRIER:
@@ -1047,6 +1045,16 @@ static void collective(const MPI_Request* init, int rc, MPI_Comm comm, int which
     remember_collective(*init, which, ref->slot, ref->lowest, b);
   else
     add_collective(ref->slot, which, ref->lowest, b);
+}
+
+void mpitaskmap_record_note_collective_init(int rc, MPI_Request req, MPI_Comm comm, int which, int root, int in_place,
+                                            MPI_Count scount, MPI_Datatype stype, const int* scounts,
+                                            const MPI_Count* scounts_c, const MPI_Datatype* stypes, MPI_Count rcount,
+                                            MPI_Datatype rtype, const int* rcounts, const MPI_Count* rcounts_c,
+                                            const MPI_Datatype* rtypes)
+{
+  collective(&req, rc, comm, which, root, in_place, scount, stype, scounts, scounts_c, stypes, rcount, rtype, rcounts,
+             rcounts_c, rtypes);
 }
 
 void mpitaskmap_record_note_collective(int rc, MPI_Comm comm, int which, int root, int in_place, MPI_Count scount,

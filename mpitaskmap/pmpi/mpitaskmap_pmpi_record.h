@@ -129,6 +129,15 @@ RECORD_INTERNAL void mpitaskmap_record_note_neighbor_alltoallv(int rc, MPI_Comm 
 enum { RECORD_COLLECTIVES(RECORD_COLL_ID) RECORD_NCOLL };
 #undef RECORD_COLL_ID
 
+/* The blocking collective an id is a form of (MPI_Ibcast's and MPI_Bcast_init's is MPI_Bcast's): the three
+ * forms are listed in the same order. */
+static inline int mpitaskmap_record_coll_base(int which)
+{
+  return which >= RECORD_COLL_BARRIER_INIT ? which - RECORD_COLL_BARRIER_INIT
+         : which >= RECORD_COLL_IBARRIER   ? which - RECORD_COLL_IBARRIER
+                                           : which;
+}
+
 /* One collective call on comm returned rc (the _c forms count under the same name).  which: an
  * RECORD_COLL_* id.  root: the root argument (rooted collectives; MPI_ROOT / MPI_PROC_NULL on an
  * intercommunicator), else ignored.  in_place: the send buffer (the receive buffer for MPI_Scatter(v))
@@ -156,5 +165,14 @@ RECORD_INTERNAL void mpitaskmap_record_note_collective(int rc, MPI_Comm comm, in
                                                                   MPI_Datatype rtype, const int* rcounts,
                                                                   const MPI_Count* rcounts_c,
                                                                   const MPI_Datatype* rtypes);
+
+/* A persistent collective's MPI_*_init made req (which: an RECORD_COLL_*_INIT id, the rest as above): the same
+ * figures, counted at each start of req. */
+RECORD_INTERNAL void mpitaskmap_record_note_collective_init(int rc, MPI_Request req, MPI_Comm comm, int which,
+                                                            int root, int in_place, MPI_Count scount,
+                                                            MPI_Datatype stype, const int* scounts,
+                                                            const MPI_Count* scounts_c, const MPI_Datatype* stypes,
+                                                            MPI_Count rcount, MPI_Datatype rtype, const int* rcounts,
+                                                            const MPI_Count* rcounts_c, const MPI_Datatype* rtypes);
 
 #endif

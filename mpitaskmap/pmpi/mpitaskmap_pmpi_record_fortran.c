@@ -139,21 +139,25 @@ static MPI_Datatype* c_types(const MPI_Fint* types, int n)
 }
 
 /* kind 0: MPI_NEIGHBOR_ALLGATHER(V) (count, type); 1: MPI_NEIGHBOR_ALLTOALL (count, type);
- * 2: MPI_NEIGHBOR_ALLTOALLV (counts, type); 3: MPI_NEIGHBOR_ALLTOALLW (counts, types); I- forms alike. */
+ * 2: MPI_NEIGHBOR_ALLTOALLV (counts, type); 3: MPI_NEIGHBOR_ALLTOALLW (counts, types); I- forms alike;
+ * request: the request a persistent MPI_NEIGHBOR_*_INIT made (counted at each start), NULL for the others. */
 CORE_API void mpitaskmap_record_f_neighbor(int kind, const MPI_Fint* comm, const MPI_Fint* count,
-                                           const MPI_Fint* type, const MPI_Fint* counts, const MPI_Fint* types)
+                                           const MPI_Fint* type, const MPI_Fint* counts, const MPI_Fint* types,
+                                           const MPI_Fint* request)
 {
   MPI_Comm c = MPI_Comm_f2c(*comm);
+  MPI_Request made = request ? MPI_Request_f2c(*request) : MPI_REQUEST_NULL;
+  const MPI_Request* init = request ? &made : NULL;
   if (kind == 0)
-    mpitaskmap_record_note_neighbor_allgather(MPI_SUCCESS, c, *count, MPI_Type_f2c(*type), NULL);
+    mpitaskmap_record_note_neighbor_allgather(MPI_SUCCESS, c, *count, MPI_Type_f2c(*type), init);
   else if (kind == 1)
-    mpitaskmap_record_note_neighbor_alltoall(MPI_SUCCESS, c, *count, MPI_Type_f2c(*type), NULL);
+    mpitaskmap_record_note_neighbor_alltoall(MPI_SUCCESS, c, *count, MPI_Type_f2c(*type), init);
   else if (kind == 2)
-    mpitaskmap_record_note_neighbor_alltoallv(MPI_SUCCESS, c, counts, NULL, MPI_Type_f2c(*type), NULL, NULL);
+    mpitaskmap_record_note_neighbor_alltoallv(MPI_SUCCESS, c, counts, NULL, MPI_Type_f2c(*type), NULL, init);
   else if (kind == 3) {
     MPI_Datatype* t = c_types(types, out_degree(c));
     if (t || out_degree(c) == 0)
-      mpitaskmap_record_note_neighbor_alltoallv(MPI_SUCCESS, c, counts, NULL, MPI_DATATYPE_NULL, t, NULL);
+      mpitaskmap_record_note_neighbor_alltoallv(MPI_SUCCESS, c, counts, NULL, MPI_DATATYPE_NULL, t, init);
     free(t);
   }
 }
@@ -186,21 +190,21 @@ static void find_in_place(void)
     f_in_place = *held;
 }
 
+/* (Of any form: blocking, I- or persistent.) */
 static int is_scatter(int which)
 {
-  return which == RECORD_COLL_SCATTER || which == RECORD_COLL_SCATTERV || which == RECORD_COLL_ISCATTER ||
-         which == RECORD_COLL_ISCATTERV;
+  int base = mpitaskmap_record_coll_base(which);
+  return base == RECORD_COLL_SCATTER || base == RECORD_COLL_SCATTERV;
 }
 
-/* Whether the collective has send arguments of its own (a reduction's count and type serve both sides). */
+/* Whether the collective (of any form) has send arguments of its own (a reduction's count and type serve both
+ * sides). */
 static int own_send_arguments(int which)
 {
-  switch (which) {
+  switch (mpitaskmap_record_coll_base(which)) {
   case RECORD_COLL_GATHER: case RECORD_COLL_GATHERV: case RECORD_COLL_ALLGATHER:
   case RECORD_COLL_ALLGATHERV: case RECORD_COLL_ALLTOALL: case RECORD_COLL_ALLTOALLV:
-  case RECORD_COLL_ALLTOALLW: case RECORD_COLL_IGATHER: case RECORD_COLL_IGATHERV:
-  case RECORD_COLL_IALLGATHER: case RECORD_COLL_IALLGATHERV: case RECORD_COLL_IALLTOALL:
-  case RECORD_COLL_IALLTOALLV: case RECORD_COLL_IALLTOALLW:
+  case RECORD_COLL_ALLTOALLW:
     return 1;
   default:
     return 0;
@@ -208,8 +212,10 @@ static int own_send_arguments(int which)
 }
 
 /* One collective call: its arguments by role, NULL where the call has none (see the shim's entry
- * points and mpitaskmap_record_note_collective). */
-CORE_API void mpitaskmap_record_f_collective(int which, const MPI_Fint* comm, const MPI_Fint* root, const void* sbuf,
+ * points and mpitaskmap_record_note_collective); request: the request a persistent MPI_*_INIT made
+ * (counted at each start), NULL for the blocking and I- forms. */
+CORE_API void mpitaskmap_record_f_collective(int which, const MPI_Fint* comm, const MPI_Fint* request,
+                                             const MPI_Fint* root, const void* sbuf,
                                              const void* rbuf, const MPI_Fint* scount, const MPI_Fint* stype,
                                              const MPI_Fint* scounts, const MPI_Fint* stypes,
                                              const MPI_Fint* rcount, const MPI_Fint* rtype, const MPI_Fint* rcounts,
@@ -236,10 +242,15 @@ CORE_API void mpitaskmap_record_f_collective(int which, const MPI_Fint* comm, co
     st = c_types(stypes, n);
     rt = c_types(rtypes, n);
   }
-  mpitaskmap_record_note_collective(MPI_SUCCESS, c, which, root ? *root : 0, in_place, scount ? *scount : 0,
-                                    stype ? MPI_Type_f2c(*stype) : MPI_DATATYPE_NULL, scounts, NULL, st,
-                                    rcount ? *rcount : 0, rtype ? MPI_Type_f2c(*rtype) : MPI_DATATYPE_NULL, rcounts,
-                                    NULL, rt);
+  MPI_Datatype s_type = stype ? MPI_Type_f2c(*stype) : MPI_DATATYPE_NULL;
+  MPI_Datatype r_type = rtype ? MPI_Type_f2c(*rtype) : MPI_DATATYPE_NULL;
+  if (request)
+    mpitaskmap_record_note_collective_init(MPI_SUCCESS, MPI_Request_f2c(*request), c, which, root ? *root : 0,
+                                           in_place, scount ? *scount : 0, s_type, scounts, NULL, st,
+                                           rcount ? *rcount : 0, r_type, rcounts, NULL, rt);
+  else
+    mpitaskmap_record_note_collective(MPI_SUCCESS, c, which, root ? *root : 0, in_place, scount ? *scount : 0,
+                                      s_type, scounts, NULL, st, rcount ? *rcount : 0, r_type, rcounts, NULL, rt);
   free(st);
   free(rt);
 }

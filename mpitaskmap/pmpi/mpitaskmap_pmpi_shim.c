@@ -320,8 +320,32 @@ F_DIST(MPI_DIST_GRAPH_CREATE_ADJACENT)
   if (!own)                                                                                                           \
   *(void**)&own = next(name)
 
+/* -- whether a Fortran binding reaches the C entry points ----------------------------------------------
+ * MPICH's mpif.h / `use mpi` bindings call the C MPI_Send ... (this library's C entry points count the call),
+ * Open MPI's call PMPI_Send ... (only the Fortran entry point sees it): a Fortran entry point finds out which,
+ * once, on its first successful call while recording (mpitaskmap_pmpi_shim_fortran.c, F_BINDING), and counts
+ * only where the C side did not.  f_probing is nonzero while some thread probes: a C entry point that sees it
+ * tells the probing thread (f_probe_state, this thread's: 1 probing, 2 a C entry point was reached).  A load
+ * of f_probing is all a C call pays. */
+static int f_probing;
+static __thread int f_probe_state __attribute__((tls_model("initial-exec")));
+
+static __attribute__((cold, noinline)) void c_entry_seen(void)
+{
+  if (f_probe_state == 1)
+    f_probe_state = 2;
+}
+
+#define C_ENTRY_REACHED()                                                                                             \
+  do {                                                                                                                \
+    if (__builtin_expect(__atomic_load_n(&f_probing, __ATOMIC_RELAXED) != 0, 0))                                      \
+      c_entry_seen();                                                                                                 \
+  } while (0)
+
 static void start_recording(void)
 {
+  if (recording) /* MPICH's Fortran MPI_INIT calls the C MPI_Init: the Fortran entry point comes second */
+    return;
   const char* path = getenv("MPITASKMAP_RECORD");
   static int said;
   if (path && *path && core_for(&said, "MPITASKMAP_RECORD is ignored: no traffic is recorded"))
@@ -368,24 +392,30 @@ int MPI_Pcontrol(const int level, ...)
 
 int MPI_Start(void* request)
 {
-  if (recording)
+  if (recording) {
+    C_ENTRY_REACHED();
     return core.start(request);
+  }
   OWN(int (*)(void*), "MPI_Start");
   return own(request);
 }
 
 int MPI_Startall(int count, void* requests)
 {
-  if (recording)
+  if (recording) {
+    C_ENTRY_REACHED();
     return core.startall(count, requests);
+  }
   OWN(int (*)(int, void*), "MPI_Startall");
   return own(count, requests);
 }
 
 int MPI_Request_free(void* request)
 {
-  if (recording)
+  if (recording) {
+    C_ENTRY_REACHED();
     return core.request_free(request);
+  }
   OWN(int (*)(void*), "MPI_Request_free");
   return own(request);
 }
@@ -424,6 +454,7 @@ typedef intptr_t aint;
   {                                                                                                                   \
     typedef int(*fn_t) PARAMS;                                                                                        \
     if (recording) {                                                                                                  \
+      C_ENTRY_REACHED();                                                                                              \
       static fn_t rec_fn;                                                                                             \
       static int looked;                                                                                              \
       if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {                                                              \

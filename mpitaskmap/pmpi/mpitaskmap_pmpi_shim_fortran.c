@@ -32,9 +32,12 @@
  * address (handles, counts and ranks are Fortran INTEGERs, MPI_Fint, int in every MPI this runs on;
  * f08 handles are derived types whose one component MPI_VAL sits at the address passed).
  *
- * An MPI whose Fortran bindings called the C MPI_Send (not PMPI_Send) would reach the C entry point
- * as well and be counted twice: Open MPI's do not; MPICH's Fortran bindings are not tested here (the
- * mpich wheel has none), nor is MPICH's `use mpi_f08` (its entry points have other names). */
+ * An MPI whose Fortran bindings call the C MPI_Send (MPICH's mpif.h and `use mpi` ones) reaches the C
+ * entry points as well, which count the call: each entry point finds out on its first successful call
+ * while recording whether its binding went there (F_BINDING) and then leaves the count to them, so that
+ * every call is counted once.  MPICH's `use mpi_f08` calls with a buffer have other names (mpi_send_f08ts_)
+ * and call the C MPI_Send ... (counted there); its calls without one (mpi_start_f08_, mpi_barrier_init_f08_)
+ * call PMPI_Start ... and are counted here.  Tested with Debian's Open MPI 4.1 and MPICH 4.0. */
 
 /* The core's Fortran entry points (mpitaskmap_pmpi_record_fortran.c), arguments as the binding got them. */
 typedef void* fptr;
@@ -49,10 +52,10 @@ static struct {
   void (*get_accumulate)(fptr win, fptr target, fptr ocount, fptr otype, fptr rcount, fptr rtype, fptr op);
   void (*fetch_and_op)(fptr win, fptr target, fptr type, fptr op);
   void (*compare_and_swap)(fptr win, fptr target, fptr type);
-  void (*neighbor)(int kind, fptr comm, fptr count, fptr type, fptr counts, fptr types);
+  void (*neighbor)(int kind, fptr comm, fptr count, fptr type, fptr counts, fptr types, fptr request);
   int (*collective_id)(const char* name);
-  void (*collective)(int which, fptr comm, fptr root, fptr sbuf, fptr rbuf, fptr scount, fptr stype, fptr scounts,
-                     fptr stypes, fptr rcount, fptr rtype, fptr rcounts, fptr rtypes);
+  void (*collective)(int which, fptr comm, fptr request, fptr root, fptr sbuf, fptr rbuf, fptr scount, fptr stype,
+                     fptr scounts, fptr stypes, fptr rcount, fptr rtype, fptr rcounts, fptr rtypes);
 } fcore;
 static int fcore_ready;
 static pthread_once_t f_decided = PTHREAD_ONCE_INIT;
@@ -94,6 +97,30 @@ static inline int f_recording(const int* ierror)
   pthread_once(&f_decided, f_decide);
   return fcore_ready;
 }
+
+/* Calls MPI's own binding (CALL, which sets *err) and, on the entry point's first successful call while recording,
+ * notes whether the binding went through this library's C entry points (mpitaskmap_pmpi_shim.c, C_ENTRY_REACHED:
+ * MPICH's mpif.h and `use mpi` bindings call MPI_Send ..., which count there) or not (Open MPI's call PMPI_Send
+ * ..., and so do MPICH's `use mpi_f08` ones for calls without a buffer).  via_c, one per entry point: -1 not
+ * known yet, 1 the C side counts the call, 0 this entry point does (F_COUNTS). */
+#define F_BINDING(CALL)                                                                                               \
+  static int via_c = -1;                                                                                              \
+  int probe_ = recording && __atomic_load_n(&via_c, __ATOMIC_RELAXED) < 0;                                            \
+  if (probe_) {                                                                                                       \
+    f_probe_state = 1;                                                                                                \
+    __atomic_fetch_add(&f_probing, 1, __ATOMIC_RELAXED);                                                              \
+  }                                                                                                                   \
+  CALL;                                                                                                               \
+  if (probe_) {                                                                                                       \
+    __atomic_fetch_sub(&f_probing, 1, __ATOMIC_RELAXED);                                                              \
+    if (*err == 0)                                                                                                    \
+      __atomic_store_n(&via_c, f_probe_state == 2, __ATOMIC_RELAXED);                                                 \
+    f_probe_state = 0;                                                                                                \
+  }
+
+/* Whether the call F_BINDING just made is this entry point's to count: it succeeded, the recorder runs, and the
+ * binding did not count it through the C entry points. */
+#define F_COUNTS() (__atomic_load_n(&via_c, __ATOMIC_RELAXED) == 0 && f_recording(err))
 
 /* The binding's ierror: the caller's, or a local one where `use mpi_f08`'s OPTIONAL ierror is absent. */
 #define IERROR(arg) int local_ierror_ = 0, *err = (arg) ? (int*)(arg) : &local_ierror_
@@ -169,8 +196,8 @@ SPELLINGS(F_PCONTROL, mpi_pcontrol, MPI_PCONTROL)
   {                                                                                                                   \
     IERROR(ierror);                                                                                                   \
     OWN_F(#name, fptr, fptr, fptr, fptr, fptr, fptr, fptr);                                                           \
-    own(buf, count, type, dest, tag, comm, err);                                                                      \
-    if (f_recording(err))                                                                                             \
+    F_BINDING(own(buf, count, type, dest, tag, comm, err));                                                           \
+    if (F_COUNTS())                                                                                                   \
       fcore.send(comm, dest, count, type);                                                                            \
   }
 SPELLINGS(F_SEND, mpi_send, MPI_SEND)
@@ -183,8 +210,8 @@ SPELLINGS(F_SEND, mpi_rsend, MPI_RSEND)
   {                                                                                                                   \
     IERROR(ierror);                                                                                                   \
     OWN_F(#name, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr);                                                     \
-    own(buf, count, type, dest, tag, comm, request, err);                                                             \
-    if (f_recording(err))                                                                                             \
+    F_BINDING(own(buf, count, type, dest, tag, comm, request, err));                                                  \
+    if (F_COUNTS())                                                                                                   \
       fcore.send(comm, dest, count, type);                                                                            \
   }
 SPELLINGS(F_ISEND, mpi_isend, MPI_ISEND)
@@ -197,8 +224,8 @@ SPELLINGS(F_ISEND, mpi_irsend, MPI_IRSEND)
   {                                                                                                                   \
     IERROR(ierror);                                                                                                   \
     OWN_F(#name, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr);                                                     \
-    own(buf, count, type, dest, tag, comm, request, err);                                                             \
-    if (f_recording(err))                                                                                             \
+    F_BINDING(own(buf, count, type, dest, tag, comm, request, err));                                                  \
+    if (F_COUNTS())                                                                                                   \
       fcore.send_init(comm, dest, count, type, request);                                                              \
   }
 SPELLINGS(F_SEND_INIT, mpi_send_init, MPI_SEND_INIT)
@@ -212,8 +239,8 @@ SPELLINGS(F_SEND_INIT, mpi_rsend_init, MPI_RSEND_INIT)
   {                                                                                                                   \
     IERROR(ierror);                                                                                                   \
     OWN_F(#name, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr);                       \
-    own(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status, err);                       \
-    if (f_recording(err))                                                                                             \
+    F_BINDING(own(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status, err));            \
+    if (F_COUNTS())                                                                                                   \
       fcore.send(comm, dest, scount, stype);                                                                          \
   }
 SPELLINGS(F_SENDRECV, mpi_sendrecv, MPI_SENDRECV)
@@ -224,8 +251,8 @@ SPELLINGS(F_SENDRECV, mpi_sendrecv, MPI_SENDRECV)
   {                                                                                                                   \
     IERROR(ierror);                                                                                                   \
     OWN_F(#name, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr);                                         \
-    own(buf, count, type, dest, stag, source, rtag, comm, status, err);                                               \
-    if (f_recording(err))                                                                                             \
+    F_BINDING(own(buf, count, type, dest, stag, source, rtag, comm, status, err));                                    \
+    if (F_COUNTS())                                                                                                   \
       fcore.send(comm, dest, count, type);                                                                            \
   }
 SPELLINGS(F_SENDRECV_REPLACE, mpi_sendrecv_replace, MPI_SENDRECV_REPLACE)
@@ -236,8 +263,8 @@ SPELLINGS(F_SENDRECV_REPLACE, mpi_sendrecv_replace, MPI_SENDRECV_REPLACE)
   {                                                                                                                   \
     IERROR(ierror);                                                                                                   \
     OWN_F(#name, fptr, fptr);                                                                                         \
-    own(request, err);                                                                                                \
-    if (f_recording(err))                                                                                             \
+    F_BINDING(own(request, err));                                                                                     \
+    if (F_COUNTS())                                                                                                   \
       fcore.start(NULL, request);                                                                                     \
   }
 SPELLINGS(F_START, mpi_start, MPI_START)
@@ -247,8 +274,8 @@ SPELLINGS(F_START, mpi_start, MPI_START)
   {                                                                                                                   \
     IERROR(ierror);                                                                                                   \
     OWN_F(#name, fptr, fptr, fptr);                                                                                   \
-    own(count, requests, err);                                                                                        \
-    if (f_recording(err))                                                                                             \
+    F_BINDING(own(count, requests, err));                                                                             \
+    if (F_COUNTS())                                                                                                   \
       fcore.start(count, requests);                                                                                   \
   }
 SPELLINGS(F_STARTALL, mpi_startall, MPI_STARTALL)
@@ -262,8 +289,8 @@ SPELLINGS(F_STARTALL, mpi_startall, MPI_STARTALL)
     OWN_F(#name, fptr, fptr);                                                                                         \
     int ok = 0;                                                                                                       \
     int64_t before = f_recording(&ok) ? fcore.request_c(request) : 0;                                                 \
-    own(request, err);                                                                                                \
-    if (f_recording(err))                                                                                             \
+    F_BINDING(own(request, err));                                                                                     \
+    if (F_COUNTS())                                                                                                   \
       fcore.request_freed(before);                                                                                    \
   }
 SPELLINGS(F_REQUEST_FREE, mpi_request_free, MPI_REQUEST_FREE)
@@ -271,16 +298,25 @@ SPELLINGS(F_REQUEST_FREE, mpi_request_free, MPI_REQUEST_FREE)
 /* -- one-sided (target_disp is an INTEGER(KIND=MPI_ADDRESS_KIND), by address like the rest) ---------
  * The request-based forms (MPI_RPUT ...) take one more argument, the request, before ierror: with
  * R = I, R_DECL(R) / R_TYPE(R) / R_PASS(R) add it to the parameters, the binding's type and the call;
- * with R = B they add nothing (pasted, so that the choice travels through macro arguments unexpanded). */
+ * with R = B they add nothing (pasted, so that the choice travels through macro arguments unexpanded).
+ * The persistent collectives (MPI_*_INIT, MPI 4) take two, info and the request: R = P; R_INIT(R) is
+ * the request such a call made (NULL for B and I: counted now, not at each start). */
 #define R_DECL_B
 #define R_DECL_I , fptr request
 #define R_TYPE_B
 #define R_TYPE_I , fptr
 #define R_PASS_B
 #define R_PASS_I , request
+#define R_DECL_P , fptr info, fptr request
+#define R_TYPE_P , fptr, fptr
+#define R_PASS_P , info, request
+#define R_INIT_B NULL
+#define R_INIT_I NULL
+#define R_INIT_P request
 #define R_DECL(R) R_DECL_##R
 #define R_TYPE(R) R_TYPE_##R
 #define R_PASS(R) R_PASS_##R
+#define R_INIT(R) R_INIT_##R
 
 #define F_PUT(name, entry, R)                                                                                         \
   void name(fptr obuf, fptr ocount, fptr otype, fptr target, fptr disp, fptr tcount, fptr ttype, fptr win R_DECL(R),  \
@@ -288,8 +324,8 @@ SPELLINGS(F_REQUEST_FREE, mpi_request_free, MPI_REQUEST_FREE)
   {                                                                                                                   \
     IERROR(ierror);                                                                                                   \
     OWN_F(#name, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr R_TYPE(R), fptr);                                     \
-    own(obuf, ocount, otype, target, disp, tcount, ttype, win R_PASS(R), err);                                        \
-    if (f_recording(err))                                                                                             \
+    F_BINDING(own(obuf, ocount, otype, target, disp, tcount, ttype, win R_PASS(R), err));                             \
+    if (F_COUNTS())                                                                                                   \
       fcore.entry(win, target, ocount, otype);                                                                        \
   }
 #define F_PUT_(name) F_PUT(name, put, B)
@@ -307,8 +343,8 @@ SPELLINGS(F_RGET_, mpi_rget, MPI_RGET)
   {                                                                                                                   \
     IERROR(ierror);                                                                                                   \
     OWN_F(#name, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr R_TYPE(R), fptr);                               \
-    own(obuf, ocount, otype, target, disp, tcount, ttype, op, win R_PASS(R), err);                                    \
-    if (f_recording(err))                                                                                             \
+    F_BINDING(own(obuf, ocount, otype, target, disp, tcount, ttype, op, win R_PASS(R), err));                         \
+    if (F_COUNTS())                                                                                                   \
       fcore.put(win, target, ocount, otype);                                                                          \
   }
 #define F_ACCUMULATE_(name) F_ACCUMULATE(name, B)
@@ -322,8 +358,8 @@ SPELLINGS(F_RACCUMULATE_, mpi_raccumulate, MPI_RACCUMULATE)
   {                                                                                                                   \
     IERROR(ierror);                                                                                                   \
     OWN_F(#name, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr R_TYPE(R), fptr);             \
-    own(obuf, ocount, otype, rbuf, rcount, rtype, target, disp, tcount, ttype, op, win R_PASS(R), err);               \
-    if (f_recording(err))                                                                                             \
+    F_BINDING(own(obuf, ocount, otype, rbuf, rcount, rtype, target, disp, tcount, ttype, op, win R_PASS(R), err));    \
+    if (F_COUNTS())                                                                                                   \
       fcore.get_accumulate(win, target, ocount, otype, rcount, rtype, op);                                            \
   }
 #define F_GET_ACCUMULATE_(name) F_GET_ACCUMULATE(name, B)
@@ -336,8 +372,8 @@ SPELLINGS(F_RGET_ACCUMULATE_, mpi_rget_accumulate, MPI_RGET_ACCUMULATE)
   {                                                                                                                   \
     IERROR(ierror);                                                                                                   \
     OWN_F(#name, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr);                                                     \
-    own(obuf, rbuf, type, target, disp, op, win, err);                                                                \
-    if (f_recording(err))                                                                                             \
+    F_BINDING(own(obuf, rbuf, type, target, disp, op, win, err));                                                     \
+    if (F_COUNTS())                                                                                                   \
       fcore.fetch_and_op(win, target, type, op);                                                                      \
   }
 SPELLINGS(F_FETCH_AND_OP, mpi_fetch_and_op, MPI_FETCH_AND_OP)
@@ -347,8 +383,8 @@ SPELLINGS(F_FETCH_AND_OP, mpi_fetch_and_op, MPI_FETCH_AND_OP)
   {                                                                                                                   \
     IERROR(ierror);                                                                                                   \
     OWN_F(#name, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr);                                                     \
-    own(obuf, cbuf, rbuf, type, target, disp, win, err);                                                              \
-    if (f_recording(err))                                                                                             \
+    F_BINDING(own(obuf, cbuf, rbuf, type, target, disp, win, err));                                                   \
+    if (F_COUNTS())                                                                                                   \
       fcore.compare_and_swap(win, target, type);                                                                      \
   }
 SPELLINGS(F_COMPARE_AND_SWAP, mpi_compare_and_swap, MPI_COMPARE_AND_SWAP)
@@ -362,9 +398,9 @@ SPELLINGS(F_COMPARE_AND_SWAP, mpi_compare_and_swap, MPI_COMPARE_AND_SWAP)
   {                                                                                                                   \
     IERROR(ierror);                                                                                                   \
     OWN_F(#name, fptr, fptr, fptr, fptr, fptr, fptr, fptr R_TYPE(R), fptr);                                           \
-    own(sbuf, scount, stype, rbuf, rcount, rtype, comm R_PASS(R), err);                                               \
-    if (f_recording(err))                                                                                             \
-      fcore.neighbor(kind, comm, scount, stype, NULL, NULL);                                                          \
+    F_BINDING(own(sbuf, scount, stype, rbuf, rcount, rtype, comm R_PASS(R), err));                                    \
+    if (F_COUNTS())                                                                                                   \
+      fcore.neighbor(kind, comm, scount, stype, NULL, NULL, R_INIT(R));                                               \
   }
 /* MPI_NEIGHBOR_ALLGATHERV (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm [, request], ierror) */
 #define F_NEIGHBOR_V(name, R)                                                                                         \
@@ -373,9 +409,9 @@ SPELLINGS(F_COMPARE_AND_SWAP, mpi_compare_and_swap, MPI_COMPARE_AND_SWAP)
   {                                                                                                                   \
     IERROR(ierror);                                                                                                   \
     OWN_F(#name, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr R_TYPE(R), fptr);                                     \
-    own(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm R_PASS(R), err);                                      \
-    if (f_recording(err))                                                                                             \
-      fcore.neighbor(0, comm, scount, stype, NULL, NULL);                                                             \
+    F_BINDING(own(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm R_PASS(R), err));                           \
+    if (F_COUNTS())                                                                                                   \
+      fcore.neighbor(0, comm, scount, stype, NULL, NULL, R_INIT(R));                                                  \
   }
 /* MPI_NEIGHBOR_ALLTOALLV / W (sbuf, scounts, sdispls, stype(s), rbuf, rcounts, rdispls, rtype(s), comm
  * [, request], ierror) */
@@ -385,9 +421,10 @@ SPELLINGS(F_COMPARE_AND_SWAP, mpi_compare_and_swap, MPI_COMPARE_AND_SWAP)
   {                                                                                                                   \
     IERROR(ierror);                                                                                                   \
     OWN_F(#name, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr R_TYPE(R), fptr);                               \
-    own(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm R_PASS(R), err);                           \
-    if (f_recording(err))                                                                                             \
-      fcore.neighbor(kind, comm, NULL, kind == 2 ? stype : NULL, scounts, kind == 3 ? stype : NULL);                  \
+    F_BINDING(own(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm R_PASS(R), err));                \
+    if (F_COUNTS())                                                                                                   \
+      fcore.neighbor(kind, comm, NULL, kind == 2 ? stype : NULL, scounts, kind == 3 ? stype : NULL,                   \
+                     R_INIT(R));                                                                                      \
   }
 #define F_NB_ALLGATHER_(name) F_NEIGHBOR(name, 0, B)
 #define F_INB_ALLGATHER_(name) F_NEIGHBOR(name, 0, I)
@@ -409,6 +446,17 @@ SPELLINGS(F_NB_ALLTOALLV_, mpi_neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV)
 SPELLINGS(F_INB_ALLTOALLV_, mpi_ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV)
 SPELLINGS(F_NB_ALLTOALLW_, mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW)
 SPELLINGS(F_INB_ALLTOALLW_, mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW)
+/* MPI 4's persistent MPI_NEIGHBOR_*_INIT (info and the request before ierror): counted at each start */
+#define F_PNB_ALLGATHER_(name) F_NEIGHBOR(name, 0, P)
+#define F_PNB_ALLTOALL_(name) F_NEIGHBOR(name, 1, P)
+#define F_PNB_ALLGATHERV_(name) F_NEIGHBOR_V(name, P)
+#define F_PNB_ALLTOALLV_(name) F_NEIGHBOR_VW(name, 2, P)
+#define F_PNB_ALLTOALLW_(name) F_NEIGHBOR_VW(name, 3, P)
+SPELLINGS(F_PNB_ALLGATHER_, mpi_neighbor_allgather_init, MPI_NEIGHBOR_ALLGATHER_INIT)
+SPELLINGS(F_PNB_ALLGATHERV_, mpi_neighbor_allgatherv_init, MPI_NEIGHBOR_ALLGATHERV_INIT)
+SPELLINGS(F_PNB_ALLTOALL_, mpi_neighbor_alltoall_init, MPI_NEIGHBOR_ALLTOALL_INIT)
+SPELLINGS(F_PNB_ALLTOALLV_, mpi_neighbor_alltoallv_init, MPI_NEIGHBOR_ALLTOALLV_INIT)
+SPELLINGS(F_PNB_ALLTOALLW_, mpi_neighbor_alltoallw_init, MPI_NEIGHBOR_ALLTOALLW_INIT)
 
 /* -- collectives ------------------------------------------------------------------------------------
  * Each entry point hands the core the call's arguments by role (mpitaskmap_record_f_collective),
@@ -428,10 +476,10 @@ SPELLINGS(F_INB_ALLTOALLW_, mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW)
   {                                                                                                                   \
     IERROR(ierror);                                                                                                   \
     OWN_F(#name, TYPES, fptr R_TYPE(R), fptr);                                                                        \
-    own(PASS, comm R_PASS(R), err);                                                                                   \
-    if (f_recording(err)) {                                                                                           \
+    F_BINDING(own(PASS, comm R_PASS(R), err));                                                                        \
+    if (F_COUNTS()) {                                                                                                 \
       COLL_ID(cname);                                                                                                 \
-      fcore.collective(id, comm, __VA_ARGS__);                                                                        \
+      fcore.collective(id, comm, R_INIT(R), __VA_ARGS__);                                                             \
     }                                                                                                                 \
   }
 #define P(...) __VA_ARGS__
@@ -443,10 +491,12 @@ SPELLINGS(F_INB_ALLTOALLW_, mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW)
 #define T7 fptr, fptr, fptr, fptr, fptr, fptr, fptr
 #define T8 fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr
 
-/* Each collective twice: blocking (B) and nonblocking (I, one more argument: the request). */
-#define BOTH(DEF, lower, UPPER, ilower, IUPPER)                                                                       \
+/* Each collective three times: blocking (B), nonblocking (I, one more argument: the request) and persistent
+ * (P, MPI 4's MPI_*_INIT: two more, info and the request; counted at each start of the request). */
+#define FORMS(DEF, lower, UPPER, ilower, IUPPER)                                                                      \
   SPELLINGS(DEF##_B, lower, UPPER)                                                                                    \
-  SPELLINGS(DEF##_I, ilower, IUPPER)
+  SPELLINGS(DEF##_I, ilower, IUPPER)                                                                                  \
+  SPELLINGS(DEF##_P, lower##_init, UPPER##_INIT)
 
 /* MPI_BARRIER(comm, ierror) */
 #define F_BARRIER(name, cname, R)                                                                                     \
@@ -454,15 +504,16 @@ SPELLINGS(F_INB_ALLTOALLW_, mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW)
   {                                                                                                                   \
     IERROR(ierror);                                                                                                   \
     OWN_F(#name, fptr R_TYPE(R), fptr);                                                                               \
-    own(comm R_PASS(R), err);                                                                                         \
-    if (f_recording(err)) {                                                                                           \
+    F_BINDING(own(comm R_PASS(R), err));                                                                              \
+    if (F_COUNTS()) {                                                                                                 \
       COLL_ID(cname);                                                                                                 \
-      fcore.collective(id, comm, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);                   \
+      fcore.collective(id, comm, R_INIT(R), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);        \
     }                                                                                                                 \
   }
 #define F_BARRIER_B(name) F_BARRIER(name, "MPI_Barrier", B)
 #define F_BARRIER_I(name) F_BARRIER(name, "MPI_Ibarrier", I)
-BOTH(F_BARRIER, mpi_barrier, MPI_BARRIER, mpi_ibarrier, MPI_IBARRIER)
+#define F_BARRIER_P(name) F_BARRIER(name, "MPI_Barrier_init", P)
+FORMS(F_BARRIER, mpi_barrier, MPI_BARRIER, mpi_ibarrier, MPI_IBARRIER)
 
 /* MPI_BCAST(buffer, count, type, root, comm, ierror) */
 #define F_BCAST(name, cname, R)                                                                                       \
@@ -470,7 +521,8 @@ BOTH(F_BARRIER, mpi_barrier, MPI_BARRIER, mpi_ibarrier, MPI_IBARRIER)
          NULL, count, type, NULL, NULL, NULL, NULL, NULL, NULL)
 #define F_BCAST_B(name) F_BCAST(name, "MPI_Bcast", B)
 #define F_BCAST_I(name) F_BCAST(name, "MPI_Ibcast", I)
-BOTH(F_BCAST, mpi_bcast, MPI_BCAST, mpi_ibcast, MPI_IBCAST)
+#define F_BCAST_P(name) F_BCAST(name, "MPI_Bcast_init", P)
+FORMS(F_BCAST, mpi_bcast, MPI_BCAST, mpi_ibcast, MPI_IBCAST)
 
 /* MPI_REDUCE(sbuf, rbuf, count, type, op, root, comm, ierror) */
 #define F_REDUCE(name, cname, R)                                                                                      \
@@ -478,7 +530,8 @@ BOTH(F_BCAST, mpi_bcast, MPI_BCAST, mpi_ibcast, MPI_IBCAST)
          P(sbuf, rbuf, count, type, op, root), R, root, sbuf, rbuf, count, type, NULL, NULL, NULL, NULL, NULL, NULL)
 #define F_REDUCE_B(name) F_REDUCE(name, "MPI_Reduce", B)
 #define F_REDUCE_I(name) F_REDUCE(name, "MPI_Ireduce", I)
-BOTH(F_REDUCE, mpi_reduce, MPI_REDUCE, mpi_ireduce, MPI_IREDUCE)
+#define F_REDUCE_P(name) F_REDUCE(name, "MPI_Reduce_init", P)
+FORMS(F_REDUCE, mpi_reduce, MPI_REDUCE, mpi_ireduce, MPI_IREDUCE)
 
 /* MPI_ALLREDUCE, MPI_SCAN, MPI_EXSCAN(sbuf, rbuf, count, type, op, comm, ierror) */
 #define F_ALLREDUCE(name, cname, R)                                                                                   \
@@ -486,13 +539,16 @@ BOTH(F_REDUCE, mpi_reduce, MPI_REDUCE, mpi_ireduce, MPI_IREDUCE)
          NULL, sbuf, rbuf, count, type, NULL, NULL, NULL, NULL, NULL, NULL)
 #define F_ALLREDUCE_B(name) F_ALLREDUCE(name, "MPI_Allreduce", B)
 #define F_ALLREDUCE_I(name) F_ALLREDUCE(name, "MPI_Iallreduce", I)
+#define F_ALLREDUCE_P(name) F_ALLREDUCE(name, "MPI_Allreduce_init", P)
 #define F_SCAN_B(name) F_ALLREDUCE(name, "MPI_Scan", B)
 #define F_SCAN_I(name) F_ALLREDUCE(name, "MPI_Iscan", I)
+#define F_SCAN_P(name) F_ALLREDUCE(name, "MPI_Scan_init", P)
 #define F_EXSCAN_B(name) F_ALLREDUCE(name, "MPI_Exscan", B)
 #define F_EXSCAN_I(name) F_ALLREDUCE(name, "MPI_Iexscan", I)
-BOTH(F_ALLREDUCE, mpi_allreduce, MPI_ALLREDUCE, mpi_iallreduce, MPI_IALLREDUCE)
-BOTH(F_SCAN, mpi_scan, MPI_SCAN, mpi_iscan, MPI_ISCAN)
-BOTH(F_EXSCAN, mpi_exscan, MPI_EXSCAN, mpi_iexscan, MPI_IEXSCAN)
+#define F_EXSCAN_P(name) F_ALLREDUCE(name, "MPI_Exscan_init", P)
+FORMS(F_ALLREDUCE, mpi_allreduce, MPI_ALLREDUCE, mpi_iallreduce, MPI_IALLREDUCE)
+FORMS(F_SCAN, mpi_scan, MPI_SCAN, mpi_iscan, MPI_ISCAN)
+FORMS(F_EXSCAN, mpi_exscan, MPI_EXSCAN, mpi_iexscan, MPI_IEXSCAN)
 
 /* MPI_REDUCE_SCATTER(sbuf, rbuf, rcounts, type, op, comm, ierror); _BLOCK with rcount */
 #define F_REDUCE_SCATTER(name, cname, R)                                                                              \
@@ -500,13 +556,15 @@ BOTH(F_EXSCAN, mpi_exscan, MPI_EXSCAN, mpi_iexscan, MPI_IEXSCAN)
          P(sbuf, rbuf, rcounts, type, op), R, NULL, sbuf, rbuf, NULL, type, NULL, NULL, NULL, NULL, rcounts, NULL)
 #define F_REDUCE_SCATTER_B(name) F_REDUCE_SCATTER(name, "MPI_Reduce_scatter", B)
 #define F_REDUCE_SCATTER_I(name) F_REDUCE_SCATTER(name, "MPI_Ireduce_scatter", I)
-BOTH(F_REDUCE_SCATTER, mpi_reduce_scatter, MPI_REDUCE_SCATTER, mpi_ireduce_scatter, MPI_IREDUCE_SCATTER)
+#define F_REDUCE_SCATTER_P(name) F_REDUCE_SCATTER(name, "MPI_Reduce_scatter_init", P)
+FORMS(F_REDUCE_SCATTER, mpi_reduce_scatter, MPI_REDUCE_SCATTER, mpi_ireduce_scatter, MPI_IREDUCE_SCATTER)
 #define F_REDUCE_SCATTER_BLOCK(name, cname, R)                                                                        \
   F_COLL(name, cname, P(fptr sbuf, fptr rbuf, fptr rcount, fptr type, fptr op), T5,                                   \
          P(sbuf, rbuf, rcount, type, op), R, NULL, sbuf, rbuf, NULL, type, NULL, NULL, rcount, NULL, NULL, NULL)
 #define F_REDUCE_SCATTER_BLOCK_B(name) F_REDUCE_SCATTER_BLOCK(name, "MPI_Reduce_scatter_block", B)
 #define F_REDUCE_SCATTER_BLOCK_I(name) F_REDUCE_SCATTER_BLOCK(name, "MPI_Ireduce_scatter_block", I)
-BOTH(F_REDUCE_SCATTER_BLOCK, mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, mpi_ireduce_scatter_block,
+#define F_REDUCE_SCATTER_BLOCK_P(name) F_REDUCE_SCATTER_BLOCK(name, "MPI_Reduce_scatter_block_init", P)
+FORMS(F_REDUCE_SCATTER_BLOCK, mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, mpi_ireduce_scatter_block,
      MPI_IREDUCE_SCATTER_BLOCK)
 
 /* MPI_GATHER, MPI_SCATTER(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierror) */
@@ -516,10 +574,12 @@ BOTH(F_REDUCE_SCATTER_BLOCK, mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
          rtype, NULL, NULL)
 #define F_GATHER_B(name) F_GATHER(name, "MPI_Gather", B)
 #define F_GATHER_I(name) F_GATHER(name, "MPI_Igather", I)
+#define F_GATHER_P(name) F_GATHER(name, "MPI_Gather_init", P)
 #define F_SCATTER_B(name) F_GATHER(name, "MPI_Scatter", B)
 #define F_SCATTER_I(name) F_GATHER(name, "MPI_Iscatter", I)
-BOTH(F_GATHER, mpi_gather, MPI_GATHER, mpi_igather, MPI_IGATHER)
-BOTH(F_SCATTER, mpi_scatter, MPI_SCATTER, mpi_iscatter, MPI_ISCATTER)
+#define F_SCATTER_P(name) F_GATHER(name, "MPI_Scatter_init", P)
+FORMS(F_GATHER, mpi_gather, MPI_GATHER, mpi_igather, MPI_IGATHER)
+FORMS(F_SCATTER, mpi_scatter, MPI_SCATTER, mpi_iscatter, MPI_ISCATTER)
 
 /* MPI_GATHERV(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierror) */
 #define F_GATHERV(name, cname, R)                                                                                     \
@@ -528,7 +588,8 @@ BOTH(F_SCATTER, mpi_scatter, MPI_SCATTER, mpi_iscatter, MPI_ISCATTER)
          rbuf, scount, stype, NULL, NULL, NULL, rtype, rcounts, NULL)
 #define F_GATHERV_B(name) F_GATHERV(name, "MPI_Gatherv", B)
 #define F_GATHERV_I(name) F_GATHERV(name, "MPI_Igatherv", I)
-BOTH(F_GATHERV, mpi_gatherv, MPI_GATHERV, mpi_igatherv, MPI_IGATHERV)
+#define F_GATHERV_P(name) F_GATHERV(name, "MPI_Gatherv_init", P)
+FORMS(F_GATHERV, mpi_gatherv, MPI_GATHERV, mpi_igatherv, MPI_IGATHERV)
 
 /* MPI_SCATTERV(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, ierror) */
 #define F_SCATTERV(name, cname, R)                                                                                    \
@@ -537,7 +598,8 @@ BOTH(F_GATHERV, mpi_gatherv, MPI_GATHERV, mpi_igatherv, MPI_IGATHERV)
          rbuf, NULL, stype, scounts, NULL, rcount, rtype, NULL, NULL)
 #define F_SCATTERV_B(name) F_SCATTERV(name, "MPI_Scatterv", B)
 #define F_SCATTERV_I(name) F_SCATTERV(name, "MPI_Iscatterv", I)
-BOTH(F_SCATTERV, mpi_scatterv, MPI_SCATTERV, mpi_iscatterv, MPI_ISCATTERV)
+#define F_SCATTERV_P(name) F_SCATTERV(name, "MPI_Scatterv_init", P)
+FORMS(F_SCATTERV, mpi_scatterv, MPI_SCATTERV, mpi_iscatterv, MPI_ISCATTERV)
 
 /* MPI_ALLGATHER, MPI_ALLTOALL(sbuf, scount, stype, rbuf, rcount, rtype, comm, ierror) */
 #define F_ALLGATHER(name, cname, R)                                                                                   \
@@ -546,10 +608,12 @@ BOTH(F_SCATTERV, mpi_scatterv, MPI_SCATTERV, mpi_iscatterv, MPI_ISCATTERV)
          NULL, NULL)
 #define F_ALLGATHER_B(name) F_ALLGATHER(name, "MPI_Allgather", B)
 #define F_ALLGATHER_I(name) F_ALLGATHER(name, "MPI_Iallgather", I)
+#define F_ALLGATHER_P(name) F_ALLGATHER(name, "MPI_Allgather_init", P)
 #define F_ALLTOALL_B(name) F_ALLGATHER(name, "MPI_Alltoall", B)
 #define F_ALLTOALL_I(name) F_ALLGATHER(name, "MPI_Ialltoall", I)
-BOTH(F_ALLGATHER, mpi_allgather, MPI_ALLGATHER, mpi_iallgather, MPI_IALLGATHER)
-BOTH(F_ALLTOALL, mpi_alltoall, MPI_ALLTOALL, mpi_ialltoall, MPI_IALLTOALL)
+#define F_ALLTOALL_P(name) F_ALLGATHER(name, "MPI_Alltoall_init", P)
+FORMS(F_ALLGATHER, mpi_allgather, MPI_ALLGATHER, mpi_iallgather, MPI_IALLGATHER)
+FORMS(F_ALLTOALL, mpi_alltoall, MPI_ALLTOALL, mpi_ialltoall, MPI_IALLTOALL)
 
 /* MPI_ALLGATHERV(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, ierror) */
 #define F_ALLGATHERV(name, cname, R)                                                                                  \
@@ -558,7 +622,8 @@ BOTH(F_ALLTOALL, mpi_alltoall, MPI_ALLTOALL, mpi_ialltoall, MPI_IALLTOALL)
          rtype, rcounts, NULL)
 #define F_ALLGATHERV_B(name) F_ALLGATHERV(name, "MPI_Allgatherv", B)
 #define F_ALLGATHERV_I(name) F_ALLGATHERV(name, "MPI_Iallgatherv", I)
-BOTH(F_ALLGATHERV, mpi_allgatherv, MPI_ALLGATHERV, mpi_iallgatherv, MPI_IALLGATHERV)
+#define F_ALLGATHERV_P(name) F_ALLGATHERV(name, "MPI_Allgatherv_init", P)
+FORMS(F_ALLGATHERV, mpi_allgatherv, MPI_ALLGATHERV, mpi_iallgatherv, MPI_IALLGATHERV)
 
 /* MPI_ALLTOALLV(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, ierror); ALLTOALLW
  * the same with type arrays */
@@ -568,11 +633,13 @@ BOTH(F_ALLGATHERV, mpi_allgatherv, MPI_ALLGATHERV, mpi_iallgatherv, MPI_IALLGATH
          sbuf, rbuf, NULL, stype, scounts, NULL, NULL, rtype, rcounts, NULL)
 #define F_ALLTOALLV_B(name) F_ALLTOALLV(name, "MPI_Alltoallv", B)
 #define F_ALLTOALLV_I(name) F_ALLTOALLV(name, "MPI_Ialltoallv", I)
-BOTH(F_ALLTOALLV, mpi_alltoallv, MPI_ALLTOALLV, mpi_ialltoallv, MPI_IALLTOALLV)
+#define F_ALLTOALLV_P(name) F_ALLTOALLV(name, "MPI_Alltoallv_init", P)
+FORMS(F_ALLTOALLV, mpi_alltoallv, MPI_ALLTOALLV, mpi_ialltoallv, MPI_IALLTOALLV)
 #define F_ALLTOALLW(name, cname, R)                                                                                   \
   F_COLL(name, cname, P(fptr sbuf, fptr scounts, fptr sdispls, fptr stypes, fptr rbuf, fptr rcounts, fptr rdispls,    \
                         fptr rtypes), T8, P(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes), R, NULL, \
          sbuf, rbuf, NULL, NULL, scounts, stypes, NULL, NULL, rcounts, rtypes)
 #define F_ALLTOALLW_B(name) F_ALLTOALLW(name, "MPI_Alltoallw", B)
 #define F_ALLTOALLW_I(name) F_ALLTOALLW(name, "MPI_Ialltoallw", I)
-BOTH(F_ALLTOALLW, mpi_alltoallw, MPI_ALLTOALLW, mpi_ialltoallw, MPI_IALLTOALLW)
+#define F_ALLTOALLW_P(name) F_ALLTOALLW(name, "MPI_Alltoallw_init", P)
+FORMS(F_ALLTOALLW, mpi_alltoallw, MPI_ALLTOALLW, mpi_ialltoallw, MPI_IALLTOALLW)

@@ -33,13 +33,22 @@
 !                         Cartesian grid, periods (T, F, T): MPI_Neighbor_allgather of r + 1 integers,
 !                         MPI_Neighbor_alltoall of 2 doubles a block, MPI_Ineighbor_alltoallv (block i of
 !                         i + 1 integers), MPI_Neighbor_alltoallw (block i: an integer, dimension i / 2 even,
-!                         or a double; only where P >= 6: see below), MPI_Neighbor_allgatherv of 3
+!                         or a double; only where P >= 6 and not built with -DNO_F08_NEIGHBOR_ALLTOALLW:
+!                         see below), MPI_Neighbor_allgatherv of 3
 !                         characters; an MPI_Ineighbor_allgather of 50 integers between MPI_Pcontrol(0)
 !                         and (1).  A distributed graph (r -> r + 1, r + 3): MPI_Neighbor_alltoallv of 5
 !                         and 7 integers, MPI_Ineighbor_allgather of a double.  A graph (a ring):
 !                         MPI_Neighbor_allgather of 2 integers
 !   traffic collectives   as traffic.c collectives (the same calls, counts, roots and communicators);
 !                         rank 0's MPI_Gather in place passes a send count of 99, which MPI ignores
+!   traffic pcollectives  built with -DHAVE_MPI4 only (MPI 4's persistent collectives; MPICH 4 has them in
+!                         Fortran, Open MPI 4.1 does not): on MPI_COMM_WORLD, MPI_Allreduce_init of 4
+!                         integers, MPI_Bcast_init (root 0) of 2 doubles, MPI_Barrier_init and MPI_Gather_init
+!                         of 3 integers to root 0 (in place at the root, which passes a send count of 99):
+!                         the allreduce, barrier and gather each started twice with MPI_Start, then the
+!                         allreduce and bcast twice with MPI_Startall, then the allreduce once between
+!                         MPI_Pcontrol(0) and (1); on a 1-D periodic MPI_Cart_create ring of P,
+!                         MPI_Neighbor_alltoall_init of an integer a block started twice; all freed
 !   traffic split         as traffic.c split: MPI_Comm_split(color r % 2, key -r): rank s of each half sends
 !                         (r + 1) integers to rank (s + 1) % size of its half; an intercommunicator between
 !                         the halves: every rank sends r + 100 characters to remote rank 0; the halves freed,
@@ -119,6 +128,8 @@ program traffic
     call neighbor()
   case ('collectives')
     call collectives()
+  case ('pcollectives')
+    call pcollectives()
   case default
     if (r == 0) write(0, '(2A)') 'traffic: unknown mode ', trim(mode)
     call MPI_Abort(MPI_COMM_WORLD, 2 IERR)
@@ -408,8 +419,12 @@ contains
                                  req IERR)
     call MPI_Wait(req, MPI_STATUS_IGNORE IERR)
     ! Open MPI 4.1's Fortran binding converts as many types as the communicator has ranks, not
-    ! neighbours (6 here): with fewer ranks it reads past the arrays and fails
+    ! neighbours (6 here): with fewer ranks it reads past the arrays and fails; MPICH 4.0's `use mpi_f08`
+    ! one asks MPI_Dist_graph_neighbors_count of a Cartesian communicator and aborts (the test builds
+    ! that program with -DNO_F08_NEIGHBOR_ALLTOALLW)
+#if !defined(NO_F08_NEIGHBOR_ALLTOALLW)
     if (p >= 6) call MPI_Neighbor_alltoallw(dout, wcounts, wdispls, types, din, wcounts, wrdispls, types, cart IERR)
+#endif
     call MPI_Neighbor_allgatherv(iout, 3, MPI_CHARACTER, iin, gcounts, gdispls, MPI_CHARACTER, cart IERR)
     call MPI_Pcontrol(0)
     call MPI_Ineighbor_allgather(iout, 50, MPI_INTEGER, iin, 50, MPI_INTEGER, cart, req IERR)
@@ -500,6 +515,58 @@ contains
     call MPI_Allreduce(iout, iin, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_SELF IERR)
     deallocate(counts, displs, ones, rdispls, bdispls, mine, mdispls, types)
   end subroutine collectives
+
+  subroutine pcollectives()
+#if defined(HAVE_MPI4)
+    HANDLE(MPI_Request) :: req(4), nreq
+    HANDLE(MPI_Comm) :: ring_comm
+    integer :: ain(4), aout(4), gin(3), gout(3 * 64), nout(2), nin(2), k
+    double precision :: d(2)
+    ain = 1
+    gin = r
+    nout = r
+    d = 1d0
+    call MPI_Allreduce_init(ain, aout, 4, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, req(1) IERR)
+    call MPI_Bcast_init(d, 2, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, MPI_INFO_NULL, req(2) IERR)
+    call MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, req(3) IERR)
+    if (r == 0) then
+      call MPI_Gather_init(MPI_IN_PLACE, 99, MPI_INTEGER, gout, 3, MPI_INTEGER, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &
+                           req(4) IERR)
+    else
+      call MPI_Gather_init(gin, 3, MPI_INTEGER, gout, 3, MPI_INTEGER, 0, MPI_COMM_WORLD, MPI_INFO_NULL, req(4) IERR)
+    end if
+    do k = 1, 2
+      call MPI_Start(req(1) IERR)
+      call MPI_Wait(req(1), MPI_STATUS_IGNORE IERR)
+      call MPI_Start(req(3) IERR)
+      call MPI_Wait(req(3), MPI_STATUS_IGNORE IERR)
+      call MPI_Start(req(4) IERR)
+      call MPI_Wait(req(4), MPI_STATUS_IGNORE IERR)
+    end do
+    do k = 1, 2
+      call MPI_Startall(2, req IERR)
+      call MPI_Waitall(2, req, MPI_STATUSES_IGNORE IERR)
+    end do
+    call MPI_Pcontrol(0)
+    call MPI_Start(req(1) IERR)
+    call MPI_Wait(req(1), MPI_STATUS_IGNORE IERR)
+    call MPI_Pcontrol(1)
+    do k = 1, 4
+      call MPI_Request_free(req(k) IERR)
+    end do
+    call MPI_Cart_create(MPI_COMM_WORLD, 1, [p], [.true.], .false., ring_comm IERR)
+    call MPI_Neighbor_alltoall_init(nout, 1, MPI_INTEGER, nin, 1, MPI_INTEGER, ring_comm, MPI_INFO_NULL, nreq IERR)
+    do k = 1, 2
+      call MPI_Start(nreq IERR)
+      call MPI_Wait(nreq, MPI_STATUS_IGNORE IERR)
+    end do
+    call MPI_Request_free(nreq IERR)
+    call MPI_Comm_free(ring_comm IERR)
+#else
+    if (r == 0) write(0, '(A)') 'traffic: pcollectives needs MPI 4 (built without -DHAVE_MPI4)'
+    call MPI_Abort(MPI_COMM_WORLD, 2 IERR)
+#endif
+  end subroutine pcollectives
 
   ! ierror passed explicitly in every interface (mpi_f08's too): the failed calls' codes are printed.
   subroutine badsend()
