@@ -34,9 +34,12 @@ at 65,536 ranks on every network;
 auto's CPU time at 65,536 ranks at most 15x one geometric mapping's (whole jobs, build included);
 ``--jobs 2`` at least 1.7x faster than ``--jobs 1`` at 32,768 ranks.
 
+``--routing ugal`` (or ``either``) runs the dragonflies only, routed adaptively (issue 43: the
+objective and the judge under UGAL; the ``balance`` candidate joins the search).
+
 Run:  python -m benchmarks.auto_scaling [--ranks 512,2048,8192,32768,65536] [--networks titan,fattree,frontier,aries]
                                           [--fattree-max 131072] [--jobs 2] [--jobs-ranks 32768] [--repeat 1]
-                                          [--json PATH]
+                                          [--routing minimal|ugal|either] [--json PATH]
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ import time
 import numpy as np
 
 from benchmarks.harness import print_table, write_json
-from benchmarks.harness.platforms import SCALING_NETWORKS, SCALING_PPN, scaling_spec
+from benchmarks.harness.platforms import SCALING_NETWORKS, SCALING_PPN, SCALING_ROUTED, scaling_spec
 from benchmarks.harness.shapes import stencil_dims
 
 RANKS = (512, 2048, 8192, 32768, 65536)
@@ -60,9 +63,10 @@ RANKS = (512, 2048, 8192, 32768, 65536)
 SIZE_BOUNDS = ("MAX_MATRIX_NODES", "MAX_ROUTE_ENTRIES")
 
 
-def run_case(network: str, ranks: int, repeat: int, jobs: int = 1) -> dict:
+def run_case(network: str, ranks: int, repeat: int, jobs: int = 1, routing: str | None = None) -> dict:
     """One case in this process: both methods timed, auto's figures read from its mapping; with ``jobs`` > 1
-    auto again over that many processes (the same mapping required)."""
+    auto again over that many processes (the same mapping required); ``routing`` the dragonflies' (None: the
+    machine's default, minimal)."""
     import mpitaskmap
     from mpitaskmap.graphs.taskgraph import TaskGraph
     from mpitaskmap.machines import machine_from_spec
@@ -71,7 +75,7 @@ def run_case(network: str, ranks: int, repeat: int, jobs: int = 1) -> dict:
     from mpitaskmap.search.problem import Problem
 
     t0, c0 = time.perf_counter(), time.process_time()
-    machine = machine_from_spec(scaling_spec(network, ranks), ranks).machine
+    machine = machine_from_spec(scaling_spec(network, ranks, routing=routing), ranks).machine
     graph = TaskGraph.stencil(stencil_dims(ranks))
     build_s, build_cpu = time.perf_counter() - t0, time.process_time() - c0
 
@@ -97,7 +101,7 @@ def run_case(network: str, ranks: int, repeat: int, jobs: int = 1) -> dict:
     judged = [j for j in info.get("judged") or [] if np.isfinite(j.get("simulated_s", np.nan))]
     refused = info.get("refused", {})
     return {
-        "network": network, "ranks": ranks, "nodes": machine.n_nodes, "build_s": build_s, "build_cpu_s": build_cpu,
+        "network": network, "routing": routing or "", "ranks": ranks, "nodes": machine.n_nodes, "build_s": build_s, "build_cpu_s": build_cpu,
         "auto_s": auto_s, "geometric_s": geo_s, "ratio": (build_s + auto_s) / (build_s + geo_s), "auto_cpu_s": auto_cpu,
         "geometric_cpu_s": geo_cpu, "cpu_ratio": (build_cpu + auto_cpu) / (build_cpu + geo_cpu),
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
@@ -166,13 +170,17 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default=None)
     ap.add_argument("--jobs", type=int, default=2, help="auto is timed again over this many processes (default 2)")
     ap.add_argument("--jobs-ranks", type=int, default=32768, help="... at this size (0: never)")
+    ap.add_argument("--routing", default=None, help="the dragonflies' routing (minimal, ugal, either; default the "
+                    "machine's, minimal): with it only frontier and aries run")
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)  # NETWORK:RANKS[:JOBS], in this process
     args = ap.parse_args(argv)
     if args.one:
         network, ranks, jobs = (args.one.split(":") + ["1"])[:3]
-        print(json.dumps(run_case(network, int(ranks), args.repeat, int(jobs))))
+        print(json.dumps(run_case(network, int(ranks), args.repeat, int(jobs), args.routing)))
         return 0
     networks = [n for n in args.networks.split(",") if n]
+    if args.routing:
+        networks = [n for n in networks if n in SCALING_ROUTED]
     unknown = [n for n in networks if n not in SCALING_NETWORKS]
     if unknown:
         ap.error(f"--networks: unknown {unknown[0]!r}; valid: {', '.join(SCALING_NETWORKS)}")
@@ -184,7 +192,7 @@ def main(argv=None) -> int:
     for network, ranks in cases:
         jobs = args.jobs if ranks == args.jobs_ranks else 1
         cmd = [sys.executable, "-m", "benchmarks.auto_scaling", "--one", f"{network}:{ranks}:{jobs}",
-               "--repeat", str(args.repeat)]
+               "--repeat", str(args.repeat)] + (["--routing", args.routing] if args.routing else [])
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
                              env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
         if res.returncode != 0:
@@ -195,7 +203,8 @@ def main(argv=None) -> int:
         rows.append(_row(rec))
         print(f"  {network} {ranks}: auto {rec['auto_s']:.1f} s, peak {rec['peak_mb']:.0f} MB", file=sys.stderr,
               flush=True)
-    print(f"auto at scale: stencil3d, {SCALING_PPN} ranks a node, no message sizes; load average "
+    print(f"auto at scale: stencil3d, {SCALING_PPN} ranks a node, no message sizes"
+          f"{f', routing {args.routing}' if args.routing else ''}; load average "
           f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print_table(rows, list(rows[0]) if rows else [])
     for r in records:

@@ -32,12 +32,22 @@ SCALING_NETWORKS = ("titan", "fattree", "frontier", "aries")
 SCALING_PPN = 8
 
 
-def scaling_spec(network: str, ranks: int, seed: int = 1) -> str:
+#: The networks of :data:`SCALING_NETWORKS` whose routing a scaling case may choose (the dragonflies').
+SCALING_ROUTED = ("frontier", "aries")
+
+
+def scaling_spec(network: str, ranks: int, seed: int = 1, routing: str | None = None) -> str:
     """The ``sim:`` spec of a scaling case: ``ranks`` at :data:`SCALING_PPN` a node on one of :data:`SCALING_NETWORKS`.
 
     ``titan`` a Gemini 3-D torus, ``fattree`` a 2-level tree of 16-node leaves with 4:1 taper and
     twice the job's nodes, ``frontier`` / ``aries`` the Slingshot and Aries dragonflies; nodes
-    scattered (seed ``seed``).
+    scattered (seed ``seed``).  ``routing``: the dragonflies' (:data:`SCALING_ROUTED`; ``minimal``,
+    ``ugal``, ``either`` ...), None for the machine's default; the other networks take none.
+
+    Raises
+    ------
+    ValueError
+        A routing for a network that takes none.
 
     Examples
     --------
@@ -45,12 +55,17 @@ def scaling_spec(network: str, ranks: int, seed: int = 1) -> str:
     'sim:fattree:leaves=8,nodes_per_leaf=16,taper=4,levels=2,nodes=64,ppn=8,seed=1'
     >>> scaling_spec("aries", 65536)
     'sim:aries:nodes=8192,ppn=8,seed=1'
+    >>> scaling_spec("frontier", 512, routing="ugal")
+    'sim:frontier:nodes=64,ppn=8,seed=1,routing=ugal'
     """
     nodes = ranks // SCALING_PPN
+    if routing is not None and network not in SCALING_ROUTED:
+        raise ValueError(f"routing {routing!r}: only the dragonflies ({', '.join(SCALING_ROUTED)}) take one; "
+                         f"got network {network!r}")
     if network == "fattree":
         return (f"sim:fattree:leaves={max(2, 2 * nodes // 16)},nodes_per_leaf=16,taper=4,levels=2,"
                 f"nodes={nodes},ppn={SCALING_PPN},seed={seed}")
-    return f"sim:{network}:nodes={nodes},ppn={SCALING_PPN},seed={seed}"
+    return f"sim:{network}:nodes={nodes},ppn={SCALING_PPN},seed={seed}" + (f",routing={routing}" if routing else "")
 
 
 def fattree_spec(n: int, ppn: int, seed: int, taper: int) -> str:

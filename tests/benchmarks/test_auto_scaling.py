@@ -14,6 +14,11 @@ def test_machine_specs_scale_the_tree_with_the_job():
                                                      "nodes=16384,ppn=8,seed=1")
     m = machine_from_spec(scaling_spec("fattree", 1024), 1024).machine
     assert m.n_procs == 1024 and m.n_nodes == 128 and m.n_tree_nodes == 256  # twice the job's nodes
+    assert scaling_spec("aries", 4096, routing="ugal") == "sim:aries:nodes=512,ppn=8,seed=1,routing=ugal"
+    m = machine_from_spec(scaling_spec("frontier", 512, routing="either"), 512).machine
+    assert m.routing == "either" and m.adaptive_routing
+    with pytest.raises(ValueError, match="only the dragonflies"):
+        scaling_spec("titan", 512, routing="ugal")
 
 
 def test_one_case_end_to_end(monkeypatch):
