@@ -426,37 +426,34 @@ SPELLINGS(F_COMPARE_AND_SWAP, mpi_compare_and_swap, MPI_COMPARE_AND_SWAP)
       fcore.neighbor(kind, comm, NULL, kind == 2 ? stype : NULL, scounts, kind == 3 ? stype : NULL,                   \
                      R_INIT(R));                                                                                      \
   }
-#define F_NB_ALLGATHER_(name) F_NEIGHBOR(name, 0, B)
-#define F_INB_ALLGATHER_(name) F_NEIGHBOR(name, 0, I)
-#define F_NB_ALLTOALL_(name) F_NEIGHBOR(name, 1, B)
-#define F_INB_ALLTOALL_(name) F_NEIGHBOR(name, 1, I)
-#define F_NB_ALLGATHERV_(name) F_NEIGHBOR_V(name, B)
-#define F_INB_ALLGATHERV_(name) F_NEIGHBOR_V(name, I)
-#define F_NB_ALLTOALLV_(name) F_NEIGHBOR_VW(name, 2, B)
-#define F_INB_ALLTOALLV_(name) F_NEIGHBOR_VW(name, 2, I)
-#define F_NB_ALLTOALLW_(name) F_NEIGHBOR_VW(name, 3, B)
-#define F_INB_ALLTOALLW_(name) F_NEIGHBOR_VW(name, 3, I)
-SPELLINGS(F_NB_ALLGATHER_, mpi_neighbor_allgather, MPI_NEIGHBOR_ALLGATHER)
-SPELLINGS(F_INB_ALLGATHER_, mpi_ineighbor_allgather, MPI_INEIGHBOR_ALLGATHER)
-SPELLINGS(F_NB_ALLGATHERV_, mpi_neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV)
-SPELLINGS(F_INB_ALLGATHERV_, mpi_ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV)
-SPELLINGS(F_NB_ALLTOALL_, mpi_neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL)
-SPELLINGS(F_INB_ALLTOALL_, mpi_ineighbor_alltoall, MPI_INEIGHBOR_ALLTOALL)
-SPELLINGS(F_NB_ALLTOALLV_, mpi_neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV)
-SPELLINGS(F_INB_ALLTOALLV_, mpi_ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV)
-SPELLINGS(F_NB_ALLTOALLW_, mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW)
-SPELLINGS(F_INB_ALLTOALLW_, mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW)
-/* MPI 4's persistent MPI_NEIGHBOR_*_INIT (info and the request before ierror): counted at each start */
-#define F_PNB_ALLGATHER_(name) F_NEIGHBOR(name, 0, P)
-#define F_PNB_ALLTOALL_(name) F_NEIGHBOR(name, 1, P)
-#define F_PNB_ALLGATHERV_(name) F_NEIGHBOR_V(name, P)
-#define F_PNB_ALLTOALLV_(name) F_NEIGHBOR_VW(name, 2, P)
-#define F_PNB_ALLTOALLW_(name) F_NEIGHBOR_VW(name, 3, P)
-SPELLINGS(F_PNB_ALLGATHER_, mpi_neighbor_allgather_init, MPI_NEIGHBOR_ALLGATHER_INIT)
-SPELLINGS(F_PNB_ALLGATHERV_, mpi_neighbor_allgatherv_init, MPI_NEIGHBOR_ALLGATHERV_INIT)
-SPELLINGS(F_PNB_ALLTOALL_, mpi_neighbor_alltoall_init, MPI_NEIGHBOR_ALLTOALL_INIT)
-SPELLINGS(F_PNB_ALLTOALLV_, mpi_neighbor_alltoallv_init, MPI_NEIGHBOR_ALLTOALLV_INIT)
-SPELLINGS(F_PNB_ALLTOALLW_, mpi_neighbor_alltoallw_init, MPI_NEIGHBOR_ALLTOALLW_INIT)
+/* Each collective (neighbourhood ones too) three times: blocking (B), nonblocking (I, one more argument: the request) and persistent
+ * (P, MPI 4's MPI_*_INIT: two more, info and the request; counted at each start of the request). */
+#define FORMS(DEF, lower, UPPER, ilower, IUPPER)                                                                      \
+  SPELLINGS(DEF##_B, lower, UPPER)                                                                                    \
+  SPELLINGS(DEF##_I, ilower, IUPPER)                                                                                  \
+  SPELLINGS(DEF##_P, lower##_init, UPPER##_INIT)
+
+#define F_NB_ALLGATHER_B(name) F_NEIGHBOR(name, 0, B)
+#define F_NB_ALLGATHER_I(name) F_NEIGHBOR(name, 0, I)
+#define F_NB_ALLGATHER_P(name) F_NEIGHBOR(name, 0, P)
+#define F_NB_ALLTOALL_B(name) F_NEIGHBOR(name, 1, B)
+#define F_NB_ALLTOALL_I(name) F_NEIGHBOR(name, 1, I)
+#define F_NB_ALLTOALL_P(name) F_NEIGHBOR(name, 1, P)
+#define F_NB_ALLGATHERV_B(name) F_NEIGHBOR_V(name, B)
+#define F_NB_ALLGATHERV_I(name) F_NEIGHBOR_V(name, I)
+#define F_NB_ALLGATHERV_P(name) F_NEIGHBOR_V(name, P)
+#define F_NB_ALLTOALLV_B(name) F_NEIGHBOR_VW(name, 2, B)
+#define F_NB_ALLTOALLV_I(name) F_NEIGHBOR_VW(name, 2, I)
+#define F_NB_ALLTOALLV_P(name) F_NEIGHBOR_VW(name, 2, P)
+#define F_NB_ALLTOALLW_B(name) F_NEIGHBOR_VW(name, 3, B)
+#define F_NB_ALLTOALLW_I(name) F_NEIGHBOR_VW(name, 3, I)
+#define F_NB_ALLTOALLW_P(name) F_NEIGHBOR_VW(name, 3, P)
+FORMS(F_NB_ALLGATHER, mpi_neighbor_allgather, MPI_NEIGHBOR_ALLGATHER, mpi_ineighbor_allgather, MPI_INEIGHBOR_ALLGATHER)
+FORMS(F_NB_ALLGATHERV, mpi_neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV, mpi_ineighbor_allgatherv,
+      MPI_INEIGHBOR_ALLGATHERV)
+FORMS(F_NB_ALLTOALL, mpi_neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL, mpi_ineighbor_alltoall, MPI_INEIGHBOR_ALLTOALL)
+FORMS(F_NB_ALLTOALLV, mpi_neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV, mpi_ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV)
+FORMS(F_NB_ALLTOALLW, mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW, mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW)
 
 /* -- collectives ------------------------------------------------------------------------------------
  * Each entry point hands the core the call's arguments by role (mpitaskmap_record_f_collective),
@@ -490,13 +487,6 @@ SPELLINGS(F_PNB_ALLTOALLW_, mpi_neighbor_alltoallw_init, MPI_NEIGHBOR_ALLTOALLW_
 #define T6 fptr, fptr, fptr, fptr, fptr, fptr
 #define T7 fptr, fptr, fptr, fptr, fptr, fptr, fptr
 #define T8 fptr, fptr, fptr, fptr, fptr, fptr, fptr, fptr
-
-/* Each collective three times: blocking (B), nonblocking (I, one more argument: the request) and persistent
- * (P, MPI 4's MPI_*_INIT: two more, info and the request; counted at each start of the request). */
-#define FORMS(DEF, lower, UPPER, ilower, IUPPER)                                                                      \
-  SPELLINGS(DEF##_B, lower, UPPER)                                                                                    \
-  SPELLINGS(DEF##_I, ilower, IUPPER)                                                                                  \
-  SPELLINGS(DEF##_P, lower##_init, UPPER##_INIT)
 
 /* MPI_BARRIER(comm, ierror) */
 #define F_BARRIER(name, cname, R)                                                                                     \
