@@ -536,6 +536,22 @@ class Machine(abc.ABC):
         """Whether the routes depend on the traffic (:meth:`exchange_routes` chooses them per exchange); default False."""
         return False
 
+    def exchange_route_entries(self, src, dst, volume) -> np.ndarray | None:
+        """Return the links of every message's route in :meth:`exchange_routes`, counted without routing, or None.
+
+        A machine whose routes can be long (a dragonfly's Valiant detours: thousands of links
+        a pair) counts them first, so that a replay knows its size before it builds them; the
+        others return None (routing costs no more than counting).  Same arguments as
+        :meth:`exchange_routes`.
+
+        Examples
+        --------
+        >>> from mpitaskmap.machines import TorusMachine
+        >>> TorusMachine([[0, 0], [3, 1]], dims=[4, 4]).exchange_route_entries([0], [1], [8.0]) is None
+        True
+        """
+        return None
+
     def exchange_routes(self, src, dst, volume, *, reverse: bool = False) -> Routes:
         """Return the routes of the messages of one exchange, message ``i`` from processor ``src[i]`` to ``dst[i]``.
 

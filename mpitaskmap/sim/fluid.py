@@ -344,6 +344,23 @@ def _routes(machine: Machine, src: np.ndarray, dst: np.ndarray, size: np.ndarray
     return indptr, links, fractions, capacity, latency
 
 
+def _least_work(machine: Machine, src: np.ndarray, dst: np.ndarray, size: np.ndarray, node_link, n_inside: int,
+                steps: int) -> int | None:
+    """The least work of a replay of messages ``src[i] -> dst[i]`` between nodes (and ``n_inside`` on loopbacks)
+    over ``steps`` steps: every message's route entries once a step, as :func:`_routes` will lay them out
+    (node links, network links, a crossbar), its paths forward only.  None when the machine does not count
+    its routes without routing them (:meth:`~mpitaskmap.machines.Machine.exchange_route_entries`)."""
+    if not machine.has_link_model:
+        return None
+    view = machine.node_view()
+    entries = machine.exchange_route_entries(view.representative[np.searchsorted(view.nodes, src)],
+                                             view.representative[np.searchsorted(view.nodes, dst)], size)
+    if entries is None:
+        return None
+    per_message = entries + (2 if node_link is not None else 0)
+    return steps * (int(np.maximum(per_message, 1).sum()) + n_inside)
+
+
 def _with_loopbacks(indptr, links, fractions, capacity, latency, n_inside: int, loop, unit: float):
     """Routes of :func:`_routes` followed by ``n_inside`` messages inside a node, each on a
     loopback link of its own: a FATPIPE link bounds every flow alone, so a link per message
@@ -480,7 +497,12 @@ def fluid_exchange(
     max_work : int, optional
         Stop once the replay's work (:attr:`FluidExchange.work`) passes this and return an
         incomplete result (default None: replay to the end).  Deterministic, unlike a
-        wall-clock limit: about 1e8 a second on this project's 2-core test machine.
+        wall-clock limit: about 1e8 a second on this project's 2-core test machine.  Every
+        message's rate is computed at least once a step, so where the machine counts its
+        routes' links before routing them (:meth:`~mpitaskmap.machines.Machine.exchange_route_entries`:
+        a dragonfly's Valiant and UGAL detours) a replay whose ``steps`` x route entries
+        already pass the budget stops before building its routes (``work`` is then that count,
+        ``n_events`` 0): the same incomplete result, without the routes' time and memory.
     steps : int, optional
         Exchange steps, >= 1 (default 1).  Over several, the ranks drift apart and wait on
         one another, and nearly every message starts and ends at an instant of its own: a
@@ -538,6 +560,12 @@ def fluid_exchange(
     by_kind = np.argsort(src == dst, kind="stable")
     src_rank, dst_rank, src, dst, size = (a[by_kind] for a in (src_rank, dst_rank, src, dst, size))
     n_inter = int((src != dst).sum())
+    if max_work is not None:
+        least = _least_work(machine, src[:n_inter], dst[:n_inter], size[:n_inter], node_link, src.size - n_inter, steps)
+        if least is not None and least > max_work:  # it cannot end within the budget: stop before routing
+            return FluidExchange(seconds=float("inf"), src=src, dst=dst, size=size.astype(np.float64),
+                                 finish=np.full(src.size, np.inf), n_events=0, model=model.name, work=least,
+                                 complete=False, steps=steps, src_task=src_rank, dst_task=dst_rank)
     indptr, links, fractions, capacity, latency = _routes(machine, src[:n_inter], dst[:n_inter], size[:n_inter],
                                                           node_link, loop, lat, unit)
     indptr, links, fractions, capacity, latency = _with_loopbacks(indptr, links, fractions, capacity, latency,

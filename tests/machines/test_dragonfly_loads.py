@@ -330,3 +330,35 @@ def test_congestion_refinements_share_the_table_and_big_valiant_tables_skip(monk
     with pytest.raises(NotApplicableError, match=f"they have {n_entries} route entries > MAX_ROUTE_ENTRIES"):
         umpa.refine_congestion(Mapping(np.arange(16), other, g))
     assert not calls
+
+
+@pytest.mark.parametrize("routing", ["ecmp", "valiant"])
+@pytest.mark.parametrize("switches", [4, (2, 3)])
+def test_route_entries_count_every_pairs_merged_route(routing, switches):
+    # every ordered pair of a random allocation: the count equals the length of the route the machine builds
+    from mpitaskmap.machines.dragonfly.loads import route_entries
+
+    rng = np.random.default_rng(11)
+    for groups, links in ((5, 1), (4, 2)):
+        m = dragonfly_machine(n_groups=groups, switches=switches, nodes_per_switch=2, global_links=links, nodes=12,
+                              seed=int(rng.integers(100)),
+                              routing=routing)
+        src, dst = np.divmod(np.arange(m.n_procs ** 2), m.n_procs)
+        want = np.diff(m.routes(src, dst).indptr)
+        got = route_entries(m, DRAGONFLY_GROUP_RULE[routing], m.node_ids[src].astype(np.int64),
+                            m.node_ids[dst].astype(np.int64))
+        assert got.tolist() == want.tolist()
+        assert got.sum() == entries(m)  # the all-pairs count is their sum
+        assert m.exchange_route_entries(src, dst, np.ones(src.size)).tolist() == want.tolist()
+
+
+def test_exchange_route_entries_under_ugal_follow_each_messages_choice():
+    m = dragonfly_machine(n_groups=6, switches=4, nodes_per_switch=2, nodes=24, seed=4, routing="ugal")
+    rng = np.random.default_rng(2)
+    src, dst = rng.integers(0, m.n_procs, 200), rng.integers(0, m.n_procs, 200)
+    volume = rng.uniform(1.0, 50.0, 200)
+    routed = m.exchange_routes(src, dst, volume)
+    got = m.exchange_route_entries(src, dst, volume)
+    assert got.tolist() == np.diff(routed.indptr).tolist()
+    assert (got > 7).any() and (got <= 7).any()  # some pairs detour, others stay minimal
+    assert dragonfly_machine(n_groups=6, nodes=24, seed=4).exchange_route_entries(src, dst, volume) is None

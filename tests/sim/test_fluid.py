@@ -209,6 +209,50 @@ def test_work_budget_stops_the_replay():
     assert same.complete and same.seconds == full.seconds
 
 
+@pytest.mark.parametrize("routing", ["ugal", "valiant"])
+@pytest.mark.parametrize("steps", [1, 3])
+def test_a_replay_that_cannot_end_in_its_budget_stops_before_routing(routing, steps, monkeypatch):
+    # a dragonfly whose detours list many links: every message's rate is computed at least once a step, so a
+    # budget below steps x route entries cannot be met; the replay says so without building the routes
+    from mpitaskmap.machines import DragonflyMachine
+
+    m = DragonflyMachine(6, 4, 2, range(48), routing=routing)
+    g = TaskGraph.stencil([4, 4, 3], weight=20000.0)
+    order = np.random.default_rng(3).permutation(48)
+    full = fluid_exchange(g, m, order, steps=steps)
+    src, dst, size = exchange_messages(g, m, order)
+    entries = m.exchange_route_entries(src, dst, size)  # node ids = processors here (one processor a node)
+    routed = m.exchange_routes(src, dst, size)
+    assert entries.tolist() == np.diff(routed.indptr).tolist()  # the count is the routes' length
+    inside = int(full.src.size - src.size)  # the loopback messages of a multi-step replay
+    least = steps * (int(entries.sum()) + inside)
+    assert full.complete and full.work >= least  # the bound holds on the full replay
+    if routing == "ugal":
+        assert 0 < np.count_nonzero(entries > 7) < entries.size  # some detour, some stay minimal
+
+    def no_routes(*args, **kwargs):
+        raise AssertionError("routed although the budget could not be met")
+
+    monkeypatch.setattr(m, "exchange_routes", no_routes)
+    cut = fluid_exchange(g, m, order, steps=steps, max_work=least - 1)
+    assert not cut.complete and cut.seconds == np.inf and np.all(np.isinf(cut.finish))
+    assert cut.work == least and cut.n_events == 0 and cut.steps == steps
+    monkeypatch.undo()
+    # at the bound it routes and replays, and the budget then stops it where the kernel does
+    kept = fluid_exchange(g, m, order, steps=steps, max_work=full.work)
+    assert kept.complete and kept.seconds == full.seconds
+    at_least = fluid_exchange(g, m, order, steps=steps, max_work=least)
+    assert at_least.n_events > 0 and at_least.complete == (full.work <= least)
+
+
+def test_machines_without_a_route_count_are_routed_as_before():
+    # a torus cannot count without routing: no early stop, the budget is the kernel's
+    m = torus_machine([4, 4])
+    assert m.exchange_route_entries([0], [1], [1.0]) is None
+    cut = fluid_exchange(TaskGraph.stencil([4, 4], weight=1000.0), m, np.arange(16), max_work=1)
+    assert not cut.complete and cut.n_events > 0
+
+
 def test_models_and_bad_input():
     assert NETWORK_MODELS == {"SMPI": SMPI, "CM02": CM02}
     assert SMPI.weight_s == 8775.0 and SMPI.crosstraffic == 0.05 and SMPI.bandwidth_factor([2560])[0] == 0.608902

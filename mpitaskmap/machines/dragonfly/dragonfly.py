@@ -88,6 +88,7 @@ from typing import Mapping
 
 import numpy as np
 
+from ..._options import parse_float
 from ..._validate import as_index_array, as_weights
 from ...errors import InvalidInputError
 from ..base import ROUTE_CHUNK_ENTRIES, Machine, NodePairRoutes, _Traffic
@@ -100,7 +101,8 @@ from ..two_level import GROUP_ROUTINGS, GroupPaths, group_paths
 from ..views import NodeHierarchy
 from .ugal import UgalChoice, ugal_detours
 
-__all__ = ["DragonflyMachine", "DRAGONFLY_ROUTINGS", "GroupPaths", "group_paths"]
+__all__ = ["DragonflyMachine", "DRAGONFLY_ROUTINGS", "DRAGONFLY_CLASS_BW_KEYS", "class_bandwidth_options", "GroupPaths",
+           "group_paths"]
 
 #: Routing rules of :class:`DragonflyMachine` (module notes) and the group-level rule of
 #: :func:`~mpitaskmap.machines.two_level.group_paths` each one takes its paths from (re-exported here
@@ -108,6 +110,29 @@ __all__ = ["DragonflyMachine", "DRAGONFLY_ROUTINGS", "GroupPaths", "group_paths"
 DRAGONFLY_GROUP_RULE = {"minimal": "minimal", "ecmp": "minimal", "valiant": "valiant", "ugal": "minimal",
                         "either": "minimal"}
 DRAGONFLY_ROUTINGS = tuple(DRAGONFLY_GROUP_RULE)
+#: Keys giving one link class its GB/s in a dragonfly's ``sim:dragonfly`` spec and machine-file network line
+#: (``bw`` gives every class); ``local`` on all-to-all groups, ``green`` and ``black`` on rows and columns.
+DRAGONFLY_CLASS_BW_KEYS = ("bw_node", "bw_local", "bw_green", "bw_black", "bw_global")
+
+
+def class_bandwidth_options(options: Mapping[str, str], what: str) -> dict[str, float]:
+    """The link classes' GB/s a dragonfly's ``bw_CLASS`` options name (:data:`DRAGONFLY_CLASS_BW_KEYS`), by class.
+
+    Given with ``bw``, they override it on their classes; without it they must name every
+    class of the machine (it says which is missing).
+
+    Raises
+    ------
+    InvalidInputError
+        On a value that is not a positive number, naming the key and ``what``.
+
+    Examples
+    --------
+    >>> class_bandwidth_options({"bw": "25", "bw_green": "5.25", "bw_global": "9.375"}, "demo")
+    {'green': 5.25, 'global': 9.375}
+    """
+    return {key[3:]: parse_float(options[key], key, what, positive=True) for key in DRAGONFLY_CLASS_BW_KEYS
+            if key in options}
 assert set(DRAGONFLY_GROUP_RULE.values()) <= set(GROUP_ROUTINGS)
 
 #: Routings whose :meth:`DragonflyMachine.routes` give one static minimal path per node pair
@@ -790,16 +815,58 @@ class DragonflyMachine(Machine):
         if self.routing != "ugal":
             return super().exchange_routes(src, dst, volume, reverse=reverse)
         src, dst = self._checked_pairs(src, dst)
-        w = as_weights(np.atleast_1d(volume), "volume", src.size)
-        u, v = self.node_ids[src].astype(np.int64), self.node_ids[dst].astype(np.int64)
-        pairs, inverse = np.unique(u * self.n_network_nodes + v, return_inverse=True)
-        flows = np.bincount(inverse, weights=w, minlength=pairs.size)
-        detour = self.ugal_choice(pairs // self.n_network_nodes, pairs % self.n_network_nodes, flows).detour[inverse]
+        detour = self._exchange_detours(src, dst, volume)
         there, back = (dst, src) if reverse else (src, dst)
         minimal = self.routes(there, back)
         if not detour.any():
             return minimal
         return merge_routes(minimal, self._valiant_twin().routes(there[detour], back[detour]), detour)
+
+    def _exchange_detours(self, src: np.ndarray, dst: np.ndarray, volume) -> np.ndarray:
+        """Which messages of one exchange (checked processor ids) UGAL detours: their node pairs' volumes summed,
+        through :meth:`ugal_choice`."""
+        w = as_weights(np.atleast_1d(volume), "volume", src.size)
+        u, v = self.node_ids[src].astype(np.int64), self.node_ids[dst].astype(np.int64)
+        pairs, inverse = np.unique(u * self.n_network_nodes + v, return_inverse=True)
+        flows = np.bincount(inverse, weights=w, minlength=pairs.size)
+        return self.ugal_choice(pairs // self.n_network_nodes, pairs % self.n_network_nodes, flows).detour[inverse]
+
+    def exchange_route_entries(self, src, dst, volume) -> np.ndarray | None:
+        """Return the links of every message's route in :meth:`exchange_routes`, counted without routing.
+
+        Under ``"valiant"`` and ``"ecmp"`` every pair's merged route, and under ``"ugal"`` a
+        detoured pair's, is counted leg by leg
+        (:func:`mpitaskmap.machines.dragonfly.loads.route_entries`), a minimal one by its hops:
+        a Valiant route lists thousands of links, so a replay can know its size before building
+        it.  None under ``"minimal"`` and ``"either"`` (at most ``2 + 5 h`` links a pair:
+        routing them costs no more than counting).
+
+        Examples
+        --------
+        Two nodes of group 0 send to group 1 (the example of :meth:`exchange_routes`): the
+        minimal pair crosses 3 links, the detoured one 6.
+
+        >>> m = DragonflyMachine(4, 2, 1, range(8), routing="ugal")
+        >>> m.exchange_route_entries([0, 1], [2, 3], [1.0, 3.0]).tolist()
+        [3, 6]
+        >>> DragonflyMachine(4, 2, 1, range(8)).exchange_route_entries([0], [2], [1.0]) is None
+        True
+        """
+        if self.routing not in ("ugal", "valiant", "ecmp"):
+            return None
+        from .loads import route_entries
+
+        src, dst = self._checked_pairs(src, dst)
+        if self.routing != "ugal":
+            as_weights(np.atleast_1d(volume), "volume", src.size)
+            return route_entries(self, DRAGONFLY_GROUP_RULE[self.routing], self.node_ids[src].astype(np.int64),
+                                 self.node_ids[dst].astype(np.int64))
+        detour = self._exchange_detours(src, dst, volume)
+        out = self.hops(src, dst).astype(np.int64)
+        if detour.any():
+            out[detour] = route_entries(self, DRAGONFLY_GROUP_RULE["valiant"], self.node_ids[src[detour]].astype(np.int64),
+                                        self.node_ids[dst[detour]].astype(np.int64))
+        return out
 
     def node_pair_routes(self, max_entries: int) -> NodePairRoutes:
         """Return the routes between every ordered pair of nodes (:meth:`Machine.node_pair_routes`), a too big table refused at once.

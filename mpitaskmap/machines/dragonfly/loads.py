@@ -76,7 +76,7 @@ from ...errors import InvalidInputError
 from .. import two_level
 from ..base import Machine, _Traffic
 
-__all__ = ["GroupTables", "group_tables", "routed_traffic", "node_pair_route_entries"]
+__all__ = ["GroupTables", "group_tables", "routed_traffic", "node_pair_route_entries", "route_entries"]
 
 #: :func:`group_tables` and the local hops' link ids of the machines :func:`routed_traffic` has seen, with the
 #: group-level routing they were built from (a machine's network never changes; an entry goes with its machine).
@@ -615,12 +615,39 @@ def node_pair_route_entries(machine: Machine, group_rule: str) -> int:
     if machine.routing == "minimal":
         raise InvalidInputError("routing: node_pair_route_entries counts the spreading routings ('ecmp', 'valiant'); "
                                 "a 'minimal' route's entries are its hops")
-    G, S, R, C, n = machine.n_groups, machine.switches_per_group, machine.rows, machine.columns, machine.nodes_per_switch
-    tables = _cached_tables(machine, group_rule)[0]
-    green_ok, black_ok = _wiring_masks(machine)
+    G, S, n = machine.n_groups, machine.switches_per_group, machine.nodes_per_switch
+    legs = _leg_entries(machine, group_rule)
     nodes = machine.node_view().nodes.astype(np.int64)
     per_switch = np.bincount(nodes // n, minlength=G * S).reshape(G, S)  # nodes on every switch
     per_group = per_switch.sum(axis=1)
+    hops = _local_hop_matrix(machine).astype(np.int64)
+    total = 2 * (nodes.size * nodes.size - nodes.size)  # node links of every pair of distinct nodes
+    total += int(np.einsum("gs,st,gt->", per_switch, hops, per_switch))  # inside a group
+    total += int(np.einsum("as,b,asb->", per_switch, per_group, legs.source))
+    total += int(np.einsum("a,bt,abt->", per_group, per_switch, legs.destination))
+    total += int(np.einsum("a,b,ab->", per_group, per_group, legs.group))
+    return total
+
+
+class _LegEntries(NamedTuple):
+    """Links of each leg of a spreading routing's inter-group routes, by the leg's key (module notes): ``source``
+    (a, s, b), ``destination`` (a, b, t), ``group`` (a, b); int64."""
+
+    source: np.ndarray
+    destination: np.ndarray
+    group: np.ndarray
+
+
+def _leg_entries(machine: Machine, group_rule: str) -> _LegEntries:
+    """The links every leg of ``machine``'s spreading routing crosses (its union over the leg's paths), by key.
+
+    A leg's count is the size of a union over its start and end switches: the green hops to
+    the columns of its end switches from each start switch, the black hops to each end switch
+    from the rows of its start switches.  O(G^3 S + G^2 S^2) time.
+    """
+    G, S, R, C = machine.n_groups, machine.switches_per_group, machine.rows, machine.columns
+    tables = _cached_tables(machine, group_rule)[0]
+    green_ok, black_ok = _wiring_masks(machine)
 
     def union(start, end):  # (..., K1, S) x (..., K2, S) switch masks -> (..., K1, K2) local hops in the union
         col_end = end.reshape(end.shape[:-1] + (R, C)).any(axis=-2).astype(np.int64)
@@ -640,10 +667,50 @@ def node_pair_route_entries(machine: Machine, group_rule: str) -> int:
     first, through = tables.first > 0, tables.through > 0
     group = (np.einsum("abc,ac->ab", first, link_counts) + np.einsum("abc,cb->ab", through, link_counts)
              + np.einsum("abc,cab->ab", through, mid))
-    hops = _local_hop_matrix(machine).astype(np.int64)
-    total = 2 * (nodes.size * nodes.size - nodes.size)  # node links of every pair of distinct nodes
-    total += int(np.einsum("gs,st,gt->", per_switch, hops, per_switch))  # inside a group
-    total += int(np.einsum("as,b,asb->", per_switch, per_group, source))
-    total += int(np.einsum("a,bt,abt->", per_group, per_switch, destination))
-    total += int(np.einsum("a,b,ab->", per_group, per_group, np.rint(group).astype(np.int64)))
-    return total
+    return _LegEntries(source, destination, np.rint(group).astype(np.int64))
+
+
+def route_entries(machine: Machine, group_rule: str, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Return the links of every node pair's route under a spreading routing (``"ecmp"``, ``"valiant"``), counted
+    without routing: the length of :meth:`Machine.routes`' merged route of each pair.
+
+    Parameters
+    ----------
+    machine : DragonflyMachine
+    group_rule : str
+        The group-level rule of its routing (:func:`group_tables`).
+    u, v : (n,) ndarray of int64
+        Node numbers (trusted).
+
+    Returns
+    -------
+    (n,) ndarray of int64
+        0 for a node with itself; inside a group the 2 node links and the local hops; between
+        groups the 2 node links and the links of the pair's source, group and destination
+        legs (module notes: disjoint sets).
+
+    Notes
+    -----
+    O(G^3 S + G^2 S^2 + n) time, independent of the route lengths.
+
+    Examples
+    --------
+    The Valiant example of :meth:`DragonflyMachine.routes`: node 0 to node 17, 7 links.
+
+    >>> from mpitaskmap.machines import DragonflyMachine
+    >>> m = DragonflyMachine(3, 3, 2, range(18), routing="valiant")
+    >>> route_entries(m, "valiant", np.array([0, 0, 0]), np.array([17, 0, 3])).tolist()
+    [7, 0, 3]
+    """
+    S, n = machine.switches_per_group, machine.nodes_per_switch
+    a, s = np.divmod(u // n, S)
+    b, t = np.divmod(v // n, S)
+    out = np.where(u != v, 2, 0).astype(np.int64)
+    inside = a == b
+    out[inside] += _local_hop_matrix(machine).astype(np.int64)[s[inside], t[inside]]
+    x = ~inside
+    if x.any():
+        legs = _leg_entries(machine, group_rule)
+        ax, bx = a[x], b[x]
+        out[x] += legs.source[ax, s[x], bx] + legs.destination[ax, bx, t[x]] + legs.group[ax, bx]
+    return out
