@@ -26,9 +26,10 @@ spec                                                   machine
 ``sim:dragonfly:n_groups=9,switches=4,nodes_per_switch=``  :func:`~mpitaskmap.machines.dragonfly.presets.dragonfly_machine`:
 ``2,global_links=1,nodes=16,ppn=4,seed=1,groups=``       ``nodes`` scattered over a dragonfly of ``n_groups``
 ``[,global_ports=,bw=25,routing=minimal]``               groups of ``switches`` switches all-to-all, or
-                                                       ``RxC`` rows x columns of routers (Aries);
-                                                       ``nodes`` defaults to ``ceil(size / ppn)``,
-                                                       ``ppn`` to 1, ``seed`` 0; ``bw`` GB/s of every link
+``[,bw_node=,bw_local=,bw_green=,bw_black=,``            ``RxC`` rows x columns of routers (Aries);
+``bw_global=]``                                          ``nodes`` defaults to ``ceil(size / ppn)``,
+                                                       ``ppn`` to 1, ``seed`` 0; ``bw`` GB/s of every link,
+                                                       ``bw_CLASS`` of one class (as in a machine file)
 ``sim:frontier:nodes=64,ppn=8,seed=1,groups=4,``       :func:`~mpitaskmap.machines.dragonfly.presets.dragonfly_preset`
 ``routing=minimal``                                    (published shapes; ``groups=k`` confines the
 ``sim:perlmutter:nodes=,ppn=,seed=,groups=,routing=``  allocation to ``k`` groups drawn at random;

@@ -90,6 +90,21 @@ def test_sim_dragonfly_row_column_valiant_and_bandwidth():
     assert get_provider(spec).network().options[0] == ("switches", (2, 2))
 
 
+def test_sim_dragonfly_link_classes_given_one_by_one():
+    # bw on every class, then the classes named (as a machine file's network line)
+    spec = "sim:dragonfly:n_groups=3,switches=2x2,nodes_per_switch=2,global_ports=1,bw=10,bw_black=30,bw_global=7.5,nodes=4"
+    m = machine_from_provider(get_provider(spec), 4)
+    assert m.class_bandwidths() == {"node": 10.0, "green": 10.0, "black": 30.0, "global": 7.5}
+    # without bw every class is named; the Aries classes of benchmarks' cascade study shape
+    spec = ("sim:dragonfly:n_groups=19,switches=6x16,nodes_per_switch=4,global_links=10,global_ports=2,bw_node=8,"
+            "bw_green=5.25,bw_black=15.75,bw_global=9.375,nodes=8,seed=1")
+    m = machine_from_provider(get_provider(spec), 8)
+    assert m.class_bandwidths() == {"node": 8.0, "green": 5.25, "black": 15.75, "global": 9.375}
+    assert (m.n_groups, m.rows, m.columns, m.global_links, m.global_ports) == (19, 6, 16, 10, 2)
+    # the classes reach the network every rank reports: the machine it rebuilds has them
+    assert dict(dict(get_provider(spec).network().options)["bandwidth"]) == m.class_bandwidths()
+
+
 # -- the presets --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["frontier", "perlmutter", "aries"])
 @pytest.mark.parametrize("routing", ["minimal", "valiant"])
@@ -199,8 +214,14 @@ def test_dragonfly_network_info_rejects(kwargs, message):
                                                     "port numbers a group needs (module notes); got 1"),
     ("sim:dragonfly:bw=0", "provider 'sim:dragonfly:bw=0': bw must be positive; got 0"),
     ("sim:dragonfly:frontier=1", "provider 'sim:dragonfly:frontier=1': unknown key 'frontier'; valid keys: ['bw', "
+                                 "'bw_black', 'bw_global', 'bw_green', 'bw_local', 'bw_node', "
                                  "'global_links', 'global_ports', 'groups', 'n_groups', 'nodes', 'nodes_per_switch', "
                                  "'ppn', 'routing', 'seed', 'switches']"),
+    ("sim:dragonfly:bw_global=5", "provider 'sim:dragonfly:bw_global=5': bandwidth: no value for link class 'node'; "
+                                  "expected one per class ['node', 'local', 'global']"),
+    ("sim:dragonfly:bw=3,bw_green=5", "provider 'sim:dragonfly:bw=3,bw_green=5': bandwidth: unknown link class "
+                                      "'green'; the classes of this all-to-all dragonfly are ['node', 'local', 'global']"),
+    ("sim:dragonfly:bw_node=-1", "provider 'sim:dragonfly:bw_node=-1': bw_node must be positive; got -1"),
 ])
 def test_sim_dragonfly_spec_errors(spec, message):
     with pytest.raises(InvalidInputError) as exc:

@@ -17,7 +17,7 @@ from ..._options import parse_float, parse_int, parse_lengths
 from ...errors import InvalidInputError, ProviderError
 from ..kinds import Gathered, MachineFileForm, NetworkKind, SimForm, parse_sim_job, register_kind
 from ..network_record import NetworkInfo, node_text
-from .dragonfly import DRAGONFLY_ROUTINGS, DragonflyMachine
+from .dragonfly import DRAGONFLY_CLASS_BW_KEYS, DRAGONFLY_ROUTINGS, DragonflyMachine, class_bandwidth_options
 from .machine_file import read_dragonfly_file
 from .presets import DRAGONFLY_PRESETS, dragonfly_machine, dragonfly_preset
 from .xname import XNAME_APPROXIMATION, XNAME_DRAGONFLY_OPTIONS, xname_place
@@ -29,8 +29,8 @@ DRAGONFLY_OPTIONS = ("switches", "global_links", "global_ports", "bandwidth", "r
 #: Options of a ``"dragonfly"`` network from xnames (:func:`xname_dragonfly_network`), all required.
 XNAME_DRAGONFLY_OPTIONS = ("xname", "n_groups", "global_links", "global_ports", "bandwidth", "routing")
 #: Keys of ``sim:dragonfly``; ``n_groups`` is the machine's groups, ``groups`` the allocation's group limit.
-DRAGONFLY_SIM_KEYS = ("n_groups", "switches", "nodes_per_switch", "global_links", "global_ports", "bw", "nodes", "ppn",
-                      "seed", "groups", "routing")
+DRAGONFLY_SIM_KEYS = ("n_groups", "switches", "nodes_per_switch", "global_links", "global_ports", "bw",
+                      *DRAGONFLY_CLASS_BW_KEYS, "nodes", "ppn", "seed", "groups", "routing")
 
 
 def _check_network(dims: tuple, options: tuple) -> None:
@@ -133,6 +133,13 @@ def _sim_parse(kind: str, o: dict, s: str) -> dict:
             if key in o:
                 shape[key] = parse_int(o[key], key, s)
         shape["bandwidth"] = parse_float(o.get("bw", 25.0), "bw", s, positive=True)
+        per_class = class_bandwidth_options(o, s)
+        if per_class:  # bw on every class (given or the default), then the classes named (as in a machine file)
+            try:
+                every = dragonfly_machine(**shape, nodes=1).class_bandwidths() if "bw" in o else {}
+            except InvalidInputError as exc:
+                raise InvalidInputError(f"{s}: {exc}") from None
+            shape["bandwidth"] = {**every, **per_class}
         build = functools.partial(dragonfly_machine, **shape)
     else:
         build = functools.partial(dragonfly_preset, kind)

@@ -14,13 +14,13 @@ from ..._options import parse_choice, parse_float, parse_int, parse_lengths, par
 from ..._textio import counted
 from ...errors import InvalidInputError
 from ..machine_file import file_error, file_ints
-from .dragonfly import DRAGONFLY_ROUTINGS, DragonflyMachine
+from .dragonfly import DRAGONFLY_CLASS_BW_KEYS, DRAGONFLY_ROUTINGS, DragonflyMachine, class_bandwidth_options
 
 __all__ = ["read_dragonfly_file", "DRAGONFLY_FILE_KEYS"]
 
 #: Keys of a ``network dragonfly`` line (:mod:`mpitaskmap.machines.machine_file`).
 DRAGONFLY_FILE_KEYS = ("n_groups", "switches", "nodes_per_switch", "global_links", "global_ports", "routing", "bw",
-                       "bw_node", "bw_local", "bw_green", "bw_black", "bw_global")
+                       *DRAGONFLY_CLASS_BW_KEYS)
 
 
 def read_dragonfly_file(path: str | os.PathLike, lines: list, bandwidth, name: str | None
@@ -51,7 +51,7 @@ def read_dragonfly_file(path: str | os.PathLike, lines: list, bandwidth, name: s
                                 global_links=global_links, global_ports=ports, bandwidth=bw, routing=routing,
                                 name=label)
 
-    per_class = {k[3:]: parse_float(v, k, what) for k, v in o.items() if k.startswith("bw_")}
+    per_class = class_bandwidth_options(o, what)
     try:  # the shape and bandwidths checked on the network line, by the machine itself (one node)
         probe = build([0], parse_float(o["bw"], "bw", what) if "bw" in o else 25.0)
         if bandwidth is None and per_class:  # bw for every class, then the classes named
