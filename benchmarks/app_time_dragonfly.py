@@ -35,11 +35,15 @@ every case, at least 20% below identity on the scattered cases.
 **Under SST/macro** (``--simulator sstmacro``; ``benchmarks/sstmacro/build.sh`` builds it): the same
 halo3d, built with ``sst++``, runs in SST/macro's packet-level model (pisces switches) under each
 of ``--routings`` (``minimal``, ``ugal``, ``valiant``: SST/macro's own dragonfly routers, adaptive
-for ``ugal``) on the dragonfly SST/macro can wire as ours, ``circulant`` (33 groups of 8
-all-to-all switches, 4 nodes a switch, one global link per pair of groups:
-:func:`benchmarks.harness.sstmacro.sstmacro_shape`; the presets' shapes it cannot wire are
-refused naming why).  Every node keeps its group and switch; SST/macro places each pair's global
-link on other switches than our arrangement.  The methods add ``packing`` (the task graph onto
+for ``ugal``) on the dragonflies SST/macro can wire as ours
+(:func:`benchmarks.harness.sstmacro.sstmacro_shape`; the presets' shapes it cannot wire are
+refused naming why): ``circulant`` (33 groups of 8 all-to-all switches, 4 nodes a switch, one
+global link per pair of groups) and ``cascade`` (Aries' groups of 6 x 16 routers with their green,
+black and global bandwidths, in SST/macro's ``cascade`` topology: 19 groups, 10 links a pair, the
+only group count its wiring spreads evenly over 6 x 16 routers; minimal routing only, its one
+working router -- the other routings are skipped with a printed line).  Every node keeps its
+group and switch (and row and column); SST/macro places each pair's global links on other
+switches than our arrangement.  The methods add ``packing`` (the task graph onto
 nodes, the network left out), ``auto ugal`` (``auto`` on the machine under ``routing="ugal"``: its
 objective and replay route by UGAL), ``auto either`` (``routing="either"``: ranked under both
 routings) and ``balance`` (packing, then the nodes dealt over the groups so group pairs carry even
@@ -78,7 +82,8 @@ from benchmarks.harness.platforms import dragonfly_spec as spec
 from benchmarks.harness.smpi import (GRIDS, SELECTORS, add_app_arguments, app_case, build_halo3d, method_columns,
                                      parse_cases, parse_ints, run_methods)
 from benchmarks.harness.sstmacro import (SSTMACRO_ROUTERS, build_halo3d_sst, node_id_file, run_sstmacro,
-                                         sstmacro_missing, sstmacro_nodes, sstmacro_params, sstmacro_shape)
+                                         sstmacro_missing, sstmacro_nodes, sstmacro_params, sstmacro_routings,
+                                         sstmacro_shape)
 from benchmarks.harness.tables import Column, print_columns
 from benchmarks.peers import kahip, scotch, zoltan2
 from benchmarks.peers.zoltan2_dragonfly import map_zoltan2_dragonfly
@@ -101,8 +106,9 @@ SMPI_METHODS = (IDENTITY, RANDOM, AUTO, ZOLTAN2, SCOTCH, KAHIP)
 MACHINES = ("frontier", "aries")
 #: ``--simulator``: SimGrid's SMPI on the machine's own minimal routes, or SST/macro's packet model.
 SIMULATORS = ("smpi", "sstmacro")
-#: The default machines under SST/macro (the shapes it can wire as ours).
-SSTMACRO_MACHINES = ("circulant",)
+#: The default machines under SST/macro (the shapes it can wire as ours; ``cascade``, Aries' groups, under minimal
+#: routing only).
+SSTMACRO_MACHINES = ("circulant", "cascade")
 #: "at least 20% below identity on the scattered cases".
 TARGET_BELOW = 0.20
 #: Issue 43 under UGAL: "at least 15% below the better of identity and random on the scattered ones".
@@ -219,6 +225,11 @@ def run_case_sstmacro(key: dict, args, exe: Path, work: Path) -> list[dict]:
         shape = sstmacro_shape(machine)
     except ValueError as exc:
         raise SystemExit(f"--machines {key['machine']}: {exc}") from None
+    routings = [r for r in args.routings if r in sstmacro_routings(shape)]
+    for r in args.routings:
+        if r not in routings:
+            print(f"# {key['machine']}: no {r} run: SST/macro's {shape.topology} topology has routers for "
+                  f"{', '.join(sstmacro_routings(shape))} only", file=sys.stderr, flush=True)
     grid = GRIDS[n]
     graph = TaskGraph.stencil(grid, weight=float(args.cells * args.cells * args.vars * 8))
     argv = [*grid, args.cells, args.cells, args.cells, args.vars, args.steps]
@@ -232,13 +243,13 @@ def run_case_sstmacro(key: dict, args, exe: Path, work: Path) -> list[dict]:
         except RuntimeError as exc:  # a peer that failed: its rows say so, the others go on
             rows += [{**key, "routing": r, "method": method, "metrics": None, "map_s": time.perf_counter() - t0,
                       "comm_s": None, "wall_s": None, "same_as": None, "error": f"mapping failed: {exc}"}
-                     for r in args.routings]
+                     for r in routings]
             continue
         map_s = time.perf_counter() - t0
         metrics = evaluate(graph, machine, t2p, list(SELECTORS))
         models = model_times(graph, machine, t2p)
         nodes = sstmacro_nodes(machine, t2p)
-        for routing in args.routings:
+        for routing in routings:
             seen = done.get((nodes.tobytes(), routing))
             wall = None
             if seen is None:
@@ -409,7 +420,8 @@ def main(argv=None) -> int:
                     help="smpi (SimGrid, minimal static routes; default) or sstmacro (packet-level, --routings)")
     ap.add_argument("--routings", default="minimal,ugal",
                     help=f"SST/macro's routers, of {', '.join(SSTMACRO_ROUTERS)} (default minimal,ugal)")
-    ap.add_argument("--machines", help="dragonfly presets (default frontier,aries; under sstmacro circulant)")
+    ap.add_argument("--machines", help="dragonfly presets or study shapes (default frontier,aries; under sstmacro "
+                                       "circulant,cascade)")
     ap.add_argument("--allocations", default=f"{SCATTERED},{CONFINED}",
                     help="scattered (over the whole machine), confined (over --groups groups)")
     ap.add_argument("--groups", type=int, default=4, help="groups of a confined allocation (default 4)")

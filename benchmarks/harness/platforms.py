@@ -25,8 +25,12 @@ SCATTERED, CONFINED = "scattered", "confined"
 #: Dragonfly shapes of the studies beside the ``sim:`` presets, by name: ``circulant`` is the
 #: dragonfly SST/macro can wire as ours (:func:`benchmarks.harness.sstmacro.sstmacro_shape`: 33
 #: all-to-all groups of 8 switches, 4 nodes a switch, one global link between every two groups,
-#: 25 GB/s), the issue-43 measurement's shape.
-DRAGONFLY_SHAPES = {"circulant": "dragonfly:n_groups=33,switches=8,nodes_per_switch=4,global_links=1"}
+#: 25 GB/s), the issue-43 measurement's shape; ``cascade`` is Aries' groups as SST/macro's ``cascade``
+#: topology wires them evenly (19 groups of 6 x 16 routers, 4 nodes a router, 2 global ports a router
+#: and 10 links a pair; the ``sim:aries`` preset's link bandwidths).
+DRAGONFLY_SHAPES = {"circulant": "dragonfly:n_groups=33,switches=8,nodes_per_switch=4,global_links=1",
+                    "cascade": "dragonfly:n_groups=19,switches=6x16,nodes_per_switch=4,global_links=10,global_ports=2,"
+                               "bw_node=8,bw_green=5.25,bw_black=15.75,bw_global=9.375"}
 #: The scaling studies' networks (:func:`scaling_spec`) and ranks a node.
 SCALING_NETWORKS = ("titan", "fattree", "frontier", "aries")
 SCALING_PPN = 8

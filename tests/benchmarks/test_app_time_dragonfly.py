@@ -135,7 +135,7 @@ def test_sstmacro_run_says_what_is_missing_or_runs(bench, tmp_path, capsys):
 
     argv = ["--simulator", "sstmacro", "--allocations", "scattered", "--cases", "64:8", "--seeds", "1",
             "--methods", "identity,random,auto,packing", "--routings", "minimal,ugal", "--json",
-            str(tmp_path / "r.json"), "--keep", str(tmp_path / "w")]
+            str(tmp_path / "r.json"), "--keep", str(tmp_path / "w"), "--machines", "circulant,cascade"]
     missing = sstmacro_missing()
     if missing:
         assert bench.main(argv) == 1
@@ -143,10 +143,34 @@ def test_sstmacro_run_says_what_is_missing_or_runs(bench, tmp_path, capsys):
         return
     assert bench.main(argv) == 0
     rows = json.loads((tmp_path / "r.json").read_text())["records"]
-    assert {(r["routing"], r["method"]) for r in rows} == {(r, m) for r in ("minimal", "ugal")
-                                                           for m in ("identity", "random", "auto", "packing")}
+    methods = ("identity", "random", "auto", "packing")
+    # the cascade (Aries) has SST/macro's minimal router only
+    assert {(r["machine"], r["routing"], r["method"]) for r in rows} == (
+        {("circulant", r, m) for r in ("minimal", "ugal") for m in methods}
+        | {("cascade", "minimal", m) for m in methods})
     assert all(r["comm_s"] > 0 and r["error"] is None for r in rows)
-    assert "issue 43 (SST/macro, UGAL)" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "issue 43 (SST/macro, UGAL)" in captured.out
+    assert "# cascade: no ugal run: SST/macro's cascade topology has routers for minimal only" in captured.err
+
+
+def test_sstmacro_runs_a_cascade_under_its_minimal_router_only(bench, tmp_path, monkeypatch, capsys):
+    # the Aries study shape: SST/macro's cascade topology; its one router is minimal, the others are skipped
+    ran = []
+
+    def fake_run(params, work, name, timeout=0.0):
+        ran.append(params)
+        return 1e-4 * len(ran)
+
+    monkeypatch.setattr(bench, "run_sstmacro", fake_run)
+    args = bench.argparse.Namespace(groups=4, cells=4, vars=1, steps=1, methods=["identity", "random"],
+                                    routings=["minimal", "ugal"], latency=1e-7, timeout=60)
+    key = dict(machine="cascade", allocation="scattered", n=64, ppn=8, seed=1)
+    rows = bench.run_case_sstmacro(key, args, tmp_path / "x", tmp_path)
+    assert [(r["routing"], r["method"], r["comm_s"]) for r in rows] == [("minimal", "identity", 1e-4),
+                                                                        ("minimal", "random", 2e-4)]
+    assert all("name = cascade\n" in p and "name = cascade_minimal" in p and "geometry = [16,6,19]" in p for p in ran)
+    assert "# cascade: no ugal run: SST/macro's cascade topology has routers for minimal only" in capsys.readouterr().err
 
 
 def test_sstmacro_refuses_a_shape_it_cannot_wire(bench, tmp_path):

@@ -8,11 +8,20 @@ import numpy as np
 import pytest
 
 from benchmarks.harness import sstmacro
-from benchmarks.harness.sstmacro import (SstShape, dumped_group_links, node_id_file, sstmacro_group_links,
-                                         sstmacro_missing, sstmacro_nodes, sstmacro_params, sstmacro_shape)
+from benchmarks.harness.sstmacro import (SstShape, cascade_group_links, cascade_redundancy, dumped_group_links,
+                                         node_id_file, sstmacro_group_links, sstmacro_missing, sstmacro_nodes,
+                                         sstmacro_params, sstmacro_shape)
 from mpitaskmap.machines import DragonflyMachine, FlatMachine, machine_from_spec
 
 NO_SSTMACRO = sstmacro_missing()
+#: The ``sim:aries`` preset's link classes (GB/s).
+ARIES_GBPS = {"node": 8.0, "green": 5.25, "black": 15.75, "global": 9.375}
+
+
+def aries19(nodes=range(8)) -> DragonflyMachine:
+    """Aries groups (6 x 16 routers, 4 nodes each) in the one group count SST/macro's cascade wires evenly: 19
+    groups, 2 global ports a router, 10 links a pair."""
+    return DragonflyMachine(19, (6, 16), 4, nodes, global_links=10, global_ports=2, bandwidth=ARIES_GBPS)
 
 
 def test_the_modules_examples_run():
@@ -78,12 +87,74 @@ def test_shape_gives_every_group_pair_the_machines_links_and_keeps_every_node(ma
     assert (switch % got.routers == ours % machine.switches_per_group).all()
 
 
+def test_cascade_links_by_hand():
+    # 4 groups of 1 x 2 routers, 2 ports (half 1): router A = 0 reaches g + 0 and g - 0 (its own group: no
+    # link); router A = 1 (x 0, y 1) reaches g + 1 and g - 1
+    assert cascade_group_links(1, 2, 4, 2).tolist() == [[0, 1, 0, 1], [1, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0]]
+    # 5 groups of 2 x 1 routers, 4 ports (half 2): A = 0 reaches +0 (none), +1, -0 (none), -1; A = 1 reaches +2,
+    # +3, -2, -3 = +3, +2: one link to each (a far group reached twice from one router is one port)
+    links = cascade_group_links(2, 1, 5, 4)
+    assert links[0].tolist() == [0, 1, 1, 1, 1]
+    with pytest.raises(ValueError, match=r"1 to groups - 1 = 4 global ports; got 5"):
+        cascade_group_links(2, 1, 5, 5)
+
+
+def test_cascade_links_are_a_brute_force_walk_of_the_ports():
+    # every router's ports walked as cascade.cc's connectedOutports lists them: a port per far group
+    rng = np.random.default_rng(9)
+    for _ in range(30):
+        X, Y = (int(v) for v in rng.integers(1, 5, size=2))
+        G = int(rng.integers(3, 12))
+        H = int(rng.integers(1, G))
+        want = np.zeros((G, G), dtype=np.int64)
+        for g in range(G):
+            for x in range(X):
+                for y in range(Y):
+                    ports = set()
+                    for d in range(H):
+                        a = x * Y + y
+                        far = (g + a * (H // 2) + d) % G if d < H // 2 else (g - a * (H // 2) - (d - H // 2)) % G
+                        if far != g:
+                            ports.add(far)
+                    for far in ports:
+                        want[g, far] += 1
+        assert (cascade_group_links(X, Y, G, H) == want).all()
+
+
+def test_aries_groups_become_the_cascade_with_their_classes_bandwidths():
+    m = aries19(range(0, 7296, 37))
+    got = sstmacro_shape(m)
+    assert got == SstShape(96, 19, 4, 2, "cascade", 10, 6, (14, 42, 25), 0.375)
+    assert got.topology == "cascade" and got.geometry == [16, 6, 19]
+    links = cascade_group_links(16, 6, 19, got.ports)
+    off = ~np.eye(19, dtype=bool)
+    assert (links[off] == m.global_links).all() and (links[~off] == 0).all()
+    # the classes' bandwidths kept: base x redundant = 5.25, 15.75, 9.375 GB/s
+    assert [got.link_gbps * r for r in got.redundant] == [5.25, 15.75, 9.375]
+    # same group, row and column of every node: SST/macro's switch g X Y + y X + x (x: column, y: row)
+    nodes = sstmacro_nodes(m, np.arange(m.n_procs))
+    switch = nodes // got.concentration
+    X, Y, _ = got.geometry
+    ours = m.node_ids // m.nodes_per_switch
+    assert (switch // (X * Y) == ours // m.switches_per_group).all()
+    assert ((switch % (X * Y)) // X == (ours % m.switches_per_group) // m.columns).all()  # row
+    assert (switch % X == ours % m.columns).all()  # column
+    assert cascade_redundancy({"green": 1.0, "black": 3.0, "global": 2.0}) == (1.0, (1, 3, 2))
+
+
 def test_shapes_sstmacro_cannot_give_are_refused_naming_why():
     with pytest.raises(ValueError, match=r"no SST/macro wiring of 74 groups x 32 routers gives every pair of groups "
                                          r"4 global links"):
         sstmacro_shape(machine_from_spec("sim:frontier:nodes=16,ppn=1,seed=1", 16).machine)
-    with pytest.raises(ValueError, match="all-to-all; this one has 6 x 16 row/column groups"):
+    with pytest.raises(ValueError, match=r"cascade wiring of 32 groups x 6 x 16 routers gives the pairs of groups "
+                                         r"unequal links with every port count"):
         sstmacro_shape(machine_from_spec("sim:aries:nodes=16,ppn=1,seed=1", 16).machine)
+    with pytest.raises(ValueError, match=r"cascade wiring of 19 groups x 6 x 16 routers gives every pair of groups "
+                                         r"\[10\] global links with some port count, not 9"):
+        sstmacro_shape(DragonflyMachine(19, (6, 16), 4, [0], global_links=9, bandwidth=ARIES_GBPS))
+    with pytest.raises(ValueError, match="green links of 5.3 GB/s are no multiple of 0.015625 GB/s"):
+        sstmacro_shape(DragonflyMachine(19, (6, 16), 4, [0], global_links=10, global_ports=2,
+                                        bandwidth={**ARIES_GBPS, "green": 5.3}))
     with pytest.raises(ValueError, match="a pisces switch gives all its network links one bandwidth"):
         sstmacro_shape(DragonflyMachine(33, 8, 4, range(8), bandwidth={"node": 25, "local": 25, "global": 12.5}))
     with pytest.raises(ValueError, match="needs a DragonflyMachine; got FlatMachine"):
@@ -104,6 +175,17 @@ def test_node_order_and_parameters():
         assert line in text, line
     with pytest.raises(ValueError, match="routing: expected one of"):
         sstmacro_params(sstmacro_shape(m), m, routing="adaptive", exe="x", argv=[], ranks=8, ppn=2, nodes_file="f")
+    # Aries: the cascade topology, its base bandwidth and multiples, credits giving green links 64 KB, minimal only
+    a = aries19()
+    text = sstmacro_params(sstmacro_shape(a), a, routing="minimal", exe="x", argv=[], ranks=8, ppn=2, nodes_file="f")
+    for line in ("name = cascade\n", "geometry = [16,6,19]", "group_connections = 2", "redundant = [14,42,25]",
+                 "name = cascade_minimal", "bandwidth = 0.375GB/s", "credits = 4681B", "bandwidth = 157.5GB/s",
+                 "bandwidth = 8GB/s"):
+        assert line in text, line
+    assert "inter_group" not in text and "dragonfly" not in text
+    with pytest.raises(ValueError, match=r"expected one of \['minimal'\] \(SST/macro's cascade topology, Aries, has "
+                                         r"only a minimal router\); got 'ugal'"):
+        sstmacro_params(sstmacro_shape(a), a, routing="ugal", exe="x", argv=[], ranks=8, ppn=2, nodes_file="f")
 
 
 def test_port_dump_parsing_counts_global_lines_only():
