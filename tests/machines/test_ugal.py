@@ -93,20 +93,35 @@ def test_the_fixed_point_by_hand_takes_three_sweeps():
     assert c.detour.tolist() == [False, True, False] and (c.sweeps, c.converged) == (1, False)
 
 
-def test_the_fixed_point_equals_a_naive_recount_on_random_exchanges():
-    rng = np.random.default_rng(7)
-    multi_sweep = 0
-    for _ in range(600):
-        G, h, n = int(rng.integers(3, 7)), int(rng.integers(1, 4)), int(rng.integers(1, 9))
+def random_exchanges(seed, trials, groups, flows, volumes):
+    """``trials`` random exchanges (G, h, a, b, j, w): G drawn from ``groups``, 1-3 links, ``flows`` flows, volumes
+    drawn from ``volumes``."""
+    rng = np.random.default_rng(seed)
+    for _ in range(trials):
+        G, h, n = int(rng.choice(groups)), int(rng.integers(1, 4)), int(rng.integers(*flows))
         a = rng.integers(0, G, n)
-        b = (a + rng.integers(1, G, n)) % G
-        j = rng.integers(0, h, n)
-        w = rng.integers(1, 9, n).astype(float)
+        yield G, h, a, (a + rng.integers(1, G, n)) % G, rng.integers(0, h, n), rng.choice(volumes, n)
+
+
+def test_the_fixed_point_equals_a_naive_recount_on_random_exchanges():
+    multi_sweep = 0
+    for G, h, a, b, j, w in random_exchanges(7, 600, range(3, 7), (1, 9), np.arange(1.0, 9.0)):
         want, sweeps = naive_ugal(a.tolist(), b.tolist(), j.tolist(), w.tolist(), G, h)
         got = ugal_detours(a, b, j, w, G, h)
         assert got.detour.tolist() == want and got.sweeps == sweeps, (G, h, a, b, j, w)
         multi_sweep += sweeps > 2
     assert multi_sweep >= 3  # flows that change their mind after a later flow's choice were exercised
+
+
+def test_ties_stay_minimal_whatever_the_summation_order():
+    # integer volumes over G - 2 = 3 or 6 intermediate groups: thirds that do not add up exactly in floats, and the
+    # kernel's running sums (each flow removed and placed again) leave rounding errors an exact tie can fall
+    # either side of.  The kernel decides every one as exact arithmetic does (the case of the test above, where
+    # it did not without its tie margin, was found by such a search)
+    for G, h, a, b, j, w in random_exchanges(1, 1500, [5, 8], (2, 7), np.arange(1.0, 7.0)):
+        want, sweeps = naive_ugal(a.tolist(), b.tolist(), j.tolist(), w.tolist(), G, h)
+        got = ugal_detours(a, b, j, w, G, h)
+        assert got.detour.tolist() == want and got.sweeps == sweeps, (G, h, a, b, j, w)
 
 
 def test_a_flow_alone_on_its_link_stays_minimal_when_rounding_says_otherwise():
@@ -118,24 +133,6 @@ def test_a_flow_alone_on_its_link_stays_minimal_when_rounding_says_otherwise():
     a, b, j, w = [2, 2, 0], [0, 0, 2], [0, 0, 0], [5.0, 4.0, 5.0]
     assert naive_ugal(a, b, j, w, 5, 1)[0] == [True, False, False]
     assert ugal_detours(a, b, j, w, 5, 1).detour.tolist() == [True, False, False]
-
-
-def test_ties_stay_minimal_whatever_the_summation_order():
-    # many flows of a few volumes on few groups: exact ties between the two sides are common, and the kernel's
-    # sums (in an order of its own) must decide them as exact arithmetic does
-    rng = np.random.default_rng(17)
-    ties = 0
-    for _ in range(60):
-        G, h, n = int(rng.integers(3, 6)), int(rng.integers(1, 3)), int(rng.integers(10, 40))
-        a = rng.integers(0, G, n)
-        b = (a + rng.integers(1, G, n)) % G
-        j = rng.integers(0, h, n)
-        w = rng.choice([0.1, 0.3, 0.7, 1.0, 3.0], n)
-        want, sweeps = naive_ugal(a.tolist(), b.tolist(), j.tolist(), w.tolist(), G, h)
-        got = ugal_detours(a, b, j, w, G, h)
-        assert got.detour.tolist() == want and got.sweeps == sweeps, (G, h, a, b, j, w)
-        ties += G == 3 and n > 20
-    assert ties >= 3
 
 
 def test_the_choice_is_deterministic_and_follows_the_flows_not_their_order():
