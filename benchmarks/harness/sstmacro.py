@@ -39,9 +39,14 @@ ports (``group_connections``) are wired circulant by the router's index ``A = x 
 port per far group (``x + y + far group``: a second link to a group already reached takes the same
 port and is one link), none to ``g`` itself (:func:`cascade_group_links`).  The link classes keep
 their bandwidths through ``redundant``, integer multiples of one base (:func:`cascade_redundancy`).
-At the pinned commit only its ``cascade_minimal`` router works (the Valiant and UGAL routers of
+At the pinned commit only its ``cascade_minimal`` router exists (the Valiant and UGAL routers of
 ``cascade_routing.cc`` are commented out): an Aries machine runs there under minimal routing only,
-and :func:`sstmacro_shape` refuses the adaptive ones naming that.
+and :func:`sstmacro_params` refuses the adaptive ones naming that.  That router also looked for a
+global port by another formula than the wiring's and lost packets between groups (the program
+never finished); ``benchmarks/sstmacro/build.sh`` applies ``cascade-routing.patch``, which makes
+it look for the groups its ports are wired to.  The cascade has no port dump
+(``topology.dump_file``): its links per pair of groups are checked against the wiring's
+formula re-walked port by port (the tests).
 """
 
 from __future__ import annotations

@@ -16,13 +16,22 @@
 # the same commits is kept unless --rebuild.
 #
 # Seen here (Debian 12, GCC 12, 2 cores): about 11 minutes, nearly all of it `make`.  Needs g++,
-# autoconf, automake, libtool and python3-config (Debian: python3-dev).  Exits non-zero on any failure.
+# autoconf, automake, libtool, patch and python3-config (Debian: python3-dev).  Exits non-zero on any
+# failure.
+#
+# One fix is applied (PATCHES): at the pinned commit the cascade topology (Aries' row/column groups)
+# routes between groups by another formula than the one that wires its global ports, so a packet
+# can leave on a port with no link and the run ends without the program finishing (seen: halo3d
+# inside one group ran, across groups printed nothing).  cascade-routing.patch makes its router
+# look for the groups its ports are wired to.
 set -euo pipefail
 
 #: SST/macro master of 2026-05-01 (v16.0.0) and the sst-dumpi master it builds with (the submodule's
 #: own pin, 97d96d9b, is not on sst-dumpi's master: a mirror of the repository may lack it).
 SSTMACRO_COMMIT=15d5cd25
 DUMPI_COMMIT=a4c8bf5
+#: Our fixes to that commit, applied in order (each patch file names what it fixes); part of the install's stamp.
+PATCHES=(cascade-routing.patch)
 
 SOURCE=""
 DUMPI=""
@@ -44,7 +53,8 @@ say() { printf '[sstmacro] %s\n' "$*"; }
 die() { printf '[sstmacro] ERROR: %s\n' "$*" >&2; exit 1; }
 
 STAMP="$PREFIX/.mpitaskmap-build"
-WANT="sst-macro $SSTMACRO_COMMIT sst-dumpi $DUMPI_COMMIT"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+WANT="sst-macro $SSTMACRO_COMMIT sst-dumpi $DUMPI_COMMIT patches ${PATCHES[*]}"
 if ((REBUILD == 0)) && [[ -x "$PREFIX/bin/sstmac" && -f "$STAMP" && "$(cat "$STAMP")" == "$WANT" ]]; then
   say "already built: $PREFIX/bin/sstmac ($WANT)"
   exit 0
@@ -85,6 +95,10 @@ SRC="$WORK/sst-macro"
 export_source "$SOURCE" "$SSTMACRO_COMMIT" https://github.com/sstsimulator/sst-macro.git "$SRC"
 rm -rf "$SRC/sst-dumpi"
 export_source "$DUMPI" "$DUMPI_COMMIT" https://github.com/sstsimulator/sst-dumpi.git "$SRC/sst-dumpi"
+for fix in "${PATCHES[@]}"; do
+  say "patch $fix"
+  patch -s -d "$SRC" -p1 < "$HERE/$fix" || die "cannot apply $HERE/$fix to sst-macro $SSTMACRO_COMMIT"
+done
 
 # bootstrap.sh wants a .git directory (it runs git submodule): its steps, by hand
 say "autoreconf"
