@@ -303,7 +303,8 @@ def run(request: SearchRequest, executor: Executor) -> EngineResult:
         outcome = judge_stage(request.judge, candidates, out.scores, digests,
                               lambda shortlist: executor.replay(request, candidates, shortlist),
                               top=request.judge_top, also=also, max_work=request.judge_options.get("max_work"),
-                              tie=judge_tie(request.judge_options))
+                              tie=judge_tie(request.judge_options),
+                              max_route_entries=request.judge_options.get("max_route_entries"))
         out.judge_seconds = time.perf_counter() - started
         out.judged, out.default_simulated_s = outcome.judged, outcome.default_simulated_s
         if outcome.index is None:  # a replay failed or passed its budget: the objective decides

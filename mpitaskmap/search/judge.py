@@ -162,9 +162,17 @@ JUDGE_STEPS_MAX_EDGES = 100_000
 #: :attr:`~mpitaskmap.sim.fluid.FluidExchange.work` units: about 3 s here, the 1,024-rank
 #: replays above within it.
 FLUID_JUDGE_MAX_WORK_STEPS = 300_000_000
+#: The default judge's bound on one replay's route entries (paths forward, node links included), where the machine
+#: counts its routes before routing them (:meth:`~mpitaskmap.machines.Machine.exchange_route_entries`: a dragonfly's
+#: Valiant and UGAL detours, thousands of links a pair): past it the replay is not built and the objective decides.
+#: About 100 bytes an entry with the paths back and the kernel's indexes, so under a gigabyte.  Under minimal routing
+#: a 65,536-rank exchange has about 1.5 million (no machine with short routes counts them: no bound there); under
+#: ``routing="ugal"`` 2,048 ranks on ``sim:frontier`` about 4 million, 8,192 ranks 17 million (where five steps
+#: also passed :data:`FLUID_JUDGE_MAX_WORK_RESOLVED`), 65,536 ranks a replay peaked at 9.7 GB.
+FLUID_JUDGE_MAX_ROUTE_ENTRIES = 8_000_000
 #: Keywords of :func:`~mpitaskmap.sim.fluid.fluid_exchange` the fluid judge accepts.
 FLUID_OPTIONS = ("link_latency", "bytes_per_weight", "node_link", "bandwidth_unit", "loopback", "model",
-                 "max_work", "steps", "resolution")
+                 "max_work", "steps", "resolution", "max_route_entries")
 
 
 def default_judge(problem: Problem) -> tuple[str | None, str]:
@@ -207,7 +215,8 @@ def resolve_judge(problem: Problem, judge, metric_given: bool) -> tuple[str | No
     -------
     (judge, why, options) : (str or None, str, dict)
         The judge to run (None: the objective decides), why, for the report, and the
-        judge options the resolution adds: the default judge's ``max_work`` budget, and its
+        judge options the resolution adds: the default judge's ``max_work`` budget and
+        ``max_route_entries`` bound (:data:`FLUID_JUDGE_MAX_ROUTE_ENTRIES`), and its
         ``resolution`` (:func:`judge_resolution`) where it does not replay exactly.
     """
     if judge is None:
@@ -219,10 +228,12 @@ def resolve_judge(problem: Problem, judge, metric_given: bool) -> tuple[str | No
         if name is None:
             return None, why, {}
         resolution = judge_resolution(problem)
+        bound = {"max_route_entries": FLUID_JUDGE_MAX_ROUTE_ENTRIES}
         if resolution > 0:
             return name, f"{why}, replayed at a resolution of {resolution:g}", {
-                "max_work": FLUID_JUDGE_MAX_WORK_RESOLVED, "resolution": resolution}
-        return name, why, {"max_work": FLUID_JUDGE_MAX_WORK_STEPS if judge_steps(problem) > 1 else FLUID_JUDGE_MAX_WORK}
+                "max_work": FLUID_JUDGE_MAX_WORK_RESOLVED, "resolution": resolution, **bound}
+        return name, why, {"max_work": FLUID_JUDGE_MAX_WORK_STEPS if judge_steps(problem) > 1 else FLUID_JUDGE_MAX_WORK,
+                           **bound}
     if judge not in JUDGES:
         raise InvalidInputError(f"judge: unknown {judge!r}; valid: {[DEFAULT_JUDGE, *JUDGES, None]}")
     return judge, "requested", {}
@@ -610,7 +621,8 @@ class JudgeOutcome:
 def judge_stage(judge: str, candidates: Sequence[Candidate], scores: Sequence[float], digests: MappingType[int, bytes],
                 replay: Callable[[list[int]], tuple[dict[int, float], str]], *, top: int = JUDGE_TOP,
                 also: MappingType[str, MappingType[int, float]] | None = None,
-                max_work: int | None = None, tied_max: int | None = None, tie: float = JUDGE_TIE) -> JudgeOutcome:
+                max_work: int | None = None, tied_max: int | None = None, tie: float = JUDGE_TIE,
+                max_route_entries: int | None = None) -> JudgeOutcome:
     """The judge stage of a search: the shortlist, its replays, the pick.
 
     The shortlist is the objective's ``top`` best distinct mappings no worse than the
@@ -647,6 +659,8 @@ def judge_stage(judge: str, candidates: Sequence[Candidate], scores: Sequence[fl
         Per metric, its value for each candidate that applied.
     max_work : int, optional
         The replays' budget, for the report.
+    max_route_entries : int, optional
+        The replays' route-entry bound, for the report.
     tied_max : int, optional
         Mappings in all when ties extend the shortlist (:func:`judge_shortlist`).  Default:
         :data:`JUDGE_TIED_MAX` (or ``top`` if larger) for the ``"fluid"`` judge, whose replays
@@ -717,8 +731,9 @@ def judge_stage(judge: str, candidates: Sequence[Candidate], scores: Sequence[fl
         out.why = f"the judge failed ({error}): the objective decides"
     elif over:
         budget = f"{max_work:,}" if max_work is not None else "none given"
+        bound = f" or its route-entry bound ({max_route_entries:,})" if max_route_entries is not None else ""
         out.why = (f"the {judge} replay of #{over[0]['index']} {over[0]['candidate']} passed its work budget "
-                   f"({budget}): the objective decides")
+                   f"({budget}){bound}: the objective decides")
     elif missing:
         out.why = (f"the {judge} replay gave no time for #{missing[0]['index']} {missing[0]['candidate']}: "
                    "the objective decides")

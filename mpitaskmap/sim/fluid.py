@@ -208,8 +208,8 @@ class FluidExchange:
         Route entries of the messages whose rates were recomputed, summed over the events:
         what the replay cost, in the unit of ``max_work``.
     complete : bool
-        False when the replay stopped at ``max_work`` (``seconds`` and ``finish`` are then
-        inf).
+        False when the replay stopped at ``max_work`` or was not built past
+        ``max_route_entries`` (``seconds`` and ``finish`` are then inf).
     steps : int
         Exchange steps replayed.
     src_task, dst_task : ndarray
@@ -217,6 +217,10 @@ class FluidExchange:
     quantum : float
         Seconds between two recomputations of the rates at the least (``resolution`` x
         :func:`step_lower_bound`); 0 for the exact replay.
+    route_entries : int or None
+        The messages' route entries counted before routing (node links included, paths
+        forward) where the replay counted them (a bound was given and the machine counts its
+        routes), else None.
     """
 
     seconds: float
@@ -232,6 +236,7 @@ class FluidExchange:
     src_task: np.ndarray | None = None
     dst_task: np.ndarray | None = None
     quantum: float = 0.0
+    route_entries: int | None = None
 
 
 def exchange_messages(graph: TaskGraph, machine: Machine, task_to_proc,
@@ -344,12 +349,10 @@ def _routes(machine: Machine, src: np.ndarray, dst: np.ndarray, size: np.ndarray
     return indptr, links, fractions, capacity, latency
 
 
-def _least_work(machine: Machine, src: np.ndarray, dst: np.ndarray, size: np.ndarray, node_link, n_inside: int,
-                steps: int) -> int | None:
-    """The least work of a replay of messages ``src[i] -> dst[i]`` between nodes (and ``n_inside`` on loopbacks)
-    over ``steps`` steps: every message's route entries once a step, as :func:`_routes` will lay them out
-    (node links, network links, a crossbar), its paths forward only.  None when the machine does not count
-    its routes without routing them (:meth:`~mpitaskmap.machines.Machine.exchange_route_entries`)."""
+def _counted_entries(machine: Machine, src: np.ndarray, dst: np.ndarray, size: np.ndarray, node_link) -> int | None:
+    """The route entries of messages ``src[i] -> dst[i]`` between nodes as :func:`_routes` will lay them out (node
+    links, network links, a crossbar), paths forward, counted without routing them; None when the machine does not
+    count its routes (:meth:`~mpitaskmap.machines.Machine.exchange_route_entries`)."""
     if not machine.has_link_model:
         return None
     view = machine.node_view()
@@ -357,8 +360,7 @@ def _least_work(machine: Machine, src: np.ndarray, dst: np.ndarray, size: np.nda
                                              view.representative[np.searchsorted(view.nodes, dst)], size)
     if entries is None:
         return None
-    per_message = entries + (2 if node_link is not None else 0)
-    return steps * (int(np.maximum(per_message, 1).sum()) + n_inside)
+    return int(np.maximum(entries + (2 if node_link is not None else 0), 1).sum())
 
 
 def _with_loopbacks(indptr, links, fractions, capacity, latency, n_inside: int, loop, unit: float):
@@ -447,6 +449,7 @@ def fluid_exchange(
     max_work: int | None = None,
     steps: int = 1,
     resolution: float = 0.0,
+    max_route_entries: int | None = None,
 ) -> FluidExchange:
     """Replay ``steps`` exchange steps of ``graph`` under a flow-level network model.
 
@@ -503,6 +506,12 @@ def fluid_exchange(
         a dragonfly's Valiant and UGAL detours) a replay whose ``steps`` x route entries
         already pass the budget stops before building its routes (``work`` is then that count,
         ``n_events`` 0): the same incomplete result, without the routes' time and memory.
+    max_route_entries : int, optional
+        Where the machine counts its routes' links before routing them (as above), a replay
+        whose messages' routes would hold more entries than this (node links included, paths
+        forward) is not built: an incomplete result (``work`` 0, ``n_events`` 0,
+        ``route_entries`` the count).  A bound on the replay's memory, about 100 bytes an entry
+        with the paths back and the kernel's indexes (default None: no bound).
     steps : int, optional
         Exchange steps, >= 1 (default 1).  Over several, the ranks drift apart and wait on
         one another, and nearly every message starts and ends at an instant of its own: a
@@ -539,9 +548,9 @@ def fluid_exchange(
     start times and rates, and with a ``resolution`` at most makespan / quantum + 1.
     Memory O(messages x route length).
     """
-    if max_work is not None and (isinstance(max_work, bool) or not isinstance(max_work, (int, np.integer))
-                                 or max_work < 1):
-        raise InvalidInputError(f"max_work: expected a positive int or None; got {max_work!r}")
+    for name, bound in (("max_work", max_work), ("max_route_entries", max_route_entries)):
+        if bound is not None and (isinstance(bound, bool) or not isinstance(bound, (int, np.integer)) or bound < 1):
+            raise InvalidInputError(f"{name}: expected a positive int or None; got {bound!r}")
     model = network_model(model)
     resolution = check_resolution(resolution)
     if not isinstance(graph, TaskGraph):
@@ -560,12 +569,17 @@ def fluid_exchange(
     by_kind = np.argsort(src == dst, kind="stable")
     src_rank, dst_rank, src, dst, size = (a[by_kind] for a in (src_rank, dst_rank, src, dst, size))
     n_inter = int((src != dst).sum())
-    if max_work is not None:
-        least = _least_work(machine, src[:n_inter], dst[:n_inter], size[:n_inter], node_link, src.size - n_inter, steps)
-        if least is not None and least > max_work:  # it cannot end within the budget: stop before routing
+    entries = None
+    if max_work is not None or max_route_entries is not None:
+        entries = _counted_entries(machine, src[:n_inter], dst[:n_inter], size[:n_inter], node_link)
+        least = None if entries is None else steps * (entries + src.size - n_inter)
+        too_big = entries is not None and max_route_entries is not None and entries > max_route_entries
+        if too_big or (least is not None and max_work is not None and least > max_work):
+            # too large to hold, or it cannot end within the budget: stop before routing
             return FluidExchange(seconds=float("inf"), src=src, dst=dst, size=size.astype(np.float64),
-                                 finish=np.full(src.size, np.inf), n_events=0, model=model.name, work=least,
-                                 complete=False, steps=steps, src_task=src_rank, dst_task=dst_rank)
+                                 finish=np.full(src.size, np.inf), n_events=0, model=model.name,
+                                 work=0 if too_big else least, complete=False, steps=steps, src_task=src_rank,
+                                 dst_task=dst_rank, route_entries=entries)
     indptr, links, fractions, capacity, latency = _routes(machine, src[:n_inter], dst[:n_inter], size[:n_inter],
                                                           node_link, loop, lat, unit)
     indptr, links, fractions, capacity, latency = _with_loopbacks(indptr, links, fractions, capacity, latency,
@@ -613,4 +627,4 @@ def fluid_exchange(
         seconds, finish = float("inf"), np.full(src.size, np.inf)
     return FluidExchange(seconds=float(seconds), src=src, dst=dst, size=size, finish=finish,
                          n_events=int(n_events), model=model.name, work=int(work), complete=complete, steps=steps,
-                         src_task=src_rank, dst_task=dst_rank, quantum=quantum)
+                         src_task=src_rank, dst_task=dst_rank, quantum=quantum, route_entries=entries)

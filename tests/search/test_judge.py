@@ -79,7 +79,8 @@ def test_resolve_judge():
     p = Problem(TaskGraph.stencil([4, 4]), torus_machine([4, 4]))
     # the budget of a replay of several steps
     assert resolve_judge(p, DEFAULT_JUDGE, False) == ("fluid", f"{p.graph.indices.size} edges <= 500,000",
-                                                      {"max_work": FLUID_JUDGE_MAX_WORK_STEPS})
+                                                      {"max_work": FLUID_JUDGE_MAX_WORK_STEPS,
+                                                       "max_route_entries": judge_mod.FLUID_JUDGE_MAX_ROUTE_ENTRIES})
     assert resolve_judge(p, DEFAULT_JUDGE, True)[0] is None  # a given metric decides
     assert resolve_judge(p, None, False)[0] is None
     assert resolve_judge(p, "fluid", True) == ("fluid", "requested", {})  # asked for: no budget
@@ -138,6 +139,26 @@ def test_equal_replays_keep_the_default_order(overruled, monkeypatch):
     assert mpitaskmap.map(g2, m2).info["candidate"] == "identity (default order)"
 
 
+def test_a_replay_past_its_route_entry_bound_is_not_built_and_the_objective_decides(monkeypatch):
+    # UGAL detours list hundreds of links a pair: the default judge counts a replay's route entries first and
+    # builds none past its bound (memory), naming the bound; below it the same search replays
+    from mpitaskmap.machines.dragonfly.presets import dragonfly_machine
+
+    m = dragonfly_machine(n_groups=8, switches=4, nodes_per_switch=2, nodes=32, ppn=2, seed=3, routing="ugal")
+    g = TaskGraph.stencil([4, 4, 4], weight=20000.0)
+    full = mpitaskmap.map(g, m)
+    assert full.info["judge"] == "fluid" and any(np.isfinite(r["simulated_s"]) for r in full.info["judged"])
+    counted = [fluid_exchange(g, m, apply(full.info["candidate_list"][r["index"]], Problem(g, m)).task_to_proc,
+                              max_route_entries=1).route_entries for r in full.info["judged"]]
+    assert min(counted) > 100
+    monkeypatch.setattr(judge_mod, "FLUID_JUDGE_MAX_ROUTE_ENTRIES", min(counted) - 1)
+    cut = mpitaskmap.map(g, m)
+    assert cut.info["judge"] is None
+    assert f"or its route-entry bound ({min(counted) - 1:,}): the objective decides" in cut.info["judge_why"]
+    assert cut.info["judged"][0]["simulated_s"] == np.inf
+    assert cut.info["candidate"] == full.info["objective_winner"]
+
+
 def test_over_budget_the_objective_decides(overruled):
     g, m, plain, _ = overruled
     cut = mpitaskmap.map(g, m, judge="fluid", judge_options={"max_work": 1})
@@ -156,8 +177,9 @@ def test_judge_options_reach_the_replay(overruled, monkeypatch):
     mpitaskmap.map(g, m, judge="fluid", judge_options={"model": "CM02", "link_latency": 2e-7}, judge_top=2)
     assert seen and all(o == {"model": "CM02", "link_latency": 2e-7} for o in seen)
     seen.clear()
-    mpitaskmap.map(g, m)  # the default judge: its budget
-    assert seen and all(o == {"max_work": FLUID_JUDGE_MAX_WORK_STEPS} for o in seen)
+    mpitaskmap.map(g, m)  # the default judge: its budget and its bound on route entries
+    assert seen and all(o == {"max_work": FLUID_JUDGE_MAX_WORK_STEPS,
+                              "max_route_entries": judge_mod.FLUID_JUDGE_MAX_ROUTE_ENTRIES} for o in seen)
 
 
 def test_cli_map_reports_the_judge(capsys):
@@ -254,7 +276,7 @@ def test_the_judge_replays_several_steps_of_small_exchanges_and_one_of_large(mon
     assert judge_mod.judge_steps(p) == 1
     assert judge_mod.fluid_seconds(p, mapping) == one.seconds
     # the default judge's budget follows the steps it replays
-    assert resolve_judge(p, DEFAULT_JUDGE, False)[2] == {"max_work": FLUID_JUDGE_MAX_WORK}
+    assert resolve_judge(p, DEFAULT_JUDGE, False)[2] == {"max_work": FLUID_JUDGE_MAX_WORK, "max_route_entries": judge_mod.FLUID_JUDGE_MAX_ROUTE_ENTRIES}
     monkeypatch.setattr(judge_mod, "JUDGE_STEPS_MAX_EDGES", g.indices.size)
     assert judge_mod.judge_steps(p) == JUDGE_STEPS
     with pytest.raises(InvalidInputError, match="steps: expected an int >= 1"):
@@ -267,12 +289,13 @@ def test_above_the_exact_size_the_judge_replays_at_a_resolution_and_ties_within_
     p = Problem(g, m)
     mapping = mpitaskmap.identity_mapping(g, m)
     assert judge_mod.judge_resolution(p) == 0.0
-    assert resolve_judge(p, DEFAULT_JUDGE, False)[2] == {"max_work": FLUID_JUDGE_MAX_WORK_STEPS}
+    assert resolve_judge(p, DEFAULT_JUDGE, False)[2] == {"max_work": FLUID_JUDGE_MAX_WORK_STEPS, "max_route_entries": judge_mod.FLUID_JUDGE_MAX_ROUTE_ENTRIES}
     monkeypatch.setattr(judge_mod, "JUDGE_EXACT_MAX_EDGES", g.indices.size - 1)
     assert judge_mod.judge_resolution(p) == FLUID_JUDGE_RESOLUTION == 0.01
     name, why, options = resolve_judge(p, DEFAULT_JUDGE, False)
     assert name == "fluid" and why.endswith("replayed at a resolution of 0.01")
-    assert options == {"max_work": FLUID_JUDGE_MAX_WORK_RESOLVED, "resolution": FLUID_JUDGE_RESOLUTION}
+    assert options == {"max_work": FLUID_JUDGE_MAX_WORK_RESOLVED, "resolution": FLUID_JUDGE_RESOLUTION,
+                       "max_route_entries": judge_mod.FLUID_JUDGE_MAX_ROUTE_ENTRIES}
     # the replay the judge runs: five steps at that resolution
     coarse = fluid_exchange(g, m, mapping.task_to_proc, link_latency=1e-7, steps=JUDGE_STEPS, resolution=0.01)
     assert judge_mod.fluid_seconds(p, mapping, options) == coarse.seconds / JUDGE_STEPS
@@ -302,7 +325,8 @@ def test_the_search_hands_the_resolution_and_its_tie_to_the_judge(overruled, mon
 
     monkeypatch.setattr(judge_mod, "fluid_seconds", replay)
     kept = mpitaskmap.map(g, m)
-    assert seen and all(o == {"max_work": FLUID_JUDGE_MAX_WORK_RESOLVED, "resolution": 0.01} for o in seen)
+    assert seen and all(o == {"max_work": FLUID_JUDGE_MAX_WORK_RESOLVED, "resolution": 0.01, "max_route_entries": judge_mod.FLUID_JUDGE_MAX_ROUTE_ENTRIES}
+                        for o in seen)
     assert kept.info["judge"] == "fluid" and kept.info["candidate"] == "identity (default order)"
     assert "resolution of 0.01" in kept.info["judge_why"] and kept.info["judge_seconds"] > 0
 

@@ -245,12 +245,34 @@ def test_a_replay_that_cannot_end_in_its_budget_stops_before_routing(routing, st
     assert at_least.n_events > 0 and at_least.complete == (full.work <= least)
 
 
+def test_a_replay_past_its_route_entry_bound_is_not_built(monkeypatch):
+    from mpitaskmap.machines import DragonflyMachine
+
+    m = DragonflyMachine(6, 4, 2, range(48), routing="valiant")
+    g = TaskGraph.stencil([4, 4, 3], weight=20000.0)
+    src, dst, size = exchange_messages(g, m, np.arange(48))
+    forward = int(m.exchange_route_entries(src, dst, size).sum())  # no node links of their own: one a node
+    full = fluid_exchange(g, m, np.arange(48), max_route_entries=forward)
+    assert full.complete and full.route_entries == forward and full.n_events > 0
+
+    def no_routes(*args, **kwargs):
+        raise AssertionError("routed past the bound")
+
+    monkeypatch.setattr(m, "exchange_routes", no_routes)
+    cut = fluid_exchange(g, m, np.arange(48), max_route_entries=forward - 1)
+    assert not cut.complete and cut.seconds == np.inf and cut.work == 0 and cut.n_events == 0
+    assert cut.route_entries == forward
+    with pytest.raises(InvalidInputError, match="max_route_entries: expected a positive int or None; got 0"):
+        fluid_exchange(g, m, np.arange(48), max_route_entries=0)
+
+
 def test_machines_without_a_route_count_are_routed_as_before():
     # a torus cannot count without routing: no early stop, the budget is the kernel's
     m = torus_machine([4, 4])
     assert m.exchange_route_entries([0], [1], [1.0]) is None
-    cut = fluid_exchange(TaskGraph.stencil([4, 4], weight=1000.0), m, np.arange(16), max_work=1)
-    assert not cut.complete and cut.n_events > 0
+    cut = fluid_exchange(TaskGraph.stencil([4, 4], weight=1000.0), m, np.arange(16), max_work=1,
+                         max_route_entries=1)
+    assert not cut.complete and cut.n_events > 0 and cut.route_entries is None
 
 
 def test_models_and_bad_input():
